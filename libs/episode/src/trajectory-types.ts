@@ -1,0 +1,61 @@
+/**
+ * What one finished episode looks like when the runner hands it to a sink. Free of Avro and Redis:
+ * `@farm/trajectory` turns it into records, `services/worker` adds the job identity.
+ */
+import type { Action, ExtraValue } from "@farm/policy";
+import type { DataType } from "@farm/task";
+
+/** Termination = the task said the episode ended; truncation = the farm stopped it. */
+export type EpisodeOutcome = "terminated" | "truncated";
+
+/** Why an episode ended. Bounded set: used as a metric label. */
+export type EndCause =
+  | "episode_end" // termination: an episode_end regex matched
+  | "step_limit" // max_episode_steps exceeded
+  | "time_limit" // max_episode_sec exceeded
+  | "app_left" // expected app screen check failed
+  | "reset_failed" // a reset step failed
+  | "action_failed" // sending an action failed
+  | "observation_failed" // screenshot / orientation failed
+  | "device_hung" // a per-step deadline passed
+  | "device_lost" // the device disappeared
+  | "policy_failed" // the policy threw or timed out
+  | "cancelled"; // the caller aborted (e.g. worker drain)
+
+export interface StepExtra {
+  name: string;
+  dtype: DataType;
+  shape: number[];
+  value: ExtraValue["value"];
+}
+
+export interface StepRecord {
+  /** 1-based step index. */
+  index: number;
+  /** Milliseconds since the end of the reset. */
+  timeOffsetMs: number;
+  action: Action;
+  reward: number;
+  extras: StepExtra[];
+  /** PNG bytes of the observation that followed the action, when frames are recorded for this step. */
+  frame?: Uint8Array;
+}
+
+export interface EpisodeTrajectory {
+  taskId: string;
+  taskHash: string;
+  deviceSerial: string;
+  policyName: string;
+  policyVersion: string;
+  seed: number;
+  startedAt: Date;
+  endedAt: Date;
+  outcome: EpisodeOutcome;
+  cause: EndCause;
+  /** Human-readable detail of the cause (e.g. the failing step's message). */
+  causeDetail: string;
+  totalReward: number;
+  steps: StepRecord[];
+  /** Counted problems: malformed log lines, extras dropped by extras_spec, … */
+  counters: Record<string, number>;
+}

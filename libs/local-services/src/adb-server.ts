@@ -1,0 +1,62 @@
+import net from "node:net";
+import { spawnManaged, type ManagedChild } from "./child.ts";
+import { freePort } from "./ports.ts";
+
+export interface LocalAdbServer {
+  readonly port: number;
+  /** Restarts the server on the same port (devices must re-register, as with a real restart). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** True when an adb server answers host:version on the port. */
+export async function adbServerAnswers(port: number, host = "127.0.0.1"): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host });
+    const done = (v: boolean) => {
+      s.destroy();
+      resolve(v);
+    };
+    s.setTimeout(1000, () => done(false));
+    s.once("error", () => done(false));
+    s.once("connect", () => s.write("000chost:version"));
+    s.once("data", (b) => done(b.subarray(0, 4).toString() === "OKAY"));
+  });
+}
+
+async function waitForAdb(port: number, child: ManagedChild, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await adbServerAnswers(port))) {
+    if (child.process.exitCode !== null || Date.now() > deadline) {
+      await child.stop();
+      throw new Error(`adb server did not start on port ${port} (is the Debian package adb installed? run: bash deploy/bootstrap.sh)\n${child.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * Starts a private adb server (`adb -P PORT nodaemon server`) as a child process on a free port.
+ * The start-up scan of 5555..5585 is narrowed to nothing so it never grabs another server's devices.
+ */
+export async function startAdbServer(opts: { port?: number } = {}): Promise<LocalAdbServer> {
+  const port = opts.port ?? (await freePort());
+  const bin = process.env.ADB_BIN ?? "adb";
+  const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: "5553", ANDROID_ADB_SERVER_PORT: String(port) };
+  const launch = async () => {
+    const c = spawnManaged(bin, ["-P", String(port), "nodaemon", "server"], env);
+    await waitForAdb(port, c, 10_000);
+    return c;
+  };
+  let child = await launch();
+  return {
+    port,
+    async restart() {
+      await child.stop();
+      child = await launch();
+    },
+    async stop() {
+      await child.stop();
+    },
+  };
+}

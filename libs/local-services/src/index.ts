@@ -1,0 +1,12 @@
+/**
+ * @module @farm/local-services
+ * Private Redis and adb servers on free loopback ports, for tests, the demo and load tests.
+ * Nothing here touches ports 5037, 6379 or 5554..5585, so services already on the machine are left alone.
+ *
+ *   const redis = await startRedis(); const adb = await startAdbServer();
+ *   ...; await adb.stop(); await redis.stop();
+ */
+export { freePort, waitForPort, isReservedPort } from "./ports.ts";
+export { startRedis, type LocalRedis } from "./redis.ts";
+export { startAdbServer, adbServerAnswers, type LocalAdbServer } from "./adb-server.ts";
+export { spawnManaged, type ManagedChild } from "./child.ts";

@@ -1,0 +1,173 @@
+/**
+ * The normalised task model: every dialect (seed 2021, internal 2021, current) is turned into this one
+ * shape, which follows the current AndroidEnv schema (task-format.md §5.3). Times are in seconds as in
+ * the files; `<= 0` limits mean "no limit", as upstream.
+ */
+
+export type Dialect = "seed-2021" | "internal-2021" | "current";
+
+/** A Python regex from a task file with its faithful JavaScript translation (start-anchored, like re.match). */
+export interface PyRegex {
+  /** The regex exactly as written in the task file (Python syntax). */
+  readonly source: string;
+  /** Compiled `^(?:…)` without the u flag; never matches when `source` is empty. */
+  readonly regex: RegExp;
+}
+
+export interface AppScreen {
+  /** `pkg/full.class.Name`. */
+  activity: string;
+  /** One regex per level of the view tree (task-format.md §7.4). */
+  viewHierarchyPath: PyRegex[];
+}
+
+export type ApkLocation =
+  | { kind: "filesystem"; /** absolute host path, resolved against the task file's folder or the APK folder */ path: string }
+  | { kind: "blob"; contents: Uint8Array }
+  /** An internal package store that does not exist outside its owner; runnable only if the APK folder holds `path`. */
+  | { kind: "mpm"; packageName: string; label: string; path: string };
+
+export type SettingsNamespace = "system" | "secure" | "global";
+
+export type SettingsVerb =
+  | { verb: "get"; key: string }
+  | { verb: "put"; key: string; value: string }
+  | { verb: "delete"; key: string }
+  | { verb: "reset"; packageName: string; mode: "" | "untrusted_defaults" | "untrusted_clear" | "trusted_defaults" }
+  | { verb: "list" };
+
+export interface DumpsysOptions {
+  service: string;
+  args: string[];
+  listOnly: boolean;
+  timeoutSec: number;
+  timeoutMs: number;
+  proto: boolean;
+  priority: "" | "NORMAL" | "HIGH" | "CRITICAL";
+  skipServices: string[];
+}
+
+/** The 17 commands of the current `AdbRequest` (legacy commands are mapped onto them, §5.3). */
+export type AdbCommand =
+  | { command: "install_apk"; location: ApkLocation }
+  | { command: "start_activity"; fullActivity: string; extraArgs: string[]; forceStop: boolean }
+  | { command: "force_stop"; packageName: string }
+  | { command: "tap"; x: number; y: number }
+  | { command: "press_button"; button: "HOME" | "BACK" | "ENTER" }
+  | { command: "start_screen_pinning"; fullActivity: string }
+  | { command: "uninstall_package"; packageName: string }
+  | { command: "get_current_activity" }
+  | { command: "push"; content: Uint8Array; path: string }
+  | { command: "pull"; path: string }
+  | { command: "input_text"; text: string }
+  | { command: "settings"; namespace: SettingsNamespace; action: SettingsVerb }
+  | { command: "generic"; args: string[] }
+  | { command: "package_manager_list"; what: "features" | "libraries" | "packages" }
+  | { command: "package_manager_clear"; packageName: string; userId: string }
+  | { command: "package_manager_grant"; packageName: string; permissions: string[] }
+  | { command: "get_orientation" }
+  | { command: "send_broadcast"; action: string; component: string }
+  | { command: "dumpsys"; options: DumpsysOptions };
+
+export type AdbCommandName = AdbCommand["command"];
+
+export interface AdbRequest {
+  /** Per-request deadline in seconds; 0 = the driver's default. */
+  timeoutSec: number;
+  cmd: AdbCommand;
+}
+
+/** What a setup or reset step does (a step may also be check-only). */
+export type StepAction =
+  | { kind: "adb"; request: AdbRequest }
+  | { kind: "sleep"; timeSec: number }
+  /** Legacy: start one of the activities (chosen with the episode's seeded RNG) and wait for it as the app screen. */
+  | { kind: "start_random_activity"; activities: string[]; extraArgs: string[]; timeoutSec: number }
+  | { kind: "force_stop_random_activity" }
+  | { kind: "clear_cache_random_activity" };
+
+export type SuccessCheck =
+  | { kind: "wait_for_app_screen"; appScreen: AppScreen; timeoutSec: number }
+  | { kind: "check_install"; packageName: string; timeoutSec: number }
+  /** Legacy: a logcat message matching the regex within the timeout (listening from the step's start). */
+  | { kind: "wait_for_message"; message: PyRegex; timeoutSec: number };
+
+export interface SuccessCondition {
+  /** Attempts = max(numRetries, 3), as upstream. */
+  numRetries: number;
+  check: SuccessCheck;
+}
+
+export interface SetupStep {
+  action?: StepAction;
+  successCondition?: SuccessCondition;
+  /** 1-based line of the step in its task file, for error messages. */
+  line: number;
+}
+
+export interface RewardEvent {
+  event: PyRegex;
+  reward: number;
+}
+
+export interface LogParsing {
+  /** Logcat filter specs such as `AndroidRLTask:V`; the runtime appends `*:S`. */
+  filters: string[];
+  /**
+   * Dialect (b) `log_prefix`: a regex fragment required between the tag's colon and the message;
+   * lines without it are dropped. Absent for other dialects.
+   */
+  messagePrefix?: PyRegex;
+  score?: PyRegex;
+  reward: PyRegex[];
+  episodeEnd: PyRegex[];
+  extra: PyRegex[];
+  jsonExtra: PyRegex[];
+  rewardEvent: RewardEvent[];
+}
+
+export type DataType =
+  | "FLOAT" | "DOUBLE" | "INT8" | "INT16" | "INT32" | "INT64" | "UINT8" | "UINT16" | "UINT32" | "UINT64"
+  | "BOOL" | "STRING_U1" | "STRING_U16" | "STRING_U25" | "STRING_U250" | "STRING" | "OBJECT";
+
+export interface ArraySpec {
+  name: string;
+  shape: number[];
+  dtype: DataType;
+}
+
+export interface Task {
+  /** From the file, or derived from the file name when empty. */
+  id: string;
+  name: string;
+  description: string;
+  /** Informational (legacy dialects). */
+  packageName: string;
+  fullActivityName: string;
+  setupSteps: SetupStep[];
+  resetSteps: SetupStep[];
+  expectedAppScreen?: AppScreen;
+  /** Wall-clock episode limit; `<= 0` disables. */
+  maxEpisodeSec: number;
+  /** Step limit; `<= 0` disables. */
+  maxEpisodeSteps: number;
+  logParsing: LogParsing;
+  extrasSpec: ArraySpec[];
+}
+
+export interface TaskWarning {
+  line: number;
+  field: string;
+  message: string;
+}
+
+/** A task as loaded from a file: the model plus its identity. */
+export interface LoadedTask {
+  task: Task;
+  /** sha256 (hex) of the canonical JSON of the normalised task; a job names `id` + `hash`. */
+  hash: string;
+  dialect: Dialect;
+  /** Absolute path of the file it came from. */
+  sourcePath: string;
+  warnings: TaskWarning[];
+}

@@ -1,0 +1,4 @@
+import type { CommandModule } from "./types.ts";
+
+/** Every subcommand of `farm`, one module each. */
+export const commandModules: CommandModule[] = [];

@@ -1,0 +1,17 @@
+import { Command } from "commander";
+import { commandModules } from "./commands/index.ts";
+
+/** The one composition root of the `farm` command: each subcommand registers itself from its own file. */
+async function main(): Promise<void> {
+  const program = new Command("farm")
+    .description("Android episode farm: run AndroidEnv-style tasks on many emulators")
+    .showHelpAfterError();
+  for (const mod of commandModules) mod.register(program);
+  await program.parseAsync(process.argv);
+}
+
+main().catch((err: unknown) => {
+  const msg = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`farm: ${msg}\n`);
+  process.exitCode = 1;
+});
