@@ -1,0 +1,116 @@
+/**
+ * The device interface the rest of the farm sees. Implemented today over an adb server with adbkit;
+ * later also over the emulator's gRPC. Device trouble is returned as data (a status), never thrown
+ * across this boundary, except where noted.
+ */
+import type { AdbRequest, AppScreen } from "@farm/task";
+
+export type StepStatus =
+  | "ok"
+  | "adb_error" // the adb server or transport failed (device gone, connection reset)
+  | "timeout" // no answer within the deadline (hung device)
+  | "failed_precondition" // the request itself is invalid (empty activity, negative coordinate, …)
+  | "internal_error" // the device answered with an error (e.g. `Error` in `am start` output)
+  | "unknown_command"; // the request kind is not supported by this driver
+
+export interface StepResult {
+  status: StepStatus;
+  /** Empty when ok; otherwise says what failed and, where possible, what to do. */
+  message: string;
+  /** Raw command output (stdout, and stderr where the command merges it). */
+  output: string;
+  /** Parsed payload for requests that return data. */
+  data?:
+    | { kind: "current_activity"; fullActivity: string }
+    | { kind: "orientation"; orientation: 0 | 1 | 2 | 3 }
+    | { kind: "pull"; content: Uint8Array }
+    | { kind: "list"; items: string[] }
+    | { kind: "start_activity"; fullActivity: string };
+  durationMs: number;
+}
+
+export interface ShellResult {
+  status: StepStatus;
+  message: string;
+  stdout: string;
+  durationMs: number;
+}
+
+/** One logcat line parsed from `-v epoch` text (task-format.md §6.2). */
+export interface LogcatRecord {
+  timestampSec: number;
+  pid: number;
+  tid: number;
+  priority: string;
+  tag: string;
+  message: string;
+}
+
+export interface LogcatOptions {
+  /** Filter specs, e.g. `AndroidRLTask:V`; `*:S` is appended. */
+  filters: string[];
+  /** Run `logcat -b all -c` first. */
+  clear: boolean;
+}
+
+/** A long-lived text logcat stream. Survives a device reconnect (re-opening itself) or reports that it could not. */
+export interface LogcatStream {
+  /** Called for every parsed line, in order. */
+  onRecord(listener: (rec: LogcatRecord) => void): void;
+  /** Lines that did not match the `-v epoch` shape are counted, never fatal. */
+  readonly malformedLines: number;
+  /** "open" | "reconnecting" | "failed" | "closed". */
+  readonly state: "open" | "reconnecting" | "failed" | "closed";
+  /** Fires when the stream has failed for good (device gone past its reconnect budget). */
+  onFailed(listener: (reason: string) => void): void;
+  close(): Promise<void>;
+}
+
+/** Touch and key input at high step rates, without a new adb stream per action. Pixel coordinates. */
+export interface ActionChannel {
+  touchDown(x: number, y: number): Promise<StepResult>;
+  touchMove(x: number, y: number): Promise<StepResult>;
+  touchUp(x: number, y: number): Promise<StepResult>;
+  tap(x: number, y: number): Promise<StepResult>;
+  swipe(x1: number, y1: number, x2: number, y2: number, durationMs: number): Promise<StepResult>;
+  keyEvent(keycode: string): Promise<StepResult>;
+  close(): Promise<void>;
+}
+
+export type AppScreenMatch =
+  | "SUCCESS"
+  | "EMPTY_EXPECTED_ACTIVITY"
+  | "FAILED_ACTIVITY_EXTRACTION"
+  | "UNEXPECTED_ACTIVITY"
+  | "UNEXPECTED_VIEW_HIERARCHY";
+
+export interface Screenshot {
+  width: number;
+  height: number;
+  /** RGBA, row-major. */
+  rgba: Uint8Array;
+}
+
+export type DeviceState = "device" | "offline" | "unauthorized" | "gone" | string;
+
+export interface Device {
+  readonly serial: string;
+  /** Runs one task step command (§8.2 of task-format.md), with the request's timeout or the driver default. */
+  execute(request: AdbRequest, opts?: { timeoutMs?: number; apkDirs?: string[] }): Promise<StepResult>;
+  /** Runs a device shell command line as given (caller is responsible for quoting; see `quote`). */
+  shell(commandLine: string, opts?: { timeoutMs?: number }): Promise<ShellResult>;
+  waitBootComplete(timeoutMs: number): Promise<StepResult>;
+  openActionChannel(): Promise<ActionChannel>;
+  openLogcat(opts: LogcatOptions): Promise<LogcatStream>;
+  matchAppScreen(screen: AppScreen, opts?: { timeoutMs?: number }): Promise<AppScreenMatch>;
+  installedPackages(opts?: { timeoutMs?: number }): Promise<string[] | StepResult>;
+  screenshot(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult>;
+  screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult>;
+  orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult>;
+  screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult>;
+}
+
+export interface DeviceEvent {
+  serial: string;
+  state: DeviceState;
+}
