@@ -1,1 +1,5 @@
-export {};
+/**
+ * @module @farm/loadtest
+ * Benchmarks that measure the farm's figures side by side in one run; see scenarios.ts.
+ */
+export { scenarios, type Scenario, type BenchOptions } from "./scenarios.ts";

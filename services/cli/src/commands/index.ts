@@ -1,4 +1,7 @@
+import { benchCommand } from "./bench.ts";
 import type { CommandModule } from "./types.ts";
 
 /** Every subcommand of `farm`, one module each. */
-export const commandModules: CommandModule[] = [];
+export const commandModules: CommandModule[] = [
+  benchCommand,
+];

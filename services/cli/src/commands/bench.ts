@@ -1,0 +1,32 @@
+import type { Command } from "commander";
+import type { CommandModule } from "./types.ts";
+
+/** `farm bench <scenario> [--key value ...]`: runs one named load-test scenario from loadtest/. */
+export const benchCommand: CommandModule = {
+  register(program: Command) {
+    program
+      .command("bench")
+      .description("run a benchmark scenario from loadtest/ (prints figures, last line key=value)")
+      .argument("<scenario>", "scenario name")
+      .allowUnknownOption(true)
+      .helpOption(false)
+      .argument("[options...]", "scenario options, e.g. --devices 8")
+      .action(async (name: string, rest: string[]) => {
+        const { scenarios } = await import("@farm/loadtest");
+        const load = scenarios[name];
+        if (!load) throw new Error(`unknown scenario '${name}'; known: ${Object.keys(scenarios).join(", ") || "(none)"}`);
+        const opts: Record<string, string | boolean> = {};
+        for (let i = 0; i < rest.length; i++) {
+          const a = rest[i] ?? "";
+          if (!a.startsWith("--")) throw new Error(`unexpected argument '${a}'; options look like --name value`);
+          const next = rest[i + 1];
+          if (next !== undefined && !next.startsWith("--")) {
+            opts[a.slice(2)] = next;
+            i++;
+          } else opts[a.slice(2)] = true;
+        }
+        const scenario = await load();
+        await scenario.run(opts);
+      });
+  },
+};
