@@ -3,3 +3,12 @@
  * Policies choose actions from observations: seeded random, scripted, module, remote (HTTP).
  */
 export type * from "./types.ts";
+export { PolicyError, isPolicyError, type PolicyErrorCode } from "./errors.ts";
+export { ACTION_TYPES, parseAction, touch, lift, repeat } from "./action.ts";
+export { randomPolicy, RANDOM_POLICY_VERSION, type RandomPolicyOptions } from "./random-policy.ts";
+export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptEnd } from "./scripted-policy.ts";
+export { modulePolicy } from "./module-policy.ts";
+export { httpPolicy, POLICY_VERSION_HEADER, type HttpPolicyOptions } from "./http-policy.ts";
+export type { WireRequest, WireObservation, WirePixels, PixelEncoding } from "./wire.ts";
+export { encodePng } from "./png.ts";
+export { policyFromSpec, parsePolicySpec, POLICY_SPEC_FORMS, type PolicySpecOptions, type ParsedPolicySpec } from "./spec.ts";

@@ -1,0 +1,42 @@
+/**
+ * The one error type policies throw. `code` is stable (callers and metrics branch on it);
+ * `retryable` says whether trying the same call again can help.
+ */
+
+export type PolicyErrorCode =
+  /** The remote policy did not answer within its timeout. */
+  | "timeout"
+  /** The remote policy answered with a non-2xx status. */
+  | "http_status"
+  /** The remote policy answered 2xx with a body that is not a valid action. */
+  | "bad_response"
+  /** The remote policy's server could not be reached (refused, DNS, reset). */
+  | "unreachable"
+  /** The caller aborted `act` (e.g. the episode was cancelled). */
+  | "aborted"
+  /** A `--policy` spec string could not be parsed. */
+  | "bad_spec"
+  /** A scripted-policy file is missing or holds an invalid action. */
+  | "bad_script"
+  /** A module-policy file could not be imported or does not export a policy. */
+  | "bad_module"
+  /** A module policy returned an invalid action or threw. */
+  | "bad_action"
+  /** `act` was called after `close`. */
+  | "closed";
+
+export class PolicyError extends Error {
+  override readonly name = "PolicyError";
+  readonly code: PolicyErrorCode;
+  readonly retryable: boolean;
+
+  constructor(code: PolicyErrorCode, message: string, opts: { retryable?: boolean; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.code = code;
+    this.retryable = opts.retryable ?? false;
+  }
+}
+
+export function isPolicyError(e: unknown): e is PolicyError {
+  return e instanceof PolicyError;
+}

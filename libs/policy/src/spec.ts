@@ -1,0 +1,73 @@
+/**
+ * The CLI form of a policy (`--policy …`):
+ *   random | random:<seed>       seeded random (the seed is only the default before the first reset)
+ *   scripted:<file>              actions from a JSON / JSONL file
+ *   module:<file>                a JS/TS file exporting createPolicy(options) or a default policy
+ *   http:<url> | <http(s) URL>   a remote policy; `http:https://host/act` and `https://host/act` both work
+ * Relative files resolve against `opts.baseDir` (default: the current directory).
+ */
+import { resolve } from "node:path";
+import { PolicyError } from "./errors.ts";
+import { httpPolicy, type HttpPolicyOptions } from "./http-policy.ts";
+import { modulePolicy } from "./module-policy.ts";
+import { randomPolicy, type RandomPolicyOptions } from "./random-policy.ts";
+import { scriptedPolicy, type ScriptedPolicyOptions } from "./scripted-policy.ts";
+import type { Policy } from "./types.ts";
+
+export interface PolicySpecOptions {
+  baseDir?: string;
+  random?: RandomPolicyOptions;
+  scripted?: ScriptedPolicyOptions;
+  /** Passed to a module's createPolicy(options). */
+  module?: Record<string, unknown>;
+  http?: HttpPolicyOptions;
+}
+
+export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>";
+
+export type ParsedPolicySpec =
+  | { kind: "random"; seed?: number }
+  | { kind: "scripted"; file: string }
+  | { kind: "module"; file: string }
+  | { kind: "http"; url: string };
+
+export function parsePolicySpec(spec: string): ParsedPolicySpec {
+  const s = spec.trim();
+  const bad = (why: string) => new PolicyError("bad_spec", `policy spec ${JSON.stringify(spec)}: ${why}; use one of ${POLICY_SPEC_FORMS}`);
+  if (/^https?:\/\//i.test(s)) return { kind: "http", url: s };
+  const colon = s.indexOf(":");
+  const kind = colon < 0 ? s : s.slice(0, colon);
+  const arg = colon < 0 ? "" : s.slice(colon + 1);
+  switch (kind) {
+    case "random": {
+      if (arg === "") return { kind: "random" };
+      const seed = Number(arg);
+      if (!Number.isSafeInteger(seed)) throw bad("the seed must be an integer");
+      return { kind: "random", seed };
+    }
+    case "scripted":
+    case "module":
+      if (arg === "") throw bad(`${kind}: needs a file`);
+      return { kind, file: arg };
+    case "http":
+      if (!/^https?:\/\//i.test(arg)) throw bad("http: needs an http:// or https:// URL");
+      return { kind: "http", url: arg };
+    default:
+      throw bad(`unknown kind ${JSON.stringify(kind)}`);
+  }
+}
+
+export async function policyFromSpec(spec: string, opts: PolicySpecOptions = {}): Promise<Policy> {
+  const p = parsePolicySpec(spec);
+  const file = (f: string) => resolve(opts.baseDir ?? process.cwd(), f);
+  switch (p.kind) {
+    case "random":
+      return randomPolicy(p.seed === undefined ? opts.random : { ...opts.random, seed: p.seed });
+    case "scripted":
+      return scriptedPolicy(file(p.file), opts.scripted);
+    case "module":
+      return modulePolicy(file(p.file), opts.module);
+    case "http":
+      return httpPolicy(p.url, opts.http);
+  }
+}
