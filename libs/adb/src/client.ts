@@ -1,0 +1,105 @@
+/**
+ * The adbkit client, and per-call device handles whose server connections are remembered so a
+ * deadline can destroy them (adbkit itself has no per-call timeout or cancellation).
+ */
+import adbkit from "@devicefarmer/adbkit";
+import type { Duplex } from "node:stream";
+import type { ResolvedAdbConfig } from "./config.ts";
+import { DeadlineError } from "./result.ts";
+
+const { Adb } = adbkit;
+
+export type AdbClient = ReturnType<typeof Adb.createClient>;
+export type AdbDeviceClient = ReturnType<AdbClient["getDevice"]>;
+type Connection = Awaited<ReturnType<AdbClient["connection"]>>;
+
+/**
+ * adbkit runs `<bin> -P <port> start-server` when the server port refuses a connection. The farm
+ * never starts, kills or restarts a shared adb server, so `bin` is a command that does nothing and fails.
+ */
+const NEVER_START_SERVER_BIN = "false";
+
+export function createAdbClient(cfg: Pick<ResolvedAdbConfig, "host" | "port">): AdbClient {
+  return Adb.createClient({ host: cfg.host, port: cfg.port, bin: NEVER_START_SERVER_BIN });
+}
+
+/** A device handle for one call; `destroy()` tears down every server connection it opened. */
+export interface CallHandle {
+  readonly dc: AdbDeviceClient;
+  destroy(): void;
+}
+
+export function callHandle(client: AdbClient, serial: string): CallHandle {
+  const dc = client.getDevice(serial);
+  const conns: Connection[] = [];
+  let destroyed = false;
+  const kill = (c: Connection) => {
+    const s = c.socket as { destroy?: () => void } | undefined;
+    s?.destroy?.();
+  };
+  // DeviceClient.transport() and syncService() obtain their connection through this method.
+  (dc as unknown as { connection: () => unknown }).connection = () =>
+    client.connection().then((c) => {
+      conns.push(c);
+      if (destroyed) kill(c);
+      return c;
+    });
+  return {
+    dc,
+    destroy() {
+      destroyed = true;
+      for (const c of conns) kill(c);
+    },
+  };
+}
+
+/** Races `work` against a timer; on expiry calls `onExpire` (which must release resources) and rejects with DeadlineError. */
+export function withDeadline<T>(work: PromiseLike<T>, timeoutMs: number, op: string, onExpire: () => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      try {
+        onExpire();
+      } finally {
+        reject(new DeadlineError(op, timeoutMs));
+      }
+    }, timeoutMs);
+    Promise.resolve(work).then(
+      (v) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
+/** Reads a stream to its end. */
+export function readAll(stream: Duplex): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve(Buffer.concat(chunks));
+    };
+    stream.on("data", (b: Buffer) => chunks.push(b));
+    stream.once("end", finish);
+    stream.once("close", finish);
+    stream.once("error", (e) => {
+      if (done) return;
+      done = true;
+      reject(e);
+    });
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * Every adbkit call goes through here: a per-call device handle, a deadline that destroys the call's
+ * server connections on expiry, error classification, the metrics hook and a log line.
+ */
+import type { ResolvedAdbConfig } from "./config.ts";
+import { callHandle, readAll, withDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
+import { describeError } from "./result.ts";
+import type { ShellResult, StepStatus } from "./types.ts";
+
+export interface DeviceCtx {
+  readonly client: AdbClient;
+  readonly cfg: ResolvedAdbConfig;
+  readonly serial: string;
+}
+
+export type CallOutcome<T> = { ok: true; value: T; durationMs: number } | { ok: false; status: StepStatus; message: string; durationMs: number };
+
+export function report(ctx: { cfg: ResolvedAdbConfig; serial?: string }, op: string, status: string, durationMs: number, message = ""): void {
+  try {
+    ctx.cfg.events.onCall?.({ ...(ctx.serial === undefined ? {} : { serial: ctx.serial }), op, status, durationMs });
+  } catch {
+    // a metrics hook must never break a device call
+  }
+  if (status === "ok") ctx.cfg.logger.debug({ event: "adb:call", serial: ctx.serial, op, status, durationMs }, "adb call");
+  else ctx.cfg.logger.warn({ event: "adb:call", serial: ctx.serial, op, status, durationMs, message }, "adb call failed");
+}
+
+/** Runs `fn` against a fresh device handle under a deadline. Never throws. */
+export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (dc: AdbDeviceClient) => PromiseLike<T>): Promise<CallOutcome<T>> {
+  const t0 = performance.now();
+  if (!(timeoutMs > 0)) {
+    const d = performance.now() - t0;
+    report(ctx, op, "timeout", d);
+    return { ok: false, status: "timeout", message: `${op} on '${ctx.serial}': no time left before the deadline`, durationMs: d };
+  }
+  const h = callHandle(ctx.client, ctx.serial);
+  let work: PromiseLike<T>;
+  try {
+    work = fn(h.dc);
+  } catch (e) {
+    work = Promise.reject(e);
+  }
+  // The abandoned call may reject later (its socket destroyed); never leave that unhandled.
+  Promise.resolve(work).catch(() => undefined);
+  try {
+    const value = await withDeadline(work, timeoutMs, `${op} on '${ctx.serial}'`, () => h.destroy());
+    const d = performance.now() - t0;
+    report(ctx, op, "ok", d);
+    return { ok: true, value, durationMs: d };
+  } catch (e) {
+    h.destroy();
+    const d = performance.now() - t0;
+    const { status, message } = describeError(e, { serial: ctx.serial, host: ctx.cfg.host, port: ctx.cfg.port });
+    report(ctx, op, status, d, message);
+    return { ok: false, status, message, durationMs: d };
+  }
+}
+
+/** `shell:<commandLine>` (legacy shell, stdout and stderr as the device merges them), read to the end. Never throws. */
+export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: number, op = "shell"): Promise<ShellResult> {
+  const r = await deviceCall(ctx, op, timeoutMs, (dc) => dc.shell(commandLine).then((s) => readAll(s)));
+  if (r.ok) return { status: "ok", message: "", stdout: r.value.toString("utf8"), durationMs: r.durationMs };
+  return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
+}
