@@ -1,0 +1,89 @@
+import assert from "node:assert/strict";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { PolicyError, scriptedPolicy, type Policy } from "../src/index.ts";
+import { context, observation } from "./helpers.ts";
+
+let dir: string;
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), "policy-scripted-"));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function file(name: string, content: string): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, content);
+  return path;
+}
+
+async function take(p: Policy, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = await p.act(observation(i));
+    out.push(a.actionType === "TOUCH" ? `T${a.touchPosition.join(",")}` : a.actionType);
+  }
+  return out;
+}
+
+const JSONL = [
+  `{"actionType":"TOUCH","touchPosition":[0.1,0.2]}`,
+  ``,
+  `// a comment line`,
+  `{"actionType":"LIFT"}`,
+  `{"actionType":"REPEAT","touchPosition":[0,0]}`,
+].join("\n");
+
+test("JSONL: plays the list, then LIFT forever by default; reset restarts", async () => {
+  const p = await scriptedPolicy(await file("a.jsonl", JSONL));
+  await p.reset(context(1));
+  assert.deepEqual(await take(p, 5), ["T0.1,0.2", "LIFT", "REPEAT", "LIFT", "LIFT"]);
+  await p.reset(context(2));
+  assert.deepEqual(await take(p, 1), ["T0.1,0.2"]);
+  assert.equal(p.name, "scripted:a.jsonl");
+  assert.match(p.version, /^[0-9a-f]{12}$/);
+});
+
+test("JSON array and object forms; atEnd loop from the option or the file", async () => {
+  const arr = await file("b.json", `[{"actionType":"TOUCH","touchPosition":[1,1]},\n {"actionType":"LIFT"}]`);
+  const looping = await scriptedPolicy(arr, { atEnd: "loop" });
+  assert.deepEqual(await take(looping, 5), ["T1,1", "LIFT", "T1,1", "LIFT", "T1,1"]);
+  const obj = await file("c.json", JSON.stringify({ atEnd: "loop", actions: [{ actionType: "TOUCH", touchPosition: [0, 0.5] }] }));
+  assert.deepEqual(await take(await scriptedPolicy(obj), 3), ["T0,0.5", "T0,0.5", "T0,0.5"]);
+  assert.deepEqual(await take(await scriptedPolicy(obj, { atEnd: "lift" }), 3), ["T0,0.5", "LIFT", "LIFT"]);
+});
+
+test("version follows the content", async () => {
+  const a = await scriptedPolicy(await file("v1.jsonl", JSONL));
+  const b = await scriptedPolicy(await file("v2.jsonl", JSONL));
+  const c = await scriptedPolicy(await file("v3.jsonl", JSONL + "\n{\"actionType\":\"LIFT\"}"));
+  assert.equal(a.version, b.version);
+  assert.notEqual(a.version, c.version);
+});
+
+async function rejects(path: string, code: string, pattern: RegExp): Promise<void> {
+  await assert.rejects(scriptedPolicy(path), (e: unknown) => {
+    assert.ok(e instanceof PolicyError);
+    assert.equal(e.code, code);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+test("errors name file:line for JSONL and the index for JSON", async () => {
+  const badPos = await file("bad-pos.jsonl", `{"actionType":"LIFT"}\n\n{"actionType":"TOUCH","touchPosition":[0.5,1.5]}\n`);
+  await rejects(badPos, "bad_script", new RegExp(`${badPos.replace(/[.]/g, "\\.")}:3: touchPosition must be \\[x, y\\]`));
+  const badJson = await file("bad-json.jsonl", `{"actionType":"LIFT"}\n{"actionType": TOUCH}\n`);
+  await rejects(badJson, "bad_script", /bad-json\.jsonl:2: not valid JSON/);
+  const badType = await file("bad-type.jsonl", `{"actionType":"KEYDOWN","touchPosition":[0,0]}`);
+  await rejects(badType, "bad_script", /bad-type\.jsonl:1: actionType must be one of TOUCH, LIFT, REPEAT, got "KEYDOWN"/);
+  const noPos = await file("no-pos.json", `[{"actionType":"LIFT"},{"actionType":"TOUCH"}]`);
+  await rejects(noPos, "bad_script", /no-pos\.json: actions\[1\]: touchPosition/);
+  const badEnd = await file("bad-end.json", `{"atEnd":"stop","actions":[]}`);
+  await rejects(badEnd, "bad_script", /atEnd must be "loop" or "lift"/);
+  await rejects(await file("empty.jsonl", "\n\n"), "bad_script", /holds no actions/);
+  await rejects(join(dir, "missing.jsonl"), "bad_script", /cannot read .*missing\.jsonl/);
+});
