@@ -1,0 +1,102 @@
+/** Shell builtins and tiny toybox commands: echo, true, false, sleep, exit, export, sh, service, id. */
+import { ExitRequest, fail, type CommandTable } from "./types.ts";
+import { sleepMs } from "../shell/io.ts";
+
+const KNOWN_SERVICES = new Set(["window", "package", "input", "display", "activity", "settings", "statusbar", "power", "SurfaceFlinger", "media.camera"]);
+
+function unescapeEcho(text: string): { text: string; stop: boolean } {
+  let out = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c !== "\\" || i + 1 >= text.length) {
+      out += c;
+      continue;
+    }
+    const d = text[++i]!;
+    if (d === "c") return { text: out, stop: true };
+    out += ({ n: "\n", t: "\t", r: "\r", "\\": "\\", a: "\x07", b: "\b", f: "\f", v: "\v", e: "\x1b" } as Record<string, string>)[d] ?? "\\" + d;
+  }
+  return { text: out, stop: false };
+}
+
+export const builtinCommands: CommandTable = {
+  echo: {
+    latencyClass: "shell",
+    run(args, ctx) {
+      let newline = true;
+      let escapes = false;
+      while (args[0] && /^-[neE]+$/.test(args[0])) {
+        const flag = args.shift()!;
+        if (flag.includes("n")) newline = false;
+        if (flag.includes("e")) escapes = true;
+        if (flag.includes("E")) escapes = false;
+      }
+      let text = args.join(" ");
+      if (escapes) {
+        const r = unescapeEcho(text);
+        text = r.text;
+        if (r.stop) newline = false;
+      }
+      ctx.out(newline ? text + "\n" : text);
+      return 0;
+    },
+  },
+  true: { latencyClass: "shell", run: () => 0 },
+  false: { latencyClass: "shell", run: () => 1 },
+  ":": { latencyClass: "shell", run: () => 0 },
+  sleep: {
+    latencyClass: "shell",
+    async run(args, ctx) {
+      const secs = Number(args[0]);
+      if (args.length !== 1 || !Number.isFinite(secs) || secs < 0) return fail(ctx, "usage: sleep SECONDS");
+      await sleepMs(secs * 1000, ctx.signal);
+      return 0;
+    },
+  },
+  exit: {
+    latencyClass: "shell",
+    run(args) {
+      const code = args[0] === undefined ? 0 : Number(args[0]);
+      throw new ExitRequest(Number.isInteger(code) ? code & 0xff : 2);
+    },
+  },
+  // No variables exist in this shell (see shell/lexer.ts): `export X=…` is accepted and ignored.
+  export: { latencyClass: "shell", run: () => 0 },
+  unset: { latencyClass: "shell", run: () => 0 },
+  sh: {
+    latencyClass: "shell",
+    async run(args, ctx) {
+      if (args[0] === "-c" && args[1] !== undefined) return ctx.runScript(args[1], ctx);
+      if (args.length === 0) return 0;
+      return fail(ctx, "/system/bin/sh: only 'sh -c <command>' is supported here", 2);
+    },
+  },
+  service: {
+    latencyClass: "shell",
+    run(args, ctx) {
+      if (args[0] === "check" && args[1]) {
+        ctx.out(`Service ${args[1]}: ${KNOWN_SERVICES.has(args[1]) ? "found" : "not found"}\n`);
+        return 0;
+      }
+      if (args[0] === "list") {
+        [...KNOWN_SERVICES].forEach((s, i) => ctx.out(`${i}\t${s}: [android.os.IBinder]\n`));
+        return 0;
+      }
+      return fail(ctx, "Usage: service [-h|-?]\n       service list\n       service check SERVICE");
+    },
+  },
+  id: {
+    latencyClass: "shell",
+    run(_args, ctx) {
+      ctx.out("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1015(sdcard_rw),3003(inet) context=u:r:shell:s0\n");
+      return 0;
+    },
+  },
+  whoami: {
+    latencyClass: "shell",
+    run(_args, ctx) {
+      ctx.out("shell\n");
+      return 0;
+    },
+  },
+};

@@ -1,0 +1,34 @@
+/** The contract between the shell and the device commands. */
+import type { CommandIO } from "../shell/io.ts";
+import type { AndroidSystem } from "../system/android-system.ts";
+
+/** Latency classes for fault injection (see system/latency.ts). */
+export type LatencyClass = "input" | "screencap" | "am" | "pm" | "settings" | "dumpsys" | "shell";
+
+export interface CommandContext extends CommandIO {
+  readonly sys: AndroidSystem;
+  /** Runs a nested command line (`sh -c`), sharing this command's IO. */
+  runScript(line: string, io: CommandIO): Promise<number>;
+}
+
+export type CommandHandler = (args: string[], ctx: CommandContext) => Promise<number> | number;
+
+export interface CommandSpec {
+  latencyClass: LatencyClass;
+  run: CommandHandler;
+}
+
+export type CommandTable = Record<string, CommandSpec>;
+
+/** Thrown by `exit N`; ends the whole command line (or the interactive session). */
+export class ExitRequest extends Error {
+  constructor(readonly code: number) {
+    super(`exit ${code}`);
+  }
+}
+
+/** A usage error in a device command: message on stderr, the given exit code. */
+export function fail(ctx: CommandIO, message: string, code = 1): number {
+  ctx.err(message.endsWith("\n") ? message : message + "\n");
+  return code;
+}

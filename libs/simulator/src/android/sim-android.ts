@@ -1,0 +1,72 @@
+/** The simulated Android behind one simulated emulator: its shell, system state, apps and faults. */
+import { AndroidSystem } from "./system/android-system.ts";
+import { ShellInterpreter } from "./shell/interpreter.ts";
+import { findCommand } from "./commands/registry.ts";
+import type { ShellIO } from "./shell/io.ts";
+import type { Faults } from "./system/faults.ts";
+import type { FileStat, DirEntry } from "./system/file-system.ts";
+
+export interface SimAndroidOptions {
+  serial: string;
+  seed: number;
+  /** Default 360x640 (portrait). */
+  screen?: { width: number; height: number };
+  /** Wall clock in ms (default Date.now); logcat timestamps use it. */
+  now?: () => number;
+}
+
+export interface SimFs {
+  stat(path: string): FileStat | undefined;
+  list(dir: string): DirEntry[] | undefined;
+  read(path: string): Uint8Array | undefined;
+  write(path: string, data: Uint8Array, mode: number, mtimeSec: number): void;
+}
+
+export class SimAndroid {
+  readonly fs: SimFs;
+  readonly faults: Faults;
+  /** Device internals, for tests and tools in this library. */
+  readonly system: AndroidSystem;
+  private readonly shell: ShellInterpreter;
+
+  constructor(opts: SimAndroidOptions) {
+    const screen = opts.screen ?? { width: 360, height: 640 };
+    if (!(screen.width > 0 && screen.height > 0)) throw new Error(`invalid screen size ${screen.width}x${screen.height}`);
+    this.system = new AndroidSystem({ serial: opts.serial, seed: opts.seed, screen, now: opts.now ?? Date.now });
+    this.fs = this.system.fs;
+    this.faults = this.system.faults;
+    const sys = this.system;
+    this.shell = new ShellInterpreter({
+      sys,
+      findCommand,
+      latencyMs: (cls) => sys.faults.latencyMs(cls),
+    });
+  }
+
+  /** Runs one shell command line (an empty line reads commands from stdin); resolves with the exit code. */
+  async run(commandLine: string, io: ShellIO): Promise<number> {
+    try {
+      return await this.shell.run(commandLine, {
+        out: (c) => io.write(c),
+        err: (c) => io.writeErr(c),
+        stdin: io.stdin,
+        signal: io.signal,
+      });
+    } catch (e) {
+      // A bug in a simulated command must not take the transport down: report it like a crashing tool.
+      io.writeErr(`/system/bin/sh: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+      return 255;
+    }
+  }
+
+  /** The current screen as RGBA, rendered on demand. */
+  framebuffer(): { width: number; height: number; rgba: Uint8Array } {
+    const { width, height } = this.system.screen;
+    return { width, height, rgba: new Uint8Array(width * height * 4) };
+  }
+
+  /** Stops app timers and open logcat followers; idempotent. */
+  close(): void {
+    this.system.close();
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The device's in-memory file system: what `adb push`/`pull` (sync service) and the shell see.
+ * Directories are explicit entries; writing a file creates its parent directories (like adb push).
+ */
+
+export interface FileStat {
+  mode: number;
+  size: number;
+  mtimeSec: number;
+}
+export interface DirEntry extends FileStat {
+  name: string;
+}
+
+const S_IFDIR = 0o040000;
+const S_IFREG = 0o100000;
+const S_IFMT = 0o170000;
+
+interface Node {
+  dir: boolean;
+  mode: number;
+  mtimeSec: number;
+  data: Uint8Array;
+}
+
+export function normalizePath(path: string): string {
+  const parts: string[] = [];
+  for (const p of path.split("/")) {
+    if (p === "" || p === ".") continue;
+    if (p === "..") parts.pop();
+    else parts.push(p);
+  }
+  return "/" + parts.join("/");
+}
+
+function parentOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i <= 0 ? "/" : path.slice(0, i);
+}
+
+export class SimFileSystem {
+  private readonly nodes = new Map<string, Node>();
+
+  constructor(private readonly nowSec: () => number) {
+    for (const d of ["/", "/sdcard", "/data", "/data/local", "/data/local/tmp", "/data/app", "/system", "/system/bin", "/storage", "/storage/emulated", "/storage/emulated/0", "/proc", "/dev", "/etc", "/vendor"]) {
+      this.nodes.set(d, { dir: true, mode: S_IFDIR | 0o771, mtimeSec: nowSec(), data: new Uint8Array(0) });
+    }
+    this.write("/dev/null", new Uint8Array(0), 0o666, nowSec());
+  }
+
+  stat(path: string): FileStat | undefined {
+    const n = this.nodes.get(normalizePath(path));
+    return n && { mode: n.mode, size: n.dir ? 4096 : n.data.length, mtimeSec: n.mtimeSec };
+  }
+
+  isDirectory(path: string): boolean {
+    return this.nodes.get(normalizePath(path))?.dir ?? false;
+  }
+
+  list(dir: string): DirEntry[] | undefined {
+    const d = normalizePath(dir);
+    const node = this.nodes.get(d);
+    if (!node?.dir) return undefined;
+    const prefix = d === "/" ? "/" : d + "/";
+    const out: DirEntry[] = [];
+    for (const [path, n] of this.nodes) {
+      if (path === d || !path.startsWith(prefix)) continue;
+      const name = path.slice(prefix.length);
+      if (name.includes("/")) continue;
+      out.push({ name, mode: n.mode, size: n.dir ? 4096 : n.data.length, mtimeSec: n.mtimeSec });
+    }
+    return out.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
+
+  read(path: string): Uint8Array | undefined {
+    const n = this.nodes.get(normalizePath(path));
+    return n && !n.dir ? n.data : undefined;
+  }
+
+  /** Writes a regular file; `mode` may be bare permission bits or include the file type (as sync SEND sends). */
+  write(path: string, data: Uint8Array, mode: number, mtimeSec: number): void {
+    const p = normalizePath(path);
+    this.mkdirs(parentOf(p));
+    const perm = mode & ~S_IFMT & 0o7777;
+    this.nodes.set(p, { dir: false, mode: S_IFREG | (perm || 0o644), mtimeSec, data: new Uint8Array(data) });
+  }
+
+  mkdirs(path: string): void {
+    const p = normalizePath(path);
+    if (this.nodes.get(p)?.dir) return;
+    if (p !== "/") this.mkdirs(parentOf(p));
+    this.nodes.set(p, { dir: true, mode: S_IFDIR | 0o771, mtimeSec: this.nowSec(), data: new Uint8Array(0) });
+  }
+
+  /** Removes a file, or a directory with everything below it when `recursive`. Returns false if absent. */
+  remove(path: string, recursive = false): boolean | "is-directory" {
+    const p = normalizePath(path);
+    const n = this.nodes.get(p);
+    if (!n) return false;
+    if (n.dir) {
+      if (!recursive) return "is-directory";
+      for (const key of [...this.nodes.keys()]) if (key.startsWith(p + "/")) this.nodes.delete(key);
+    }
+    if (p !== "/") this.nodes.delete(p);
+    return true;
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Added latency per command class, to make the simulated device as slow as a real one.
+ *
+ * "emulator-adb" is about one fifth of the published figures (adb-device-protocol.md §11), so load
+ * tests keep the shape (actions and frames are costly, toybox commands are cheap) while 64 devices
+ * still finish episodes in reasonable time:
+ *   input     60 ms  (published: 300–400 ms per `input tap` through a client library, ≈1 s via the CLI)
+ *   screencap 100 ms (published: p50 519 ms for adb screencap; 0.5–2 s for `screencap -p`)
+ *   am, pm    60 ms  (Java command-line tools like `input`: a new ART process per call)
+ *   settings, dumpsys 40 ms (binder calls from a small native/Java front end)
+ *   shell     1 ms   (echo, getprop, ls, …: toybox, a few ms on a device)
+ * "emulator-grpc" models input and screenshots over the emulator's gRPC endpoint (≈6 ms per touch
+ * with a persistent injector, p50 20 ms per screenshot); everything else still goes over adb and
+ * costs what it costs in "emulator-adb".
+ * "instant" adds nothing (the default).
+ */
+import type { LatencyClass } from "../commands/types.ts";
+
+export type LatencyProfileName = "instant" | "emulator-adb" | "emulator-grpc";
+
+const EMULATOR_ADB: Record<LatencyClass, number> = {
+  input: 60,
+  screencap: 100,
+  am: 60,
+  pm: 60,
+  settings: 40,
+  dumpsys: 40,
+  shell: 1,
+};
+
+export const LATENCY_PROFILES: Record<LatencyProfileName, Record<LatencyClass, number>> = {
+  instant: { input: 0, screencap: 0, am: 0, pm: 0, settings: 0, dumpsys: 0, shell: 0 },
+  "emulator-adb": EMULATOR_ADB,
+  "emulator-grpc": { ...EMULATOR_ADB, input: 6, screencap: 20 },
+};
+
+export function isLatencyProfileName(name: string): name is LatencyProfileName {
+  return Object.hasOwn(LATENCY_PROFILES, name);
+}
+
+/** Known aliases for the command classes (e.g. the transport's `framebuffer:` service). */
+export function latencyClassOf(name: string): LatencyClass {
+  switch (name) {
+    case "input":
+    case "touch":
+      return "input";
+    case "screencap":
+    case "framebuffer":
+    case "screenshot":
+      return "screencap";
+    case "am":
+    case "wm":
+      return "am";
+    case "pm":
+    case "cmd":
+    case "install":
+      return "pm";
+    case "settings":
+      return "settings";
+    case "dumpsys":
+      return "dumpsys";
+    default:
+      return "shell";
+  }
+}
