@@ -1,5 +1,22 @@
 /**
  * @module @farm/episode
  * Runs setup, reset and the action loop of a task on one device, AndroidEnv's semantics without its failure modes.
+ *
+ *   const session = await DeviceSession.open({ device, task, config: { settleMs: 500 }, onEvent, logger });
+ *   const traj = await session.runEpisode({ seed: 1, index: 0, policy, sink: (t) => writer.write(t) });
+ *   // traj.outcome: "terminated" | "truncated"; traj.cause: EndCause; session.state: "ready" | "unusable" | …
+ *   await session.close();
  */
 export type * from "./trajectory-types.ts";
+export { DeviceSession, type DeviceSessionOptions, type SessionState } from "./device-session.ts";
+export { DEVICE_TROUBLE, type RunEpisodeOptions } from "./runner.ts";
+export { compileEpisodeConfig, episodeConfigDefaults, type EpisodeConfig, type CompiledEpisodeConfig } from "./config.ts";
+export { EpisodeError, TaskNotRunnableError, DeviceUnusableError, type EpisodeErrorCode } from "./errors.ts";
+export { safeEmit, type EpisodeEvent, type EpisodeEventType, type EventHook, type StepPhasesMs } from "./events.ts";
+export { decideTransition, timeLimitSec, type StepFacts, type EpisodeLimits, type Transition } from "./limits.ts";
+export { LogParser, type LogEvent } from "./log-parser.ts";
+export { parsePyLiteral, parsePyFloat, type PyValue, type PyParseResult } from "./py-literal.ts";
+export { checkExtra, shapeOf, ExtrasBuffer, type ExtraCheck } from "./extras.ts";
+export { checkDue, AppScreenMonitor, type AppScreenCadence, type AppScreenVerdict } from "./app-screen-monitor.ts";
+export { runSteps, assertRunnable, type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
+export { toPixel } from "./action.ts";

@@ -39,6 +39,8 @@ export interface StepRecord {
   extras: StepExtra[];
   /** PNG bytes of the observation that followed the action, when frames are recorded for this step. */
   frame?: Uint8Array;
+  /** Result of the expected-app-screen check taken at this step, when one was due (added by issue 5). */
+  appScreen?: "SUCCESS" | "EMPTY_EXPECTED_ACTIVITY" | "FAILED_ACTIVITY_EXTRACTION" | "UNEXPECTED_ACTIVITY" | "UNEXPECTED_VIEW_HIERARCHY";
 }
 
 export interface EpisodeTrajectory {
@@ -58,4 +60,13 @@ export interface EpisodeTrajectory {
   steps: StepRecord[];
   /** Counted problems: malformed log lines, extras dropped by extras_spec, … */
   counters: Record<string, number>;
+  // ---- optional, added by issue 5 (additive) ----
+  /** Index of the episode in its run (the `index` given to runEpisode). */
+  episodeIndex?: number;
+  /** Dialect the task file was written in. */
+  dialect?: "seed-2021" | "internal-2021" | "current";
+  /** Extras logged between the end of the reset and the first observation (they travel with FIRST). */
+  initialExtras?: StepExtra[];
+  /** The last `score:` value the app logged during the episode (when the task parses scores). */
+  finalScore?: number;
 }

@@ -1,0 +1,271 @@
+/**
+ * The coordinator of one device bound to one task (android_env's Coordinator): bind = open the logcat stream
+ * (cleared) and the action channel, read the screen size, run setup_steps; health; recovery = close, wait for
+ * the device, bind again, at most `maxRecoveries` attempts between two good episodes, after which the device
+ * is reported unusable. Device trouble is state and events here, never an exception.
+ *
+ *   const s = await DeviceSession.open({ device, task, config: { settleMs: 100 } });
+ *   if (s.state === "ready") for (let i = 0; i < 10; i++) await s.runEpisode({ seed: i, index: i, policy });
+ *   await s.close();
+ */
+import type { ActionChannel, Device, LogcatStream, StepResult } from "@farm/adb";
+import type { Logger } from "@farm/log";
+import { silentLogger } from "@farm/log";
+import type { LoadedTask } from "@farm/task";
+import { Finger } from "./action.ts";
+import { AppScreenMonitor } from "./app-screen-monitor.ts";
+import { compileEpisodeConfig, type CompiledEpisodeConfig, type EpisodeConfig } from "./config.ts";
+import { withDeadline } from "./deadline.ts";
+import { coerceError } from "./errors.ts";
+import { safeEmit, type EpisodeEvent, type EventHook } from "./events.ts";
+import { LogAccumulator } from "./log-accumulator.ts";
+import { seededRng } from "./rng.ts";
+import { assertRunnable, runSteps, sleep, type StepRunContext } from "./step-interpreter.ts";
+import { runEpisode, type RunEpisodeOptions } from "./runner.ts";
+import type { EpisodeTrajectory } from "./trajectory-types.ts";
+
+export type SessionState = "binding" | "ready" | "recovering" | "unusable" | "closed";
+
+export interface DeviceSessionOptions {
+  device: Device;
+  task: LoadedTask;
+  config?: EpisodeConfig;
+  /** Structured log lines (default: silent). */
+  logger?: Logger;
+  /** Typed events for the worker and metrics. */
+  onEvent?: EventHook;
+  /** Seed for random choices made by setup steps. @default 0 */
+  setupSeed?: number;
+}
+
+export class DeviceSession {
+  readonly device: Device;
+  readonly task: LoadedTask;
+  readonly config: CompiledEpisodeConfig;
+  readonly logger: Logger;
+  /** @internal */ readonly acc: LogAccumulator;
+  /** @internal */ readonly finger = new Finger();
+  /** @internal */ readonly monitor: AppScreenMonitor;
+  /** @internal */ readonly randomActivity: { packageName?: string } = {};
+  /** @internal */ channel: ActionChannel | undefined;
+  /** @internal */ logcat: LogcatStream | undefined;
+  /** @internal Set when the log stream failed for good (device gone). */
+  lost: string | undefined;
+  /** @internal A relaunch is due before the next episode (e.g. too many bad episodes). */
+  relaunchDue: string | undefined;
+  /** @internal Consecutive app-left episodes. */
+  badEpisodes = 0;
+  screen = { width: 0, height: 0 };
+  orientation: 0 | 1 | 2 | 3 = 0;
+  /** Cause-named counters over the session's life (android_env's stats()). */
+  readonly stats: Record<string, number> = {};
+  private _state: SessionState = "binding";
+  private _unusableReason = "";
+  private recoveriesUsed = 0;
+  private generation = 0;
+  private readonly onEvent: EventHook | undefined;
+  private readonly setupSeed: number;
+
+  private constructor(opts: DeviceSessionOptions) {
+    this.device = opts.device;
+    this.task = opts.task;
+    this.config = compileEpisodeConfig(opts.config);
+    this.logger = (opts.logger ?? silentLogger).child({ component: "episode", serial: opts.device.serial, taskId: opts.task.task.id });
+    this.onEvent = opts.onEvent;
+    this.setupSeed = opts.setupSeed ?? 0;
+    const t = opts.task.task;
+    this.acc = new LogAccumulator(t.logParsing, t.extrasSpec, this.config.extrasMaxPerName, {
+      onMalformed: (what, detail) => {
+        this.logger.warn({ event: "log:malformed", what, detail }, "malformed log line ignored");
+        this.emit({ type: "log:malformed", serial: this.device.serial, taskId: t.id, what, detail });
+      },
+      onExtraDropped: (name, reason, detail) => {
+        this.logger.warn({ event: "extra:dropped", name, reason, detail }, "extra dropped by extras_spec");
+        this.emit({ type: "extra:dropped", serial: this.device.serial, taskId: t.id, name, reason, detail });
+      },
+    });
+    this.monitor = new AppScreenMonitor(
+      t.expectedAppScreen,
+      { everySteps: this.config.appScreenCheckEverySteps, everyMs: this.config.appScreenCheckEveryMs },
+      this.config.maxFailedCurrentActivity,
+    );
+  }
+
+  /**
+   * Binds the device to the task. Throws only for what is not device trouble (TaskNotRunnableError, a bad
+   * config); a device that cannot be bound within the recovery budget gives a session in state `unusable`.
+   */
+  static async open(opts: DeviceSessionOptions): Promise<DeviceSession> {
+    const s = new DeviceSession(opts);
+    assertRunnable(opts.task.task, s.config.apkDirs);
+    const first = await s.bind();
+    if (!first.ok) {
+      s.count("relaunch_count_setup_failed");
+      await s.recover(`bind failed: ${first.detail}`);
+    } else s._state = "ready";
+    return s;
+  }
+
+  get state(): SessionState {
+    return this._state;
+  }
+
+  get unusableReason(): string {
+    return this._unusableReason;
+  }
+
+  /** Runs one episode (see runner.ts). Device trouble ends it as a truncation and sends the device through recovery. */
+  runEpisode(opts: RunEpisodeOptions): Promise<EpisodeTrajectory> {
+    return runEpisode(this, opts);
+  }
+
+  /** @internal */
+  emit(e: EpisodeEvent): void {
+    safeEmit(this.onEvent, e);
+  }
+
+  /** @internal */
+  count(key: string, by = 1): void {
+    this.stats[key] = (this.stats[key] ?? 0) + by;
+  }
+
+  /** @internal A good episode (no device trouble) refills the recovery budget. */
+  markGood(): void {
+    this.recoveriesUsed = 0;
+  }
+
+  /** @internal The step-interpreter context for this session. */
+  stepContext(seed: number, counters: Record<string, number>, signal?: AbortSignal): StepRunContext {
+    return {
+      device: this.device,
+      settleMs: this.config.settleMs,
+      apkDirs: this.config.apkDirs,
+      rng: seededRng(seed),
+      listenForMessage: (m) => this.acc.listenForMessage(m),
+      counters,
+      randomActivity: this.randomActivity,
+      ...(signal ? { signal } : {}),
+    };
+  }
+
+  /** @internal Reads the orientation; a failure is returned as the StepResult. */
+  async readOrientation(): Promise<StepResult | undefined> {
+    const r = await withDeadline(this.device.orientation({ timeoutMs: this.config.adbCallTimeoutMs }), this.config.adbCallTimeoutMs);
+    if (r.timedOut) return { status: "timeout", message: "orientation: no answer", output: "", durationMs: this.config.adbCallTimeoutMs };
+    if (typeof r.value === "number") {
+      this.orientation = r.value;
+      return undefined;
+    }
+    return r.value;
+  }
+
+  private async closeChannels(): Promise<void> {
+    this.generation++;
+    const ch = this.channel;
+    const lc = this.logcat;
+    this.channel = undefined;
+    this.logcat = undefined;
+    this.finger.forget();
+    await Promise.all([ch && withDeadline(ch.close().catch(() => {}), 2000), lc && withDeadline(lc.close().catch(() => {}), 2000)]);
+  }
+
+  /** Opens logcat and the action channel, reads the screen, runs setup_steps. */
+  private async bind(): Promise<{ ok: true } | { ok: false; detail: string; status: string }> {
+    const t0 = performance.now();
+    const c = this.config;
+    const result = await (async (): Promise<{ ok: true } | { ok: false; detail: string; status: string }> => {
+      try {
+        await this.closeChannels();
+        this.lost = undefined;
+        const gen = this.generation;
+        const lc = await withDeadline(this.device.openLogcat({ filters: this.task.task.logParsing.filters, clear: true }), c.adbCallTimeoutMs);
+        if (lc.timedOut) return { ok: false, status: "timeout", detail: "opening logcat: no answer" };
+        this.logcat = lc.value;
+        lc.value.onRecord((rec) => {
+          if (gen === this.generation) this.acc.onRecord(rec);
+        });
+        lc.value.onFailed((reason) => {
+          if (gen === this.generation) this.lost = reason || "logcat stream failed";
+        });
+        const ch = await withDeadline(this.device.openActionChannel(), c.adbCallTimeoutMs);
+        if (ch.timedOut) return { ok: false, status: "timeout", detail: "opening the action channel: no answer" };
+        this.channel = ch.value;
+        const size = await withDeadline(this.device.screenSize({ timeoutMs: c.adbCallTimeoutMs }), c.adbCallTimeoutMs);
+        if (size.timedOut) return { ok: false, status: "timeout", detail: "screen size: no answer" };
+        if (!("width" in size.value)) return { ok: false, status: size.value.status, detail: `screen size: ${size.value.message}` };
+        this.screen = { width: size.value.width, height: size.value.height };
+        this.acc.pause();
+        const ac = new AbortController();
+        const counters: Record<string, number> = {};
+        const steps = await withDeadline(runSteps(this.task.task.setupSteps, this.stepContext(this.setupSeed, counters, ac.signal)), c.resetTimeoutMs);
+        for (const [k, v] of Object.entries(counters)) this.count(k, v);
+        if (steps.timedOut) {
+          ac.abort();
+          return { ok: false, status: "timeout", detail: `setup steps did not finish in ${c.resetTimeoutMs} ms` };
+        }
+        if (!steps.value.ok) return { ok: false, status: steps.value.status, detail: `setup step ${steps.value.stepIndex + 1} (line ${steps.value.line}): ${steps.value.message}` };
+        const o = await this.readOrientation();
+        if (o) return { ok: false, status: o.status, detail: `orientation: ${o.message}` };
+        return { ok: true };
+      } catch (e) {
+        return { ok: false, status: "adb_error", detail: coerceError(e).message };
+      }
+    })();
+    const durationMs = performance.now() - t0;
+    this.emit({ type: "device:bind", serial: this.device.serial, ok: result.ok, durationMs, detail: result.ok ? "" : result.detail });
+    this.logger.info({ event: "device:bind", ok: result.ok, durationMs, detail: result.ok ? undefined : result.detail }, result.ok ? "device bound" : "device bind failed");
+    return result;
+  }
+
+  /**
+   * Recovery: close everything, wait for the device to answer, bind again (setup steps included), with a
+   * backoff between attempts. Attempts count against `maxRecoveries` until the next good episode; when the
+   * budget is spent the device is reported unusable. Returns whether the device is ready.
+   */
+  async recover(reason: string): Promise<boolean> {
+    if (this._state === "closed" || this._state === "unusable") return false;
+    this._state = "recovering";
+    const c = this.config;
+    let lastDetail = reason;
+    while (this.recoveriesUsed < c.maxRecoveries) {
+      this.recoveriesUsed++;
+      const attempt = this.recoveriesUsed;
+      const t0 = performance.now();
+      this.count("recovery_attempts");
+      const boot = await withDeadline(this.device.waitBootComplete(c.recoveryWaitMs).catch((e: unknown) => ({ status: "adb_error", message: coerceError(e).message }) as StepResult), c.recoveryWaitMs + 1000);
+      let ok = false;
+      if (boot.timedOut || boot.value.status !== "ok") {
+        lastDetail = boot.timedOut ? "device did not answer" : `device not ready: ${boot.value.status}: ${boot.value.message}`;
+      } else {
+        const b = await this.bind();
+        ok = b.ok;
+        lastDetail = b.ok ? "" : b.detail;
+      }
+      const durationMs = performance.now() - t0;
+      this.emit({ type: "device:recovery", serial: this.device.serial, attempt, ok, detail: ok ? reason : lastDetail, durationMs });
+      this.logger.warn({ event: "device:recovery", attempt, ok, reason, detail: lastDetail, durationMs }, ok ? "device recovered" : "recovery attempt failed");
+      if (ok) {
+        this.count("recoveries_ok");
+        this._state = "ready";
+        this.relaunchDue = undefined;
+        return true;
+      }
+      if (this.recoveriesUsed < c.maxRecoveries) await sleep(c.recoveryBackoffMs);
+    }
+    this._state = "unusable";
+    this._unusableReason = `${reason}; recovery budget of ${c.maxRecoveries} spent (last: ${lastDetail})`;
+    this.count("devices_unusable");
+    await this.closeChannels();
+    this.emit({ type: "device:unusable", serial: this.device.serial, reason: this._unusableReason });
+    this.logger.error({ event: "device:unusable", reason: this._unusableReason }, "device reported unusable");
+    return false;
+  }
+
+  /** Idempotent. */
+  async close(): Promise<void> {
+    if (this._state === "closed") return;
+    this._state = "closed";
+    if (this.channel) await withDeadline(this.finger.lift(this.channel).catch(() => undefined), 2000);
+    await this.closeChannels();
+  }
+}

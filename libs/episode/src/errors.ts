@@ -1,0 +1,45 @@
+/**
+ * Errors that are not device trouble. Device trouble never throws out of the runner: it becomes an episode
+ * truncation with a cause. These mean the caller must stop: the task cannot run anywhere, or the device was
+ * already reported unusable.
+ */
+
+const BRAND = Symbol.for("@farm/episode/error");
+
+export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed";
+
+export class EpisodeError extends Error {
+  readonly [BRAND] = true;
+  constructor(
+    readonly code: EpisodeErrorCode,
+    message: string,
+    /** Whether running the same job again (elsewhere) can help. */
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = "EpisodeError";
+  }
+  static is(e: unknown): e is EpisodeError {
+    return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
+  }
+}
+
+/** The task itself cannot run (e.g. an mpm APK that is not in the APK folders). Unrecoverable: do not retry. */
+export class TaskNotRunnableError extends EpisodeError {
+  constructor(message: string) {
+    super("task_not_runnable", message, false);
+    this.name = "TaskNotRunnableError";
+  }
+}
+
+/** The device was reported unusable (recovery budget spent); another device may run the job. */
+export class DeviceUnusableError extends EpisodeError {
+  constructor(serial: string, reason: string) {
+    super("device_unusable", `device ${serial} is unusable: ${reason}`, true);
+    this.name = "DeviceUnusableError";
+  }
+}
+
+export function coerceError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}

@@ -1,0 +1,47 @@
+/**
+ * The runner's typed events, for the worker and @farm/metrics to wire up. Emitted through `safeEmit`: a
+ * listener that throws is ignored, never breaks an episode.
+ */
+import type { EndCause, EpisodeOutcome } from "./trajectory-types.ts";
+
+/** Milliseconds spent in each phase of one step. */
+export interface StepPhasesMs {
+  policy: number;
+  action: number;
+  observation: number;
+  log: number;
+}
+
+export type EpisodeEvent =
+  | { type: "device:bind"; serial: string; ok: boolean; durationMs: number; detail: string }
+  | { type: "episode:start"; serial: string; taskId: string; episodeIndex: number; seed: number; resetMs: number }
+  | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs }
+  | {
+      type: "episode:end";
+      serial: string;
+      taskId: string;
+      episodeIndex: number;
+      outcome: EpisodeOutcome;
+      cause: EndCause;
+      causeDetail: string;
+      steps: number;
+      totalReward: number;
+      durationMs: number;
+    }
+  | { type: "device:recovery"; serial: string; attempt: number; ok: boolean; detail: string; durationMs: number }
+  | { type: "device:unusable"; serial: string; reason: string }
+  | { type: "app-screen:check"; serial: string; step: number; match: string; left: boolean }
+  | { type: "extra:dropped"; serial: string; taskId: string; name: string; reason: string; detail: string }
+  | { type: "log:malformed"; serial: string; taskId: string; what: string; detail: string };
+
+export type EpisodeEventType = EpisodeEvent["type"];
+export type EventHook = (event: EpisodeEvent) => void;
+
+export function safeEmit(hook: EventHook | undefined, event: EpisodeEvent): void {
+  if (!hook) return;
+  try {
+    hook(event);
+  } catch {
+    /* a broken listener must not break an episode */
+  }
+}

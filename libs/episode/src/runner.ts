@@ -1,0 +1,341 @@
+/**
+ * One episode on a bound device (task-format.md §7.6, §7.7): reset, then the action loop. The policy chooses
+ * from the observation, the action goes out on the action channel, rewards / extras / episode_end come from
+ * logcat, the limits decide the boundary. Device trouble (a failing reset step, a failed action or
+ * observation, a step past its deadline, a lost device) ends the episode as a truncation with its cause and
+ * sends the device through recovery; it is never thrown.
+ */
+import type { StepResult, StepStatus } from "@farm/adb";
+import { encodePng, type Action, type ExtraValue, type Observation, type Pixels, type Policy } from "@farm/policy";
+import type { AppScreenVerdict } from "./app-screen-monitor.ts";
+import { since, withDeadline } from "./deadline.ts";
+import type { DeviceSession } from "./device-session.ts";
+import { DeviceUnusableError, EpisodeError, coerceError } from "./errors.ts";
+import type { StepPhasesMs } from "./events.ts";
+import { decideTransition } from "./limits.ts";
+import { runSteps, sleep } from "./step-interpreter.ts";
+import type { EndCause, EpisodeOutcome, EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
+
+export interface RunEpisodeOptions {
+  /** Seeds the policy (via reset) and the task's random choices. */
+  seed: number;
+  /** Episode index, for events and the trajectory. */
+  index: number;
+  policy: Policy;
+  /** Receives the finished trajectory before `runEpisode` resolves (and before any recovery). */
+  sink?: (trajectory: EpisodeTrajectory) => void | Promise<void>;
+  /** Aborting ends the episode at the next step boundary as `cancelled`. */
+  signal?: AbortSignal;
+  /** Record a PNG frame every N steps; overrides the config's `frameEvery`. */
+  frameEvery?: number;
+}
+
+/** Causes that mean the device is in trouble and must go through recovery. */
+export const DEVICE_TROUBLE: ReadonlySet<EndCause> = new Set<EndCause>(["reset_failed", "action_failed", "observation_failed", "device_hung", "device_lost"]);
+
+type End = { outcome: EpisodeOutcome; cause: EndCause; detail: string };
+
+const trunc = (cause: EndCause, detail: string): End => ({ outcome: "truncated", cause, detail });
+
+/** Maps a failed device call to a cause: no answer → hung, transport gone → lost, anything else → `other`. */
+function causeOf(status: StepStatus | "check_failed" | "cancelled", other: EndCause): EndCause {
+  if (status === "timeout") return "device_hung";
+  if (status === "adb_error") return "device_lost";
+  if (status === "cancelled") return "cancelled";
+  return other;
+}
+
+function toRgb(rgba: Uint8Array, width: number, height: number): Pixels {
+  const rgb = new Uint8Array(width * height * 3);
+  for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
+    rgb[j] = rgba[i]!;
+    rgb[j + 1] = rgba[i + 1]!;
+    rgb[j + 2] = rgba[i + 2]!;
+  }
+  return { width, height, rgb };
+}
+
+function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
+  const out: Record<string, ExtraValue[]> = {};
+  for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
+  return out;
+}
+
+export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Promise<EpisodeTrajectory> {
+  if (s.state === "closed") throw new EpisodeError("session_closed", `session for ${s.device.serial} is closed`, true);
+  if (s.state === "unusable") throw new DeviceUnusableError(s.device.serial, s.unusableReason);
+  if (s.relaunchDue && !(await s.recover(s.relaunchDue))) throw new DeviceUnusableError(s.device.serial, s.unusableReason);
+  if (s.state !== "ready") throw new EpisodeError("session_closed", `session for ${s.device.serial} is ${s.state}`, true);
+
+  const c = s.config;
+  const task = s.task.task;
+  const serial = s.device.serial;
+  const policy = opts.policy;
+  const frameEvery = opts.frameEvery ?? c.frameEvery;
+  const startedAt = new Date();
+  const tEpisode = performance.now();
+  const steps: StepRecord[] = [];
+  const resetCounters: Record<string, number> = {};
+  let initialExtras: StepExtra[] = [];
+  const logcatMalformed0 = s.logcat?.malformedLines ?? 0;
+  const ac = new AbortController();
+  const onAbort = () => ac.abort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  let end: End | undefined;
+  let taskStart = performance.now();
+  let lastObsAt = taskStart;
+  let obs: Observation | undefined;
+  let appScreenChecks = 0;
+  s.logger.debug({ event: "episode:reset", index: opts.index, seed: opts.seed }, "reset");
+
+  /** Observation after an action (or the reset): pixels / frame only when asked for. */
+  const observe = async (stepIndex: number, wantFrame: boolean): Promise<{ obs: Observation; frame?: Uint8Array } | { fail: StepResult }> => {
+    let pixels: Pixels | undefined;
+    if (policy.needsPixels || wantFrame) {
+      const shot = await s.device.screenshot({ timeoutMs: c.adbCallTimeoutMs });
+      if (!("rgba" in shot)) return { fail: shot };
+      pixels = toRgb(shot.rgba, shot.width, shot.height);
+    }
+    const now = performance.now();
+    const o: Observation = {
+      timedeltaUs: stepIndex === 0 ? 0 : Math.round((now - lastObsAt) * 1000),
+      orientation: s.orientation,
+      extras: {},
+      stepIndex,
+      screen: { ...s.screen },
+      ...(pixels && policy.needsPixels ? { pixels } : {}),
+    };
+    lastObsAt = now;
+    return wantFrame && pixels ? { obs: o, frame: encodePng(pixels) } : { obs: o };
+  };
+
+  // ---- reset (§7.6) ----
+  const tReset = performance.now();
+  const reset = async (): Promise<End | undefined> => {
+    if (s.channel) {
+      const lifted = await s.finger.lift(s.channel);
+      if (lifted.status !== "ok") s.relaunchDue = `lifting the finger failed: ${lifted.message}`;
+    }
+    s.acc.pause();
+    let stepsOk;
+    try {
+      stepsOk = await runSteps(task.resetSteps, s.stepContext(opts.seed, resetCounters, ac.signal));
+    } finally {
+      s.acc.resumeFresh();
+    }
+    if (!stepsOk.ok) {
+      return trunc(causeOf(stepsOk.status, "reset_failed") === "cancelled" ? "cancelled" : "reset_failed", `reset step ${stepsOk.stepIndex + 1} (line ${stepsOk.line}): ${stepsOk.message}`);
+    }
+    taskStart = performance.now();
+    lastObsAt = taskStart;
+    s.monitor.resetEpisode(taskStart);
+    const o = await s.readOrientation();
+    if (o) return trunc(causeOf(o.status, "observation_failed"), `orientation at reset: ${o.status}: ${o.message}`);
+    const first = await observe(0, false);
+    if ("fail" in first) return trunc(causeOf(first.fail.status, "observation_failed"), `first observation: ${first.fail.status}: ${first.fail.message}`);
+    obs = first.obs;
+    try {
+      const r = await withDeadline(policy.reset({ seed: opts.seed, episodeIndex: opts.index, screen: { ...s.screen } }), c.policyTimeoutMs);
+      if (r.timedOut) return trunc("policy_failed", `policy.reset did not finish in ${c.policyTimeoutMs} ms`);
+    } catch (e) {
+      return trunc("policy_failed", `policy.reset: ${coerceError(e).message}`);
+    }
+    // Extras logged since the reset travel with FIRST; FIRST's reward is 0 and what was logged so far counts for step 1.
+    initialExtras = s.acc.takeExtras();
+    obs.extras = extrasByName(initialExtras);
+    return undefined;
+  };
+  try {
+    const r = await withDeadline(reset(), c.resetTimeoutMs);
+    if (r.timedOut) {
+      ac.abort();
+      end = trunc("device_hung", `reset did not finish in ${c.resetTimeoutMs} ms`);
+    } else end = r.value;
+  } catch (e) {
+    end = trunc("reset_failed", `reset: ${coerceError(e).message}`);
+  }
+  const resetMs = performance.now() - tReset;
+  for (const [k, v] of Object.entries(resetCounters)) s.count(k, v);
+  s.emit({ type: "episode:start", serial, taskId: task.id, episodeIndex: opts.index, seed: opts.seed, resetMs });
+
+  // ---- action loop (§7.7) ----
+  let episodeSteps = 0;
+  while (!end && obs) {
+    if (ac.signal.aborted) {
+      end = trunc("cancelled", "aborted by the caller");
+      break;
+    }
+    if (s.lost) {
+      end = trunc("device_lost", `log stream failed: ${s.lost}`);
+      break;
+    }
+    const phases: StepPhasesMs = { policy: 0, action: 0, observation: 0, log: 0 };
+    let t0 = performance.now();
+    let action: Action;
+    try {
+      const a = await withDeadline(policy.act(obs, ac.signal), c.policyTimeoutMs);
+      if (a.timedOut) {
+        end = trunc("policy_failed", `policy.act did not answer in ${c.policyTimeoutMs} ms`);
+        break;
+      }
+      action = a.value;
+    } catch (e) {
+      end = ac.signal.aborted ? trunc("cancelled", "aborted by the caller") : trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
+      break;
+    }
+    phases.policy = since(t0);
+
+    // The per-step deadline covers the device work: action, observation and the app-screen check.
+    const stepDeadline = performance.now() + c.stepTimeoutMs;
+    const left = () => Math.max(0, stepDeadline - performance.now());
+    t0 = performance.now();
+    if (!s.channel) {
+      end = trunc("device_lost", "no action channel");
+      break;
+    }
+    const sent = await withDeadline(s.finger.apply(s.channel, action, s.screen).catch((e: unknown): StepResult => ({ status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 })), left());
+    phases.action = since(t0);
+    if (sent.timedOut) {
+      end = trunc("device_hung", `action did not complete in ${c.stepTimeoutMs} ms`);
+      break;
+    }
+    if (sent.value.status !== "ok") {
+      end = trunc(causeOf(sent.value.status, "action_failed"), `action ${action.actionType}: ${sent.value.status}: ${sent.value.message}`);
+      break;
+    }
+    episodeSteps++;
+
+    // App-screen check for this step, alongside the observation; its verdict applies to this step.
+    t0 = performance.now();
+    let check: Promise<AppScreenVerdict> | undefined;
+    if (s.monitor.due(episodeSteps, t0)) {
+      appScreenChecks++;
+      check = s.monitor.check(s.device, t0, Math.max(1, left()));
+    }
+    const wantFrame = frameEvery > 0 && episodeSteps % frameEvery === 0;
+    let frame: Uint8Array | undefined;
+    let obsFail: End | undefined;
+    const o = await withDeadline(observe(episodeSteps, wantFrame).catch((e: unknown) => ({ fail: { status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 } as StepResult })), left());
+    if (o.timedOut) obsFail = trunc("device_hung", `observation did not complete in ${c.stepTimeoutMs} ms`);
+    else if ("fail" in o.value) obsFail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
+    else {
+      obs = o.value.obs;
+      frame = o.value.frame;
+    }
+    let verdict: AppScreenVerdict | undefined;
+    if (check && !obsFail) {
+      const v = await withDeadline(check, left());
+      if (v.timedOut) obsFail = trunc("device_hung", `app-screen check did not complete in ${c.stepTimeoutMs} ms`);
+      else {
+        verdict = v.value;
+        s.emit({ type: "app-screen:check", serial, step: episodeSteps, match: verdict.match, left: verdict.left });
+      }
+    }
+    phases.observation = since(t0);
+
+    t0 = performance.now();
+    if (c.logSettleMs > 0) await sleep(c.logSettleMs);
+    const taken = s.acc.take();
+    phases.log = since(t0);
+    const elapsedMs = performance.now() - taskStart;
+    const rec: StepRecord = {
+      index: episodeSteps,
+      timeOffsetMs: Math.round(elapsedMs),
+      action: { actionType: action.actionType, touchPosition: [action.touchPosition[0], action.touchPosition[1]] },
+      reward: taken.reward,
+      extras: taken.extras,
+      ...(frame ? { frame } : {}),
+      ...(verdict ? { appScreen: verdict.match } : {}),
+    };
+    steps.push(rec);
+    s.emit({ type: "step", serial, taskId: task.id, episodeIndex: opts.index, step: episodeSteps, reward: taken.reward, phasesMs: phases });
+    if (obsFail) {
+      end = obsFail;
+      break;
+    }
+    obs!.extras = extrasByName(taken.extras);
+    const tr = decideTransition(
+      { episodeSteps, elapsedMs, appLeft: verdict?.left ?? false, episodeEnd: s.acc.episodeEnd },
+      { maxEpisodeSteps: task.maxEpisodeSteps, maxEpisodeSec: task.maxEpisodeSec },
+    );
+    if (tr.last) {
+      const detail =
+        tr.cause === "app_left" ? `expected ${task.expectedAppScreen?.activity ?? "?"}, check said ${verdict?.match ?? "?"}` :
+        tr.cause === "step_limit" ? `step ${episodeSteps} > max_episode_steps ${task.maxEpisodeSteps}` :
+        tr.cause === "time_limit" ? `${(elapsedMs / 1000).toFixed(3)} s > max_episode_sec ${Math.trunc(task.maxEpisodeSec)}` :
+        "episode_end line";
+      end = { outcome: tr.outcome, cause: tr.cause, detail };
+    }
+  }
+  if (!end) end = trunc("reset_failed", "reset produced no observation");
+  opts.signal?.removeEventListener("abort", onAbort);
+
+  // Late reward lines of a truncated, still-running game belong to its last step (farm choice, default off).
+  const lastStep = steps[steps.length - 1];
+  if (c.finalLogDrainMs > 0 && lastStep && (end.cause === "step_limit" || end.cause === "time_limit" || end.cause === "cancelled")) {
+    await sleep(c.finalLogDrainMs);
+    const late = s.acc.take();
+    lastStep.reward += late.reward;
+    lastStep.extras.push(...late.extras);
+  }
+  s.acc.pause();
+
+  // Bookkeeping (android_env's cause-named counters; bad episodes, §7.8).
+  const counterKey: Partial<Record<EndCause, string>> = {
+    episode_end: "reset_count_episode_end",
+    step_limit: "reset_count_max_duration_reached",
+    time_limit: "reset_count_max_duration_reached",
+    app_left: "reset_count_user_exited",
+  };
+  s.count(counterKey[end.cause] ?? `episode_count_${end.cause}`);
+  s.count("episodes");
+  s.count("steps", episodeSteps);
+  if (end.cause === "app_left") {
+    s.badEpisodes++;
+    if (s.badEpisodes >= c.maxBadEpisodes) {
+      s.count("restart_count_max_bad_states");
+      s.relaunchDue = `${s.badEpisodes} bad episodes in a row`;
+      s.badEpisodes = 0;
+    }
+  } else if (!DEVICE_TROUBLE.has(end.cause)) s.badEpisodes = 0;
+
+  const counters: Record<string, number> = { ...s.acc.counters };
+  for (const [k, v] of Object.entries(resetCounters)) counters[`reset_${k}`] = v;
+  const logcatMalformed = (s.logcat?.malformedLines ?? logcatMalformed0) - logcatMalformed0;
+  if (logcatMalformed > 0) counters.logcat_malformed_lines = logcatMalformed;
+  if (appScreenChecks > 0) counters.app_screen_checks = appScreenChecks;
+  const totalReward = steps.reduce((a, st) => a + st.reward, 0);
+  const trajectory: EpisodeTrajectory = {
+    taskId: task.id,
+    taskHash: s.task.hash,
+    deviceSerial: serial,
+    policyName: policy.name,
+    policyVersion: policy.version,
+    seed: opts.seed,
+    startedAt,
+    endedAt: new Date(),
+    outcome: end.outcome,
+    cause: end.cause,
+    causeDetail: end.detail,
+    totalReward,
+    steps,
+    counters,
+    episodeIndex: opts.index,
+    dialect: s.task.dialect,
+    ...(initialExtras.length ? { initialExtras } : {}),
+    ...(s.acc.lastScore !== undefined ? { finalScore: s.acc.lastScore } : {}),
+  };
+  const durationMs = performance.now() - tEpisode;
+  s.logger.info(
+    { event: "episode:end", index: opts.index, seed: opts.seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: episodeSteps, totalReward, durationMs },
+    "episode finished",
+  );
+  s.emit({ type: "episode:end", serial, taskId: task.id, episodeIndex: opts.index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: episodeSteps, totalReward, durationMs });
+  if (opts.sink) await opts.sink(trajectory);
+
+  if (DEVICE_TROUBLE.has(end.cause)) {
+    s.count(`relaunch_count_${end.cause}`);
+    await s.recover(`${end.cause}: ${end.detail}`);
+  } else if (end.cause !== "cancelled" && end.cause !== "policy_failed") s.markGood();
+  return trajectory;
+}
