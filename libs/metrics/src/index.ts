@@ -1,1 +1,14 @@
-export {};
+/**
+ * @module @farm/metrics
+ * Every farm metric name, one prom-client Registry per process, and the `/metrics` endpoint.
+ *
+ *   const metrics = createFarmMetrics({ service: "worker" });
+ *   const server = await startMetricsServer({ port: 9464, metrics });
+ *   metrics.episodeFinished({ taskId, outcome, cause, durationSec, steps, reward });
+ */
+export { createFarmMetrics, type FarmMetrics, type FarmMetricsOptions, type EpisodeFinished, type AdbCall } from "./farm-metrics.ts";
+export { startMetricsServer, type MetricsServer, type MetricsServerOptions, type MetricsSource } from "./metrics-server.ts";
+export type { QueueDepthSample, QueueDepthSource } from "./queue-depth.ts";
+export { METRIC, type MetricName } from "./names.ts";
+export { OTHER, OUTCOMES, END_CAUSES, STEP_PHASES, ADB_STATUSES, POLICY_ERROR_CODES, QUEUE_STATES, type StepPhase, type QueueState } from "./vocabulary.ts";
+export * from "./buckets.ts";

@@ -1,0 +1,340 @@
+/**
+ * Every farm metric, in one object that owns its Registry. Create it once per process
+ * (`createFarmMetrics`) and pass it to whatever records; serve it with `startMetricsServer`.
+ *
+ * Rules kept here so callers cannot break them:
+ *   - names: `farm_` prefix, base units as suffix (`_seconds`, `_bytes`), counters end in `_total`;
+ *   - labels: bounded — closed sets map unknown values to "other", open sets (task, adb op, queue,
+ *     device state, recovery cause) keep the first N well-formed values, then "other"; never an
+ *     episode id, job id, seed or serial (no method takes one);
+ *   - bad numbers (NaN, negative durations) are dropped and counted, never thrown.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import {
+  ADB_CALL_BUCKETS_SEC,
+  EPISODE_DURATION_BUCKETS_SEC,
+  EPISODE_STEPS_BUCKETS,
+  JOB_START_LATENCY_BUCKETS_SEC,
+  REWARD_BUCKETS,
+  STEP_PHASE_BUCKETS_SEC,
+} from "./buckets.ts";
+import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
+import { METRIC } from "./names.ts";
+import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
+import { ADB_STATUSES, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
+
+export interface FarmMetricsOptions {
+  /** Set as the `service` label on every series (e.g. "worker", "scheduler"). */
+  service: string;
+  /** More constant labels on every series (e.g. `{ host: "farm-3" }`); keep them constant per process. */
+  defaultLabels?: Record<string, string>;
+  /** Node.js process metrics (process_*, nodejs_*). Default true. */
+  collectDefault?: boolean;
+  /** Distinct task ids kept as label values before "other". Default 200. */
+  maxTasks?: number;
+  /** Reward histogram buckets (rewards are task-specific). Default REWARD_BUCKETS. */
+  rewardBuckets?: number[];
+  /** How long a scrape waits for the queue-depth source. Default 2000 ms. */
+  queueDepthTimeoutMs?: number;
+  /**
+   * Told about the first out-of-bounds value of each (metric, label) pair, so the caller can log it
+   * once; later ones are only counted in farm_metric_label_overflow_total.
+   */
+  onLabelOverflow?: (info: { metric: string; label: string; value: string }) => void;
+}
+
+export interface EpisodeFinished {
+  taskId: string;
+  /** EpisodeOutcome: "terminated" | "truncated". */
+  outcome: string;
+  /** EndCause, e.g. "episode_end", "step_limit", "device_lost". */
+  cause: string;
+  durationSec: number;
+  steps: number;
+  reward: number;
+}
+
+export interface AdbCall {
+  /** The kind of call, snake_case and from a small set: "shell", "screenshot", "install", "start_activity", … */
+  op: string;
+  /** StepStatus: "ok" or an error kind ("adb_error", "timeout", …). */
+  status: string;
+  seconds: number;
+}
+
+export type FarmMetrics = ReturnType<typeof createFarmMetrics>;
+
+// Ids we accept as label values: short, no spaces, no slashes (a path or a message is not an id).
+const ID_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
+const SNAKE_PATTERN = /^[a-z][a-z0-9_]{0,39}$/;
+
+export function createFarmMetrics(opts: FarmMetricsOptions) {
+  const registry = new Registry();
+  registry.setDefaultLabels({ ...opts.defaultLabels, service: opts.service });
+  if (opts.collectDefault ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  // --- the metrics' own health -------------------------------------------------------------
+  const labelOverflow = new Counter({
+    name: METRIC.labelOverflow,
+    help: "Label values outside their bounded set, recorded as \"other\" instead",
+    labelNames: ["metric", "label"] as const,
+    registers,
+  });
+  const invalidValues = new Counter({
+    name: METRIC.invalidValues,
+    help: "Observations dropped because the number was not finite or was negative where it cannot be",
+    labelNames: ["metric"] as const,
+    registers,
+  });
+  const collectErrors = new Counter({
+    name: METRIC.collectErrors,
+    help: "Scrape-time collections that failed or timed out (the gauge is empty for that scrape)",
+    labelNames: ["source"] as const,
+    registers,
+  });
+
+  const reportedOverflows = new Set<string>();
+  const report: OverflowReporter = (metric, label, value) => {
+    labelOverflow.inc({ metric, label });
+    const key = `${metric}\u0000${label}`;
+    if (!reportedOverflows.has(key)) {
+      reportedOverflows.add(key);
+      opts.onLabelOverflow?.({ metric, label, value });
+    }
+  };
+  const valid = (metric: string, n: number, allowNegative = false): boolean => {
+    if (Number.isFinite(n) && (allowNegative || n >= 0)) return true;
+    invalidValues.inc({ metric });
+    return false;
+  };
+
+  // One guard per open label, shared by all metrics using it, so the cap is one set of values.
+  const task = cappedLabel("task", { maxValues: opts.maxTasks ?? 200, pattern: ID_PATTERN }, report);
+  const adbOp = cappedLabel("op", { maxValues: 40, pattern: SNAKE_PATTERN }, report);
+  const deviceState = cappedLabel("state", { maxValues: 16, pattern: SNAKE_PATTERN }, report);
+  const recoveryCause = cappedLabel("cause", { maxValues: 32, pattern: SNAKE_PATTERN }, report);
+  const queueName = cappedLabel("queue", { maxValues: 16, pattern: ID_PATTERN }, report);
+
+  // --- episodes ----------------------------------------------------------------------------
+  const episodes = new Counter({
+    name: METRIC.episodes,
+    help: "Finished episodes by task, outcome (terminated|truncated) and end cause",
+    labelNames: ["task", "outcome", "cause"] as const,
+    registers,
+  });
+  const outcome = closedLabel(METRIC.episodes, "outcome", OUTCOMES, report);
+  const cause = closedLabel(METRIC.episodes, "cause", END_CAUSES, report);
+  const episodeDuration = new Histogram({
+    name: METRIC.episodeDuration,
+    help: "Wall-clock duration of finished episodes, reset end to last step",
+    labelNames: ["task", "outcome"] as const,
+    buckets: EPISODE_DURATION_BUCKETS_SEC,
+    registers,
+  });
+  const episodeSteps = new Histogram({
+    name: METRIC.episodeSteps,
+    help: "Steps per finished episode",
+    labelNames: ["task"] as const,
+    buckets: EPISODE_STEPS_BUCKETS,
+    registers,
+  });
+  const steps = new Counter({
+    name: METRIC.steps,
+    help: "Environment steps of finished episodes",
+    labelNames: ["task"] as const,
+    registers,
+  });
+  const episodeReward = new Histogram({
+    name: METRIC.episodeReward,
+    help: "Total reward per finished episode",
+    labelNames: ["task"] as const,
+    buckets: opts.rewardBuckets ?? REWARD_BUCKETS,
+    registers,
+  });
+  const extrasDropped = new Counter({
+    name: METRIC.extrasDropped,
+    help: "Extras dropped (not in extras_spec, over the buffer cap, or unparseable)",
+    labelNames: ["task"] as const,
+    registers,
+  });
+  const logLinesMalformed = new Counter({
+    name: METRIC.logLinesMalformed,
+    help: "Logcat lines that did not parse",
+    registers,
+  });
+
+  // --- steps and devices -------------------------------------------------------------------
+  const stepPhaseDuration = new Histogram({
+    name: METRIC.stepPhaseDuration,
+    help: "Duration of one phase of one step: policy, action, observation, log (waiting for logcat)",
+    labelNames: ["phase"] as const,
+    buckets: STEP_PHASE_BUCKETS_SEC,
+    registers,
+  });
+  const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
+  const policyErrors = new Counter({
+    name: METRIC.policyErrors,
+    help: "Policy failures by PolicyError code",
+    labelNames: ["code"] as const,
+    registers,
+  });
+  const policyCode = closedLabel(METRIC.policyErrors, "code", POLICY_ERROR_CODES, report);
+  const adbCalls = new Counter({
+    name: METRIC.adbCalls,
+    help: "adb calls by operation and status (ok or the error kind)",
+    labelNames: ["op", "status"] as const,
+    registers,
+  });
+  const adbStatus = closedLabel(METRIC.adbCalls, "status", ADB_STATUSES, report);
+  const adbErrors = new Counter({
+    name: METRIC.adbErrors,
+    help: "Failed adb calls by error kind",
+    labelNames: ["kind"] as const,
+    registers,
+  });
+  const adbDuration = new Histogram({
+    name: METRIC.adbCallDuration,
+    help: "Duration of adb calls by operation",
+    labelNames: ["op"] as const,
+    buckets: ADB_CALL_BUCKETS_SEC,
+    registers,
+  });
+  const devices = new Gauge({
+    name: METRIC.devices,
+    help: "Devices this process manages, by state",
+    labelNames: ["state"] as const,
+    registers,
+  });
+  const recoveries = new Counter({
+    name: METRIC.recoveries,
+    help: "Device recoveries (reconnect, relaunch, …) by cause",
+    labelNames: ["cause"] as const,
+    registers,
+  });
+
+  // --- trajectories ------------------------------------------------------------------------
+  const trajectoryBytes = new Counter({
+    name: METRIC.trajectoryBytes,
+    help: "Bytes of trajectory files written",
+    registers,
+  });
+  const trajectoryFiles = new Counter({
+    name: METRIC.trajectoryFiles,
+    help: "Trajectory files written",
+    registers,
+  });
+
+  // --- scheduling and queues ---------------------------------------------------------------
+  const campaigns = new Counter({
+    name: METRIC.campaignsSubmitted,
+    help: "Campaigns accepted by the scheduler",
+    registers,
+  });
+  const jobsEnqueued = new Counter({
+    name: METRIC.jobsEnqueued,
+    help: "Episode jobs put on the queue, by task",
+    labelNames: ["task"] as const,
+    registers,
+  });
+  const jobStartLatency = new Histogram({
+    name: METRIC.jobStartLatency,
+    help: "Time from enqueue to a worker starting the job",
+    buckets: JOB_START_LATENCY_BUCKETS_SEC,
+    registers,
+  });
+  let queueDepthSource: QueueDepthSource | undefined;
+  const queueStateLabel = closedLabel(METRIC.queueJobs, "state", QUEUE_STATES, report);
+  const queueJobs: Gauge<"queue" | "state"> = new Gauge({
+    name: METRIC.queueJobs,
+    help: "Jobs per queue and state, read at scrape time",
+    labelNames: ["queue", "state"] as const,
+    registers,
+    collect: () =>
+      collectQueueDepth({
+        gauge: queueJobs,
+        source: () => queueDepthSource,
+        timeoutMs: opts.queueDepthTimeoutMs ?? 2000,
+        collectErrors,
+        queueLabel: (v) => queueName(METRIC.queueJobs, v),
+        stateLabel: queueStateLabel,
+      })(),
+  });
+
+  // Zero series for the closed error sets, so rate() and alerts see them before the first error.
+  for (const kind of ADB_STATUSES) if (kind !== "ok") adbErrors.inc({ kind }, 0);
+  for (const code of POLICY_ERROR_CODES) policyErrors.inc({ code }, 0);
+
+  return {
+    registry,
+    /** The exposition text, as `/metrics` serves it. */
+    metricsText: (): Promise<string> => registry.metrics(),
+    /** The content type matching `metricsText()`. */
+    get contentType(): string {
+      return registry.contentType;
+    },
+
+    episodeFinished(e: EpisodeFinished): void {
+      const t = task(METRIC.episodes, e.taskId);
+      const o = outcome(e.outcome);
+      episodes.inc({ task: t, outcome: o, cause: cause(e.cause) });
+      if (valid(METRIC.episodeDuration, e.durationSec)) episodeDuration.observe({ task: t, outcome: o }, e.durationSec);
+      if (valid(METRIC.episodeSteps, e.steps)) {
+        episodeSteps.observe({ task: t }, e.steps);
+        steps.inc({ task: t }, e.steps);
+      }
+      if (valid(METRIC.episodeReward, e.reward, true)) episodeReward.observe({ task: t }, e.reward);
+    },
+    stepPhase(p: StepPhase, seconds: number): void {
+      if (valid(METRIC.stepPhaseDuration, seconds)) stepPhaseDuration.observe({ phase: phase(p) }, seconds);
+    },
+    adbCall(c: AdbCall): void {
+      const op = adbOp(METRIC.adbCalls, c.op);
+      const status = adbStatus(c.status);
+      adbCalls.inc({ op, status });
+      if (status !== "ok") adbErrors.inc({ kind: status });
+      if (valid(METRIC.adbCallDuration, c.seconds)) adbDuration.observe({ op }, c.seconds);
+    },
+    /** Replaces all device-state counts: states absent from `counts` drop out. */
+    setDeviceStates(counts: Record<string, number>): void {
+      devices.reset();
+      for (const [state, n] of Object.entries(counts)) {
+        if (valid(METRIC.devices, n)) devices.inc({ state: deviceState(METRIC.devices, state) }, n);
+      }
+    },
+    recovery(c: string): void {
+      recoveries.inc({ cause: recoveryCause(METRIC.recoveries, c) });
+    },
+    policyError(code: string): void {
+      policyErrors.inc({ code: policyCode(code) });
+    },
+    trajectoryWritten(w: { bytes: number; files?: number }): void {
+      if (valid(METRIC.trajectoryBytes, w.bytes)) trajectoryBytes.inc(w.bytes);
+      const files = w.files ?? 1;
+      if (valid(METRIC.trajectoryFiles, files)) trajectoryFiles.inc(files);
+    },
+    logLineMalformed(n = 1): void {
+      if (valid(METRIC.logLinesMalformed, n)) logLinesMalformed.inc(n);
+    },
+    extraDropped(taskId: string, n = 1): void {
+      if (valid(METRIC.extrasDropped, n)) extrasDropped.inc({ task: task(METRIC.extrasDropped, taskId) }, n);
+    },
+    /** A worker started a job `latencySec` after it was enqueued. */
+    jobStarted(latencySec: number): void {
+      if (valid(METRIC.jobStartLatency, latencySec)) jobStartLatency.observe(latencySec);
+    },
+    campaignSubmitted(): void {
+      campaigns.inc();
+    },
+    jobsEnqueued(taskId: string, n = 1): void {
+      if (valid(METRIC.jobsEnqueued, n)) jobsEnqueued.inc({ task: task(METRIC.jobsEnqueued, taskId) }, n);
+    },
+    /**
+     * Where farm_queue_jobs comes from, called at every scrape: e.g. for each BullMQ queue,
+     * `Object.entries(await q.getJobCounts())` → `{ queue: q.name, state, count }`.
+     */
+    setQueueDepthSource(source: QueueDepthSource | undefined): void {
+      queueDepthSource = source;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+/**
+ * Queue depth as one gauge, farm_queue_jobs{queue,state}, filled at scrape time from a callback
+ * (e.g. BullMQ Queue.getJobCounts per queue). Not bullmq's exportPrometheusMetrics: that builds its
+ * own metric text per queue, outside our registry, names and label rules.
+ * A failing or slow source never fails the scrape: the gauge is left empty for that scrape and
+ * farm_metrics_collect_errors_total{source="queue_depth"} counts it.
+ */
+import type { Counter, Gauge } from "prom-client";
+
+export interface QueueDepthSample {
+  queue: string;
+  state: string;
+  count: number;
+}
+
+export type QueueDepthSource = () => Promise<QueueDepthSample[]>;
+
+export function collectQueueDepth(opts: {
+  gauge: Gauge<"queue" | "state">;
+  source: () => QueueDepthSource | undefined;
+  timeoutMs: number;
+  collectErrors: Counter<"source">;
+  queueLabel: (value: string) => string;
+  stateLabel: (value: string) => string;
+}): () => Promise<void> {
+  return async () => {
+    const source = opts.source();
+    opts.gauge.reset();
+    if (!source) return;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const samples = await Promise.race([
+        source(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`queue depth source took longer than ${opts.timeoutMs} ms`)), opts.timeoutMs);
+        }),
+      ]);
+      for (const s of samples) {
+        if (!Number.isFinite(s.count) || s.count < 0) continue;
+        // inc, not set: two samples that both map to "other" must add up.
+        opts.gauge.inc({ queue: opts.queueLabel(s.queue), state: opts.stateLabel(s.state) }, s.count);
+      }
+    } catch {
+      opts.gauge.reset();
+      opts.collectErrors.inc({ source: "queue_depth" });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

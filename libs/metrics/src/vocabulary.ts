@@ -1,0 +1,60 @@
+/**
+ * The closed label vocabularies. Where another library owns the set (episode outcomes and causes,
+ * adb statuses, policy error codes) the `satisfies Record<…, true>` lists make a new or renamed value
+ * there a type error here, so the metrics never silently drift into "other".
+ */
+import type { StepStatus } from "@farm/adb";
+import type { EndCause, EpisodeOutcome } from "@farm/episode";
+import type { PolicyErrorCode } from "@farm/policy";
+
+/** The value a label takes when the caller passes something outside its bounded set. */
+export const OTHER = "other";
+
+const outcomes = { terminated: true, truncated: true } satisfies Record<EpisodeOutcome, true>;
+export const OUTCOMES = Object.keys(outcomes) as EpisodeOutcome[];
+
+const causes = {
+  episode_end: true,
+  step_limit: true,
+  time_limit: true,
+  app_left: true,
+  reset_failed: true,
+  action_failed: true,
+  observation_failed: true,
+  device_hung: true,
+  device_lost: true,
+  policy_failed: true,
+  cancelled: true,
+} satisfies Record<EndCause, true>;
+export const END_CAUSES = Object.keys(causes) as EndCause[];
+
+export const STEP_PHASES = ["policy", "action", "observation", "log"] as const;
+export type StepPhase = (typeof STEP_PHASES)[number];
+
+const statuses = {
+  ok: true,
+  adb_error: true,
+  timeout: true,
+  failed_precondition: true,
+  internal_error: true,
+  unknown_command: true,
+} satisfies Record<StepStatus, true>;
+export const ADB_STATUSES = Object.keys(statuses) as StepStatus[];
+
+const policyCodes = {
+  timeout: true,
+  http_status: true,
+  bad_response: true,
+  unreachable: true,
+  aborted: true,
+  bad_spec: true,
+  bad_script: true,
+  bad_module: true,
+  bad_action: true,
+  closed: true,
+} satisfies Record<PolicyErrorCode, true>;
+export const POLICY_ERROR_CODES = Object.keys(policyCodes) as PolicyErrorCode[];
+
+/** BullMQ job states (Queue.getJobCounts). */
+export const QUEUE_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "paused", "completed", "failed"] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
