@@ -3,3 +3,8 @@
  * Task definitions in protobuf text format (all three AndroidEnv dialects) loaded into one typed model.
  */
 export type * from "./model.ts";
+export { loadTaskFile, parseTaskText, loadTaskSet, expandTaskPaths, type LoadOptions, type ParseOptions } from "./load.ts";
+export { TaskLoadError, formatTaskError, type TaskErrorCode } from "./errors.ts";
+export { pyRegex, PyRegexError } from "./pyregex.ts";
+export { resolveApk } from "./apk.ts";
+export { taskHash, canonicalJson } from "./hash.ts";

@@ -22,7 +22,12 @@ export interface AppScreen {
 }
 
 export type ApkLocation =
-  | { kind: "filesystem"; /** absolute host path, resolved against the task file's folder or the APK folder */ path: string }
+  | {
+      kind: "filesystem";
+      /** absolute host path, resolved against the task file's folder or the APK folder */ path: string;
+      /** The path as written in the task file (what the content hash covers, so it is the same on every host). */
+      declaredPath: string;
+    }
   | { kind: "blob"; contents: Uint8Array }
   /** An internal package store that does not exist outside its owner; runnable only if the APK folder holds `path`. */
   | { kind: "mpm"; packageName: string; label: string; path: string };

@@ -1,0 +1,57 @@
+/** Where an APK named by a task lives on this host. */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, isAbsolute, join, resolve } from "node:path";
+import type { ApkLocation } from "./model.ts";
+
+/**
+ * A `filesystem.path` as written in a task file → an absolute host path. Relative paths resolve against the task
+ * file's folder first, then each APK folder (as written, then by file name). If none exists, the task-folder path
+ * is returned and `found` is false (the install step will fail with a clear message at run time).
+ */
+export function locateFilesystemApk(declared: string, taskDir: string, apkDirs: readonly string[]): { path: string; found: boolean } {
+  if (isAbsolute(declared)) return { path: declared, found: existsSync(declared) };
+  const candidates = [resolve(taskDir, declared)];
+  for (const dir of apkDirs) candidates.push(resolve(dir, declared), resolve(dir, basename(declared)));
+  const hit = candidates.find((p) => existsSync(p));
+  return { path: hit ?? candidates[0]!, found: hit !== undefined };
+}
+
+/**
+ * The host path of the APK to install for `location`. `filesystem` must exist; `mpm` (an internal package store
+ * that does not exist outside Google) is runnable only when an APK folder holds a file named `mpm.path`; `blob`
+ * contents are written once to a content-addressed temporary file. Throws an Error saying what to do otherwise.
+ */
+export function resolveApk(location: ApkLocation, apkDirs: readonly string[]): string {
+  switch (location.kind) {
+    case "filesystem":
+      if (existsSync(location.path)) return location.path;
+      throw new Error(
+        `APK not found: ${location.path} (written as "${location.declaredPath}"). Put the file there, or in an APK folder ` +
+          `(apkDirs / --apk-dir), or change filesystem.path in the task (relative paths start at the task file's folder).`,
+      );
+    case "mpm": {
+      for (const dir of apkDirs) {
+        const p = join(dir, basename(location.path));
+        if (location.path && existsSync(p)) return p;
+      }
+      throw new Error(
+        `the task installs "${location.path}" from the internal mpm package store (${location.packageName}, label ${location.label}), ` +
+          `which is not available outside its owner. Supply a local APK: put a file named "${basename(location.path)}" in an APK folder ` +
+          `(apkDirs / --apk-dir; searched: ${apkDirs.length ? apkDirs.join(", ") : "none configured"}), or replace the mpm location with ` +
+          `install_apk { filesystem { path: "path/to/app.apk" } }.`,
+      );
+    }
+    case "blob": {
+      const digest = createHash("sha256").update(location.contents).digest("hex").slice(0, 16);
+      const dir = join(tmpdir(), "farm-apk-blobs");
+      const p = join(dir, `${digest}.apk`);
+      if (!existsSync(p)) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(p, location.contents);
+      }
+      return p;
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/** Load-time errors of task files: stable codes, a file:line, the field path, and what to do about it. */
+
+export type TaskErrorCode =
+  | "read_failed"
+  | "syntax"
+  | "unknown_field"
+  | "mixed_dialect"
+  | "conflicting_limits"
+  | "empty_step"
+  | "empty_command"
+  | "tap_step"
+  | "negative_timeout"
+  | "zero_timeout"
+  | "empty_activity"
+  | "bad_activity"
+  | "bad_package"
+  | "bad_regex"
+  | "bad_dtype"
+  | "bad_shape"
+  | "bad_extras_spec"
+  | "bad_apk"
+  | "bad_settings"
+  | "bad_package_manager"
+  | "bad_value"
+  | "duplicate_id";
+
+export class TaskLoadError extends Error {
+  override readonly name = "TaskLoadError";
+  constructor(
+    readonly code: TaskErrorCode,
+    /** The task file (as given by the caller). */
+    readonly file: string,
+    /** 1-based line in the file. */
+    readonly line: number,
+    /** Text-format field path such as `reset_steps[2].adb_call.start_activity.full_activity` ("" = whole file). */
+    readonly field: string,
+    /** What is wrong. */
+    readonly detail: string,
+    /** What to do about it. */
+    readonly hint: string,
+  ) {
+    super(formatParts(file, line, field, detail, hint));
+  }
+}
+
+function formatParts(file: string, line: number, field: string, detail: string, hint: string): string {
+  return `${file}:${line}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`;
+}
+
+/** `file:line: field: message (hint)` — one line, as printed by `farm task validate`. */
+export function formatTaskError(e: TaskLoadError): string {
+  return formatParts(e.file, e.line, e.field, e.detail, e.hint);
+}

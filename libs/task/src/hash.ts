@@ -1,0 +1,34 @@
+/** Task identity: sha256 of the canonical JSON of the normalised task, identical on every host. */
+import { createHash } from "node:crypto";
+import type { Task } from "./model.ts";
+
+/**
+ * Canonical form: object keys sorted, undefined dropped, PyRegex as its source, bytes as base64, filesystem APK
+ * locations by the path as written (never the host's absolute path), step line numbers left out (not content).
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(canonical(value));
+}
+
+function canonical(value: unknown): unknown {
+  if (value instanceof RegExp) return value.source;
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === "object") {
+    const o = value as Record<string, unknown>;
+    if (typeof o.source === "string" && o.regex instanceof RegExp) return o.source;
+    const out: Record<string, unknown> = {};
+    const isFilesystem = o.kind === "filesystem" && typeof o.declaredPath === "string";
+    for (const key of Object.keys(o).sort()) {
+      if (o[key] === undefined || key === "line") continue;
+      if (isFilesystem && key === "path") continue;
+      out[key] = canonical(o[key]);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function taskHash(task: Task): string {
+  return createHash("sha256").update(canonicalJson(task)).digest("hex");
+}

@@ -1,0 +1,201 @@
+/** Reading task files: parse with protobufjs against the farm's schemas, pick the dialect, validate, normalise. */
+import textformat from "protobufjs/ext/textformat.js";
+import type protobuf from "protobufjs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { Checker, type Obj } from "./checker.ts";
+import { TaskLoadError } from "./errors.ts";
+import { taskHash } from "./hash.ts";
+import { rewriteLenientEscapes } from "./lexer.ts";
+import { indexFieldLines, type LineIndex } from "./line-index.ts";
+import type { Dialect, LoadedTask, TaskWarning } from "./model.ts";
+import { normaliseTask } from "./normalise.ts";
+import { taskType, type SchemaName } from "./schema.ts";
+
+export interface LoadOptions {
+  /** Folders searched for APKs named by relative `filesystem.path`s (after the task file's folder) and `mpm.path`s. */
+  apkDirs?: string[];
+}
+
+export interface ParseOptions extends LoadOptions {
+  /** The file the text came from (relative paths resolve against its folder; messages name it as given). */
+  sourcePath: string;
+}
+
+const TO_OBJECT: protobuf.IConversionOptions = { enums: String, longs: String, oneofs: true };
+const GOOGLE3_HEADER = /^#\s*proto-file:\s*google3\//m;
+/** Fields only the early-2021 internal dialect (b) has. */
+const INTERNAL_ONLY = ["log_tag", "log_prefix", "apk_source", "mpm"];
+/** Fields (b) lacks, which therefore cannot be mixed with its own. */
+const NOT_IN_INTERNAL = ["log_parsing_config", "max_num_steps", "max_episode_steps", "uninstall_package"];
+const LEGACY_TELLTALES = ["adb_call", "max_num_steps", "max_duration_sec", ...INTERNAL_ONLY];
+
+const idLines = new WeakMap<LoadedTask, number>();
+
+export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
+  const file = opts.sourcePath;
+  const warnings: TaskWarning[] = [];
+  const { text: prepared, fixes } = rewriteLenientEscapes(text);
+  for (const f of fixes)
+    warnings.push({ line: f.line, field: "", message: `unknown escape ${f.escape} read as Python does (a backslash and '${f.escape.slice(1)}'); write \\${f.escape} to say so explicitly` });
+
+  const attempt = (schema: SchemaName): { raw: Obj } | { error: Error } => {
+    try {
+      const type = taskType(schema);
+      return { raw: type.toObject(textformat.fromText(type, prepared), TO_OBJECT) as Obj };
+    } catch (e) {
+      return { error: e as Error };
+    }
+  };
+
+  let schema: SchemaName = "current";
+  let result = attempt("current");
+  if ("error" in result) {
+    const legacy = attempt("legacy");
+    if ("raw" in legacy) {
+      schema = "legacy";
+      result = legacy;
+    } else {
+      // Both failed: report against the schema the file looks written for.
+      schema = looksLegacy(prepared) ? "legacy" : "current";
+      const error = schema === "legacy" ? legacy.error : result.error;
+      throw parseError(file, error, indexFieldLines(prepared, taskType(schema)), taskType(schema));
+    }
+  }
+
+  const index = indexFieldLines(prepared, taskType(schema));
+  const dialect: Dialect = schema === "current" ? "current" : INTERNAL_ONLY.some((n) => index.mentions(n)) || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021";
+  const ck = new Checker(file, index);
+  if (dialect === "internal-2021") {
+    for (const name of NOT_IN_INTERNAL) {
+      const at = index.occurrences.find((o) => o.name === name);
+      if (at) {
+        const marker = INTERNAL_ONLY.find((n) => index.mentions(n)) ?? "the google3 proto-file header";
+        ck.fail("mixed_dialect", at.path, `${name} does not exist in the early-2021 dialect this file uses (it has ${marker})`, "write the file in one dialect: drop the early-2021 fields (log_tag, log_prefix, apk_source, mpm) or this one");
+      }
+    }
+  }
+  const sourcePath = resolve(file);
+  const task = normaliseTask({ ck, taskDir: dirname(sourcePath), apkDirs: (opts.apkDirs ?? []).map((d) => resolve(d)) }, result.raw, dialect);
+  if (task.id === "") task.id = idFromFileName(file);
+  if (ck.errors.length > 0) throw ck.errors.reduce((a, b) => (b.line < a.line ? b : a));
+  warnings.push(...ck.warnings);
+  warnings.sort((a, b) => a.line - b.line);
+  const loaded: LoadedTask = { task, hash: taskHash(task), dialect, sourcePath, warnings };
+  idLines.set(loaded, index.lineOf("id"));
+  return loaded;
+}
+
+function looksLegacy(text: string): boolean {
+  const index = indexFieldLines(text, undefined);
+  return GOOGLE3_HEADER.test(text) || LEGACY_TELLTALES.some((n) => index.mentions(n)) || index.has("package_name") || index.has("full_activity_name");
+}
+
+export function idFromFileName(file: string): string {
+  return basename(file, extname(file));
+}
+
+/** protobufjs error → TaskLoadError with the line, the field being parsed and a hint. */
+function parseError(file: string, error: Error, index: LineIndex, type: protobuf.Type): TaskLoadError {
+  const message = error.message;
+  const lineMatch = / \(line (\d+)\)$/.exec(message);
+  const detail = message.replace(/ \(line \d+\)$/, "");
+  const unknown = /^\.?([\w.]+): unknown field '(\w+)'/.exec(message);
+  if (unknown && lineMatch) {
+    const line = Number(lineMatch[1]);
+    const at = index.fieldAt(line, unknown[2]);
+    const owner = type.root.lookupType(unknown[1]!);
+    return new TaskLoadError("unknown_field", file, line, at?.path ?? unknown[2]!, `unknown field '${unknown[2]}' in ${owner.name}`, `remove it or fix its spelling; ${owner.name} has: ${Object.keys(owner.fields).join(", ")}`);
+  }
+  if (lineMatch) {
+    const line = Number(lineMatch[1]);
+    const at = index.fieldAt(line);
+    const hint = /expected string/.test(detail) ? 'quote string values, e.g. path: "apks/app.apk"' : "fix the text-format syntax at this line";
+    return new TaskLoadError("syntax", file, line, at && at.line === line ? at.path : "", detail, hint);
+  }
+  // "multiple values" errors carry no line: place them at the second occurrence of the field.
+  const multiple = /^\.?([\w.]*?)\.?(\w+): multiple values$/.exec(message);
+  if (multiple) {
+    const dup = secondOccurrence(index, multiple[2]!, type);
+    return new TaskLoadError("syntax", file, dup?.line ?? 1, dup?.path ?? multiple[2]!, `${multiple[2]} is set more than once`, "a singular field or a oneof takes one value; keep one");
+  }
+  return new TaskLoadError("syntax", file, 1, "", detail, "fix the text-format syntax");
+}
+
+/** The occurrence that repeats a singular field (or a second member of the oneof `name`) under the same parent. */
+function secondOccurrence(index: LineIndex, name: string, type: protobuf.Type) {
+  const members = new Set([name]);
+  const visit = (ns: protobuf.NamespaceBase): void => {
+    for (const nested of ns.nestedArray) {
+      if ("oneofs" in nested && (nested as protobuf.Type).oneofs?.[name]) for (const f of (nested as protobuf.Type).oneofs[name]!.oneof) members.add(f);
+      if ("nestedArray" in nested) visit(nested as protobuf.NamespaceBase);
+    }
+  };
+  visit(type.root);
+  const seen = new Set<string>();
+  for (const o of index.occurrences) {
+    if (!members.has(o.name)) continue;
+    const parent = o.path.slice(0, o.path.length - o.name.length);
+    if (seen.has(parent)) return o;
+    seen.add(parent);
+  }
+  return undefined;
+}
+
+export function loadTaskFile(path: string, opts: LoadOptions = {}): LoadedTask {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${(e as Error).message}`, "check the path");
+  }
+  return parseTaskText(text, { ...opts, sourcePath: path });
+}
+
+const TASK_EXTENSIONS = new Set([".textproto", ".pbtxt", ".txtpb", ".textpb"]);
+
+/** Files named directly, plus task files (by extension) found recursively in folders, in sorted order. */
+export function expandTaskPaths(pathsOrDirs: readonly string[]): string[] {
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(dir, entry.name);
+      if (entry.isDirectory()) walk(p);
+      else if (TASK_EXTENSIONS.has(extname(entry.name))) files.push(p);
+    }
+  };
+  for (const p of pathsOrDirs) {
+    let isDir = false;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      // reported as read_failed by loadTaskFile
+    }
+    if (isDir) walk(p);
+    else files.push(p);
+  }
+  return files;
+}
+
+/** Loads every task file; invalid files become errors, and a repeated task id is an error on the later file. */
+export function loadTaskSet(pathsOrDirs: readonly string[], opts: LoadOptions = {}): { tasks: LoadedTask[]; errors: TaskLoadError[] } {
+  const tasks: LoadedTask[] = [];
+  const errors: TaskLoadError[] = [];
+  const byId = new Map<string, LoadedTask>();
+  for (const file of expandTaskPaths(pathsOrDirs)) {
+    try {
+      const loaded = loadTaskFile(file, opts);
+      const first = byId.get(loaded.task.id);
+      if (first) {
+        errors.push(new TaskLoadError("duplicate_id", file, idLines.get(loaded) ?? 1, "id", `task id "${loaded.task.id}" is already used by ${first.sourcePath}`, "give each task in a set its own id (or file name)"));
+        continue;
+      }
+      byId.set(loaded.task.id, loaded);
+      tasks.push(loaded);
+    } catch (e) {
+      if (e instanceof TaskLoadError) errors.push(e);
+      else throw e;
+    }
+  }
+  return { tasks, errors };
+}
