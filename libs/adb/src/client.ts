@@ -53,6 +53,26 @@ export function callHandle(client: AdbClient, serial: string): CallHandle {
   };
 }
 
+/** A view of the client whose server connections are remembered, for host-level calls (`host:devices`…). */
+export function trackedClient(client: AdbClient): { client: AdbClient; destroy(): void } {
+  const conns: Connection[] = [];
+  let destroyed = false;
+  const derived = Object.create(client) as AdbClient;
+  (derived as unknown as { connection: () => unknown }).connection = () =>
+    client.connection().then((c) => {
+      conns.push(c);
+      if (destroyed) (c.socket as { destroy?: () => void } | undefined)?.destroy?.();
+      return c;
+    });
+  return {
+    client: derived,
+    destroy() {
+      destroyed = true;
+      for (const c of conns) (c.socket as { destroy?: () => void } | undefined)?.destroy?.();
+    },
+  };
+}
+
 /** Races `work` against a timer; on expiry calls `onExpire` (which must release resources) and rejects with DeadlineError. */
 export function withDeadline<T>(work: PromiseLike<T>, timeoutMs: number, op: string, onExpire: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {

@@ -1,5 +1,22 @@
 /**
  * @module @farm/adb
  * The only code that talks to devices: discovery, step commands, action channel, logcat, app-screen check, screenshots.
+ *
+ *   const driver = new AdbDriver({ host: "127.0.0.1", port: 5037, logger });
+ *   const dev = driver.device("emulator-5554");
+ *   const r = await dev.execute({ timeoutSec: 0, cmd: { command: "get_current_activity" } });
+ *   if (r.status !== "ok") …  // trouble is data, never thrown
  */
 export type * from "./types.ts";
+export { AdbDriver, type AdbDriverOptions, type DeviceChange, type DeviceListEntry, type DeviceTracking } from "./driver.ts";
+export { AdbDevice, type ActionChannelFactory } from "./device.ts";
+export { resolveConfig, type AdbDriverConfig, type AdbCallEvent, type AdbEvents, type ResolvedAdbConfig } from "./config.ts";
+export { ShellActionChannel } from "./action-channel.ts";
+export { ShellLogcatStream, logcatCommandLine } from "./logcat.ts";
+export { parseLogcatLine } from "./logcat-parse.ts";
+export { buildDumpTree, findViewHierarchy, matchViewHierarchy, pyRegex } from "./app-screen.ts";
+export { shQuote, shJoin, shSplit, quoteExtraArgs, ShellSyntaxError } from "./quote.ts";
+export { parsePmList, parseCurrentActivity, findPinnableTask, parseOrientation, parseWmSize } from "./parsers.ts";
+export { stepHandlers } from "./steps.ts";
+export { checkPackage, checkActivity, expandActivity } from "./validate.ts";
+export { framebufferToRgba } from "./screenshot.ts";

@@ -297,7 +297,7 @@ export const stepHandlers: StepHandlers = {
         const flags = words.slice(0, -1);
         if (!file) return precondition("generic install: no APK path");
         if (flags.some((f) => !/^-[a-zA-Z]$/.test(f))) return precondition(`generic install: unsupported flags ${flags.join(" ")}`);
-        return installApk(ctx, { kind: "filesystem", path: file }, flags.length ? flags : ["-r"]);
+        return installApk(ctx, { kind: "filesystem", path: file, declaredPath: file }, flags.length ? flags : ["-r"]);
       }
       case "uninstall": {
         const pkg = words[words.length - 1] ?? "";

@@ -108,6 +108,11 @@ export interface Device {
   screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult>;
   orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult>;
   screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult>;
+  /**
+   * The device's state on the adb server now (`device`, `offline`, `unauthorized`, …; `gone` when the
+   * server does not list it). Optional so test doubles need not implement it.
+   */
+  state?(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult>;
 }
 
 export interface DeviceEvent {

@@ -1,0 +1,143 @@
+/** `Device` over an adb server with adbkit: every operation is deadline-bound and returns trouble as data. */
+import type { AdbRequest, AppScreen } from "@farm/task";
+import { ShellActionChannel } from "./action-channel.ts";
+import { matchViewHierarchy } from "./app-screen.ts";
+import { readAll } from "./client.ts";
+import { deviceCall, report, shellExec, type DeviceCtx } from "./exec.ts";
+import { ShellLogcatStream } from "./logcat.ts";
+import { parsePmList, parseWmSize } from "./parsers.ts";
+import { shQuote } from "./quote.ts";
+import { fail, stepResult } from "./result.ts";
+import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
+import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
+import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, LogcatStream, Screenshot, ShellResult, StepResult } from "./types.ts";
+import { checkActivity } from "./validate.ts";
+
+export type ActionChannelFactory = (serial: string) => Promise<ActionChannel | undefined>;
+
+export class AdbDevice implements Device {
+  constructor(
+    private readonly ctx: DeviceCtx,
+    private readonly actionChannelFactory?: ActionChannelFactory,
+  ) {}
+
+  get serial(): string {
+    return this.ctx.serial;
+  }
+
+  private timeout(opts?: { timeoutMs?: number }): number {
+    return opts?.timeoutMs ?? this.ctx.cfg.queryTimeoutMs;
+  }
+
+  async execute(request: AdbRequest, opts: { timeoutMs?: number; apkDirs?: string[] } = {}): Promise<StepResult> {
+    const t0 = performance.now();
+    const name = (request?.cmd as { command?: string } | undefined)?.command ?? "";
+    const finish = (r: StepResult): StepResult => {
+      const durationMs = performance.now() - t0;
+      report(this.ctx, `step:${name || "?"}`, r.status, durationMs, r.message);
+      return { ...r, durationMs };
+    };
+    if (!(request.timeoutSec >= 0)) return finish(fail("failed_precondition", `${name}: negative timeout_sec ${request.timeoutSec}`));
+    const timeoutMs = opts.timeoutMs ?? (request.timeoutSec > 0 ? Math.ceil(request.timeoutSec * 1000) : this.ctx.cfg.defaultTimeoutMs);
+    const handler = handlerFor(name);
+    if (!handler) return finish(fail("unknown_command", `adb request kind ${JSON.stringify(name)} is not supported by the farm driver (known: ${Object.keys(stepHandlers).join(", ")})`));
+    const sctx = makeStepCtx(this.ctx, timeoutMs, opts.apkDirs ?? this.ctx.cfg.apkDirs);
+    try {
+      return finish(await handler(request.cmd, sctx));
+    } catch (e) {
+      // A bug in a handler must still come back as data.
+      return finish(fail("internal_error", `${name}: driver error: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  }
+
+  shell(commandLine: string, opts?: { timeoutMs?: number }): Promise<ShellResult> {
+    return shellExec(this.ctx, commandLine, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs);
+  }
+
+  /** The device's state on the adb server: `device`, `offline`, `unauthorized`, … or `gone` when the server does not list it. */
+  async state(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
+    const r = await deviceCall(this.ctx, "get-state", this.timeout(opts), (dc) => dc.getState());
+    if (r.ok) return r.value;
+    if (r.status === "adb_error" && /not found/.test(r.message)) return "gone";
+    return stepResult(r.status, r.message, "", r.durationMs);
+  }
+
+  /** Waits for the device to appear on the server, then for `sys.boot_completed=1`. */
+  async waitBootComplete(timeoutMs: number): Promise<StepResult> {
+    const t0 = performance.now();
+    const r = await deviceCall(this.ctx, "wait-boot", timeoutMs, (dc) => dc.waitForDevice().then(() => dc.waitBootComplete()));
+    const d = performance.now() - t0;
+    if (r.ok) return stepResult("ok", "", "", d);
+    return stepResult(r.status, r.status === "timeout" ? `device '${this.serial}' did not finish booting within ${timeoutMs} ms` : r.message, "", d);
+  }
+
+  async openActionChannel(): Promise<ActionChannel> {
+    const custom = await this.actionChannelFactory?.(this.serial);
+    if (custom) return custom;
+    const ch = new ShellActionChannel(this.ctx);
+    // Opening early is an optimisation; a failure here shows up as the first action's result.
+    await ch.open();
+    return ch;
+  }
+
+  openLogcat(opts: LogcatOptions): Promise<LogcatStream> {
+    return ShellLogcatStream.open(this.ctx, opts);
+  }
+
+  /** §7.4: activity from `am stack list`, then the view-hierarchy path over `dumpsys activity <pkg> <pkg>`. */
+  async matchAppScreen(screen: AppScreen, opts?: { timeoutMs?: number }): Promise<AppScreenMatch> {
+    if (screen.activity === "") return "EMPTY_EXPECTED_ACTIVITY";
+    const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
+    const cur = await currentActivity(sctx);
+    if (cur.status !== "ok" || cur.data?.kind !== "current_activity") return "FAILED_ACTIVITY_EXTRACTION";
+    if (cur.data.fullActivity !== screen.activity) return "UNEXPECTED_ACTIVITY";
+    if (screen.viewHierarchyPath.length === 0) return "SUCCESS";
+    if (checkActivity(screen.activity)) return "FAILED_ACTIVITY_EXTRACTION";
+    const pkg = screen.activity.slice(0, screen.activity.indexOf("/"));
+    const dump = await sctx.sh(`dumpsys activity ${shQuote(pkg)} ${shQuote(pkg)}`, "dumpsys:activity");
+    if (dump.status !== "ok") return "FAILED_ACTIVITY_EXTRACTION";
+    return matchViewHierarchy(dump.stdout, screen.viewHierarchyPath);
+  }
+
+  async installedPackages(opts?: { timeoutMs?: number }): Promise<string[] | StepResult> {
+    const r = await shellExec(this.ctx, "pm list packages", this.timeout(opts), "pm:list");
+    if (r.status !== "ok") return stepResult(r.status, r.message, r.stdout, r.durationMs);
+    return parsePmList(r.stdout, "package:");
+  }
+
+  async screenshot(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
+    const r = await deviceCall(this.ctx, "framebuffer", this.timeout(opts), (dc) =>
+      dc.framebuffer("raw").then((fb) => readAll(fb).then((data) => ({ meta: fb.meta as unknown as FramebufferHeader, data }))),
+    );
+    if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
+    const shot = framebufferToRgba(r.value.meta, r.value.data);
+    if (typeof shot === "string") return stepResult("internal_error", `screenshot: ${shot}`, "", r.durationMs);
+    return shot;
+  }
+
+  async screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
+    const r = await deviceCall(this.ctx, "screencap", this.timeout(opts), (dc) => dc.screencap().then((s) => readAll(s)));
+    if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
+    if (!isPng(r.value)) return stepResult("internal_error", `screencap -p did not return a PNG (${r.value.byteLength} bytes)`, r.value.subarray(0, 200).toString("latin1"), r.durationMs);
+    return new Uint8Array(r.value);
+  }
+
+  async orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
+    const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
+    const r = await stepHandlers.get_orientation({ command: "get_orientation" }, sctx);
+    if (r.status === "ok" && r.data?.kind === "orientation") return r.data.orientation;
+    return r;
+  }
+
+  async screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult> {
+    const r = await shellExec(this.ctx, "wm size", this.timeout(opts), "wm:size");
+    if (r.status === "ok") {
+      const s = parseWmSize(r.stdout);
+      if (s) return s;
+    } else if (r.status !== "internal_error") return stepResult(r.status, r.message, r.stdout, r.durationMs);
+    // Fall back to the framebuffer header (AndroidEnv takes the size from the first screenshot).
+    const shot = await this.screenshot(opts);
+    if ("rgba" in shot) return { width: shot.width, height: shot.height };
+    return shot;
+  }
+}

@@ -1,0 +1,171 @@
+/**
+ * The driver: one adbkit client per adb server (host, port), device discovery and tracking, and
+ * `Device` handles. It never starts, kills or restarts the adb server (AndroidEnv does; on a shared
+ * server that breaks every other emulator on the host).
+ */
+import { createAdbClient, trackedClient, withDeadline, type AdbClient } from "./client.ts";
+import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
+import { AdbDevice, type ActionChannelFactory } from "./device.ts";
+import { report } from "./exec.ts";
+import { describeError } from "./result.ts";
+import type { DeviceEvent, DeviceState } from "./types.ts";
+
+export interface DeviceListEntry {
+  serial: string;
+  state: DeviceState;
+}
+
+export type DeviceChange = DeviceEvent & { kind: "add" | "remove" | "change" };
+
+export interface DeviceTracking {
+  /** Devices as currently known to the tracker. */
+  devices(): DeviceListEntry[];
+  /** Stops tracking (closes the server connection). */
+  close(): void;
+}
+
+export interface AdbDriverOptions extends AdbDriverConfig {
+  /** Replaces the shell-stream action channel (e.g. with the emulator's gRPC); return undefined to keep the default. */
+  actionChannelFactory?: ActionChannelFactory;
+  /** Delay before the device tracker reconnects after losing the server. Default 500. */
+  trackerRetryMs?: number;
+}
+
+export class AdbDriver {
+  readonly config: ResolvedAdbConfig;
+  private readonly client: AdbClient;
+  private readonly trackings = new Set<DeviceTracking>();
+  private closed = false;
+
+  constructor(private readonly opts: AdbDriverOptions = {}) {
+    this.config = resolveConfig(opts);
+    this.client = createAdbClient(this.config);
+  }
+
+  /** Devices on the server now; trouble comes back as `{ status, message }`. */
+  async listDevices(timeoutMs = this.config.queryTimeoutMs): Promise<DeviceListEntry[] | { status: "adb_error" | "timeout"; message: string }> {
+    const t0 = performance.now();
+    const h = trackedClient(this.client);
+    const work = h.client.listDevices();
+    Promise.resolve(work).catch(() => undefined);
+    try {
+      const list = await withDeadline(work, timeoutMs, `listing devices on adb server ${this.config.host}:${this.config.port}`, () => h.destroy());
+      report({ cfg: this.config }, "devices", "ok", performance.now() - t0);
+      return list.map((d) => ({ serial: d.id, state: d.type }));
+    } catch (e) {
+      h.destroy();
+      const d = describeError(e, { host: this.config.host, port: this.config.port });
+      report({ cfg: this.config }, "devices", d.status, performance.now() - t0, d.message);
+      return { status: d.status === "timeout" ? "timeout" : "adb_error", message: d.message };
+    }
+  }
+
+  /**
+   * Follows `host:track-devices`: `add` (any state, including offline), `change` (state changed) and
+   * `remove`. When the server goes away the tracker keeps retrying; on reconnection it reports the
+   * difference to what it knew (devices gone meanwhile are removed).
+   */
+  trackDevices(listener: (ev: DeviceChange) => void): DeviceTracking {
+    const known = new Map<string, DeviceState>();
+    let stopped = false;
+    let tracker: { end(): unknown; on(ev: string, fn: (...a: never[]) => void): unknown } | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const retryMs = this.opts.trackerRetryMs ?? 500;
+    const emit = (ev: DeviceChange) => {
+      try {
+        this.config.events.onDeviceState?.({ serial: ev.serial, state: ev.kind === "remove" ? "gone" : ev.state });
+      } catch {
+        // metrics hooks never break tracking
+      }
+      this.config.logger.info({ event: `adb:device-${ev.kind}`, serial: ev.serial, state: ev.state }, "device tracker");
+      try {
+        listener(ev);
+      } catch (e) {
+        this.config.logger.error({ event: "adb:tracker-listener-error", err: String(e) }, "device listener threw");
+      }
+    };
+    const apply = (list: Array<{ id: string; type: string }>) => {
+      const seen = new Set<string>();
+      for (const d of list) {
+        seen.add(d.id);
+        const prev = known.get(d.id);
+        if (prev === undefined) {
+          known.set(d.id, d.type);
+          emit({ kind: "add", serial: d.id, state: d.type });
+        } else if (prev !== d.type) {
+          known.set(d.id, d.type);
+          emit({ kind: "change", serial: d.id, state: d.type });
+        }
+      }
+      for (const [serial] of [...known]) {
+        if (!seen.has(serial)) {
+          known.delete(serial);
+          emit({ kind: "remove", serial, state: "gone" });
+        }
+      }
+    };
+    const start = () => {
+      if (stopped || this.closed) return;
+      this.client.trackDevices().then(
+        (t) => {
+          if (stopped) {
+            t.end();
+            return;
+          }
+          tracker = t as unknown as typeof tracker;
+          // Each changeSet follows a full list from the server; rebuild the list from the tracker's view.
+          let current = new Map<string, string>();
+          let first = true;
+          t.on("changeSet", (cs: { added: Array<{ id: string; type: string }>; changed: Array<{ id: string; type: string }>; removed: Array<{ id: string; type: string }> }) => {
+            if (first) current = new Map();
+            first = false;
+            for (const d of cs.removed) current.delete(d.id);
+            for (const d of [...cs.added, ...cs.changed]) current.set(d.id, d.type);
+            apply([...current].map(([id, type]) => ({ id, type })));
+          });
+          const lost = (why: string) => {
+            if (tracker !== (t as unknown)) return;
+            tracker = undefined;
+            if (stopped) return;
+            this.config.logger.warn({ event: "adb:tracker-lost", why }, "device tracker lost the adb server; retrying");
+            retry = setTimeout(start, retryMs);
+          };
+          t.on("error", (e: Error) => lost(e.message));
+          t.on("end", () => lost("end"));
+        },
+        (e: unknown) => {
+          const d = describeError(e, { host: this.config.host, port: this.config.port });
+          this.config.logger.warn({ event: "adb:tracker-connect-failed", message: d.message }, "device tracker could not connect; retrying");
+          // The server is unreachable: everything known is gone until it answers again.
+          apply([]);
+          if (!stopped) retry = setTimeout(start, retryMs);
+        },
+      );
+    };
+    const handle: DeviceTracking = {
+      devices: () => [...known].map(([serial, state]) => ({ serial, state })),
+      close: () => {
+        stopped = true;
+        if (retry) clearTimeout(retry);
+        tracker?.end();
+        tracker = undefined;
+        this.trackings.delete(handle);
+      },
+    };
+    this.trackings.add(handle);
+    start();
+    return handle;
+  }
+
+  /** A handle for one device (cheap; nothing is opened until it is used). */
+  device(serial: string): AdbDevice {
+    if (serial === "") throw new TypeError("device serial is empty");
+    return new AdbDevice({ client: this.client, cfg: this.config, serial }, this.opts.actionChannelFactory);
+  }
+
+  /** Stops trackers. Devices' action channels and logcat streams are closed by their owners. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const t of [...this.trackings]) t.close();
+  }
+}
