@@ -1,0 +1,109 @@
+/**
+ * Extras in a form any Avro reader can use without our code: dtype and shape as declared, the value
+ * flattened row-major into one typed array chosen by dtype, or JSON text when it does not fit
+ * (OBJECT dtype, nesting that differs from the shape, leaves of the wrong type).
+ */
+import type { StepExtra } from "@farm/episode";
+import type { DataType } from "@farm/task";
+
+/** The Avro shape of `farm.trajectory.Extra`. */
+export interface AvroExtra {
+  name: string;
+  dtype: string;
+  shape: number[];
+  doubles: number[] | null;
+  longs: number[] | null;
+  strings: string[] | null;
+  booleans: boolean[] | null;
+  json: string | null;
+}
+
+type Slot = "doubles" | "longs" | "strings" | "booleans" | "json";
+
+function slotFor(dtype: DataType | string): Slot {
+  switch (dtype) {
+    case "FLOAT":
+    case "DOUBLE":
+      return "doubles";
+    case "INT8": case "INT16": case "INT32": case "INT64":
+    case "UINT8": case "UINT16": case "UINT32": case "UINT64":
+      return "longs";
+    case "BOOL":
+      return "booleans";
+    case "STRING": case "STRING_U1": case "STRING_U16": case "STRING_U25": case "STRING_U250":
+      return "strings";
+    default:
+      return "json";
+  }
+}
+
+const leafFits: Record<Exclude<Slot, "json">, (v: unknown) => boolean> = {
+  doubles: (v) => typeof v === "number",
+  longs: (v) => typeof v === "number" && Number.isSafeInteger(v),
+  strings: (v) => typeof v === "string",
+  booleans: (v) => typeof v === "boolean",
+};
+
+/** Row-major leaves of `value` if it is a regular nested array of exactly `shape` with fitting leaves; else null. */
+function flatten(value: unknown, shape: readonly number[], fits: (v: unknown) => boolean): unknown[] | null {
+  const out: unknown[] = [];
+  const walk = (v: unknown, depth: number): boolean => {
+    if (depth === shape.length) {
+      if (Array.isArray(v) || !fits(v)) return false;
+      out.push(v);
+      return true;
+    }
+    if (!Array.isArray(v) || v.length !== shape[depth]) return false;
+    for (const item of v) if (!walk(item, depth + 1)) return false;
+    return true;
+  };
+  return walk(value, 0) ? out : null;
+}
+
+function unflatten(leaves: readonly unknown[], shape: readonly number[]): unknown {
+  if (shape.length === 0) return leaves[0];
+  let pos = 0;
+  const build = (depth: number): unknown[] => {
+    const n = shape[depth] ?? 0;
+    const arr = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) arr[i] = depth === shape.length - 1 ? leaves[pos++] : build(depth + 1);
+    return arr;
+  };
+  return build(0);
+}
+
+/** JSON that survives bigint (as a decimal string). */
+function toJson(value: unknown): string {
+  return JSON.stringify(value === undefined ? null : value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ?? "null";
+}
+
+export function extraToAvro(extra: StepExtra): AvroExtra {
+  const rec: AvroExtra = {
+    name: extra.name,
+    dtype: extra.dtype,
+    shape: extra.shape,
+    doubles: null,
+    longs: null,
+    strings: null,
+    booleans: null,
+    json: null,
+  };
+  const slot = slotFor(extra.dtype);
+  const leaves = slot === "json" ? null : flatten(extra.value, extra.shape, leafFits[slot]);
+  if (slot !== "json" && leaves) (rec[slot] as unknown[]) = leaves;
+  else rec.json = toJson(extra.value);
+  return rec;
+}
+
+export function extraFromAvro(rec: AvroExtra): StepExtra {
+  const shape = rec.shape;
+  let value: unknown;
+  if (rec.json !== null && rec.json !== undefined) value = JSON.parse(rec.json);
+  else {
+    const leaves = rec.doubles ?? rec.longs ?? rec.strings ?? rec.booleans ?? [];
+    const size = shape.reduce((a, b) => a * b, 1);
+    // A producer that ignored the shape still round-trips as a flat list.
+    value = leaves.length === size ? unflatten(leaves, shape) : leaves;
+  }
+  return { name: rec.name, dtype: rec.dtype as DataType, shape, value };
+}

@@ -1,0 +1,149 @@
+/** Summaries of trajectory files: counts, outcomes, reward statistics, duplicates, schema versions. */
+import { stat } from "node:fs/promises";
+import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
+import type { StoredEpisode } from "./types.ts";
+
+export interface DuplicateOccurrence {
+  attempt: number;
+  file: string;
+  outcome: string;
+  cause: string;
+}
+
+export interface DuplicateEpisode {
+  episodeId: string;
+  occurrences: DuplicateOccurrence[];
+}
+
+/** Minimal identity needed to find duplicates; a StoredEpisode fits. */
+type Identified = Pick<StoredEpisode, "episodeId" | "attempt" | "file" | "outcome" | "cause">;
+
+/** Groups records by episodeId and returns the ids seen more than once (sorted by id). */
+export function findDuplicates(records: Iterable<Identified>): DuplicateEpisode[] {
+  const seen = new Map<string, DuplicateOccurrence[]>();
+  for (const r of records) {
+    const occ = { attempt: r.attempt, file: r.file, outcome: r.outcome, cause: r.cause };
+    const list = seen.get(r.episodeId);
+    if (list) list.push(occ);
+    else seen.set(r.episodeId, [occ]);
+  }
+  return [...seen]
+    .filter(([, occ]) => occ.length > 1)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([episodeId, occurrences]) => ({ episodeId, occurrences }));
+}
+
+export interface TrajectorySummary {
+  files: number;
+  bytes: number;
+  /** Temporary (unfinished) or hidden files that were not read. */
+  skippedFiles: number;
+  unreadable: { file: string; error: string }[];
+  episodes: number;
+  uniqueEpisodes: number;
+  steps: number;
+  frames: number;
+  /** outcome → cause → count */
+  outcomes: Record<string, Record<string, number>>;
+  reward: { mean: number; min: number; max: number } | null;
+  /** schema version → number of files */
+  schemaVersions: Record<string, number>;
+  /** codec → number of files */
+  codecs: Record<string, number>;
+  tasks: Record<string, number>;
+  duplicates: DuplicateEpisode[];
+}
+
+interface EpisodeFacts extends Identified {
+  taskId: string;
+  totalReward: number;
+  steps: number;
+  frames: number;
+}
+
+function factsOf(e: StoredEpisode): EpisodeFacts {
+  let frames = 0;
+  for (const st of e.steps) if (st.frame) frames++;
+  const { episodeId, attempt, file, outcome, cause, taskId, totalReward } = e;
+  return { episodeId, attempt, file, outcome, cause, taskId, totalReward, steps: e.steps.length, frames };
+}
+
+/** Reads every visible file under the paths once and summarises it; unreadable files are listed, not fatal. */
+export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promise<TrajectorySummary> {
+  const { files, skipped } = await listTrajectoryFiles(pathsOrDirs);
+  const s: TrajectorySummary = {
+    files: files.length,
+    bytes: 0,
+    skippedFiles: skipped.length,
+    unreadable: [],
+    episodes: 0,
+    uniqueEpisodes: 0,
+    steps: 0,
+    frames: 0,
+    outcomes: {},
+    reward: null,
+    schemaVersions: {},
+    codecs: {},
+    tasks: {},
+    duplicates: [],
+  };
+  const identities: Identified[] = [];
+  let rewardSum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (const file of files) {
+    s.bytes += (await stat(file)).size;
+    // Count a file's episodes only if it reads to the end, so totals never mix in half a file.
+    // Keep only small per-episode facts: frames of many files must not pile up in memory.
+    const facts: EpisodeFacts[] = [];
+    try {
+      const opened = await openTrajectoryFile(file);
+      for await (const e of opened.episodes) facts.push(factsOf(e));
+      const v = String(opened.schemaVersion);
+      s.schemaVersions[v] = (s.schemaVersions[v] ?? 0) + 1;
+      s.codecs[opened.info.codec] = (s.codecs[opened.info.codec] ?? 0) + 1;
+    } catch (err) {
+      s.unreadable.push({ file, error: (err as Error).message });
+      continue;
+    }
+    for (const e of facts) {
+      s.episodes++;
+      s.steps += e.steps;
+      s.frames += e.frames;
+      const byCause = (s.outcomes[e.outcome] ??= {});
+      byCause[e.cause] = (byCause[e.cause] ?? 0) + 1;
+      s.tasks[e.taskId] = (s.tasks[e.taskId] ?? 0) + 1;
+      rewardSum += e.totalReward;
+      min = Math.min(min, e.totalReward);
+      max = Math.max(max, e.totalReward);
+      identities.push(e);
+    }
+  }
+  if (s.episodes > 0) s.reward = { mean: rewardSum / s.episodes, min, max };
+  s.duplicates = findDuplicates(identities);
+  s.uniqueEpisodes = s.episodes - s.duplicates.reduce((n, d) => n + d.occurrences.length - 1, 0);
+  return s;
+}
+
+/** The human-readable form printed by `farm trajectories inspect`. */
+export function formatSummary(s: TrajectorySummary): string {
+  const lines: string[] = [];
+  const kv = (o: Record<string, number>) => Object.entries(o).map(([k, v]) => `${k}=${v}`).join(" ") || "-";
+  lines.push(`files: ${s.files} (${(s.bytes / 1024 / 1024).toFixed(2)} MiB); skipped temporary/hidden: ${s.skippedFiles}; unreadable: ${s.unreadable.length}`);
+  lines.push(`schema versions (files): ${kv(s.schemaVersions)}; codecs (files): ${kv(s.codecs)}`);
+  lines.push(`episodes: ${s.episodes} (unique ${s.uniqueEpisodes}); steps: ${s.steps}; frames: ${s.frames}`);
+  lines.push(`tasks: ${kv(s.tasks)}`);
+  for (const [outcome, causes] of Object.entries(s.outcomes)) lines.push(`${outcome}: ${kv(causes)}`);
+  lines.push(s.reward ? `reward: mean=${fmt(s.reward.mean)} min=${fmt(s.reward.min)} max=${fmt(s.reward.max)}` : "reward: -");
+  lines.push(`duplicates: ${s.duplicates.length}`);
+  for (const d of s.duplicates.slice(0, 20)) {
+    lines.push(`  ${d.episodeId}: ${d.occurrences.map((o) => `attempt ${o.attempt} ${o.outcome}/${o.cause} in ${o.file}`).join("; ")}`);
+  }
+  if (s.duplicates.length > 20) lines.push(`  … ${s.duplicates.length - 20} more (use --json)`);
+  for (const u of s.unreadable) lines.push(`unreadable: ${u.file}: ${u.error}`);
+  return lines.join("\n");
+}
+
+function fmt(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(4);
+}

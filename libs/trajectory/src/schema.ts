@@ -1,0 +1,115 @@
+/**
+ * The Avro schema of the farm's trajectory files: one record per episode. Documented field by field
+ * (the `doc` strings travel inside every file) and versioned; see ../SCHEMA.md for the evolution rules.
+ * Evolve only by adding fields WITH a default (and bump SCHEMA_VERSION), so every older file stays
+ * readable by newer readers and newer files by older readers.
+ */
+import type { schema as AvroSchema } from "avsc";
+
+/** Bump on every change of `episodeSchema`; also stored in each record and in the file metadata. */
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA_NAMESPACE = "farm.trajectory";
+
+/** File-level metadata keys (Avro header `meta`, values are UTF-8 bytes). */
+export const META_SCHEMA_VERSION = "farm.schema.version";
+export const META_WRITER_ID = "farm.writer.id";
+export const META_FRAME_EVERY = "farm.frame.every";
+
+const timestampMillis: AvroSchema.LogicalType = { type: "long", logicalType: "timestamp-millis" };
+
+const extraSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "Extra",
+  doc:
+    "One value of a task extra (AndroidEnv extras_spec) logged during the step. The value is flattened " +
+    "row-major into exactly ONE of doubles / longs / strings / booleans according to dtype " +
+    "(FLOAT, DOUBLE -> doubles; INT*, UINT* -> longs; BOOL -> booleans; STRING* -> strings); the others are null. " +
+    "OBJECT values, and values whose nesting does not match `shape` or whose leaves do not fit the dtype, " +
+    "are stored as JSON text in `json` instead. Rebuild the array with `shape` (empty shape = scalar).",
+  fields: [
+    { name: "name", type: "string", doc: "Extra name as declared in the task's extras_spec." },
+    { name: "dtype", type: "string", doc: "Declared dtype: FLOAT, DOUBLE, INT8..INT64, UINT8..UINT64, BOOL, STRING, STRING_U1.., OBJECT." },
+    { name: "shape", type: { type: "array", items: "int" }, doc: "Declared shape; [] for a scalar." },
+    { name: "doubles", type: ["null", { type: "array", items: "double" }], default: null, doc: "Row-major values for FLOAT/DOUBLE." },
+    { name: "longs", type: ["null", { type: "array", items: "long" }], default: null, doc: "Row-major values for INT*/UINT*." },
+    { name: "strings", type: ["null", { type: "array", items: "string" }], default: null, doc: "Row-major values for STRING*." },
+    { name: "booleans", type: ["null", { type: "array", items: "boolean" }], default: null, doc: "Row-major values for BOOL." },
+    { name: "json", type: ["null", "string"], default: null, doc: "JSON text of the value when it is not stored in a typed array (OBJECT or irregular)." },
+  ],
+};
+
+const actionSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "Action",
+  doc: "The AndroidEnv action: one finger; position in [0,1]^2 (x to the right, y down), present even for LIFT/REPEAT.",
+  fields: [
+    { name: "actionType", type: { type: "enum", name: "ActionType", symbols: ["TOUCH", "LIFT", "REPEAT"] } },
+    { name: "x", type: "double" },
+    { name: "y", type: "double" },
+  ],
+};
+
+const stepSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "Step",
+  doc: "One agent step: the action sent, the reward and extras that followed it.",
+  fields: [
+    { name: "index", type: "int", doc: "1-based step index." },
+    { name: "timeOffsetMs", type: "long", doc: "Milliseconds since the end of the reset (rounded)." },
+    { name: "action", type: actionSchema },
+    { name: "reward", type: "double", doc: "Reward collected for this step." },
+    { name: "extras", type: { type: "array", items: extraSchema }, doc: "Extras logged during this step, in log order." },
+    {
+      name: "frame",
+      type: ["null", "bytes"],
+      default: null,
+      doc: "PNG bytes of the observation after the action; only on every k-th step (see frameEvery), else null.",
+    },
+  ],
+};
+
+/** The writer's schema (and the default reader schema) of this version. */
+export const episodeSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "Episode",
+  namespace: SCHEMA_NAMESPACE,
+  doc:
+    "One finished episode of the Android episode farm. episodeId = campaignId + '/' + episodeIndex identifies " +
+    "the episode across retries: two records with the same episodeId are duplicates (compare attempt).",
+  fields: [
+    { name: "schemaVersion", type: "int", doc: "Version of this schema the record was written with." },
+    { name: "episodeId", type: "string", doc: "campaignId + '/' + episodeIndex; unique per campaign episode." },
+    { name: "campaignId", type: "string" },
+    { name: "episodeIndex", type: "long", doc: "0-based index of the episode in its campaign." },
+    { name: "attempt", type: "int", doc: "1-based attempt number of the episode job (retries increase it)." },
+    { name: "taskId", type: "string" },
+    { name: "taskHash", type: "string", doc: "Hash of the normalised task; same id with another hash = changed task." },
+    { name: "taskDialect", type: ["null", "string"], default: null, doc: "Task file dialect (seed-2021, internal-2021, current), when known." },
+    { name: "policyName", type: "string" },
+    { name: "policyVersion", type: "string" },
+    { name: "seed", type: "long", doc: "Episode seed given to the policy and the task's random choices." },
+    { name: "worker", type: "string", doc: "Worker (host/process) that ran the episode." },
+    { name: "deviceSerial", type: "string", doc: "ADB serial of the device (emulator) that ran the episode." },
+    { name: "startedAt", type: timestampMillis, doc: "Episode start (UTC)." },
+    { name: "endedAt", type: timestampMillis, doc: "Episode end (UTC)." },
+    {
+      name: "outcome",
+      type: { type: "enum", name: "Outcome", symbols: ["terminated", "truncated"] },
+      doc: "terminated: the task ended the episode; truncated: the farm stopped it (see cause).",
+    },
+    {
+      name: "cause",
+      type: "string",
+      doc:
+        "Why it ended: episode_end, step_limit, time_limit, app_left, reset_failed, action_failed, " +
+        "observation_failed, device_hung, device_lost, policy_failed, cancelled (a string so new causes need no schema change).",
+    },
+    { name: "causeDetail", type: "string", doc: "Human-readable detail of the cause; may be empty." },
+    { name: "totalReward", type: "double" },
+    { name: "stepCount", type: "int", doc: "Number of steps (= length of steps)." },
+    { name: "frameEvery", type: "int", doc: "Frames were kept on steps whose index is a multiple of this; 0 = no frames." },
+    { name: "counters", type: { type: "map", values: "long" }, doc: "Counted problems (malformed log lines, dropped extras, ...)." },
+    { name: "steps", type: { type: "array", items: stepSchema } },
+  ],
+};

@@ -1,0 +1,244 @@
+/**
+ * TrajectoryWriter: appends episode records to Avro container files laid out by partition, rotating by
+ * size and episode count. A file becomes visible only when complete (temporary name → fsync → rename).
+ * An episode is durable once the file holding it is closed: `onFileClosed` lists its episode ids, so a
+ * caller can acknowledge work only then.
+ */
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import type { Type } from "avsc";
+import { blockCodec } from "./block-codecs.ts";
+import { ContainerFileWriter } from "./container-writer.ts";
+import { episodeToAvro } from "./episode-codec.ts";
+import { avroTypeFor } from "./logical-types.ts";
+import { finalFileName, isValidWriterId, nextSequence, partitionDate, partitionDir, tempFileName } from "./partition.ts";
+import { episodeSchema, META_FRAME_EVERY, META_SCHEMA_VERSION, META_WRITER_ID, SCHEMA_VERSION } from "./schema.ts";
+import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
+
+export interface TrajectoryWriterOptions {
+  outDir: string;
+  /** Names this writer's files; must be unique among concurrent writers of one outDir. [A-Za-z0-9][A-Za-z0-9_.-]* */
+  writerId: string;
+  codec?: CodecName;
+  /** Start a new file before one would exceed this (a single larger episode still gets its own file). Default 128 MiB. */
+  maxFileBytes?: number;
+  /** Close a file once it holds this many episodes. Default 10 000. */
+  maxEpisodesPerFile?: number;
+  /** 0 = never store frames; k = store the frame of steps whose 1-based index is a multiple of k. Default 0. */
+  frameEvery?: number;
+  /** Uncompressed bytes gathered before a block is compressed and written. Default 64 KiB. */
+  blockBytes?: number;
+  /** Partitions with an open file at once; the least recently used is closed beyond it. Default 4. */
+  maxOpenFiles?: number;
+  /** Called after each file is renamed into place (for metrics and acknowledgements). */
+  onFileClosed?: (file: ClosedTrajectoryFile) => void;
+}
+
+export interface ClosedTrajectoryFile {
+  path: string;
+  taskId: string;
+  date: string;
+  episodes: number;
+  bytes: number;
+  episodeIds: string[];
+}
+
+export interface TrajectoryWriterStats {
+  episodesAppended: number;
+  framesAppended: number;
+  filesClosed: number;
+  /** Bytes of closed (visible) files. */
+  bytesClosed: number;
+  /** Files currently being written. */
+  openFiles: number;
+}
+
+interface OpenFile {
+  writer: ContainerFileWriter;
+  taskId: string;
+  date: string;
+  episodeIds: string[];
+}
+
+type Config = Required<Omit<TrajectoryWriterOptions, "onFileClosed">> & Pick<TrajectoryWriterOptions, "onFileClosed">;
+
+function configFrom(o: TrajectoryWriterOptions): Config {
+  const c: Config = {
+    outDir: o.outDir,
+    writerId: o.writerId,
+    codec: o.codec ?? "deflate",
+    maxFileBytes: o.maxFileBytes ?? 128 * 1024 * 1024,
+    maxEpisodesPerFile: o.maxEpisodesPerFile ?? 10_000,
+    frameEvery: o.frameEvery ?? 0,
+    blockBytes: o.blockBytes ?? 64 * 1024,
+    maxOpenFiles: o.maxOpenFiles ?? 4,
+    onFileClosed: o.onFileClosed,
+  };
+  const bad = (why: string) => new TrajectoryError("invalid_options", `TrajectoryWriter: ${why}`);
+  if (!c.outDir) throw bad("outDir is required");
+  if (!isValidWriterId(c.writerId)) throw bad(`writerId ${JSON.stringify(c.writerId)} must match [A-Za-z0-9][A-Za-z0-9_.-]*`);
+  if (!CODEC_NAMES.includes(c.codec)) throw bad(`codec must be one of ${CODEC_NAMES.join(", ")}`);
+  for (const k of ["maxFileBytes", "maxEpisodesPerFile", "blockBytes", "maxOpenFiles"] as const) {
+    if (!Number.isSafeInteger(c[k]) || c[k] < 1) throw bad(`${k} must be a positive integer`);
+  }
+  if (!Number.isSafeInteger(c.frameEvery) || c.frameEvery < 0) throw bad("frameEvery must be 0 (never) or a positive integer");
+  return c;
+}
+
+let cachedType: Type | undefined;
+const schemaJson = JSON.stringify(episodeSchema);
+
+export class TrajectoryWriter {
+  readonly stats: TrajectoryWriterStats = { episodesAppended: 0, framesAppended: 0, filesClosed: 0, bytesClosed: 0, openFiles: 0 };
+  private readonly type: Type;
+  /** Open files by partition folder, least recently used first. */
+  private readonly open = new Map<string, OpenFile>();
+  private readonly nextSeq = new Map<string, number>();
+  /** Appends run one after another in call order. */
+  private tail: Promise<void> = Promise.resolve();
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+  private failure: unknown;
+  private closing: Promise<void> | undefined;
+
+  private constructor(private readonly config: Config) {
+    this.type = cachedType ??= avroTypeFor(episodeSchema);
+  }
+
+  static async open(options: TrajectoryWriterOptions): Promise<TrajectoryWriter> {
+    const config = configFrom(options);
+    await mkdir(config.outDir, { recursive: true });
+    return new TrajectoryWriter(config);
+  }
+
+  /**
+   * Adds one episode. Await it before the next append: it resolves once the record is buffered and the
+   * previous block has been written (backpressure), or after a file was closed by rotation.
+   */
+  append(record: EpisodeRecord): Promise<void> {
+    if (this.closing) return Promise.reject(new TrajectoryError("writer_closed", "TrajectoryWriter is closed"));
+    const run = this.tail.then(() => this.appendNow(record));
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Finishes every open file (fsync + rename). Idempotent; later appends are rejected. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.tail;
+      const errors: unknown[] = [];
+      for (const key of [...this.open.keys()]) {
+        try {
+          await this.finishFile(key);
+        } catch (err) {
+          errors.push(err);
+        }
+      }
+      if (errors.length === 1) throw errors[0];
+      if (errors.length > 1) throw new AggregateError(errors, "TrajectoryWriter: several files failed to close");
+    })();
+    return this.closing;
+  }
+
+  private async appendNow(record: EpisodeRecord): Promise<void> {
+    if (this.failure !== undefined) {
+      throw new TrajectoryError("writer_failed", "TrajectoryWriter failed earlier; episodes not in a closed file were not stored", false, { cause: this.failure });
+    }
+    // Encode first: an invalid record fails here without touching any file.
+    const encoded = this.encode(record);
+    const dir = partitionDir(this.config.outDir, record.taskId, record.startedAt);
+    try {
+      let file = this.open.get(dir);
+      if (file && file.writer.records > 0 && file.writer.estimatedBytes() + encoded.length + 64 > this.config.maxFileBytes) {
+        await this.finishFile(dir);
+        file = undefined;
+      }
+      file ??= await this.openFile(dir, record);
+      // Most recently used goes last.
+      this.open.delete(dir);
+      this.open.set(dir, file);
+      await file.writer.append(encoded);
+      file.episodeIds.push(record.episodeId);
+      this.stats.episodesAppended++;
+      if (this.config.frameEvery > 0) this.stats.framesAppended += countFrames(record, this.config.frameEvery);
+      if (file.writer.records >= this.config.maxEpisodesPerFile || file.writer.estimatedBytes() >= this.config.maxFileBytes) {
+        await this.finishFile(dir);
+      }
+    } catch (err) {
+      this.failure = err;
+      throw new TrajectoryError("writer_failed", `TrajectoryWriter: ${(err as Error).message}`, false, { cause: err });
+    }
+  }
+
+  private encode(record: EpisodeRecord): Buffer {
+    const value = episodeToAvro(record, this.config.frameEvery);
+    let end: number;
+    try {
+      end = this.type.encode(value, this.scratch, 0);
+      if (end < 0) {
+        // avsc reports the missing byte count; grow once and encode again.
+        this.scratch = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratch.length - end));
+        end = this.type.encode(value, this.scratch, 0);
+      }
+    } catch (err) {
+      throw invalidRecord(this.type, value, record, err);
+    }
+    return this.scratch.subarray(0, end);
+  }
+
+  private async openFile(dir: string, record: EpisodeRecord): Promise<OpenFile> {
+    while (this.open.size >= this.config.maxOpenFiles) {
+      const lru = this.open.keys().next().value as string;
+      await this.finishFile(lru);
+    }
+    await mkdir(dir, { recursive: true });
+    const seq = this.nextSeq.get(dir) ?? (await nextSequence(dir, this.config.writerId));
+    this.nextSeq.set(dir, seq + 1);
+    const writer = await ContainerFileWriter.create({
+      tmpPath: path.join(dir, tempFileName(this.config.writerId, seq)),
+      finalPath: path.join(dir, finalFileName(this.config.writerId, seq)),
+      schemaJson,
+      codecName: this.config.codec,
+      codec: blockCodec(this.config.codec),
+      meta: {
+        [META_SCHEMA_VERSION]: String(SCHEMA_VERSION),
+        [META_WRITER_ID]: this.config.writerId,
+        [META_FRAME_EVERY]: String(this.config.frameEvery),
+      },
+      blockBytes: this.config.blockBytes,
+    });
+    this.stats.openFiles++;
+    return { writer, taskId: record.taskId, date: partitionDate(record.startedAt), episodeIds: [] };
+  }
+
+  private async finishFile(dir: string): Promise<void> {
+    const file = this.open.get(dir);
+    if (!file) return;
+    this.open.delete(dir);
+    this.stats.openFiles--;
+    const bytes = await file.writer.finish();
+    this.stats.filesClosed++;
+    this.stats.bytesClosed += bytes;
+    this.config.onFileClosed?.({
+      path: file.writer.finalPath,
+      taskId: file.taskId,
+      date: file.date,
+      episodes: file.writer.records,
+      bytes,
+      episodeIds: file.episodeIds,
+    });
+  }
+}
+
+function countFrames(record: EpisodeRecord, every: number): number {
+  let n = 0;
+  for (const s of record.steps) if (s.frame && s.index % every === 0) n++;
+  return n;
+}
+
+/** A precise message (field path) for a record avsc could not encode. */
+function invalidRecord(type: Type, value: unknown, record: EpisodeRecord, cause: unknown): TrajectoryError {
+  const paths: string[] = [];
+  type.isValid(value, { errorHook: (p) => paths.push(p.join(".")) });
+  const where = paths.length ? ` at ${paths.slice(0, 3).join(", ")}` : "";
+  return new TrajectoryError("invalid_record", `episode ${JSON.stringify(record.episodeId)} does not fit the schema${where}`, false, { cause });
+}
