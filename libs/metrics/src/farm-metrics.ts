@@ -75,23 +75,29 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   const registers = [registry];
 
   // --- the metrics' own health -------------------------------------------------------------
+  // Registered last (see the end), and they wait for this scrape's async collections, so a failure
+  // or overflow found while collecting shows up in the same scrape rather than the next one.
+  let scrapeCollection: Promise<void> = Promise.resolve();
+  const afterScrapeCollection = () => scrapeCollection;
   const labelOverflow = new Counter({
     name: METRIC.labelOverflow,
     help: "Label values outside their bounded set, recorded as \"other\" instead",
     labelNames: ["metric", "label"] as const,
-    registers,
+    registers: [],
+    collect: afterScrapeCollection,
   });
   const invalidValues = new Counter({
     name: METRIC.invalidValues,
     help: "Observations dropped because the number was not finite or was negative where it cannot be",
     labelNames: ["metric"] as const,
-    registers,
+    registers: [],
   });
   const collectErrors = new Counter({
     name: METRIC.collectErrors,
     help: "Scrape-time collections that failed or timed out (the gauge is empty for that scrape)",
     labelNames: ["source"] as const,
-    registers,
+    registers: [],
+    collect: afterScrapeCollection,
   });
 
   const reportedOverflows = new Set<string>();
@@ -251,15 +257,19 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     labelNames: ["queue", "state"] as const,
     registers,
     collect: () =>
-      collectQueueDepth({
+      (scrapeCollection = collectQueueDepth({
         gauge: queueJobs,
         source: () => queueDepthSource,
         timeoutMs: opts.queueDepthTimeoutMs ?? 2000,
         collectErrors,
         queueLabel: (v) => queueName(METRIC.queueJobs, v),
         stateLabel: queueStateLabel,
-      })(),
+      })()),
   });
+
+  registry.registerMetric(labelOverflow);
+  registry.registerMetric(invalidValues);
+  registry.registerMetric(collectErrors);
 
   // Zero series for the closed error sets, so rate() and alerts see them before the first error.
   for (const kind of ADB_STATUSES) if (kind !== "ok") adbErrors.inc({ kind }, 0);
