@@ -10,34 +10,21 @@ export interface Token {
   line: number;
 }
 
-const PUNCT = new Set(["{", "}", "<", ">", ":", "[", "]", ",", ";", "-"]);
+/** One token per match: whitespace, comment, string (unterminated ends at the line end), punctuation, word. */
+const TOKEN = /(\s+)|(#[^\n]*)|("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?)|([{}<>:[\],;-])|([^\s#"'{}<>:[\],;-]+)/y;
 
 /** Tokens of `text`; lenient (an unterminated string ends at the line end) because protobufjs reports syntax errors. */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let line = 1;
-  let i = 0;
-  while (i < text.length) {
-    const ch = text[i]!;
-    if (ch === "\n") {
-      line++;
-      i++;
-    } else if (ch === " " || ch === "\t" || ch === "\r" || ch === "\v" || ch === "\f") {
-      i++;
-    } else if (ch === "#") {
-      while (i < text.length && text[i] !== "\n") i++;
-    } else if (ch === '"' || ch === "'") {
-      const end = stringEnd(text, i);
-      tokens.push({ kind: "string", text: text.slice(i, end), line });
-      i = end;
-    } else if (PUNCT.has(ch)) {
-      tokens.push({ kind: "punct", text: ch, line });
-      i++;
-    } else {
-      const start = i;
-      while (i < text.length && !/[\s#"']/.test(text[i]!) && !PUNCT.has(text[i]!)) i++;
-      tokens.push({ kind: "word", text: text.slice(start, i), line });
-    }
+  TOKEN.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while (TOKEN.lastIndex < text.length && (m = TOKEN.exec(text))) {
+    if (m[1] !== undefined) {
+      for (let i = m[1].indexOf("\n"); i >= 0; i = m[1].indexOf("\n", i + 1)) line++;
+    } else if (m[3] !== undefined) tokens.push({ kind: "string", text: m[3], line });
+    else if (m[4] !== undefined) tokens.push({ kind: "punct", text: m[4], line });
+    else if (m[5] !== undefined) tokens.push({ kind: "word", text: m[5], line });
   }
   return tokens;
 }

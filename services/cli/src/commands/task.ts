@@ -1,0 +1,61 @@
+import type { Command } from "commander";
+import type { CommandModule } from "./types.ts";
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** JSON for `task show`: regexes as their Python source, bytes as base64. */
+function taskJsonReplacer(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (value !== null && typeof value === "object" && "regex" in value && (value as { regex: unknown }).regex instanceof RegExp) {
+    return (value as { source: string }).source;
+  }
+  return value;
+}
+
+/** `farm task validate <paths...>` and `farm task show <file>`: check and inspect task definitions (libs/task). */
+export const taskCommand: CommandModule = {
+  register(program: Command) {
+    const task = program.command("task").description("task definitions (AndroidEnv textproto, all three dialects)");
+
+    task
+      .command("validate")
+      .description("check task files and folders; prints file:line: message per invalid file, then a count")
+      .argument("<paths...>", "task files or folders (searched recursively for *.textproto)")
+      .option("--apk-dir <dir>", "folder to look for APKs in (repeatable)", collect, [])
+      .option("-v, --verbose", "also print warnings (to stderr)", false)
+      .option("--timing", "print how long loading took (to stderr)", false)
+      .action(async (paths: string[], opts: { apkDir: string[]; verbose: boolean; timing: boolean }) => {
+        const { loadTaskSet, formatTaskError } = await import("@farm/task");
+        const started = performance.now();
+        const { tasks, errors } = loadTaskSet(paths, { apkDirs: opts.apkDir });
+        const elapsedMs = performance.now() - started;
+        for (const e of errors) process.stdout.write(`${formatTaskError(e)}\n`);
+        if (opts.verbose) {
+          for (const t of tasks) {
+            for (const w of t.warnings) process.stderr.write(`${t.sourcePath}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}\n`);
+          }
+        }
+        process.stdout.write(`${tasks.length} valid, ${errors.length} invalid\n`);
+        if (opts.timing) process.stderr.write(`loaded ${tasks.length + errors.length} files in ${elapsedMs.toFixed(0)} ms\n`);
+        if (errors.length > 0) process.exitCode = 1;
+      });
+
+    task
+      .command("show")
+      .description("print the normalised task (with its id, content hash and dialect) as JSON")
+      .argument("<file>", "task file")
+      .option("--apk-dir <dir>", "folder to look for APKs in (repeatable)", collect, [])
+      .action(async (file: string, opts: { apkDir: string[] }) => {
+        const { loadTaskFile, formatTaskError, TaskLoadError } = await import("@farm/task");
+        try {
+          const loaded = loadTaskFile(file, { apkDirs: opts.apkDir });
+          const { task: model, hash, dialect, sourcePath, warnings } = loaded;
+          process.stdout.write(`${JSON.stringify({ id: model.id, hash, dialect, sourcePath, warnings, task: model }, taskJsonReplacer, 2)}\n`);
+        } catch (e) {
+          if (!(e instanceof TaskLoadError)) throw e;
+          process.stdout.write(`${formatTaskError(e)}\n`);
+          process.exitCode = 1;
+        }
+      });
+  },
+};
