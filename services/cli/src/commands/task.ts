@@ -6,9 +6,8 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 /** JSON for `task show`: regexes as their Python source, bytes as base64. */
 function taskJsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
-  if (value !== null && typeof value === "object" && "regex" in value && (value as { regex: unknown }).regex instanceof RegExp) {
-    return (value as { source: string }).source;
-  }
+  const regex = value as { source?: unknown; regex?: unknown } | null;
+  if (regex !== null && typeof regex === "object" && regex.regex instanceof RegExp) return regex.source;
   return value;
 }
 
