@@ -61,6 +61,18 @@ function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
   return out;
 }
 
+/** A device that no answer came from may be gone rather than hung: ask the adb server (when the driver can). */
+async function refineCause(s: DeviceSession, end: End): Promise<End> {
+  if (!(end.cause === "device_hung" || end.cause === "action_failed" || end.cause === "observation_failed" || end.cause === "reset_failed") || !s.device.state) return end;
+  try {
+    const r = await withDeadline(s.device.state({ timeoutMs: 2000 }), 2500);
+    if (!r.timedOut && (r.value === "gone" || r.value === "offline")) return { ...end, cause: "device_lost", detail: `device ${r.value} (${end.detail})` };
+  } catch {
+    /* keep the cause */
+  }
+  return end;
+}
+
 export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Promise<EpisodeTrajectory> {
   if (s.state === "closed") throw new EpisodeError("session_closed", `session for ${s.device.serial} is closed`, true);
   if (s.state === "unusable") throw new DeviceUnusableError(s.device.serial, s.unusableReason);
@@ -268,6 +280,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     }
   }
   if (!end) end = trunc("reset_failed", "reset produced no observation");
+  end = await refineCause(s, end);
   opts.signal?.removeEventListener("abort", onAbort);
 
   // Late reward lines of a truncated, still-running game belong to its last step (farm choice, default off).
