@@ -2,6 +2,7 @@
 import type { StepRecord } from "@farm/episode";
 import type { Action } from "@farm/policy";
 import type { Dialect } from "@farm/task";
+import { isAvroLong } from "./avro-long.ts";
 import { episodeIdOf } from "./episode-id.ts";
 import { extraFromAvro, extraToAvro, type AvroExtra } from "./extras-codec.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
@@ -52,12 +53,12 @@ function checkIdentity(r: EpisodeRecord): void {
   if (r.episodeId !== episodeIdOf(r.campaignId, r.episodeIndex)) {
     throw invalid(r, `episodeId must be episodeIdOf(campaignId, episodeIndex) = ${JSON.stringify(episodeIdOf(r.campaignId, r.episodeIndex))}`);
   }
-  if (!Number.isSafeInteger(r.episodeIndex) || r.episodeIndex < 0) throw invalid(r, "episodeIndex must be a non-negative integer");
+  if (!isAvroLong(r.episodeIndex) || r.episodeIndex < 0) throw invalid(r, "episodeIndex must be a non-negative integer");
   if (!Number.isInteger(r.attempt) || r.attempt < 1) throw invalid(r, "attempt must be an integer >= 1");
   if (!r.taskId) throw invalid(r, "taskId is empty");
   if (!(r.startedAt instanceof Date) || Number.isNaN(r.startedAt.getTime())) throw invalid(r, "startedAt is not a valid Date");
   if (!(r.endedAt instanceof Date) || Number.isNaN(r.endedAt.getTime())) throw invalid(r, "endedAt is not a valid Date");
-  if (!Number.isSafeInteger(r.seed)) throw invalid(r, "seed must be a safe integer");
+  if (!isAvroLong(r.seed)) throw invalid(r, "seed must be an integer within ±(2^53 − 2)");
 }
 
 function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {

@@ -5,6 +5,7 @@
  */
 import type { StepExtra } from "@farm/episode";
 import type { DataType } from "@farm/task";
+import { isAvroLong } from "./avro-long.ts";
 
 /** The Avro shape of `farm.trajectory.Extra`. */
 export interface AvroExtra {
@@ -39,7 +40,7 @@ function slotFor(dtype: DataType | string): Slot {
 
 const leafFits: Record<Exclude<Slot, "json">, (v: unknown) => boolean> = {
   doubles: (v) => typeof v === "number",
-  longs: (v) => typeof v === "number" && Number.isSafeInteger(v),
+  longs: isAvroLong,
   strings: (v) => typeof v === "string",
   booleans: (v) => typeof v === "boolean",
 };

@@ -1,0 +1,103 @@
+/**
+ * Schema evolution: the next version adds fields with defaults only. A file written with today's schema
+ * must be read by a v2 reader (ours and python's), and a v2 file by today's reader.
+ */
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import { createWriteStream } from "node:fs";
+import { describe, it } from "node:test";
+import avro from "avsc";
+import type { schema as AvroSchema } from "avsc";
+import { avroTypeFor, episodeSchema, listTrajectoryFiles, readTrajectories, SCHEMA_VERSION, syntheticEpisode } from "@farm/trajectory";
+import { python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
+
+/** The v2 schema a future change might bring: one new defaulted field on Episode and one on Step. */
+function nextVersionSchema(): AvroSchema.RecordType {
+  const v2 = structuredClone(episodeSchema);
+  v2.fields.push({ name: "emulatorImage", type: "string", default: "unknown", doc: "v2: system image of the device." });
+  const steps = v2.fields.find((f) => f.name === "steps")!;
+  const stepRecord = (steps.type as AvroSchema.ArrayType).items as AvroSchema.RecordType;
+  stepRecord.fields.push({ name: "latencyMs", type: ["null", "long"], default: null, doc: "v2: action latency." });
+  return v2;
+}
+
+describe("schema evolution", () => {
+  it(`a v${SCHEMA_VERSION} file is read by the next version's reader (defaults filled)`, async () => {
+    const dir = await tempDir();
+    const recs = [syntheticEpisode(1, { steps: 5 }), syntheticEpisode(2, { steps: 5 })];
+    await writeEpisodes(dir, recs);
+    const v2 = nextVersionSchema();
+
+    // Our reader, resolving into v2.
+    const ours = [];
+    for await (const e of readTrajectories(dir, { readerSchema: v2 })) ours.push(e);
+    assert.deepEqual(ours.map((e) => e.episodeId), recs.map((r) => r.episodeId));
+
+    // avsc's own decoder with v2 as reader schema sees the defaults.
+    const { files } = await listTrajectoryFiles([dir]);
+    const raw: Record<string, unknown>[] = [];
+    const decoder = avro.createFileDecoder(files[0]!, { readerSchema: avroTypeFor(v2), parseHook: (s) => avroTypeFor(s as AvroSchema.AvroSchema) });
+    for await (const r of decoder) raw.push(r as Record<string, unknown>);
+    assert.equal(raw.length, 2);
+    assert.equal(raw[0]!.emulatorImage, "unknown");
+    assert.equal((raw[0]!.steps as Record<string, unknown>[])[0]!.latencyMs, null);
+    assert.ok(raw[0]!.startedAt instanceof Date);
+
+    // Python with v2 as its reader schema.
+    requireInteropTools();
+    const schemaFile = path.join(dir, "v2.avsc");
+    await writeFile(schemaFile, JSON.stringify(v2));
+    const py = python(
+      `
+import sys, json, avro.schema
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+v2 = avro.schema.parse(open(sys.argv[2]).read())
+with DataFileReader(open(sys.argv[1], "rb"), DatumReader(readers_schema=v2)) as r:
+    recs = list(r)
+print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"]] for x in recs]))
+`,
+      files[0]!,
+      schemaFile,
+    );
+    assert.deepEqual(JSON.parse(py), recs.map((r) => [r.episodeId, "unknown", null]));
+  });
+
+  it("a file written by the next version is read by today's reader (new fields ignored)", async () => {
+    const dir = await tempDir();
+    const v2 = nextVersionSchema();
+    const v2Type = avroTypeFor(v2);
+    const file = path.join(dir, "future.avro");
+    const rec = syntheticEpisode(3, { steps: 2 });
+    const value = {
+      ...rec,
+      schemaVersion: SCHEMA_VERSION + 1,
+      emulatorImage: "android-34",
+      taskDialect: rec.taskDialect ?? null,
+      stepCount: rec.steps.length,
+      frameEvery: 0,
+      steps: rec.steps.map((s) => ({
+        index: s.index,
+        timeOffsetMs: s.timeOffsetMs,
+        action: { actionType: s.action.actionType, x: s.action.touchPosition[0], y: s.action.touchPosition[1] },
+        reward: s.reward,
+        extras: s.extras.map((e) => ({ name: e.name, dtype: e.dtype, shape: e.shape, doubles: null, longs: null, strings: null, booleans: null, json: JSON.stringify(e.value) })),
+        frame: null,
+        latencyMs: 12,
+      })),
+    };
+    const encoder = new avro.streams.BlockEncoder(v2Type, { codec: "deflate" });
+    const done = pipeline(encoder, createWriteStream(file));
+    encoder.end(value);
+    await done;
+    const back = [];
+    for await (const e of readTrajectories(file)) back.push(e);
+    assert.equal(back.length, 1);
+    assert.equal(back[0]!.episodeId, rec.episodeId);
+    assert.equal(back[0]!.schemaVersion, SCHEMA_VERSION + 1);
+    assert.deepEqual(back[0]!.steps[1]!.extras, rec.steps[1]!.extras);
+    assert.ok(!("emulatorImage" in back[0]!));
+  });
+});
