@@ -53,22 +53,49 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
 
   let context: EpisodeContext | null = null;
   let version = "unknown";
-  // Aborts requests in flight when the policy is closed.
-  const closing = new AbortController();
+  let closed = false;
+  // Requests in flight, aborted by close(). One controller per request, with listeners removed
+  // afterwards, rather than AbortSignal.any over long-lived signals (which grows their listener lists).
+  const inFlight = new Set<() => void>();
 
   async function post(observation: Observation, signal?: AbortSignal): Promise<Action> {
-    if (closing.signal.aborted) throw new PolicyError("closed", `${where}: act() after close()`);
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = AbortSignal.any(signal ? [timeout, signal, closing.signal] : [timeout, closing.signal]);
-    // Which signal fired decides the error code, whatever error fetch reports.
+    if (closed) throw new PolicyError("closed", `${where}: act() after close()`);
+    const ctl = new AbortController();
+    let stoppedBy: "timeout" | "caller" | "close" | undefined;
+    const stop = (why: "timeout" | "caller" | "close") => {
+      stoppedBy ??= why;
+      ctl.abort();
+    };
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    const onCallerAbort = () => stop("caller");
+    if (signal?.aborted) stop("caller");
+    signal?.addEventListener("abort", onCallerAbort, { once: true });
+    const stopForClose = () => stop("close");
+    inFlight.add(stopForClose);
+    try {
+      return await exchange(observation, ctl.signal, () => stoppedBy);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onCallerAbort);
+      inFlight.delete(stopForClose);
+    }
+  }
+
+  async function exchange(observation: Observation, signal: AbortSignal, stoppedBy: () => "timeout" | "caller" | "close" | undefined): Promise<Action> {
+    // Why the request stopped decides the error code, whatever error fetch reports.
     const classify = (e: unknown, during: string): PolicyError => {
-      if (signal?.aborted) return new PolicyError("aborted", `${where}: aborted by the caller ${during}`, { cause: e });
-      if (closing.signal.aborted) return new PolicyError("closed", `${where}: policy closed ${during}`, { cause: e });
-      if (timeout.aborted) {
-        return new PolicyError("timeout", `${where}: no answer within ${timeoutMs} ms ${during}; make the server faster or raise the policy timeout`, { retryable: true, cause: e });
+      switch (stoppedBy()) {
+        case "caller":
+          return new PolicyError("aborted", `${where}: aborted by the caller ${during}`, { cause: e });
+        case "close":
+          return new PolicyError("closed", `${where}: policy closed ${during}`, { cause: e });
+        case "timeout":
+          return new PolicyError("timeout", `${where}: no answer within ${timeoutMs} ms ${during}; make the server faster or raise the policy timeout`, { retryable: true, cause: e });
+        case undefined: {
+          const code = (e as { cause?: { code?: string } }).cause?.code;
+          return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? (e as Error).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
+        }
       }
-      const code = (e as { cause?: { code?: string } }).cause?.code;
-      return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? (e as Error).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
     };
 
     let res: Response;
@@ -77,16 +104,16 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json", ...opts.headers },
         body: stringifyWire(toWireRequest(observation, context, encoding)),
-        signal: combined,
+        signal,
       });
     } catch (e) {
-      throw classify(e, "while sending the request");
+      throw classify(e, "before the server answered");
     }
     let text: string;
     try {
       text = await res.text();
     } catch (e) {
-      throw classify(e, "while reading the answer");
+      throw classify(e, "while reading the answer body");
     }
     const v = res.headers.get(POLICY_VERSION_HEADER);
     if (v) version = v;
@@ -122,7 +149,8 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
     },
     act: post,
     async close() {
-      closing.abort(new PolicyError("closed", `${where}: closed`));
+      closed = true;
+      for (const stopRequest of inFlight) stopRequest();
     },
   };
 }

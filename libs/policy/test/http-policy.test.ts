@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { getEventListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
@@ -123,9 +124,9 @@ test("raw pixel encoding sends the RGB bytes as base64", async () => {
 
 test("slow reply → timeout", async () => {
   const started = Date.now();
-  await rejectsWith(httpPolicy(`${base}/slow`, { timeoutMs: 200 }).act(observation()), "timeout", /\/slow: no answer within 200 ms while sending the request/, true);
+  await rejectsWith(httpPolicy(`${base}/slow`, { timeoutMs: 200 }).act(observation()), "timeout", /\/slow: no answer within 200 ms before the server answered/, true);
   assert.ok(Date.now() - started < 1500);
-  await rejectsWith(httpPolicy(`${base}/slow-body`, { timeoutMs: 200 }).act(observation()), "timeout", /no answer within 200 ms while reading the answer/, true);
+  await rejectsWith(httpPolicy(`${base}/slow-body`, { timeoutMs: 200 }).act(observation()), "timeout", /no answer within 200 ms while reading the answer body/, true);
 });
 
 test("HTTP 500 → http_status (retryable), 404 → http_status (not retryable)", async () => {
@@ -155,6 +156,14 @@ test("the caller's signal → aborted; close() aborts and refuses further calls"
   setTimeout(() => void p.close(), 50);
   await rejectsWith(inflight, "closed", /policy closed/);
   await rejectsWith(p.act(observation()), "closed", /after close/);
+});
+
+test("a long-lived caller signal keeps no listeners after calls finish", async () => {
+  const ac = new AbortController();
+  const p = httpPolicy(`${base}/good`);
+  for (let i = 0; i < 3; i++) await p.act(observation(i), ac.signal);
+  await rejectsWith(httpPolicy(`${base}/error`).act(observation(), ac.signal), "http_status", /HTTP 500/);
+  assert.equal(getEventListeners(ac.signal, "abort").length, 0);
 });
 
 test("bad URLs are rejected at construction", () => {
