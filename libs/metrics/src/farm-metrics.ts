@@ -41,6 +41,8 @@ export interface FarmMetricsOptions {
    * once; later ones are only counted in farm_metric_label_overflow_total.
    */
   onLabelOverflow?: (info: { metric: string; label: string; value: string }) => void;
+  /** Told about every failed scrape-time collection (e.g. Redis down while reading queue depth), to log it. */
+  onCollectError?: (info: { source: string; error: Error }) => void;
 }
 
 export interface EpisodeFinished {
@@ -264,6 +266,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
         collectErrors,
         queueLabel: (v) => queueName(METRIC.queueJobs, v),
         stateLabel: queueStateLabel,
+        onError: (error) => opts.onCollectError?.({ source: "queue_depth", error }),
       })()),
   });
 

@@ -3,7 +3,7 @@
  * (e.g. BullMQ Queue.getJobCounts per queue). Not bullmq's exportPrometheusMetrics: that builds its
  * own metric text per queue, outside our registry, names and label rules.
  * A failing or slow source never fails the scrape: the gauge is left empty for that scrape and
- * farm_metrics_collect_errors_total{source="queue_depth"} counts it.
+ * farm_metrics_collect_errors_total{source="queue_depth"} counts it (and `onError` hears of it, to log).
  */
 import type { Counter, Gauge } from "prom-client";
 
@@ -22,6 +22,7 @@ export function collectQueueDepth(opts: {
   collectErrors: Counter<"source">;
   queueLabel: (value: string) => string;
   stateLabel: (value: string) => string;
+  onError?: (error: Error) => void;
 }): () => Promise<void> {
   return async () => {
     const source = opts.source();
@@ -40,9 +41,10 @@ export function collectQueueDepth(opts: {
         // inc, not set: two samples that both map to "other" must add up.
         opts.gauge.inc({ queue: opts.queueLabel(s.queue), state: opts.stateLabel(s.state) }, s.count);
       }
-    } catch {
+    } catch (e) {
       opts.gauge.reset();
       opts.collectErrors.inc({ source: "queue_depth" });
+      opts.onError?.(e instanceof Error ? e : new Error(String(e)));
     } finally {
       clearTimeout(timer);
     }

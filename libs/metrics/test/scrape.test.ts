@@ -103,7 +103,13 @@ test("healthz, 404, 405; close is idempotent", async () => {
 });
 
 test("a failing or hanging queue-depth source never fails the scrape", async () => {
-  const metrics = createFarmMetrics({ service: "scheduler", collectDefault: false, queueDepthTimeoutMs: 100 });
+  const errors: string[] = [];
+  const metrics = createFarmMetrics({
+    service: "scheduler",
+    collectDefault: false,
+    queueDepthTimeoutMs: 100,
+    onCollectError: ({ source, error }) => errors.push(`${source}: ${error.message}`),
+  });
   metrics.setQueueDepthSource(async () => {
     throw new Error("redis down");
   });
@@ -116,6 +122,7 @@ test("a failing or hanging queue-depth source never fails the scrape", async () 
   exp = parseExposition(await metrics.metricsText());
   assert.ok(Date.now() - started < 1000);
   assert.equal(valueOf(exp, METRIC.collectErrors, { source: "queue_depth" }), 2);
+  assert.deepEqual(errors, ["queue_depth: redis down", "queue_depth: queue depth source took longer than 100 ms"]);
 
   metrics.setQueueDepthSource(async () => [{ queue: "episodes", state: "failed", count: 2 }]);
   exp = parseExposition(await metrics.metricsText());
