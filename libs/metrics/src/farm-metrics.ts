@@ -7,8 +7,13 @@
  *   - labels: bounded — closed sets map unknown values to "other", open sets (task, adb op, queue,
  *     device state, recovery cause) keep the first N well-formed values, then "other"; never an
  *     episode id, job id, seed or serial (no method takes one);
+ *   - parameters are typed with the owning libraries' unions; values that still arrive outside them
+ *     at run time (from JSON, older workers) are guarded as above;
  *   - bad numbers (NaN, negative durations) are dropped and counted, never thrown.
  */
+import type { StepStatus } from "@farm/adb";
+import type { EndCause, EpisodeOutcome } from "@farm/episode";
+import type { PolicyErrorCode } from "@farm/policy";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import {
   ADB_CALL_BUCKETS_SEC,
@@ -47,10 +52,8 @@ export interface FarmMetricsOptions {
 
 export interface EpisodeFinished {
   taskId: string;
-  /** EpisodeOutcome: "terminated" | "truncated". */
-  outcome: string;
-  /** EndCause, e.g. "episode_end", "step_limit", "device_lost". */
-  cause: string;
+  outcome: EpisodeOutcome;
+  cause: EndCause;
   durationSec: number;
   steps: number;
   reward: number;
@@ -59,8 +62,8 @@ export interface EpisodeFinished {
 export interface AdbCall {
   /** The kind of call, snake_case and from a small set: "shell", "screenshot", "install", "start_activity", … */
   op: string;
-  /** StepStatus: "ok" or an error kind ("adb_error", "timeout", …). */
-  status: string;
+  /** "ok" or the error kind ("adb_error", "timeout", …). */
+  status: StepStatus;
   seconds: number;
 }
 
@@ -318,7 +321,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     recovery(c: string): void {
       recoveries.inc({ cause: recoveryCause(METRIC.recoveries, c) });
     },
-    policyError(code: string): void {
+    policyError(code: PolicyErrorCode): void {
       policyErrors.inc({ code: policyCode(code) });
     },
     trajectoryWritten(w: { bytes: number; files?: number }): void {

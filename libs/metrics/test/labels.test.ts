@@ -11,11 +11,11 @@ import { parseExposition, valueOf } from "./exposition.ts";
 test("unknown outcome, cause, phase, status and code become \"other\" and are counted", async () => {
   const reported: string[] = [];
   const m = createFarmMetrics({ service: "t", collectDefault: false, onLabelOverflow: (o) => reported.push(`${o.metric}/${o.label}=${o.value}`) });
-  m.episodeFinished({ taskId: "a", outcome: "exploded", cause: "gremlins", durationSec: 1, steps: 1, reward: 0 });
-  m.episodeFinished({ taskId: "a", outcome: "exploded", cause: "gremlins", durationSec: 1, steps: 1, reward: 0 });
+  m.episodeFinished({ taskId: "a", outcome: "exploded" as never, cause: "gremlins" as never, durationSec: 1, steps: 1, reward: 0 });
+  m.episodeFinished({ taskId: "a", outcome: "exploded" as never, cause: "gremlins" as never, durationSec: 1, steps: 1, reward: 0 });
   m.stepPhase("think" as never, 0.1);
-  m.adbCall({ op: "shell", status: "weird", seconds: 0.1 });
-  m.policyError("nope");
+  m.adbCall({ op: "shell", status: "weird" as never, seconds: 0.1 });
+  m.policyError("nope" as never);
   const exp = parseExposition(await m.metricsText());
   assert.equal(valueOf(exp, METRIC.episodes, { task: "a", outcome: "other", cause: "other" }), 2);
   assert.equal(valueOf(exp, `${METRIC.stepPhaseDuration}_count`, { phase: "other" }), 1);
