@@ -75,11 +75,11 @@ export const episodeSchema: AvroSchema.RecordType = {
   name: "Episode",
   namespace: SCHEMA_NAMESPACE,
   doc:
-    "One finished episode of the Android episode farm. episodeId = campaignId + '/' + episodeIndex identifies " +
+    "One finished episode of the Android episode farm. episodeId = campaignId + '-' + episodeIndex identifies " +
     "the episode across retries: two records with the same episodeId are duplicates (compare attempt).",
   fields: [
     { name: "schemaVersion", type: "int", doc: "Version of this schema the record was written with." },
-    { name: "episodeId", type: "string", doc: "campaignId + '/' + episodeIndex; unique per campaign episode." },
+    { name: "episodeId", type: "string", doc: "campaignId + '-' + episodeIndex; unique per campaign episode." },
     { name: "campaignId", type: "string" },
     { name: "episodeIndex", type: "long", doc: "0-based index of the episode in its campaign." },
     { name: "attempt", type: "int", doc: "1-based attempt number of the episode job (retries increase it)." },

@@ -38,7 +38,7 @@ describe("layout and rotation", () => {
     assert.equal(await countIn(path.join(dir, "task=classic_2048/date=2026-11-22")), 2);
     assert.equal(closed.length, 3);
     const c = closed.find((f) => f.date === "2026-11-22" && f.taskId === "classic_2048")!;
-    assert.deepEqual(c.episodeIds, ["campaign-synthetic/1", "campaign-synthetic/3"]);
+    assert.deepEqual(c.episodeIds, ["campaign-synthetic-1", "campaign-synthetic-3"]);
     assert.equal(c.bytes, (await stat(c.path)).size);
   });
 
