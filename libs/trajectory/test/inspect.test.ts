@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { copyFile, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
+import { findDuplicates, inspectTrajectories, listTrajectoryFiles, syntheticEpisode, type TrajectorySummary } from "@farm/trajectory";
+import { tempDir, writeEpisodes } from "./helpers.ts";
+
+const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+const farm = path.join(repoRoot, "services/cli/bin/farm.js");
+const run = promisify(execFile);
+
+/** Two writers; episode 1 retried (attempt 2) and written again by the second writer. */
+async function dataset(): Promise<string> {
+  const dir = await tempDir();
+  await writeEpisodes(dir, [0, 1, 2].map((i) => syntheticEpisode(i, { steps: 4, frames: true })), { writerId: "a", frameEvery: 2 });
+  await writeEpisodes(dir, [syntheticEpisode(1, { steps: 4, attempt: 2 }), syntheticEpisode(3, { steps: 4 })], { writerId: "b", codec: "snappy" });
+  return dir;
+}
+
+describe("inspect and duplicates", () => {
+  it("summarises counts, outcomes, rewards, schema versions and duplicates", async () => {
+    const dir = await dataset();
+    const s = await inspectTrajectories([dir]);
+    const recs = [0, 1, 2, 1, 3].map((i) => syntheticEpisode(i, { steps: 4 }));
+    assert.equal(s.files, 2);
+    assert.equal(s.episodes, 5);
+    assert.equal(s.uniqueEpisodes, 4);
+    assert.equal(s.steps, 20);
+    assert.equal(s.frames, 6);
+    assert.deepEqual(s.schemaVersions, { "1": 2 });
+    assert.deepEqual(s.codecs, { deflate: 1, snappy: 1 });
+    const rewards = recs.map((r) => r.totalReward);
+    assert.deepEqual(s.reward, { mean: rewards.reduce((a, b) => a + b) / 5, min: Math.min(...rewards), max: Math.max(...rewards) });
+    const byOutcome: Record<string, Record<string, number>> = {};
+    for (const r of recs) (byOutcome[r.outcome] ??= {})[r.cause] = (byOutcome[r.outcome]?.[r.cause] ?? 0) + 1;
+    assert.deepEqual(s.outcomes, byOutcome);
+    assert.equal(s.duplicates.length, 1);
+    assert.equal(s.duplicates[0]!.episodeId, "campaign-synthetic-1");
+    assert.deepEqual(s.duplicates[0]!.occurrences.map((o) => o.attempt).sort(), [1, 2]);
+  });
+
+  it("findDuplicates groups by episode id", () => {
+    const d = findDuplicates([
+      { episodeId: "c-1", attempt: 1, file: "x", outcome: "truncated", cause: "device_lost" },
+      { episodeId: "c-2", attempt: 1, file: "x", outcome: "terminated", cause: "episode_end" },
+      { episodeId: "c-1", attempt: 2, file: "y", outcome: "terminated", cause: "episode_end" },
+    ]);
+    assert.deepEqual(d, [{ episodeId: "c-1", occurrences: [
+      { attempt: 1, file: "x", outcome: "truncated", cause: "device_lost" },
+      { attempt: 2, file: "y", outcome: "terminated", cause: "episode_end" },
+    ] }]);
+  });
+
+  it("lists a truncated file as unreadable instead of counting half of it", async () => {
+    const dir = await dataset();
+    const { files } = await listTrajectoryFiles([dir]);
+    const whole = await readFile(files[0]!);
+    await writeFile(path.join(path.dirname(files[0]!), "cut.avro"), whole.subarray(0, whole.length - 40));
+    const s = await inspectTrajectories([dir]);
+    assert.equal(s.unreadable.length, 1);
+    assert.match(s.unreadable[0]!.error, /truncated|ends inside/);
+    assert.equal(s.episodes, 5);
+  });
+
+  it("`farm trajectories inspect --json` and `export --jsonl` work on the data set", async () => {
+    const dir = await dataset();
+    const { stdout } = await run(process.execPath, [farm, "trajectories", "inspect", "--json", dir], { cwd: repoRoot });
+    const s = JSON.parse(stdout) as TrajectorySummary;
+    assert.equal(s.episodes, 5);
+    assert.equal(s.duplicates.length, 1);
+    const human = await run(process.execPath, [farm, "trajectories", "inspect", dir], { cwd: repoRoot });
+    assert.match(human.stdout, /episodes: 5 \(unique 4\)/);
+    assert.match(human.stdout, /duplicates: 1/);
+
+    const { files } = await listTrajectoryFiles([dir]);
+    await copyFile(files[0]!, path.join(dir, "only.avro"));
+    const exp = await run(process.execPath, [farm, "trajectories", "export", "--jsonl", path.join(dir, "only.avro")], { cwd: repoRoot, maxBuffer: 64 << 20 });
+    const lines = exp.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines.length, 3);
+    const first = lines[0] as { episodeId: string; startedAt: string; steps: { frame?: string }[] };
+    const rec = syntheticEpisode(0, { steps: 4, frames: true });
+    assert.equal(first.episodeId, rec.episodeId);
+    assert.equal(first.startedAt, rec.startedAt.toISOString());
+    assert.equal(first.steps[1]!.frame, Buffer.from(rec.steps[1]!.frame!).toString("base64"));
+    assert.equal(first.steps[0]!.frame, undefined);
+  });
+});
