@@ -10,6 +10,8 @@ export interface FieldOccurrence {
   path: string;
   name: string;
   line: number;
+  /** For a scalar value: how it is written (a string literal, or a word/number with its sign) and its field. */
+  scalar?: { text: string; quoted: boolean; field?: protobuf.Field };
 }
 
 export class LineIndex {
@@ -69,13 +71,16 @@ export function indexFieldLines(text: string, type: protobuf.Type | undefined): 
   };
   const isPunct = (t: Token | undefined, p: string): boolean => t?.kind === "punct" && t.text === p;
 
-  const scalar = (): void => {
+  const scalar = (at: FieldOccurrence, field: protobuf.Field | undefined): void => {
     const t = next();
     if (t.kind === "string") {
       while (peek()?.kind === "string") pos++;
+      at.scalar = { text: t.text, quoted: true, field };
     } else if (isPunct(t, "-")) {
-      next();
-    } else if (t.kind !== "word") {
+      at.scalar = { text: `-${next().text}`, quoted: false, field };
+    } else if (t.kind === "word") {
+      at.scalar = { text: t.text, quoted: false, field };
+    } else {
       throw new Stop();
     }
   };
@@ -108,6 +113,7 @@ export function indexFieldLines(text: string, type: protobuf.Type | undefined): 
         occurrences.push({ path, name: t.text, line });
         return path;
       };
+      const last = (): FieldOccurrence => occurrences[occurrences.length - 1]!;
       if (isPunct(peek(), ":")) pos++;
       const v = peek();
       if (isPunct(v, "[")) {
@@ -123,7 +129,7 @@ export function indexFieldLines(text: string, type: protobuf.Type | undefined): 
           } else {
             pos--;
             record(el.line);
-            scalar();
+            scalar(last(), field);
           }
         }
         pos++;
@@ -132,7 +138,7 @@ export function indexFieldLines(text: string, type: protobuf.Type | undefined): 
         message(`${record(t.line)}.`, childType, v!.text === "{" ? "}" : ">");
       } else {
         record(t.line);
-        scalar();
+        scalar(last(), field);
       }
     }
   };

@@ -113,6 +113,11 @@ function parseError(file: string, error: Error, index: LineIndex, type: protobuf
     const hint = /expected string/.test(detail) ? 'quote string values, e.g. path: "apks/app.apk"' : "fix the text-format syntax at this line";
     return new TaskLoadError("syntax", file, line, at && at.line === line ? at.path : "", detail, hint);
   }
+  // Errors about a scalar value carry no line: place them at the first value that does not fit its field.
+  if (/value expected|illegal|out of range/.test(detail)) {
+    const bad = index.occurrences.find((o) => o.scalar?.field && !scalarFits(o.scalar.field, o.scalar.text, o.scalar.quoted));
+    if (bad) return new TaskLoadError("syntax", file, bad.line, bad.path, `${bad.scalar!.text} is not a valid ${bad.scalar!.field!.type} value`, valueHint(bad.scalar!.field!));
+  }
   // "multiple values" errors carry no line: place them at the second occurrence of the field.
   const multiple = /^\.?([\w.]*?)\.?(\w+): multiple values$/.exec(message);
   if (multiple) {
@@ -120,6 +125,26 @@ function parseError(file: string, error: Error, index: LineIndex, type: protobuf
     return new TaskLoadError("syntax", file, dup?.line ?? 1, dup?.path ?? multiple[2]!, `${multiple[2]} is set more than once`, "a singular field or a oneof takes one value; keep one");
   }
   return new TaskLoadError("syntax", file, 1, "", detail, "fix the text-format syntax");
+}
+
+const NUMBER = /^-?(?:0[xX][0-9A-Fa-f]+|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[fF]?|\.[0-9]+(?:[eE][+-]?[0-9]+)?[fF]?|inf|infinity|nan)$/i;
+
+/** Whether a written scalar could be a value of `field` (enough to find the one protobufjs rejected). */
+function scalarFits(field: protobuf.Field, text: string, quoted: boolean): boolean {
+  const enumValues = field.resolvedType && "values" in field.resolvedType ? (field.resolvedType as protobuf.Enum).values : undefined;
+  if (enumValues) return !quoted && (text in enumValues || /^-?[0-9]+$/.test(text));
+  if (field.type === "string" || field.type === "bytes") return quoted;
+  if (field.type === "bool") return !quoted && /^(?:true|false|True|False|t|f|1|0)$/.test(text);
+  if (quoted || !NUMBER.test(text)) return false;
+  const isFloat = field.type === "float" || field.type === "double";
+  return isFloat || /^-?(?:0[xX][0-9A-Fa-f]+|[0-9]+)$/.test(text);
+}
+
+function valueHint(field: protobuf.Field): string {
+  const enumValues = field.resolvedType && "values" in field.resolvedType ? (field.resolvedType as protobuf.Enum).values : undefined;
+  if (enumValues) return `use one of ${Object.keys(enumValues).join(", ")}`;
+  if (field.type === "string" || field.type === "bytes") return 'quote string values, e.g. "text"';
+  return `write a value of type ${field.type}`;
 }
 
 /** The occurrence that repeats a singular field (or a second member of the oneof `name`) under the same parent. */

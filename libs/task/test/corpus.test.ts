@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import { formatTaskError, loadTaskSet } from "../src/index.ts";
+import { corpus } from "./helpers.ts";
+
+test("all 160 early-2021 internal files load as dialect (b)", () => {
+  const { tasks, errors } = loadTaskSet([join(corpus, "androidenv-2021-internal")]);
+  assert.deepEqual(errors.map(formatTaskError), []);
+  assert.equal(tasks.length, 160);
+  // debug_task and device_control also parse against the 2021 public schema, but carry the google3 header.
+  assert.ok(tasks.every((t) => t.dialect === "internal-2021"));
+});
+
+test("all 131 B-MoCA files load as the current dialect, ids from file names", () => {
+  const { tasks, errors } = loadTaskSet([join(corpus, "bmoca-current")]);
+  assert.deepEqual(errors.map(formatTaskError), []);
+  assert.equal(tasks.length, 131);
+  assert.ok(tasks.every((t) => t.dialect === "current"));
+  assert.ok(tasks.some((t) => t.task.id === "calculator_001"));
+});
+
+test("the seed-doc example is invalid at line 14 (the unquoted path) and nowhere else", () => {
+  const { tasks, errors } = loadTaskSet([join(corpus, "seed-doc")]);
+  assert.equal(tasks.length, 0);
+  assert.equal(errors.length, 1);
+  const [e] = errors;
+  assert.equal(e!.line, 14);
+  assert.equal(e!.code, "syntax");
+  assert.equal(e!.field, "setup_steps[0].adb_call.install_apk.filesystem.path");
+  assert.match(formatTaskError(e!), /classic_2048\.textproto:14: setup_steps\[0\]\.adb_call\.install_apk\.filesystem\.path: expected string \(quote string values/);
+});
+
+test("loading all 291 corpus files takes well under a second", (t) => {
+  const started = performance.now();
+  const { tasks } = loadTaskSet([join(corpus, "androidenv-2021-internal"), join(corpus, "bmoca-current")]);
+  const ms = performance.now() - started;
+  t.diagnostic(`loaded ${tasks.length} corpus files in ${ms.toFixed(0)} ms`);
+  assert.equal(tasks.length, 291);
+  assert.ok(ms < 1000, `took ${ms} ms`);
+});
