@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { pyRegex, PyRegexError } from "../src/index.ts";
+
+const groups = (source: string, text: string): Record<string, string> | undefined => pyRegex(source).regex.exec(text)?.groups;
+const group1 = (source: string, text: string): string | undefined => pyRegex(source).regex.exec(text)?.[1];
+
+test("compiled regexes are ^(?:…)-anchored, without the u flag, and keep the source", () => {
+  const r = pyRegex("^[Ss]core: ([-+]?[0-9]*\\.?[0-9]*)$");
+  assert.equal(r.source, "^[Ss]core: ([-+]?[0-9]*\\.?[0-9]*)$");
+  assert.ok(r.regex.source.startsWith("^(?:"));
+  assert.equal(r.regex.flags, "");
+});
+
+test("canonical score and reward regexes", () => {
+  const score = "^[Ss]core: ([-+]?[0-9]*\\.?[0-9]*)$";
+  assert.equal(group1(score, "score: 128"), "128");
+  assert.equal(group1(score, "Score: -1.5"), "-1.5");
+  assert.equal(group1(score, "score: "), ""); // the number pattern accepts an empty string
+  assert.equal(group1(score, "score: 1e-3"), undefined); // no exponent
+  assert.equal(group1(score, "my score: 1"), undefined); // re.match: anchored at the start
+  const reward = "^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$";
+  assert.equal(group1(reward, "reward: -0.1"), "-0.1");
+  assert.equal(group1(reward, "Reward: 1"), "1");
+});
+
+test("canonical episode_end, extra and json_extra regexes with named groups", () => {
+  const end = pyRegex("^episode[ _]end$").regex;
+  assert.ok(end.test("episode end") && end.test("episode_end") && !end.test("episode ended"));
+  const extra = "^extra: (?P<name>[^ ]*)[ ]?(?P<extra>.*)$";
+  assert.deepEqual({ ...groups(extra, "extra: grid [[2, 0], [0, 4]]") }, { name: "grid", extra: "[[2, 0], [0, 4]]" });
+  assert.deepEqual({ ...groups(extra, "extra: flag") }, { name: "flag", extra: "" });
+  const internal = "^extra: (?P<name>[^ ]*) (?P<extra>.*)$"; // early-2021 form: a value is required
+  assert.equal(groups(internal, "extra: flag"), undefined);
+  const json = "^json_extra: (?P<json_extra>.*)$";
+  assert.deepEqual({ ...groups(json, 'json_extra: {"opened": 3}') }, { json_extra: '{"opened": 3}' });
+});
+
+test("(?P=name) back-references and numbered references", () => {
+  const r = pyRegex("(?P<q>['\"])(?P<word>\\w+)(?P=q)").regex;
+  assert.equal(r.exec("'abc'")?.groups?.word, "abc");
+  assert.equal(r.exec("'abc\""), null);
+  assert.ok(pyRegex("(a)\\1").regex.test("aa"));
+  assert.throws(() => pyRegex("(a)\\2"), PyRegexError);
+  assert.throws(() => pyRegex("(?P=nope)"), PyRegexError);
+});
+
+test("Python-only spellings are translated to the same meaning", () => {
+  assert.ok(pyRegex("a{,2}b").regex.test("aab")); // {,n} is {0,n} in Python, literal text in JS
+  assert.ok(pyRegex("[]a]+$").regex.test("]a]")); // a leading ] in a class is literal
+  assert.ok(pyRegex("\\Aab\\Z").regex.test("ab"));
+  assert.ok(!pyRegex("ab\\Z").regex.test("ab\n"));
+  assert.ok(pyRegex("ab$").regex.test("ab\n")); // Python's $ also matches before a final newline
+  assert.ok(!pyRegex("a.b").regex.test("a\nb"));
+  assert.ok(pyRegex("a.b").regex.test("a\rb")); // Python's . matches \r (JS's does not)
+  assert.ok(pyRegex("a(?#comment)b").regex.test("ab"));
+  assert.ok(pyRegex("\\a").regex.test("\x07"));
+  assert.ok(pyRegex("\\:\\/\\_").regex.test(":/_")); // escaped punctuation is allowed in Python
+  assert.ok(pyRegex("^android.widget.FrameLayout\\{.*android\\:id\\/content\\}").regex.test("android.widget.FrameLayout{1 android:id/content}"));
+  assert.ok(pyRegex("^DecorView@.*\\[MainActivity\\]$").regex.test("DecorView@5a1[MainActivity]"));
+  assert.ok(pyRegex("^(.*?)Events: \\[Alarm\\]").regex.test("x Events: [Alarm] [Show Tab]"));
+});
+
+test("constructs without a faithful translation are rejected", () => {
+  for (const bad of ["(?i)reward", "(?i:reward)", "(?s).*", "(?x) a b", "(a)(?(1)b|c)", "(?>a)", "a*+", "a++", "(?<name>a)", "\\N{DIGIT ONE}", "\\q", "(unclosed", "[a-"]) {
+    assert.throws(() => pyRegex(bad), PyRegexError, bad);
+  }
+  assert.throws(() => pyRegex("(?i)x"), /inline flags/);
+});
+
+test("an empty regex never matches", () => {
+  const r = pyRegex("");
+  assert.equal(r.source, "");
+  assert.ok(!r.regex.test("") && !r.regex.test("anything"));
+  assert.ok(r.regex.source.startsWith("^(?:"));
+});
