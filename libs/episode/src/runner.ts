@@ -246,7 +246,9 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     phases.observation = since(t0);
 
     t0 = performance.now();
+    // Always give the event loop a turn, so log lines already received are read even when the step did no I/O (REPEAT).
     if (c.logSettleMs > 0) await sleep(c.logSettleMs);
+    else await new Promise<void>((r) => setImmediate(r));
     const taken = s.acc.take();
     phases.log = since(t0);
     const elapsedMs = performance.now() - taskStart;
