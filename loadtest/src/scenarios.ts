@@ -13,4 +13,5 @@ export interface Scenario {
 }
 
 export const scenarios: Record<string, () => Promise<Scenario>> = {
+  avro: () => import("./bench-avro.ts").then((m) => m.scenario),
 };

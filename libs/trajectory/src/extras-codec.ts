@@ -45,32 +45,36 @@ const leafFits: Record<Exclude<Slot, "json">, (v: unknown) => boolean> = {
   booleans: (v) => typeof v === "boolean",
 };
 
-/** Row-major leaves of `value` if it is a regular nested array of exactly `shape` with fitting leaves; else null. */
+// Module-level recursive helpers, not per-call closures: tsx (esbuild keepNames) wraps every named
+// closure in a defineProperty call, which made per-extra closures the writer's main cost.
+
+/** Appends the row-major leaves of `v` to `out` if it is a regular nested array of exactly `shape[depth..]` with fitting leaves. */
+function flattenInto(v: unknown, shape: readonly number[], depth: number, fits: (v: unknown) => boolean, out: unknown[]): boolean {
+  if (depth === shape.length) {
+    if (Array.isArray(v) || !fits(v)) return false;
+    out.push(v);
+    return true;
+  }
+  if (!Array.isArray(v) || v.length !== shape[depth]) return false;
+  for (let i = 0; i < v.length; i++) if (!flattenInto(v[i], shape, depth + 1, fits, out)) return false;
+  return true;
+}
+
+/** Row-major leaves of `value`, or null when it does not match `shape` and the dtype. */
 function flatten(value: unknown, shape: readonly number[], fits: (v: unknown) => boolean): unknown[] | null {
   const out: unknown[] = [];
-  const walk = (v: unknown, depth: number): boolean => {
-    if (depth === shape.length) {
-      if (Array.isArray(v) || !fits(v)) return false;
-      out.push(v);
-      return true;
-    }
-    if (!Array.isArray(v) || v.length !== shape[depth]) return false;
-    for (const item of v) if (!walk(item, depth + 1)) return false;
-    return true;
-  };
-  return walk(value, 0) ? out : null;
+  return flattenInto(value, shape, 0, fits, out) ? out : null;
+}
+
+function buildNested(leaves: readonly unknown[], shape: readonly number[], depth: number, cursor: { pos: number }): unknown[] {
+  const n = shape[depth] ?? 0;
+  const arr = new Array<unknown>(n);
+  for (let i = 0; i < n; i++) arr[i] = depth === shape.length - 1 ? leaves[cursor.pos++] : buildNested(leaves, shape, depth + 1, cursor);
+  return arr;
 }
 
 function unflatten(leaves: readonly unknown[], shape: readonly number[]): unknown {
-  if (shape.length === 0) return leaves[0];
-  let pos = 0;
-  const build = (depth: number): unknown[] => {
-    const n = shape[depth] ?? 0;
-    const arr = new Array<unknown>(n);
-    for (let i = 0; i < n; i++) arr[i] = depth === shape.length - 1 ? leaves[pos++] : build(depth + 1);
-    return arr;
-  };
-  return build(0);
+  return shape.length === 0 ? leaves[0] : buildNested(leaves, shape, 0, { pos: 0 });
 }
 
 /** JSON that survives bigint (as a decimal string). */

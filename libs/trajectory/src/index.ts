@@ -13,4 +13,5 @@ export { escapePartitionValue, unescapePartitionValue, partitionDir, isInvisible
 export { avroTypeFor } from "./logical-types.ts";
 export { avscEncoderCodecs } from "./block-codecs.ts";
 export { episodeToJson } from "./export-json.ts";
+export { episodeToAvro, episodeFromAvro, type AvroEpisode } from "./episode-codec.ts";
 export { syntheticEpisode, type SyntheticEpisodeOptions } from "./synthetic.ts";
