@@ -15,6 +15,8 @@ import { taskType, type SchemaName } from "./schema.ts";
 export interface LoadOptions {
   /** Folders searched for APKs named by relative `filesystem.path`s (after the task file's folder) and `mpm.path`s. */
   apkDirs?: string[];
+  /** The dialect a task registry names for the file: parse only with that schema (default: detect). */
+  dialect?: Dialect;
 }
 
 export interface ParseOptions extends LoadOptions {
@@ -48,8 +50,11 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
     }
   };
 
-  let schema: SchemaName = "current";
-  let result = attempt("current");
+  let schema: SchemaName = opts.dialect && opts.dialect !== "current" ? "legacy" : "current";
+  let result = attempt(schema);
+  if ("error" in result && opts.dialect) {
+    throw parseError(file, result.error, indexFieldLines(prepared, taskType(schema)), taskType(schema));
+  }
   if ("error" in result) {
     const legacy = attempt("legacy");
     if ("raw" in legacy) {
@@ -64,7 +69,7 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   }
 
   const index = indexFieldLines(prepared, taskType(schema));
-  const dialect: Dialect = schema === "current" ? "current" : INTERNAL_ONLY.some((n) => index.mentions(n)) || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021";
+  const dialect: Dialect = opts.dialect ?? (schema === "current" ? "current" : INTERNAL_ONLY.some((n) => index.mentions(n)) || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021");
   const ck = new Checker(file, index);
   if (dialect === "internal-2021") {
     for (const name of NOT_IN_INTERNAL) {

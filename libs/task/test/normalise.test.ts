@@ -133,5 +133,6 @@ test("filesystem paths resolve against the task's folder, then the APK folders",
   assert.ok(action?.kind === "adb" && action.request.cmd.command === "install_apk");
   assert.deepEqual(action.request.cmd.location, { kind: "filesystem", path: join(apkDir, "game.apk"), declaredPath: "apks/game.apk" });
   assert.equal(resolveApk(action.request.cmd.location, [apkDir]), join(apkDir, "game.apk"));
-  if (missing.request.cmd.command === "install_apk") assert.throws(() => resolveApk(missing.request.cmd.location, []), /APK not found/);
+  const missingCmd = missing.request.cmd;
+  if (missingCmd.command === "install_apk") assert.throws(() => resolveApk(missingCmd.location, []), /APK not found/);
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { formatTaskError, loadTaskSet } from "../src/index.ts";
+import { formatTaskError, loadTaskSet, parseTaskText } from "../src/index.ts";
 import { loadError, parse } from "./helpers.ts";
 
 const lines = (...l: string[]): string => l.join("\n");
@@ -166,4 +166,12 @@ test("duplicate ids in one task set; formatTaskError", () => {
   assert.equal(errors[0]!.line, 2);
   assert.equal(errors[1]!.code, "duplicate_id"); // id derived from the file name "same"
   assert.match(formatTaskError(errors[0]!), /b\.textproto:2: id: task id "same" is already used by .*a\.textproto \(give each task/);
+});
+
+test("a dialect named by the caller (task registry) wins over detection", () => {
+  const text = lines('id: "t"', "reset_steps: [ { sleep: { time_sec: 1 } } ]");
+  assert.equal(parse(text).dialect, "current");
+  const seed = parseTaskText(text, { sourcePath: "/tmp/farm-task-tests/t.textproto", dialect: "seed-2021" });
+  assert.equal(seed.dialect, "seed-2021");
+  assert.throws(() => parseTaskText(lines('id: "t"', "max_num_steps: 3"), { sourcePath: "/tmp/x.textproto", dialect: "current" }), /unknown field 'max_num_steps'/);
 });
