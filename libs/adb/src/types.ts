@@ -63,6 +63,8 @@ export interface LogcatStream {
   readonly state: "open" | "reconnecting" | "failed" | "closed";
   /** Fires when the stream has failed for good (device gone past its reconnect budget). */
   onFailed(listener: (reason: string) => void): void;
+  /** Clears the device's log buffers (`logcat -b all -c`) while the stream keeps running; false if that failed. */
+  clear?(): Promise<boolean>;
   close(): Promise<void>;
 }
 
