@@ -181,6 +181,7 @@ export class DeviceSession {
         const lc = await withDeadline(this.device.openLogcat({ filters: this.task.task.logParsing.filters, clear: true }), c.adbCallTimeoutMs);
         if (lc.timedOut) return { ok: false, status: "timeout", detail: "opening logcat: no answer" };
         this.logcat = lc.value;
+        if (lc.value.state === "failed" || lc.value.state === "closed") return { ok: false, status: "adb_error", detail: "logcat stream could not be opened" };
         lc.value.onRecord((rec) => {
           if (gen === this.generation) this.acc.onRecord(rec);
         });
