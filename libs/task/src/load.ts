@@ -36,10 +36,7 @@ const idLines = new WeakMap<LoadedTask, number>();
 
 export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   const file = opts.sourcePath;
-  const warnings: TaskWarning[] = [];
   const { text: prepared, fixes } = rewriteLenientEscapes(text);
-  for (const f of fixes)
-    warnings.push({ line: f.line, field: "", message: `unknown escape ${f.escape} read as Python does (a backslash and '${f.escape.slice(1)}'); write \\${f.escape} to say so explicitly` });
 
   const attempt = (schema: SchemaName): { raw: Obj } | { error: Error } => {
     try {
@@ -71,6 +68,14 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   const index = indexFieldLines(prepared, taskType(schema));
   const dialect: Dialect = opts.dialect ?? (schema === "current" ? "current" : INTERNAL_ONLY.some((n) => index.mentions(n)) || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021");
   const ck = new Checker(file, index);
+  for (const f of fixes) {
+    const at = index.fieldAt(f.line);
+    ck.warnings.push({
+      line: f.line,
+      field: at?.line === f.line ? at.path : "",
+      message: `unknown escape ${f.escape} read as Python does (a backslash and '${f.escape.slice(1)}'); write \\${f.escape} to say so explicitly`,
+    });
+  }
   if (dialect === "internal-2021") {
     for (const name of NOT_IN_INTERNAL) {
       const at = index.occurrences.find((o) => o.name === name);
@@ -84,8 +89,7 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   const task = normaliseTask({ ck, taskDir: dirname(sourcePath), apkDirs: (opts.apkDirs ?? []).map((d) => resolve(d)) }, result.raw, dialect);
   if (task.id === "") task.id = idFromFileName(file);
   if (ck.errors.length > 0) throw ck.errors.reduce((a, b) => (b.line < a.line ? b : a));
-  warnings.push(...ck.warnings);
-  warnings.sort((a, b) => a.line - b.line);
+  const warnings: TaskWarning[] = [...ck.warnings].sort((a, b) => a.line - b.line);
   const loaded: LoadedTask = { task, hash: taskHash(task), dialect, sourcePath, warnings };
   idLines.set(loaded, index.lineOf("id"));
   return loaded;
@@ -109,8 +113,10 @@ function parseError(file: string, error: Error, index: LineIndex, type: protobuf
   if (unknown && lineMatch) {
     const line = Number(lineMatch[1]);
     const at = index.fieldAt(line, unknown[2]);
-    const owner = type.root.lookupType(unknown[1]!);
-    return new TaskLoadError("unknown_field", file, line, at?.path ?? unknown[2]!, `unknown field '${unknown[2]}' in ${owner.name}`, `remove it or fix its spelling; ${owner.name} has: ${Object.keys(owner.fields).join(", ")}`);
+    const owner = type.root.lookup(unknown[1]!);
+    const fields = owner && "fields" in owner ? Object.keys((owner as protobuf.Type).fields).join(", ") : "";
+    const ownerName = owner?.name ?? unknown[1]!;
+    return new TaskLoadError("unknown_field", file, line, at?.path ?? unknown[2]!, `unknown field '${unknown[2]}' in ${ownerName}`, `remove it or fix its spelling${fields ? `; ${ownerName} has: ${fields}` : ""}`);
   }
   if (lineMatch) {
     const line = Number(lineMatch[1]);

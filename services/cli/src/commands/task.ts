@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { relative } from "node:path";
 import type { CommandModule } from "./types.ts";
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -31,7 +32,8 @@ export const taskCommand: CommandModule = {
         for (const e of errors) process.stdout.write(`${formatTaskError(e)}\n`);
         if (opts.verbose) {
           for (const t of tasks) {
-            for (const w of t.warnings) process.stderr.write(`${t.sourcePath}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}\n`);
+            const file = relative(process.cwd(), t.sourcePath) || t.sourcePath;
+            for (const w of t.warnings) process.stderr.write(`${file}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}\n`);
           }
         }
         process.stdout.write(`${tasks.length} valid, ${errors.length} invalid\n`);
