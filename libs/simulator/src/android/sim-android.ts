@@ -45,24 +45,34 @@ export class SimAndroid {
 
   /** Runs one shell command line (an empty line reads commands from stdin); resolves with the exit code. */
   async run(commandLine: string, io: ShellIO): Promise<number> {
+    // The stream ends when the host closes it or when the device shuts down (close()).
+    const stop = new AbortController();
+    const abort = (): void => stop.abort();
+    const closed = this.system.closedSignal;
+    if (io.signal.aborted || closed.aborted) stop.abort();
+    io.signal.addEventListener("abort", abort, { once: true });
+    closed.addEventListener("abort", abort, { once: true });
     try {
       return await this.shell.run(commandLine, {
         out: (c) => io.write(c),
         err: (c) => io.writeErr(c),
         stdin: io.stdin,
-        signal: io.signal,
+        signal: stop.signal,
       });
     } catch (e) {
       // A bug in a simulated command must not take the transport down: report it like a crashing tool.
       io.writeErr(`/system/bin/sh: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
       return 255;
+    } finally {
+      io.signal.removeEventListener("abort", abort);
+      closed.removeEventListener("abort", abort);
     }
   }
 
   /** The current screen as RGBA, rendered on demand. */
   framebuffer(): { width: number; height: number; rgba: Uint8Array } {
-    const { width, height } = this.system.screen;
-    return { width, height, rgba: new Uint8Array(width * height * 4) };
+    const c = this.system.render();
+    return { width: c.width, height: c.height, rgba: c.rgba };
   }
 
   /** Stops app timers and open logcat followers; idempotent. */

@@ -1,10 +1,18 @@
 /**
- * All state of one simulated Android device, shared by the shell commands: properties, files,
- * faults. One instance per SimAndroid.
+ * All state of one simulated Android device, shared by the shell commands: properties, settings,
+ * files, packages, tasks and app processes, input, logs, display and faults. One per SimAndroid.
  */
 import { SystemProperties } from "./props.ts";
 import { SimFileSystem } from "./file-system.ts";
 import { FaultInjector } from "./faults.ts";
+import { LogBuffer } from "./log-buffer.ts";
+import { SettingsStore, type SettingsNamespace } from "./settings-store.ts";
+import { PackageManager } from "./package-manager.ts";
+import { ActivityManager, SYSTEM_SERVER_PID } from "./activity-manager.ts";
+import { InputDispatcher } from "./input-dispatcher.ts";
+import { hashString } from "./rng.ts";
+import { Canvas } from "../graphics/canvas.ts";
+import { renderLauncher } from "./launcher.ts";
 
 export interface ScreenSize {
   width: number;
@@ -19,6 +27,13 @@ export interface AndroidSystemOptions {
   now: () => number;
 }
 
+export interface DisplayState {
+  readonly physical: ScreenSize;
+  override: ScreenSize | undefined;
+  readonly physicalDensity: number;
+  overrideDensity: number | undefined;
+}
+
 export class AndroidSystem {
   readonly serial: string;
   readonly seed: number;
@@ -27,6 +42,14 @@ export class AndroidSystem {
   readonly props: SystemProperties;
   readonly fs: SimFileSystem;
   readonly faults: FaultInjector;
+  readonly log: LogBuffer;
+  readonly settings: SettingsStore;
+  readonly packages: PackageManager;
+  readonly activities: ActivityManager;
+  readonly input: InputDispatcher;
+  readonly display: DisplayState;
+  /** Aborted by close(): ends every following logcat and sleep on this device. */
+  private readonly lifetime = new AbortController();
 
   constructor(opts: AndroidSystemOptions) {
     this.serial = opts.serial;
@@ -35,12 +58,44 @@ export class AndroidSystem {
     this.now = opts.now;
     this.props = new SystemProperties(opts.serial, opts.screen);
     this.fs = new SimFileSystem(() => Math.floor(this.now() / 1000));
-    this.faults = new FaultInjector(opts.seed, () => this.crashForegroundApp());
+    this.faults = new FaultInjector(opts.seed, () => this.activities.crashForeground());
+    this.log = new LogBuffer(this.now);
+    this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
+    this.packages = new PackageManager(this.fs);
+    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed, () => {});
+    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.activities.refreshTicking());
+    this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };
+    this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
+    this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "ActivityManager", message: "System now ready", buffer: "system" });
   }
 
-  crashForegroundApp(): void {
-    // Filled in with the activity manager.
+  get closedSignal(): AbortSignal {
+    return this.lifetime.signal;
   }
 
-  close(): void {}
+  /** Display rotation 0..3 (user_rotation while accelerometer_rotation is 0). */
+  rotation(): 0 | 1 | 2 | 3 {
+    return this.settings.rotation();
+  }
+
+  onSettingChanged(ns: SettingsNamespace, key: string): void {
+    if (ns === "system" && (key === "user_rotation" || key === "accelerometer_rotation" || key === "*")) {
+      this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 31, priority: "I", tag: "WindowManager", message: `Rotation changed to ${this.rotation()}`, buffer: "system" });
+    }
+  }
+
+  /** Renders the current screen (the app in front, or the launcher). Portrait, whatever the rotation. */
+  render(): Canvas {
+    const c = new Canvas(this.screen.width, this.screen.height);
+    const proc = this.activities.foregroundProcess();
+    if (!proc) renderLauncher(c, this.packages);
+    else proc.guard(() => proc.app.render(c));
+    return c;
+  }
+
+  close(): void {
+    if (this.lifetime.signal.aborted) return;
+    this.lifetime.abort();
+    this.activities.killAll();
+  }
 }

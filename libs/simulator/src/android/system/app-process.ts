@@ -1,0 +1,107 @@
+/** One running app process: hosts a SimApp instance, owns its pid and its real-time tick timer. */
+import type { AppHost, SimApp, AppFactory } from "../../apps/app-types.ts";
+import type { LogBuffer, LogPriority } from "./log-buffer.ts";
+import type { InstalledPackage } from "./package-manager.ts";
+
+export const RL_TAG = "AndroidRLTask";
+
+export interface ProcessEnv {
+  log: LogBuffer;
+  now: () => number;
+  screen: { width: number; height: number };
+  /** Asks the system to finish this process's task; false while screen-pinned. */
+  finishTask(proc: AppProcess): boolean;
+  /** Re-evaluates which process may tick. */
+  refreshTicking(): void;
+  /** A bug in an app is a crash of that app (like an uncaught exception on its main thread). */
+  crash(proc: AppProcess, error: unknown): void;
+}
+
+export class AppProcess implements AppHost {
+  readonly app: SimApp;
+  private timer: NodeJS.Timeout | undefined;
+  private dead = false;
+
+  constructor(
+    private readonly env: ProcessEnv,
+    readonly pkg: InstalledPackage,
+    readonly pid: number,
+    readonly rlEnabled: boolean,
+    readonly config: Readonly<Record<string, unknown>>,
+    factory: AppFactory,
+    startActivity: string,
+  ) {
+    this.app = factory(this, { activity: startActivity });
+  }
+
+  get packageName(): string {
+    return this.pkg.name;
+  }
+
+  get screen(): { width: number; height: number } {
+    return this.env.screen;
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  now(): number {
+    return this.env.now();
+  }
+
+  log(priority: LogPriority, tag: string, message: string, tid?: number): void {
+    if (this.dead) return;
+    this.env.log.append({ pid: this.pid, tid: tid ?? this.pid, priority, tag, message });
+  }
+
+  rl(message: string, tid?: number): void {
+    if (this.rlEnabled) this.log("I", RL_TAG, message, tid);
+  }
+
+  finishTask(): boolean {
+    return this.dead ? false : this.env.finishTask(this);
+  }
+
+  refreshTicking(): void {
+    this.env.refreshTicking();
+  }
+
+  /** Runs an app callback; an exception kills the process like an uncaught exception would. */
+  guard(fn: () => void): void {
+    if (this.dead) return;
+    try {
+      fn();
+    } catch (e) {
+      this.env.crash(this, e);
+    }
+  }
+
+  /** Starts or stops the tick timer; only the process in front may tick. */
+  setTicking(inFront: boolean): void {
+    const app = this.app;
+    const want = inFront && !this.dead && app.tickMs !== undefined && app.tick !== undefined && (app.wantsTicks?.() ?? true);
+    if (want && !this.timer) {
+      this.timer = setInterval(() => this.guard(() => app.tick!()), app.tickMs);
+      this.timer.unref();
+    } else if (!want && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  get ticking(): boolean {
+    return this.timer !== undefined;
+  }
+
+  kill(): void {
+    if (this.dead) return;
+    this.setTicking(false);
+    try {
+      this.app.onDestroy?.();
+    } catch {
+      // a dying process has nobody to report to
+    }
+    this.dead = true;
+  }
+}

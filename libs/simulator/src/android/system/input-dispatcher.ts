@@ -1,0 +1,96 @@
+/**
+ * Delivers input to the app in front: raw touches (`onTouch`), recognised taps and swipes, keys and
+ * text. A DOWN … MOVE … UP sequence — from `input tap`/`swipe` or from separate `input motionevent`
+ * calls — ends as a tap when the finger stayed within the touch slop, else as a swipe from the DOWN
+ * point to the UP point. HOME and BACK go to the activity manager. Each input event may be dropped
+ * (fault injection) before it reaches anything.
+ */
+import { KEYCODE_BACK, KEYCODE_HOME, type TouchAction } from "../../apps/app-types.ts";
+import type { ActivityManager } from "./activity-manager.ts";
+import type { FaultInjector } from "./faults.ts";
+import type { PackageManager } from "./package-manager.ts";
+import { launcherHit } from "./launcher.ts";
+
+export class InputDispatcher {
+  private downAt: { x: number; y: number } | undefined;
+  private readonly slop: number;
+
+  constructor(
+    private readonly am: ActivityManager,
+    private readonly packages: PackageManager,
+    private readonly faults: FaultInjector,
+    private readonly screen: { width: number; height: number },
+    private readonly onChange: () => void,
+  ) {
+    this.slop = Math.max(8, Math.round(0.02 * Math.min(screen.width, screen.height)));
+  }
+
+  /** One `input` event as a whole; false when the fault injector dropped it. */
+  private admit(): boolean {
+    return !this.faults.shouldDropInput();
+  }
+
+  tap(x: number, y: number): void {
+    if (!this.admit()) return;
+    this.touch("down", x, y);
+    this.touch("up", x, y);
+  }
+
+  swipe(x1: number, y1: number, x2: number, y2: number): void {
+    if (!this.admit()) return;
+    this.touch("down", x1, y1);
+    const steps = 4;
+    for (let i = 1; i < steps; i++) this.touch("move", x1 + ((x2 - x1) * i) / steps, y1 + ((y2 - y1) * i) / steps);
+    this.touch("move", x2, y2);
+    this.touch("up", x2, y2);
+  }
+
+  motion(action: TouchAction | "cancel", x: number, y: number): void {
+    if (!this.admit()) return;
+    if (action === "cancel") {
+      this.downAt = undefined;
+      return;
+    }
+    this.touch(action, x, y);
+  }
+
+  key(keycode: number): void {
+    if (!this.admit()) return;
+    if (keycode === KEYCODE_HOME) return void this.am.goHome();
+    if (keycode === KEYCODE_BACK) return this.am.back();
+    const proc = this.am.foregroundProcess();
+    proc?.guard(() => proc.app.onKey?.(keycode));
+    this.onChange();
+  }
+
+  text(text: string): void {
+    if (!this.admit()) return;
+    const proc = this.am.foregroundProcess();
+    proc?.guard(() => proc.app.onText?.(text));
+    this.onChange();
+  }
+
+  private touch(action: TouchAction, xIn: number, yIn: number): void {
+    const x = Math.min(this.screen.width - 1, Math.max(0, xIn));
+    const y = Math.min(this.screen.height - 1, Math.max(0, yIn));
+    const proc = this.am.foregroundProcess();
+    if (action === "down") this.downAt = { x, y };
+    proc?.guard(() => proc.app.onTouch?.(action, x, y));
+    if (action !== "up") return;
+    const start = this.downAt ?? { x, y };
+    this.downAt = undefined;
+    const isTap = Math.hypot(x - start.x, y - start.y) <= this.slop;
+    if (!proc) {
+      if (isTap) this.launcherTap(start.x, start.y);
+      return;
+    }
+    proc.guard(() => (isTap ? proc.app.onTap?.(start.x, start.y) : proc.app.onSwipe?.(start.x, start.y, x, y)));
+    this.onChange();
+  }
+
+  private launcherTap(x: number, y: number): void {
+    const pkg = launcherHit(this.packages, x, y, this.screen.width, this.screen.height);
+    if (!pkg) return;
+    this.am.start({ component: { packageName: pkg.name, className: pkg.activities[0]! }, extras: {}, forceStop: false });
+  }
+}

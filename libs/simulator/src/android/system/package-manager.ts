@@ -1,0 +1,90 @@
+/** Installed packages: the system packages of a fresh emulator plus whatever `pm install` adds. */
+import { parseSimApk, SimApkError, type SimApkManifest } from "../../apk/sim-apk.ts";
+import type { SimFileSystem } from "./file-system.ts";
+
+export interface InstalledPackage {
+  name: string;
+  versionCode: number;
+  /** Fully qualified activity class names; the first is the launcher activity. */
+  activities: string[];
+  /** App implementation id (src/apps/registry.ts); `static` for system packages without behaviour. */
+  app: string;
+  label: string;
+  system: boolean;
+  apkPath: string;
+  uid: number;
+  granted: Set<string>;
+}
+
+export const LAUNCHER_PACKAGE = "com.android.launcher3";
+export const LAUNCHER_ACTIVITY = "com.android.launcher3.Launcher";
+
+const SYSTEM_PACKAGES: { name: string; activities: string[]; label: string }[] = [
+  { name: "android", activities: [], label: "Android System" },
+  { name: LAUNCHER_PACKAGE, activities: [LAUNCHER_ACTIVITY], label: "Quickstep" },
+  { name: "com.android.settings", activities: ["com.android.settings.Settings"], label: "Settings" },
+  { name: "com.android.systemui", activities: [], label: "System UI" },
+  { name: "com.android.shell", activities: [], label: "Shell" },
+  { name: "com.android.providers.settings", activities: [], label: "Settings Storage" },
+  { name: "com.android.inputmethod.latin", activities: [], label: "Android Keyboard (AOSP)" },
+  { name: "com.android.deskclock", activities: ["com.android.deskclock.DeskClock"], label: "Clock" },
+];
+
+export type InstallResult = { ok: true; pkg: InstalledPackage } | { ok: false; code: string };
+
+export class PackageManager {
+  private readonly packages = new Map<string, InstalledPackage>();
+  private nextUid = 10100;
+
+  constructor(private readonly fs: SimFileSystem) {
+    let uid = 1000;
+    for (const p of SYSTEM_PACKAGES) {
+      this.packages.set(p.name, { name: p.name, versionCode: 29, activities: p.activities, app: "static", label: p.label, system: true, apkPath: `/system/app/${p.label.replace(/[^A-Za-z0-9]/g, "")}.apk`, uid: uid++, granted: new Set() });
+    }
+  }
+
+  get(name: string): InstalledPackage | undefined {
+    return this.packages.get(name);
+  }
+
+  list(): InstalledPackage[] {
+    return [...this.packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** Installs simulated APK bytes. `allowDowngrade` is pm's `-d`. */
+  install(bytes: Uint8Array, opts: { allowDowngrade?: boolean; grantAll?: boolean } = {}): InstallResult {
+    let manifest: SimApkManifest;
+    try {
+      manifest = parseSimApk(bytes);
+    } catch (e) {
+      if (e instanceof SimApkError) return { ok: false, code: "INSTALL_FAILED_INVALID_APK" };
+      throw e;
+    }
+    const old = this.packages.get(manifest.packageName);
+    if (old?.system) return { ok: false, code: "INSTALL_FAILED_UPDATE_INCOMPATIBLE" };
+    if (old && manifest.versionCode < old.versionCode && !opts.allowDowngrade) return { ok: false, code: "INSTALL_FAILED_VERSION_DOWNGRADE" };
+    const apkPath = `/data/app/${manifest.packageName}-1/base.apk`;
+    this.fs.write(apkPath, bytes, 0o644, Math.floor(Date.now() / 1000));
+    const pkg: InstalledPackage = {
+      name: manifest.packageName,
+      versionCode: manifest.versionCode,
+      activities: manifest.activities,
+      app: manifest.app,
+      label: manifest.label,
+      system: false,
+      apkPath,
+      uid: old?.uid ?? this.nextUid++,
+      granted: old?.granted ?? new Set(),
+    };
+    this.packages.set(pkg.name, pkg);
+    return { ok: true, pkg };
+  }
+
+  uninstall(name: string): boolean {
+    const p = this.packages.get(name);
+    if (!p || p.system) return false;
+    this.packages.delete(name);
+    this.fs.remove(`/data/app/${name}-1`, true);
+    return true;
+  }
+}

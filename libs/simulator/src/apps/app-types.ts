@@ -1,0 +1,73 @@
+/**
+ * The contract between the simulated Android (its activity manager and input) and a simulated app.
+ * An app instance is one app process: created on a fresh start, destroyed by force-stop, `pm clear`,
+ * leaving its task, or a crash.
+ */
+import type { Canvas } from "../android/graphics/canvas.ts";
+import type { LogPriority } from "../android/system/log-buffer.ts";
+
+export const KEYCODE_HOME = 3;
+export const KEYCODE_BACK = 4;
+export const KEYCODE_ENTER = 66;
+
+export type TouchAction = "down" | "move" | "up";
+
+/** One view of the app's layout, printed by `dumpsys activity <pkg> <pkg>` under `View Hierarchy:`. */
+export interface ViewNode {
+  /** Class name, e.g. `android.widget.TextView`. */
+  cls: string;
+  /** Resource id, e.g. `app:id/note_1`. */
+  id?: string;
+  /** left, top, right, bottom in screen pixels. */
+  bounds: [number, number, number, number];
+  children?: ViewNode[];
+}
+
+export interface AppHost {
+  readonly packageName: string;
+  readonly pid: number;
+  readonly screen: { width: number; height: number };
+  /** `--ez RL_TASK_ENABLED true` was given at start. */
+  readonly rlEnabled: boolean;
+  /** Parsed `--es RL_TASK_GAME_CONFIG <json>` ({} when absent or invalid). */
+  readonly config: Readonly<Record<string, unknown>>;
+  now(): number;
+  log(priority: LogPriority, tag: string, message: string, tid?: number): void;
+  /** A line in the AndroidRLTask convention (tag AndroidRLTask, priority I); dropped unless RL is enabled. */
+  rl(message: string, tid?: number): void;
+  /** Leaves the app (its Exit button): the task finishes and the launcher comes up. False while screen-pinned. */
+  finishTask(): boolean;
+  /** Re-evaluates `wantsTicks()`; call after state changes that start or stop real-time play. */
+  refreshTicking(): void;
+}
+
+export interface SimApp {
+  /** Short class name of the activity in front, e.g. `MainActivity`. */
+  readonly activity: string;
+  /** Real-time apps: tick period in ms while the activity is in front and `wantsTicks()` holds. */
+  readonly tickMs?: number;
+  wantsTicks?(): boolean;
+  tick?(): void;
+  /** Raw touch stream (every down / move / up). */
+  onTouch?(action: TouchAction, x: number, y: number): void;
+  /** A down/up pair that stayed within the touch slop. */
+  onTap?(x: number, y: number): void;
+  /** A down/up pair that moved further than the touch slop. */
+  onSwipe?(x1: number, y1: number, x2: number, y2: number): void;
+  /** Returns true when the app consumed the key (e.g. BACK inside the app); else the system handles it. */
+  onKey?(keycode: number): boolean;
+  onText?(text: string): void;
+  /** `am start` of one of its activities while the process runs (the task is brought to the front). */
+  onNewIntent?(activityClass: string): void;
+  render(canvas: Canvas): void;
+  /** The content view of the activity in front (dumpsys wraps it in DecorView etc.). */
+  viewHierarchy(): ViewNode;
+  onDestroy?(): void;
+}
+
+export interface AppLaunch {
+  /** Short class name of the activity being started, e.g. `MainActivity`. */
+  activity: string;
+}
+
+export type AppFactory = (host: AppHost, launch: AppLaunch) => SimApp;

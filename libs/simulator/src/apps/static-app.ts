@@ -1,0 +1,31 @@
+/** A do-nothing app for packages without a behaviour (system apps, unknown implementation ids): a title bar and a blank page. */
+import type { Canvas } from "../android/graphics/canvas.ts";
+import type { AppFactory, AppHost, SimApp, ViewNode } from "./app-types.ts";
+
+class StaticApp implements SimApp {
+  constructor(
+    private readonly host: AppHost,
+    readonly activity: string,
+    private readonly title: string,
+  ) {}
+
+  onNewIntent(activityClass: string): void {
+    (this as { activity: string }).activity = activityClass;
+  }
+
+  render(c: Canvas): void {
+    const { width, height } = this.host.screen;
+    c.fill(0xfafafa);
+    c.rect(0, 0, width, height * 0.08, 0x455a64);
+    c.textCentered(0, 0, width, height * 0.08, this.title.slice(0, 20), 2, 0xffffff);
+  }
+
+  viewHierarchy(): ViewNode {
+    const { width, height } = this.host.screen;
+    return { cls: "android.widget.FrameLayout", id: "app:id/root", bounds: [0, 0, width, height] };
+  }
+}
+
+export function staticAppFactory(title: string): AppFactory {
+  return (host, launch) => new StaticApp(host, launch.activity, title);
+}
