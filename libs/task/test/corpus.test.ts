@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { formatTaskError, loadTaskSet } from "../src/index.ts";
+import { readFileSync } from "node:fs";
+import { formatTaskError, loadTaskSet, parseTaskText } from "../src/index.ts";
 import { corpus } from "./helpers.ts";
 
 test("all 160 early-2021 internal files load as dialect (b)", () => {
@@ -29,6 +30,17 @@ test("the seed-doc example is invalid at line 14 (the unquoted path) and nowhere
   assert.equal(e!.code, "syntax");
   assert.equal(e!.field, "setup_steps[0].adb_call.install_apk.filesystem.path");
   assert.match(formatTaskError(e!), /classic_2048\.textproto:14: setup_steps\[0\]\.adb_call\.install_apk\.filesystem\.path: expected string \(quote string values/);
+});
+
+test("with its path quoted, the seed-doc example loads: line 14 is its only problem", () => {
+  const file = join(corpus, "seed-doc", "classic_2048.textproto");
+  const fixed = readFileSync(file, "utf8").replace("path: path/to/classic_2048.apk", 'path: "path/to/classic_2048.apk"');
+  const loaded = parseTaskText(fixed, { sourcePath: file });
+  assert.equal(loaded.dialect, "seed-2021");
+  assert.equal(loaded.task.maxEpisodeSteps, 500);
+  assert.equal(loaded.task.logParsing.extra[0]?.source, "^extra: (?P<name>[^ ]*)[ ]?(?P<extra>.*)$");
+  // The only warning is that this example APK does not exist here.
+  assert.deepEqual(loaded.warnings.map((w) => w.line), [14]);
 });
 
 test("loading all 291 corpus files takes well under a second", (t) => {
