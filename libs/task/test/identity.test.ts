@@ -45,7 +45,7 @@ test("the project's own tasks load, in the intended dialects, and their APK path
   for (const id of ["catch_the_ball", "sim_notes", "sim_notes_pinned"]) assert.equal(byId.get(id)!.dialect, "current");
   const pinned = (id: string): boolean => byId.get(id)!.task.resetSteps.some((s) => s.action?.kind === "adb" && s.action.request.cmd.command === "start_screen_pinning");
   assert.ok(pinned("sim_notes_pinned") && !pinned("sim_notes"));
-  assert.ok(byId.get("sim_notes")!.task.expectedAppScreen);
+  assert.ok(byId.get("sim_notes")!.task.expectedAppScreen && !byId.get("sim_notes_pinned")!.task.expectedAppScreen);
   for (const t of tasks) {
     assert.deepEqual(t.warnings, [], t.task.id);
     assert.ok(t.task.maxEpisodeSteps > 0 && t.task.maxEpisodeSec > 0, t.task.id);
