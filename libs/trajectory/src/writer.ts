@@ -30,6 +30,11 @@ export interface TrajectoryWriterOptions {
   blockBytes?: number;
   /** Partitions with an open file at once; the least recently used is closed beyond it. Default 4. */
   maxOpenFiles?: number;
+  /**
+   * Close a file this long after it was opened, even if the writer is idle, so episodes become visible
+   * (and acknowledgeable) within a bounded time on slow workers. Default 10 minutes.
+   */
+  maxFileAgeMs?: number;
   /** Called after each file is renamed into place (for metrics and acknowledgements). */
   onFileClosed?: (file: ClosedTrajectoryFile) => void;
 }
@@ -58,6 +63,7 @@ interface OpenFile {
   taskId: string;
   date: string;
   episodeIds: string[];
+  openedAtMs: number;
 }
 
 type Config = Required<Omit<TrajectoryWriterOptions, "onFileClosed">> & Pick<TrajectoryWriterOptions, "onFileClosed">;
@@ -72,13 +78,14 @@ function configFrom(o: TrajectoryWriterOptions): Config {
     frameEvery: o.frameEvery ?? 0,
     blockBytes: o.blockBytes ?? 64 * 1024,
     maxOpenFiles: o.maxOpenFiles ?? 4,
+    maxFileAgeMs: o.maxFileAgeMs ?? 10 * 60 * 1000,
     onFileClosed: o.onFileClosed,
   };
   const bad = (why: string) => new TrajectoryError("invalid_options", `TrajectoryWriter: ${why}`);
   if (!c.outDir) throw bad("outDir is required");
   if (!isValidWriterId(c.writerId)) throw bad(`writerId ${JSON.stringify(c.writerId)} must match [A-Za-z0-9][A-Za-z0-9_.-]*`);
   if (!CODEC_NAMES.includes(c.codec)) throw bad(`codec must be one of ${CODEC_NAMES.join(", ")}`);
-  for (const k of ["maxFileBytes", "maxEpisodesPerFile", "blockBytes", "maxOpenFiles"] as const) {
+  for (const k of ["maxFileBytes", "maxEpisodesPerFile", "blockBytes", "maxOpenFiles", "maxFileAgeMs"] as const) {
     if (!Number.isSafeInteger(c[k]) || c[k] < 1) throw bad(`${k} must be a positive integer`);
   }
   if (!Number.isSafeInteger(c.frameEvery) || c.frameEvery < 0) throw bad("frameEvery must be 0 (never) or a positive integer");
@@ -99,9 +106,13 @@ export class TrajectoryWriter {
   private scratch = Buffer.allocUnsafe(64 * 1024);
   private failure: unknown;
   private closing: Promise<void> | undefined;
+  private readonly ageTimer: NodeJS.Timeout;
 
   private constructor(private readonly config: Config) {
     this.type = cachedType ??= avroTypeFor(episodeSchema);
+    // Checks file ages while idle; unref'd so an idle writer never keeps the process alive.
+    this.ageTimer = setInterval(() => this.closeOldFiles(), Math.max(10, Math.min(config.maxFileAgeMs / 4, 30_000)));
+    this.ageTimer.unref();
   }
 
   static async open(options: TrajectoryWriterOptions): Promise<TrajectoryWriter> {
@@ -124,6 +135,7 @@ export class TrajectoryWriter {
   /** Finishes every open file (fsync + rename). Idempotent; later appends are rejected. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      clearInterval(this.ageTimer);
       await this.tail;
       const errors: unknown[] = [];
       for (const key of [...this.open.keys()]) {
@@ -137,6 +149,21 @@ export class TrajectoryWriter {
       if (errors.length > 1) throw new AggregateError(errors, "TrajectoryWriter: several files failed to close");
     })();
     return this.closing;
+  }
+
+  /** Queues the closing of files older than maxFileAgeMs behind pending appends. */
+  private closeOldFiles(): void {
+    if (this.closing || this.failure !== undefined) return;
+    const now = Date.now();
+    const old = [...this.open].filter(([, f]) => now - f.openedAtMs >= this.config.maxFileAgeMs).map(([dir]) => dir);
+    if (old.length === 0) return;
+    this.tail = this.tail.then(async () => {
+      try {
+        for (const dir of old) await this.finishFile(dir);
+      } catch (err) {
+        this.failure ??= err; // reported by the next append
+      }
+    });
   }
 
   private async appendNow(record: EpisodeRecord): Promise<void> {
@@ -207,7 +234,7 @@ export class TrajectoryWriter {
       blockBytes: this.config.blockBytes,
     });
     this.stats.openFiles++;
-    return { writer, taskId: record.taskId, date: partitionDate(record.startedAt), episodeIds: [] };
+    return { writer, taskId: record.taskId, date: partitionDate(record.startedAt), episodeIds: [], openedAtMs: Date.now() };
   }
 
   private async finishFile(dir: string): Promise<void> {
@@ -218,14 +245,19 @@ export class TrajectoryWriter {
     const bytes = await file.writer.finish();
     this.stats.filesClosed++;
     this.stats.bytesClosed += bytes;
-    this.config.onFileClosed?.({
-      path: file.writer.finalPath,
-      taskId: file.taskId,
-      date: file.date,
-      episodes: file.writer.records,
-      bytes,
-      episodeIds: file.episodeIds,
-    });
+    try {
+      this.config.onFileClosed?.({
+        path: file.writer.finalPath,
+        taskId: file.taskId,
+        date: file.date,
+        episodes: file.writer.records,
+        bytes,
+        episodeIds: file.episodeIds,
+      });
+    } catch (err) {
+      // The file is safely in place; a failing listener must not fail the writer.
+      process.emitWarning(`TrajectoryWriter onFileClosed listener threw: ${(err as Error).message}`);
+    }
   }
 }
 

@@ -3,8 +3,10 @@
  * (Debian avro-bin) and Python's avro package (python3-avro, python3-snappy). Missing tools fail the test.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
 import { before, describe, it } from "node:test";
-import { CODEC_NAMES, listTrajectoryFiles, syntheticEpisode, type EpisodeRecord } from "@farm/trajectory";
+import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, syntheticEpisode, type EpisodeRecord } from "@farm/trajectory";
 import { avrocat, python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
 
 const PY_SUMMARY = `
@@ -81,6 +83,23 @@ describe("interop with avrocat (avro-c) and python3-avro", () => {
       assert.deepEqual(q!.doubles, ex[3]!.value);
       assert.deepEqual(moved!.booleans, [ex[4]!.value]);
       assert.equal(py.extras0[5]!.json, JSON.stringify({ level: 3 }));
+    });
+  }
+
+  for (const codec of ["snappy", "deflate"] as const) {
+    it(`our reader reads a file re-encoded by avro-c (avromod --codec=${codec})`, async () => {
+      const dir = await tempDir();
+      await writeEpisodes(dir, records, { codec: "null", frameEvery: 10 });
+      const { files } = await listTrajectoryFiles([dir]);
+      const converted = path.join(dir, `converted-${codec}.avro`);
+      // avro-c needs a block at least as large as one record.
+      execFileSync("avromod", [`--codec=${codec}`, "--block-size=4194304", files[0]!, converted]);
+      const back = [];
+      for await (const e of readTrajectories(converted)) back.push(e);
+      assert.deepEqual(back.map((e) => e.episodeId), records.map((r) => r.episodeId));
+      assert.deepEqual(back[0]!.steps[9]!.frame, records[0]!.steps[9]!.frame);
+      assert.deepEqual(back[0]!.steps[0]!.extras, records[0]!.steps[0]!.extras);
+      assert.deepEqual(back.map((e) => e.startedAt), records.map((r) => r.startedAt));
     });
   }
 });

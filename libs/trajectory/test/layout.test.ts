@@ -104,6 +104,20 @@ describe("layout and rotation", () => {
     }
   });
 
+  it("closes a file by age while the writer is idle (episodes become visible without close)", async () => {
+    const dir = await tempDir();
+    const closed: ClosedTrajectoryFile[] = [];
+    const w = await TrajectoryWriter.open({ outDir: dir, writerId: "w1", maxFileAgeMs: 100, onFileClosed: (f) => closed.push(f) });
+    await w.append(syntheticEpisode(1, { steps: 2 }));
+    assert.equal((await listTrajectoryFiles([dir])).files.length, 0);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(closed.length, 1);
+    assert.equal(await countIn(dir), 1);
+    await w.append(syntheticEpisode(2, { steps: 2 }));
+    await w.close();
+    assert.equal((await listTrajectoryFiles([dir])).files.length, 2);
+  });
+
   it("closes the least recently used partition beyond maxOpenFiles", async () => {
     const dir = await tempDir();
     const w = await TrajectoryWriter.open({ outDir: dir, writerId: "w1", maxOpenFiles: 2 });
