@@ -2,7 +2,7 @@
 import { type Checker, num, obj, type Obj, str } from "./checker.ts";
 import { currentStepPayload, type StepEnv } from "./commands-current.ts";
 import { legacyStepPayload } from "./commands-legacy.ts";
-import type { Dialect, LogParsing, Task } from "./model.ts";
+import type { AppScreen, Dialect, LogParsing, Task } from "./model.ts";
 import { internal2021LogParsing, normaliseAppScreen, normaliseExtrasSpec, normaliseLogParsing, normaliseSteps } from "./normalise-common.ts";
 
 const EMPTY_LOG_PARSING: LogParsing = { filters: [], reward: [], episodeEnd: [], extra: [], jsonExtra: [], rewardEvent: [] };
@@ -20,7 +20,7 @@ export function normaliseTask(env: StepEnv, raw: Obj, dialect: Dialect): Task {
   const setupSteps = normaliseSteps(ck, raw.setup_steps, "setup_steps", payload, wholeMessage);
   const resetSteps = normaliseSteps(ck, raw.reset_steps, "reset_steps", payload, wholeMessage);
   const screen = obj(raw.expected_app_screen);
-  let expectedAppScreen = undefined;
+  let expectedAppScreen: AppScreen | undefined;
   if (screen && str(screen.activity) === "") ck.warn("expected_app_screen", "expected_app_screen without an activity never detects anything; ignored");
   else if (screen) expectedAppScreen = normaliseAppScreen(ck, screen, "expected_app_screen");
 
