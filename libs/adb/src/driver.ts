@@ -128,6 +128,8 @@ export class AdbDriver {
             tracker = undefined;
             if (stopped) return;
             this.config.logger.warn({ event: "adb:tracker-lost", why }, "device tracker lost the adb server; retrying");
+            // A server that went away took every transport with it (a restarted server starts empty).
+            apply([]);
             retry = setTimeout(start, retryMs);
           };
           t.on("error", (e: Error) => lost(e.message));

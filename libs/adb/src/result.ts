@@ -32,7 +32,7 @@ export function describeError(err: unknown, ctx: { serial?: string; host: string
   const msg = String(e?.message ?? err);
   const where = `adb server ${ctx.host}:${ctx.port}`;
   if (e?.code === "ECONNREFUSED" || /start-server|ECONNREFUSED/.test(msg))
-    return { status: "adb_error", message: `no adb server answers at ${where} (connection refused); the driver never starts or restarts it` };
+    return { status: "adb_error", message: `no adb server answers at ${ctx.host}:${ctx.port} (connection refused); the driver never starts or restarts it` };
   if (e?.code === "ECONNRESET" || e?.code === "EPIPE") return { status: "adb_error", message: `connection to ${where} reset (${e.code})` };
   const notFound = /device '?([^' ]*)'? not found|device not found/.exec(msg);
   if (notFound) return { status: "adb_error", message: `device '${ctx.serial ?? notFound[1] ?? "?"}' not found on ${where}` };

@@ -71,14 +71,33 @@ export async function pushContent(ctx: StepCtx, content: Uint8Array | string, de
 }
 
 export async function pullContent(ctx: StepCtx, devicePath: string): Promise<CallOutcome<Buffer>> {
+  // adbkit ends a pull transfer before it reports the device's FAIL, so a missing file would read as
+  // empty content: stat first and treat "no such file" as the device's answer.
+  const st = await ctx.call("pull:stat", (dc) =>
+    dc.stat(devicePath).then(
+      (s) => ({ exists: true, isFile: s.isFile() }),
+      (e: { code?: string; message?: string }) => {
+        if (e?.code === "ENOENT" || /ENOENT|No such file/i.test(String(e?.message))) return { exists: false, isFile: false };
+        throw e;
+      },
+    ),
+  );
+  if (!st.ok) return st;
+  if (!st.value.exists) return { ok: false, status: "internal_error", message: `no such file on the device: ${devicePath}`, durationMs: st.durationMs };
+  if (!st.value.isFile) return { ok: false, status: "internal_error", message: `not a regular file on the device: ${devicePath}`, durationMs: st.durationMs };
   return ctx.call("pull", (dc) =>
     dc.pull(devicePath).then(
       (transfer) =>
         new Promise<Buffer>((resolve, reject) => {
           const chunks: Buffer[] = [];
+          let failed = false;
           transfer.on("data", (b: Buffer) => chunks.push(b));
-          transfer.once("end", () => resolve(Buffer.concat(chunks)));
-          transfer.once("error", (e: unknown) => reject(e));
+          transfer.once("error", (e: unknown) => {
+            failed = true;
+            reject(e);
+          });
+          // The FAIL of a transfer can follow its end; give it a turn before accepting the content.
+          transfer.once("end", () => setImmediate(() => failed || resolve(Buffer.concat(chunks))));
         }),
     ),
   );
@@ -227,7 +246,7 @@ export const stepHandlers: StepHandlers = {
     const err = checkDevicePath(cmd.path);
     if (err) return precondition(`pull: ${err}`);
     const r = await pullContent(ctx, cmd.path);
-    if (!r.ok) return fail(r.status as "adb_error", `pull ${cmd.path}: ${r.message}`);
+    if (!r.ok) return fail(r.status as "adb_error", `pull: ${r.message}`);
     return ok("", { kind: "pull", content: new Uint8Array(r.value) });
   },
 
