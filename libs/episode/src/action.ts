@@ -1,6 +1,6 @@
 /**
  * Actions to touch events (task-format.md §9): pixel = (min(int(x·W), W−1), min(int(y·H), H−1));
- * TOUCH → finger down (or move while it is down), LIFT → finger up, REPEAT → nothing.
+ * TOUCH → finger down (or move while it is down), LIFT → finger up where it is (its position is ignored), REPEAT → nothing.
  */
 import type { ActionChannel, StepResult } from "@farm/adb";
 import type { Action } from "@farm/policy";
@@ -22,14 +22,16 @@ export class Finger {
 
   async apply(channel: ActionChannel, action: Action, screen: { width: number; height: number }): Promise<StepResult> {
     if (action.actionType === "REPEAT") return OK;
-    const [x, y] = toPixel(action.touchPosition, screen);
     if (action.actionType === "TOUCH") {
+      const [x, y] = toPixel(action.touchPosition, screen);
       const r = this.down ? await channel.touchMove(x, y) : await channel.touchDown(x, y);
       if (r.status === "ok") this.down = [x, y];
       return r;
     }
-    // LIFT: upstream sends an "up" event even when no finger is down; the farm only lifts a finger that is down.
+    // LIFT: the farm's Action contract says its position is ignored, so the finger comes up where it is.
+    // Upstream sends an "up" event even when no finger is down; the farm only lifts a finger that is down.
     if (!this.down) return OK;
+    const [x, y] = this.down;
     const r = await channel.touchUp(x, y);
     this.down = undefined; // whatever the answer, treat the finger as lifted (the device resets input on recovery)
     return r;
