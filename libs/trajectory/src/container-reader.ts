@@ -5,7 +5,7 @@
  */
 import { createReadStream } from "node:fs";
 import type { Type } from "avsc";
-import { blockCodec } from "./block-codecs.ts";
+import { blockCodec, type BlockCodec } from "./block-codecs.ts";
 import { headerType, longType, MAGIC, SYNC_BYTES, type ContainerHeader } from "./container-format.ts";
 import { avroTypeFor } from "./logical-types.ts";
 import { TrajectoryError } from "./types.ts";
@@ -18,20 +18,18 @@ export interface ContainerInfo {
   meta: Record<string, string>;
 }
 
-/** Reader-type + writer-schema → decoding function; cached because every file of a version shares it. */
-const decoderCache = new Map<Type, Map<string, (buf: Buffer, pos: number) => { value: unknown; offset: number }>>();
+type Decode = (buf: Buffer, pos: number) => { value: unknown; offset: number };
 
-function decoderFor(readerType: Type | undefined, schemaJson: string) {
-  const key = readerType ?? (undefined as unknown as Type);
-  let bySchema = decoderCache.get(key);
-  if (!bySchema) decoderCache.set(key, (bySchema = new Map()));
+/** Reader type → writer schema text → decoding function; cached because every file of a version shares it. */
+const decoderCache = new WeakMap<Type, Map<string, Decode>>();
+
+function decoderFor(readerType: Type, schemaJson: string): Decode {
+  let bySchema = decoderCache.get(readerType);
+  if (!bySchema) decoderCache.set(readerType, (bySchema = new Map()));
   let decode = bySchema.get(schemaJson);
   if (!decode) {
-    const writerType = avroTypeFor(JSON.parse(schemaJson));
-    if (readerType) {
-      const resolver = readerType.createResolver(writerType);
-      decode = (buf, pos) => readerType.decode(buf, pos, resolver);
-    } else decode = (buf, pos) => writerType.decode(buf, pos);
+    const resolver = readerType.createResolver(avroTypeFor(JSON.parse(schemaJson)));
+    decode = (buf, pos) => readerType.decode(buf, pos, resolver);
     bySchema.set(schemaJson, decode);
   }
   return decode;
@@ -42,12 +40,12 @@ function corrupt(file: string, why: string): TrajectoryError {
 }
 
 /**
- * Opens a container file: resolves with its header info and an async iterable of decoded records
- * (resolved into `readerType` when given, else decoded with the writer's schema).
+ * Opens a container file: resolves with its header info and an async iterable of its records, each
+ * resolved from the writer's schema (in the header) into `readerType` (Avro schema resolution).
  */
 export async function openContainer(
   file: string,
-  readerType?: Type,
+  readerType: Type,
 ): Promise<{ info: ContainerInfo; records: AsyncGenerator<unknown> }> {
   const chunks = createReadStream(file, { highWaterMark: 256 * 1024 })[Symbol.asyncIterator]();
   let buf: Buffer = Buffer.alloc(0);
@@ -87,10 +85,17 @@ export async function openContainer(
     pos = await fill(pos, buf.length - pos + 64 * 1024);
   }
   const schemaJson = header.meta["avro.schema"]?.toString("utf8");
-  if (!schemaJson) throw corrupt(file, "header has no avro.schema");
   const codecName = header.meta["avro.codec"]?.toString("utf8") ?? "null";
-  const codec = blockCodec(codecName);
-  const decode = decoderFor(readerType, schemaJson);
+  let codec: BlockCodec;
+  let decode: Decode;
+  try {
+    if (!schemaJson) throw corrupt(file, "header has no avro.schema");
+    codec = blockCodec(codecName);
+    decode = decoderFor(readerType, schemaJson);
+  } catch (err) {
+    await chunks.return?.(); // release the file before reporting
+    throw err;
+  }
   const sync = header.sync;
   const meta: Record<string, string> = {};
   for (const [k, v] of Object.entries(header.meta)) if (!k.startsWith("avro.")) meta[k] = v.toString("utf8");
@@ -126,5 +131,5 @@ export async function openContainer(
       await chunks.return?.();
     }
   }
-  return { info: { codec: codecName, schemaJson, meta }, records: records() };
+  return { info: { codec: codecName, schemaJson: schemaJson!, meta }, records: records() };
 }
