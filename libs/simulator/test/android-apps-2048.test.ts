@@ -77,7 +77,7 @@ test("multi-step gesture with motionevent DOWN/MOVE/UP is a swipe; a tap moves n
   assert.deepEqual(game(d), before);
   for (const dir of [3, 2, 1, 0]) {
     const g = game(d);
-    const [x1, y1, x2, y2] = [[180, 450, 180, 150], [60, 320, 300, 320], [180, 150, 180, 450], [300, 320, 60, 320]][dir]!;
+    const [x1, y1, x2, y2] = ([[180, 450, 180, 150], [60, 320, 300, 320], [180, 150, 180, 450], [300, 320, 60, 320]] as const)[dir]!;
     await sh(d, `input motionevent DOWN ${x1} ${y1}`);
     await sh(d, `input motionevent MOVE ${(x1 + x2) / 2} ${(y1 + y2) / 2}`);
     await sh(d, `input motionevent UP ${x2} ${y2}`);
