@@ -1,1 +1,19 @@
-export {};
+/**
+ * @module @farm/simulator
+ * Simulated Android emulators that speak the device side of the real ADB protocol and register
+ * with a real adb server (`host:emulator:PORT`), so the adb CLI and adbkit drive them like emulators.
+ *
+ *   const adb = await startAdbServer();
+ *   const fleet = await startSimulatedDevices({ adbPort: adb.port, count: 4 });
+ *   fleet.devices[0].serial; // "emulator-NNNN"
+ *   fleet.devices[0].faults.hang(true);
+ *   await fleet.close(); await adb.stop();
+ */
+export { SimDevice, type SimDeviceOptions, type SimDeviceFaults, type LatencyProfile } from "./device.ts";
+export { startSimulatedDevices, type SimFleet, type SimFleetOptions } from "./fleet.ts";
+export { DEVICE_FEATURES } from "./transport/banner.ts";
+export {
+  SimAndroid, type SimAndroidOptions, type ShellIO, buildSimApk, parseSimApk, SimApkError, SIM_APK_MAGIC,
+  PREBUILT_APKS, prebuiltApkFiles, type SimApkSpec, type SimApkManifest, LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY, RL_TAG,
+  LATENCY_PROFILES, type LatencyProfileName,
+} from "./android/index.ts";

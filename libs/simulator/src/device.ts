@@ -1,0 +1,215 @@
+import net from "node:net";
+import { freePort } from "@farm/local-services";
+import { silentLogger, type Logger } from "@farm/log";
+import { SimAndroid } from "./android/index.ts";
+import type { DeviceBackend } from "./transport/backend.ts";
+import { DEVICE_PRODUCT, deviceBanner } from "./transport/banner.ts";
+import { AdbConnection } from "./transport/connection.ts";
+import { registerEmulator } from "./transport/registration.ts";
+import { createServiceRouter } from "./transport/services.ts";
+
+export type LatencyProfile = "instant" | "emulator-adb" | "emulator-grpc";
+
+export interface SimDeviceOptions {
+  adbPort: number;
+  adbHost?: string;
+  seed?: number;
+  screen?: { width: number; height: number };
+  latencyProfile?: LatencyProfile;
+  /** Largest WRTE payload the device accepts (default 1 MiB, like adbd). */
+  maxData?: number;
+  logger?: Logger;
+}
+
+export interface SimDeviceFaults {
+  /** true: the device stops answering (all transport I/O frozen); false: it resumes. */
+  hang(on: boolean): void;
+  /** Destroys the transport and stays away from the adb server until reconnect(). */
+  dropConnection(): void;
+  /** Registers with the adb server again after dropConnection(). */
+  reconnect(): void;
+  setLatencyProfile(name: LatencyProfile): void;
+  crashApp(): void;
+  setTapDropRate(p: number): void;
+}
+
+const RETRY_MS = 200;
+const WAIT_FOR_ATTACH_MS = 500;
+
+/** Listens on a free port outside the reserved ranges, retrying if freePort's pick was taken meanwhile. */
+async function listenOnFreePort(server: net.Server): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const ok = await new Promise<boolean>((resolve, reject) => {
+      const onError = (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" && attempt < 20 ? resolve(false) : reject(e));
+      server.once("error", onError);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", onError);
+        resolve(true);
+      });
+    });
+    if (ok) return port;
+  }
+}
+
+/**
+ * One simulated emulator: a TCP listener speaking the device side of ADB, registered with an adb
+ * server as `emulator-(PORT-1)`, re-registering whenever its transport closes (adb server restart).
+ */
+export class SimDevice {
+  readonly faults: SimDeviceFaults;
+  private readonly connections = new Set<AdbConnection>();
+  private readonly onlineWaiters = new Set<() => void>();
+  private hung = false;
+  private dropped = false;
+  private closed = false;
+  private registering = false;
+  private onlineCount = 0;
+  /** Banner built from the simulated Android's own ro.product.* so `devices -l` matches getprop. */
+  private readonly banner: string;
+  private readonly router: ReturnType<typeof createServiceRouter>;
+
+  private constructor(
+    readonly port: number,
+    readonly serial: string,
+    readonly android: SimAndroid,
+    private readonly server: net.Server,
+    private readonly opts: SimDeviceOptions,
+    private readonly log: Logger,
+  ) {
+    this.faults = {
+      hang: (on) => this.setHung(on),
+      dropConnection: () => this.dropConnection(),
+      reconnect: () => this.reconnect(),
+      setLatencyProfile: (name) => this.android.faults.setLatencyProfile(name),
+      crashApp: () => this.android.faults.crashApp(),
+      setTapDropRate: (p) => this.android.faults.setTapDropRate(p),
+    };
+    const prop = (key: string, fallback: string) => android.system.props.get(key) || fallback;
+    this.banner = deviceBanner({
+      name: prop("ro.product.name", DEVICE_PRODUCT.name),
+      model: prop("ro.product.model", DEVICE_PRODUCT.model),
+      device: prop("ro.product.device", DEVICE_PRODUCT.device),
+    });
+    this.router = createServiceRouter(android satisfies DeviceBackend);
+  }
+
+  /** Starts listening and registers with the adb server; resolves once the server has attached. */
+  static async start(opts: SimDeviceOptions): Promise<SimDevice> {
+    const server = net.createServer();
+    const port = await listenOnFreePort(server);
+    const serial = `emulator-${port - 1}`;
+    const android = new SimAndroid({ serial, seed: opts.seed ?? port, ...(opts.screen ? { screen: opts.screen } : {}) });
+    if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
+    const log = (opts.logger ?? silentLogger).child({ component: "sim-device", serial });
+    const device = new SimDevice(port, serial, android, server, opts, log);
+    server.on("connection", (socket) => device.accept(socket));
+    const online = device.waitOnline(10_000);
+    device.ensureRegistered();
+    try {
+      await online;
+    } catch (e) {
+      await device.close();
+      throw e;
+    }
+    return device;
+  }
+
+  /** True while an adb server holds a handshaken transport to this device. */
+  get isOnline(): boolean {
+    return this.onlineCount > 0;
+  }
+
+  /** Resolves once an adb server has connected and completed the handshake. */
+  waitOnline(timeoutMs: number): Promise<void> {
+    if (this.isOnline) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onlineWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.onlineWaiters.delete(done);
+        reject(new Error(`${this.serial} did not come online within ${timeoutMs} ms (adb server on port ${this.opts.adbPort}?)`));
+      }, timeoutMs);
+      this.onlineWaiters.add(done);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.connections) c.destroy();
+    this.connections.clear();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.android.close();
+  }
+
+  private accept(socket: net.Socket): void {
+    if (this.closed || this.dropped) {
+      socket.destroy();
+      return;
+    }
+    let online = false;
+    const conn = new AdbConnection(socket, {
+      banner: this.banner,
+      maxData: this.opts.maxData ?? 1024 * 1024,
+      router: this.router,
+      onOnline: () => {
+        if (online) return;
+        online = true;
+        this.onlineCount++;
+        for (const w of [...this.onlineWaiters]) w();
+      },
+    });
+    if (this.hung) conn.setPaused(true);
+    this.connections.add(conn);
+    socket.once("close", () => {
+      this.connections.delete(conn);
+      if (online) this.onlineCount--;
+      this.log.debug({ event: "transport:closed" }, "transport closed");
+      this.ensureRegistered();
+    });
+  }
+
+  private setHung(on: boolean): void {
+    this.hung = on;
+    for (const c of this.connections) c.setPaused(on);
+  }
+
+  private dropConnection(): void {
+    this.dropped = true;
+    for (const c of this.connections) c.destroy();
+  }
+
+  private reconnect(): void {
+    if (!this.dropped) return;
+    this.dropped = false;
+    this.ensureRegistered();
+  }
+
+  /**
+   * While no adb server holds a transport to us, keep asking it to attach (every 200 ms). One loop
+   * at a time; it ends as soon as a server connects, or when the device is dropped or closed.
+   */
+  private ensureRegistered(): void {
+    if (this.registering) return;
+    this.registering = true;
+    const adbHost = this.opts.adbHost ?? "127.0.0.1";
+    void (async () => {
+      try {
+        while (!this.closed && !this.dropped && this.connections.size === 0) {
+          const delivered = await registerEmulator(adbHost, this.opts.adbPort, this.port);
+          this.log.debug({ event: "register", delivered }, "host:emulator sent");
+          const deadline = Date.now() + (delivered ? WAIT_FOR_ATTACH_MS : RETRY_MS);
+          while (Date.now() < deadline && this.connections.size === 0 && !this.closed && !this.dropped) {
+            await new Promise((r) => setTimeout(r, 20));
+          }
+        }
+      } finally {
+        this.registering = false;
+      }
+    })();
+  }
+}
