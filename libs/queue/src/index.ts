@@ -1,1 +1,46 @@
-export {};
+/**
+ * @module @farm/queue
+ * What scheduler and workers share through Redis: queue names and the hash-tagged prefix, the Redis
+ * connection from REDIS_URL, the episode job payload and result (zod-validated), deterministic job ids,
+ * default job options, campaign state keys, and the task check a worker applies to every job.
+ *
+ *   const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(), prefix: resolveQueuePrefix() });
+ *   new Worker(QUEUE_NAMES.episodes, async (job) => {
+ *     const { data, task } = resolveEpisodeJob(job.data, job.id, tasksById); // throws JobRejectedError
+ *     ...; return result satisfies EpisodeJobResult;
+ *   }, { connection: redisConnection(undefined, "blocking"), prefix: resolveQueuePrefix() });
+ */
+export { QUEUE_NAMES, DEFAULT_QUEUE_PREFIX, resolveQueuePrefix, type QueueName } from "./names.ts";
+export { QueueError, JobRejectedError, formatFailureReason, failureCodeOf, type QueueErrorCode } from "./errors.ts";
+export {
+  DEFAULT_REDIS_URL,
+  parseRedisUrl,
+  redactRedisUrl,
+  redisConnection,
+  createRedisClient,
+  type ConnectionRole,
+} from "./connection.ts";
+export { CAMPAIGN_ID_PATTERN, assertCampaignId, episodeJobId, parseEpisodeJobId, type EpisodeJobRef } from "./ids.ts";
+export {
+  EPISODE_JOB_VERSION,
+  POLICY_SPEC_PATTERN,
+  policyRefSchema,
+  episodeOptionsSchema,
+  episodeJobDataSchema,
+  episodeJobResultSchema,
+  parseEpisodeJob,
+  parseEpisodeJobResult,
+  type EpisodeJobData,
+  type EpisodeJobResult,
+  type EpisodeOptions,
+  type PolicyRef,
+} from "./episode-job.ts";
+export {
+  DEFAULT_EPISODE_ATTEMPTS,
+  defaultEpisodeJobOptions,
+  CAMPAIGN_PRIORITY_MAX,
+  DEFAULT_CAMPAIGN_PRIORITY,
+  bullPriority,
+} from "./job-options.ts";
+export { campaignKeys, campaignIndexKey, activeCampaignsKey, type CampaignKeys } from "./campaign-keys.ts";
+export { resolveEpisodeJob, type TaskIdentity } from "./task-check.ts";

@@ -1,0 +1,62 @@
+/**
+ * The one place a Redis connection is made from a URL. Every farm process reads `REDIS_URL`
+ * (`redis://[user[:password]@]host[:port][/db]`, or `rediss://…` for TLS) through here.
+ *
+ * We parse the URL ourselves into explicit ioredis options (instead of handing ioredis the string) so
+ * that BullMQ, which creates its own connections from options, gets exactly the same settings, and so a
+ * bad URL fails at start-up with a message that names the problem — without echoing the password.
+ */
+import { Redis, type RedisOptions } from "ioredis";
+import { QueueError } from "./errors.ts";
+
+export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/** What the connection is for. Blocking users (BullMQ Worker, QueueEvents) need `maxRetriesPerRequest: null`. */
+export type ConnectionRole = "command" | "blocking";
+
+/** `url` with the password replaced by `***`, for logs and error messages. */
+export function redactRedisUrl(url: string): string {
+  return url.replace(/^(rediss?:\/\/[^:@/]*:)[^@/]*@/i, "$1***@");
+}
+
+/** Parses a redis:// or rediss:// URL into ioredis options (host, port, username, password, db, tls). */
+export function parseRedisUrl(url: string): RedisOptions {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': expected redis://[user:password@]host[:port][/db] or rediss://…`);
+  }
+  if (u.protocol !== "redis:" && u.protocol !== "rediss:") {
+    throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': scheme must be redis:// or rediss://, not ${u.protocol}//`);
+  }
+  // WHATWG URL keeps IPv6 brackets in hostname; sockets want them off.
+  const host = u.hostname.replace(/^\[(.*)\]$/, "$1") || "127.0.0.1";
+  const port = u.port === "" ? 6379 : Number(u.port);
+  const dbText = u.pathname.replace(/^\//, "");
+  if (dbText !== "" && !/^\d{1,5}$/.test(dbText)) {
+    throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': database must be a number (/0, /1, …), got '/${dbText}'`);
+  }
+  const opts: RedisOptions = { host, port };
+  if (dbText !== "") opts.db = Number(dbText);
+  // redis://:pass@host (no user) authenticates as the default user, as redis-cli does.
+  if (u.username !== "") opts.username = decodeURIComponent(u.username);
+  if (u.password !== "") opts.password = decodeURIComponent(u.password);
+  if (u.protocol === "rediss:") opts.tls = { servername: host };
+  return opts;
+}
+
+/**
+ * Connection options for BullMQ (`connection:` of Queue, Worker, QueueEvents) and for `createRedisClient`.
+ * `role: "blocking"` sets `maxRetriesPerRequest: null`, which BullMQ Workers and QueueEvents require.
+ */
+export function redisConnection(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisOptions {
+  const opts = parseRedisUrl(url);
+  if (role === "blocking") opts.maxRetriesPerRequest = null;
+  return opts;
+}
+
+/** A new ioredis client for plain commands (campaign state). The caller owns it and must `quit()` it. */
+export function createRedisClient(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): Redis {
+  return new Redis(redisConnection(url, role));
+}

@@ -1,0 +1,107 @@
+/**
+ * The payload of an episode job and the result a worker returns for it, as zod schemas.
+ *
+ * A job names its task by id and content hash only — never commands, paths or code. The worker looks the
+ * task up in its own task folder and refuses the job (`JobRejectedError`, no retry) when the id is
+ * unknown or the hash differs (see task-check.ts). Every field is bounded so a hostile or buggy producer
+ * cannot make a worker run unbounded episodes.
+ */
+import { z } from "zod";
+import { QueueError } from "./errors.ts";
+import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
+
+/** Bumped on incompatible changes; workers refuse versions they do not know. */
+export const EPISODE_JOB_VERSION = 1;
+
+/** A task id as the task loader produces it (file-name-like), bounded. */
+const taskIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$/, "task id: 1-128 letters, digits, '_', '.', '-'");
+/** sha256 hex, as `LoadedTask.hash`. */
+const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowercase hex digits (sha256)");
+
+/**
+ * Which policy drives the episode: `random`, `scripted:<name>`, `module:<name>` (a name the worker
+ * resolves from its own allow-list, never a path) or `http:<http(s) url>` (a remote policy server).
+ */
+export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http:https?:\/\/[^\s]{1,2000})$/;
+
+export const policyRefSchema = z.strictObject({
+  spec: z.string().regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url>"),
+  /** Display name for logs and trajectories; defaults to the spec on the worker side. */
+  name: z.string().min(1).max(128).optional(),
+});
+
+/** Per-episode options: each overrides the task's own limit when set. */
+export const episodeOptionsSchema = z.strictObject({
+  /** Step limit (overrides the task's max_episode_steps). */
+  maxEpisodeSteps: z.int().min(1).max(1_000_000).optional(),
+  /** Wall-clock limit in seconds (overrides the task's max_episode_sec). At most one day. */
+  maxEpisodeSec: z.number().positive().max(86_400).optional(),
+  /** Record a frame every N steps in the trajectory; 0 = no frames. */
+  frameEvery: z.int().min(0).max(1_000_000).optional(),
+  /** Per-step deadline in milliseconds (a hung device truncates the episode). */
+  stepTimeoutMs: z.int().min(100).max(600_000).optional(),
+});
+
+export const episodeJobDataSchema = z.strictObject({
+  v: z.literal(EPISODE_JOB_VERSION),
+  campaignId: z.string().regex(CAMPAIGN_ID_PATTERN, "campaign id: 1-64 letters, digits, '_', '.', '-'"),
+  /** 0-based position of the episode in its campaign. */
+  episodeIndex: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
+  taskId: taskIdSchema,
+  taskHash: taskHashSchema,
+  policy: policyRefSchema,
+  /** Seed of this episode (campaign base seed + index, modulo 2^32). */
+  seed: z.int().min(0).max(2 ** 32 - 1),
+  options: episodeOptionsSchema,
+});
+
+export type EpisodeJobData = z.infer<typeof episodeJobDataSchema>;
+export type PolicyRef = z.infer<typeof policyRefSchema>;
+export type EpisodeOptions = z.infer<typeof episodeOptionsSchema>;
+
+/**
+ * What a worker returns from its processor for a finished episode (terminated or truncated — both are
+ * results, not failures). The scheduler counts the episode once from this value. Mirrors
+ * `EpisodeTrajectory` of @farm/episode (outcome, cause) plus where the trajectory went.
+ */
+export const episodeJobResultSchema = z.object({
+  v: z.literal(EPISODE_JOB_VERSION),
+  /** `terminated` = the task ended the episode; `truncated` = the farm stopped it. */
+  outcome: z.enum(["terminated", "truncated"]),
+  /** Why it ended: an EndCause of @farm/episode (`episode_end`, `step_limit`, …); a bounded metric label. */
+  cause: z.string().regex(/^[a-z][a-z0-9_]{0,63}$/, "cause: lower_snake_case, at most 64 characters"),
+  steps: z.int().min(0),
+  reward: z.number().finite(),
+  durationMs: z.number().min(0).optional(),
+  /** Where the trajectory was written (path or URL as the worker's storage names it), if anywhere. */
+  trajectoryFile: z.string().max(4096).optional(),
+  /** Worker host / process name and device serial, for tracing. */
+  worker: z.string().max(256),
+  device: z.string().max(256),
+});
+
+export type EpisodeJobResult = z.infer<typeof episodeJobResultSchema>;
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
+    .join("; ");
+}
+
+/** Validates a job's data; the error names the job id and each failing field. */
+export function parseEpisodeJob(data: unknown, jobId: string | undefined): EpisodeJobData {
+  const r = episodeJobDataSchema.safeParse(data);
+  if (!r.success) {
+    throw new QueueError("JOB_PAYLOAD_INVALID", `job ${jobId ?? "(no id)"}: invalid episode job data: ${describeIssues(r.error)}`);
+  }
+  return r.data;
+}
+
+/** Validates a job's return value (as the worker returned it, or parsed back from Redis). */
+export function parseEpisodeJobResult(value: unknown, jobId: string | undefined): EpisodeJobResult {
+  const r = episodeJobResultSchema.safeParse(value);
+  if (!r.success) {
+    throw new QueueError("JOB_RESULT_INVALID", `job ${jobId ?? "(no id)"}: invalid episode result: ${describeIssues(r.error)}`);
+  }
+  return r.data;
+}

@@ -1,0 +1,66 @@
+/**
+ * Errors with stable codes. A worker that refuses a job throws `JobRejectedError`, which BullMQ treats as
+ * unrecoverable (no retry); its message starts with `[CODE]` so the scheduler can read the cause back
+ * from the job's `failedReason`, the only thing that survives the trip through Redis.
+ */
+import { UnrecoverableError } from "bullmq";
+
+export type QueueErrorCode =
+  /** REDIS_URL (or a given URL) cannot be used. */
+  | "REDIS_URL_INVALID"
+  /** A job's data does not match `EpisodeJobData`. */
+  | "JOB_PAYLOAD_INVALID"
+  /** A job id is not `<campaignId>-<index>`. */
+  | "JOB_ID_INVALID"
+  /** A job result does not match `EpisodeJobResult`. */
+  | "JOB_RESULT_INVALID"
+  /** The job names a task id the worker's task folder does not have. */
+  | "TASK_UNKNOWN"
+  /** The worker has the task id but its content hash differs from the job's. */
+  | "TASK_HASH_MISMATCH"
+  /** A campaign id is malformed. */
+  | "CAMPAIGN_ID_INVALID";
+
+/** An error in this library's domain. `retryable` says whether trying again could help. */
+export class QueueError extends Error {
+  override readonly name = "QueueError";
+  constructor(
+    readonly code: QueueErrorCode,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Thrown from a worker's processor to fail a job at once, without retries.
+ * Extends BullMQ's `UnrecoverableError` (BullMQ checks `instanceof` or the name, so the name is kept).
+ */
+export class JobRejectedError extends UnrecoverableError {
+  constructor(
+    readonly code: QueueErrorCode,
+    detail: string,
+  ) {
+    super(formatFailureReason(code, detail));
+    this.name = "UnrecoverableError";
+  }
+
+  static from(err: QueueError): JobRejectedError {
+    return new JobRejectedError(err.code, err.message);
+  }
+}
+
+/** `[CODE] detail` — the shape of a failedReason that carries a stable code. */
+export function formatFailureReason(code: string, detail: string): string {
+  return `[${code}] ${detail}`;
+}
+
+/**
+ * The stable code at the start of a failedReason, or "error" when there is none (an ordinary exception
+ * that exhausted its retries). Only `[A-Z_]` codes are accepted so the value is safe as a metric label.
+ */
+export function failureCodeOf(failedReason: string | undefined): string {
+  const m = /^\[([A-Z][A-Z0-9_]{0,63})\]/.exec(failedReason ?? "");
+  return m?.[1] ?? "error";
+}

@@ -1,0 +1,31 @@
+/**
+ * Default BullMQ options of an episode job.
+ *
+ * Retries cover device trouble (a plain Error from the worker); bad task definitions fail at once with
+ * `JobRejectedError`. Finished jobs are kept for a day (bounded in count too) because the scheduler
+ * reconciles in-flight episodes by reading their job state; see services/scheduler.
+ */
+import type { JobsOptions } from "bullmq";
+
+export const DEFAULT_EPISODE_ATTEMPTS = 5;
+
+export const defaultEpisodeJobOptions = {
+  attempts: DEFAULT_EPISODE_ATTEMPTS,
+  // 2 s, 4 s, 8 s, 16 s; jitter spreads retries of many devices failing together.
+  backoff: { type: "exponential", delay: 2_000, jitter: 0.5 },
+  removeOnComplete: { age: 24 * 3600, count: 50_000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 50_000 },
+} as const satisfies JobsOptions;
+
+/** Campaign priorities: 0 (lowest) … 1000 (highest); 500 by default. */
+export const CAMPAIGN_PRIORITY_MAX = 1000;
+export const DEFAULT_CAMPAIGN_PRIORITY = 500;
+
+/**
+ * BullMQ's priority runs the other way (1 = first) and jobs without one jump ahead of all prioritized
+ * jobs, so every episode job gets an explicit BullMQ priority in 1..1001.
+ */
+export function bullPriority(campaignPriority: number): number {
+  const p = Math.min(CAMPAIGN_PRIORITY_MAX, Math.max(0, Math.trunc(campaignPriority)));
+  return CAMPAIGN_PRIORITY_MAX - p + 1;
+}
