@@ -62,6 +62,16 @@ export class AdbDevice implements Device {
     return stepResult(r.status, r.message, "", r.durationMs);
   }
 
+  /**
+   * Liveness: a trivial shell round trip (`echo`) within the deadline. A hung device still shows as
+   * `device` on the server; this is how the driver tells it stopped answering (`timeout`).
+   */
+  async probe(opts?: { timeoutMs?: number }): Promise<StepResult> {
+    const r = await shellExec(this.ctx, "echo farm-probe", this.timeout(opts), "probe");
+    if (r.status === "ok" && r.stdout.trim() !== "farm-probe") return stepResult("internal_error", `probe: unexpected answer ${JSON.stringify(r.stdout.slice(0, 100))}`, r.stdout, r.durationMs);
+    return stepResult(r.status, r.message, r.stdout, r.durationMs);
+  }
+
   /** Waits for the device to appear on the server, then for `sys.boot_completed=1`. */
   async waitBootComplete(timeoutMs: number): Promise<StepResult> {
     const t0 = performance.now();

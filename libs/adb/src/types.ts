@@ -115,6 +115,8 @@ export interface Device {
    * server does not list it). Optional so test doubles need not implement it.
    */
   state?(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult>;
+  /** Liveness round trip (a hung device still lists as `device`): ok, or timeout / adb_error. Optional like `state`. */
+  probe?(opts?: { timeoutMs?: number }): Promise<StepResult>;
 }
 
 export interface DeviceEvent {
