@@ -1,1 +1,9 @@
-export {};
+/**
+ * @module @farm/worker
+ * The worker service: binds one BullMQ worker (concurrency 1) to each device on its adb server, runs
+ * episode jobs with @farm/episode, commits each episode's trajectory exactly once, serves /metrics.
+ */
+export { resolveWorkerConfig, type WorkerConfig, type WorkerConfigInput } from "./config.ts";
+export { WorkerService, type WorkerServiceOptions } from "./worker-service.ts";
+export { EpisodeStore, STAGING_DIR, type CommitResult } from "./episode-store.ts";
+export { runWorkerMain } from "./main.ts";

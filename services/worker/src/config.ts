@@ -1,0 +1,111 @@
+/**
+ * The worker's one validated config, built once at start-up from flags (explicit values) over the
+ * environment over defaults. Durations carry their unit in the name.
+ */
+import os from "node:os";
+import path from "node:path";
+import { DEFAULT_REDIS_URL, parseRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import type { EpisodeConfig } from "@farm/episode";
+import type { CodecName } from "@farm/trajectory";
+
+export interface WorkerConfigInput {
+  /** redis:// URL. Env REDIS_URL. */
+  redisUrl?: string;
+  /** BullMQ prefix. Env FARM_QUEUE_PREFIX. Default `{farm}`. */
+  queuePrefix?: string;
+  /** adb server. Env FARM_ADB_HOST / FARM_ADB_PORT (then ANDROID_ADB_SERVER_PORT). Default 127.0.0.1:5037. */
+  adbHost?: string;
+  adbPort?: number;
+  /** Serials to bind; empty or undefined = every device the adb server lists. Env FARM_DEVICES (comma-separated). */
+  devices?: string[];
+  /** Task files or folders. Env FARM_TASK_DIRS (comma-separated). Default ["tasks"]. */
+  taskPaths?: string[];
+  /** Extra APK folders for install steps. Env FARM_APK_DIRS. The `apks/` folder beside each task path is always searched. */
+  apkDirs?: string[];
+  /** Folder for `scripted:<name>` / `module:<name>` policies (names only, never paths). Env FARM_POLICY_DIR. */
+  policyDir?: string;
+  /** Trajectory output folder. Env FARM_OUT_DIR. Default ./out/trajectories. */
+  outDir?: string;
+  codec?: CodecName;
+  /** /metrics port; 0 = a free port. Env FARM_METRICS_PORT. Default 9465. */
+  metricsPort?: number;
+  /** /metrics bind address. Env FARM_METRICS_HOST. Default 127.0.0.1. */
+  metricsHost?: string;
+  /** Names this process in results and trajectories. Default <hostname>-<pid>. */
+  workerName?: string;
+  /** BullMQ lock of a running job; renewed every half. Default 30000. */
+  lockDurationMs?: number;
+  /** How often this worker looks for jobs whose lock expired (a dead worker's). Default 30000. */
+  stalledIntervalMs?: number;
+  /** On drain, how long a running episode may finish before it is cancelled and handed back. Default 60000. */
+  drainTimeoutMs?: number;
+  /** After a device became unusable, try to bind it again after this long (0 = only when it reappears). Default 60000. */
+  unusableRetryMs?: number;
+  /** Runner settings (settleMs, stepTimeoutMs, …) for every session; a job's stepTimeoutMs overrides. */
+  episode?: EpisodeConfig;
+}
+
+export interface WorkerConfig {
+  redisUrl: string;
+  queuePrefix: string;
+  adbHost: string;
+  adbPort: number;
+  /** Undefined = all devices. */
+  devices: string[] | undefined;
+  taskPaths: string[];
+  apkDirs: string[];
+  policyDir: string | undefined;
+  outDir: string;
+  codec: CodecName;
+  metricsPort: number;
+  metricsHost: string;
+  workerName: string;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  drainTimeoutMs: number;
+  unusableRetryMs: number;
+  episode: EpisodeConfig;
+}
+
+const list = (v: string | undefined): string[] | undefined =>
+  v === undefined ? undefined : v.split(",").map((s) => s.trim()).filter((s) => s !== "");
+
+function intIn(name: string, v: number | string | undefined, dflt: number, min: number, max: number): number {
+  if (v === undefined || v === "") return dflt;
+  const n = typeof v === "number" ? v : Number(v);
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new RangeError(`worker config: ${name} must be an integer in ${min}..${max}, got '${String(v)}'`);
+  return n;
+}
+
+/** Validates and fills defaults; throws with a message naming the bad setting. */
+export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.ProcessEnv = process.env): WorkerConfig {
+  const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  parseRedisUrl(redisUrl); // throws REDIS_URL_INVALID with a redacted message
+  const devices = input.devices ?? list(env.FARM_DEVICES);
+  const taskPaths = (input.taskPaths ?? list(env.FARM_TASK_DIRS) ?? ["tasks"]).map((p) => path.resolve(p));
+  if (taskPaths.length === 0) throw new RangeError("worker config: at least one task file or folder is needed");
+  const codec = input.codec ?? ((env.FARM_TRAJECTORY_CODEC as CodecName | undefined) || "deflate");
+  if (!["null", "deflate", "snappy"].includes(codec)) throw new RangeError(`worker config: codec must be null, deflate or snappy, got '${codec}'`);
+  const lockDurationMs = intIn("lockDurationMs", input.lockDurationMs, 30_000, 1_000, 3_600_000);
+  const policyDir = input.policyDir ?? env.FARM_POLICY_DIR;
+  return {
+    redisUrl,
+    queuePrefix: resolveQueuePrefix(input.queuePrefix, env),
+    adbHost: input.adbHost ?? env.FARM_ADB_HOST ?? "127.0.0.1",
+    adbPort: intIn("adbPort", input.adbPort ?? env.FARM_ADB_PORT ?? env.ANDROID_ADB_SERVER_PORT, 5037, 1, 65_535),
+    devices: devices && devices.length > 0 ? devices : undefined,
+    taskPaths,
+    apkDirs: (input.apkDirs ?? list(env.FARM_APK_DIRS) ?? []).map((p) => path.resolve(p)),
+    policyDir: policyDir ? path.resolve(policyDir) : undefined,
+    outDir: path.resolve(input.outDir ?? env.FARM_OUT_DIR ?? "out/trajectories"),
+    codec,
+    metricsPort: intIn("metricsPort", input.metricsPort ?? env.FARM_METRICS_PORT, 9465, 0, 65_535),
+    metricsHost: input.metricsHost ?? env.FARM_METRICS_HOST ?? "127.0.0.1",
+    workerName: (input.workerName ?? `${os.hostname()}-${process.pid}`).slice(0, 256),
+    lockDurationMs,
+    stalledIntervalMs: intIn("stalledIntervalMs", input.stalledIntervalMs, 30_000, 500, 3_600_000),
+    drainTimeoutMs: intIn("drainTimeoutMs", input.drainTimeoutMs, 60_000, 0, 86_400_000),
+    unusableRetryMs: intIn("unusableRetryMs", input.unusableRetryMs, 60_000, 0, 86_400_000),
+    episode: { ...input.episode },
+  };
+}

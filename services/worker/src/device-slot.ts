@@ -1,0 +1,159 @@
+/**
+ * One device of this worker: its bound session and one BullMQ Worker (concurrency 1) taking episode jobs
+ * for it. States: binding → ready ⇄ busy → (unusable | closed).
+ */
+import { Worker } from "bullmq";
+import type { AdbDriver } from "@farm/adb";
+import type { EventHook } from "@farm/episode";
+import type { Logger } from "@farm/log";
+import type { FarmMetrics } from "@farm/metrics";
+import { QUEUE_NAMES, type EpisodeJobResult } from "@farm/queue";
+import { bullConnection } from "./bull-connection.ts";
+import type { WorkerConfig } from "./config.ts";
+import { DeviceSessionCache } from "./device-session-cache.ts";
+import { createEpisodeProcessor } from "./episode-processor.ts";
+import type { EpisodeStore } from "./episode-store.ts";
+import type { TaskCatalog } from "./task-catalog.ts";
+
+export type SlotState = "binding" | "ready" | "busy" | "unusable" | "closed";
+
+export interface SlotDeps {
+  config: WorkerConfig;
+  driver: AdbDriver;
+  catalog: TaskCatalog;
+  store: EpisodeStore;
+  metrics: FarmMetrics;
+  logger: Logger;
+  onEvent: EventHook;
+  /** Told about every state change (device gauge, unusable → retry later). */
+  onState(slot: DeviceSlot): void;
+}
+
+export class DeviceSlot {
+  private _state: SlotState = "binding";
+  private worker: Worker<unknown, EpisodeJobResult> | undefined;
+  private readonly sessions: DeviceSessionCache;
+  private readonly drain = new AbortController();
+  private readonly log: Logger;
+  private stopping: Promise<void> | undefined;
+  private _unusableReason = "";
+
+  constructor(
+    readonly serial: string,
+    private readonly deps: SlotDeps,
+  ) {
+    this.log = deps.logger.child({ component: "device", serial });
+    const episodeConfig = { ...deps.config.episode, apkDirs: [...(deps.config.episode.apkDirs ?? []), ...deps.catalog.apkDirs] };
+    this.sessions = new DeviceSessionCache(deps.driver.device(serial), episodeConfig, deps.logger, deps.onEvent);
+  }
+
+  get state(): SlotState {
+    return this._state;
+  }
+
+  get unusableReason(): string {
+    return this._unusableReason;
+  }
+
+  private setState(s: SlotState): void {
+    if (this._state === s || this._state === "closed") return;
+    this._state = s;
+    this.deps.onState(this);
+  }
+
+  /**
+   * Binds the device (setup steps, when the worker has exactly one task, so the first job does not pay
+   * for it) and starts taking jobs.
+   */
+  async start(): Promise<void> {
+    const { config, catalog } = this.deps;
+    if (catalog.byId.size === 1) {
+      const only = [...catalog.byId.values()][0]!;
+      try {
+        const s = await this.sessions.sessionFor(only);
+        if (s.state !== "ready") {
+          this.retire(s.state === "unusable" ? s.unusableReason : `session ${s.state}`);
+          return;
+        }
+      } catch (e) {
+        // A task that cannot run is refused per job (with its reason); the device is fine.
+        this.log.warn({ event: "device:warmup-failed", err: (e as Error).message }, "binding at start failed; binding per job");
+      }
+    }
+    if (this.stopping) return;
+    const processor = createEpisodeProcessor({
+      serial: this.serial,
+      workerName: config.workerName,
+      tasksById: catalog.byId,
+      policyDir: config.policyDir,
+      store: this.deps.store,
+      metrics: this.deps.metrics,
+      logger: this.deps.logger,
+      sessionFor: (task, data) => this.sessions.sessionFor(task, data.options),
+      drainSignal: this.drain.signal,
+      retire: (reason) => this.retire(reason),
+      setBusy: (busy) => this.setState(busy ? "busy" : "ready"),
+    });
+    const worker = new Worker<unknown, EpisodeJobResult>(QUEUE_NAMES.episodes, processor, {
+      connection: bullConnection(config.redisUrl, "blocking"),
+      prefix: config.queuePrefix,
+      name: `${config.workerName}/${this.serial}`,
+      concurrency: 1,
+      autorun: true,
+      lockDuration: config.lockDurationMs,
+      stalledInterval: config.stalledIntervalMs,
+      // A host crash stalls every job it ran once; allow one more before giving the job up.
+      maxStalledCount: 2,
+    });
+    worker.on("error", (err) => this.log.error({ event: "worker:error", err: err.message }, "BullMQ worker error"));
+    worker.on("failed", (job, err) => {
+      if (job) this.log.warn({ event: "job:failed", jobId: job.id, attemptsMade: job.attemptsMade, reason: err.message }, "job attempt failed");
+    });
+    this.worker = worker;
+    this.setState("ready");
+    this.log.info({ event: "device:bound", workerName: worker.opts.name }, "device bound; taking jobs");
+  }
+
+  /** The device cannot run episodes: stop taking jobs (without waiting for the running one). */
+  retire(reason: string): void {
+    if (this._state === "unusable" || this._state === "closed") return;
+    this._unusableReason = reason;
+    this.log.error({ event: "device:unusable", reason }, "device unusable; it stops taking jobs");
+    this.setState("unusable");
+    void this.closeWorker(false);
+  }
+
+  private async closeWorker(abortAfterGrace: boolean): Promise<void> {
+    const w = this.worker;
+    if (!w) return;
+    let timer: NodeJS.Timeout | undefined;
+    if (abortAfterGrace) {
+      timer = setTimeout(() => {
+        this.log.warn({ event: "device:drain-timeout", graceMs: this.deps.config.drainTimeoutMs }, "episode still running at the end of the grace period; cancelling it");
+        this.drain.abort();
+      }, this.deps.config.drainTimeoutMs);
+    }
+    try {
+      // close() stops fetching at once and waits for the running job (finished or handed back).
+      await w.close();
+    } catch (e) {
+      this.log.warn({ event: "worker:close-failed", err: String(e) }, "closing the BullMQ worker failed");
+    } finally {
+      if (timer) clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Stops taking jobs, lets the running episode finish within the drain grace period (then cancels it and
+   * hands the job back), and closes the session. Idempotent.
+   */
+  stop(reason: string): Promise<void> {
+    this.stopping ??= (async () => {
+      this.log.info({ event: "device:unbinding", reason }, "device stops taking jobs");
+      await this.closeWorker(true);
+      await this.sessions.close();
+      this.setState("closed");
+    })();
+    return this.stopping;
+  }
+}

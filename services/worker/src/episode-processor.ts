@@ -1,0 +1,167 @@
+/**
+ * What one device does with one episode job: check the task, skip episodes already committed, run the
+ * episode, commit its trajectory exactly once, and answer BullMQ:
+ *   result            → job completed (the scheduler counts it from the returned EpisodeJobResult)
+ *   JobRejectedError  → failed now, no retry (unknown task, hash mismatch, bad payload/policy)
+ *   plain Error       → retried with backoff (device trouble; preferably elsewhere: a device that
+ *                       became unusable stops taking jobs)
+ *   DelayedError      → handed back without using an attempt (drain cancelled the episode)
+ */
+import { DelayedError, UnrecoverableError, type Job } from "bullmq";
+import { DEVICE_TROUBLE, EpisodeError, type DeviceSession, type EpisodeTrajectory } from "@farm/episode";
+import type { Logger } from "@farm/log";
+import type { FarmMetrics } from "@farm/metrics";
+import { EPISODE_JOB_VERSION, formatFailureReason, parseEpisodeJobResult, resolveEpisodeJob, type EpisodeJobData, type EpisodeJobResult } from "@farm/queue";
+import { episodeIdOf, type StoredEpisode } from "@farm/trajectory";
+import type { LoadedTask } from "@farm/task";
+import type { EpisodeStore } from "./episode-store.ts";
+import { policyForJob } from "./policy-resolver.ts";
+
+/** What the processor needs from its device slot. */
+export interface ProcessorContext {
+  serial: string;
+  workerName: string;
+  tasksById: ReadonlyMap<string, LoadedTask>;
+  policyDir: string | undefined;
+  store: EpisodeStore;
+  metrics: FarmMetrics;
+  logger: Logger;
+  /** Bound session for the task and options (binds when needed). */
+  sessionFor(task: LoadedTask, data: EpisodeJobData): Promise<DeviceSession>;
+  /** Aborted when the worker drains past its grace period: the running episode is handed back. */
+  drainSignal: AbortSignal;
+  /** The device cannot run episodes any more: stop taking jobs on it (must not wait for this job). */
+  retire(reason: string): void;
+  /** Busy/idle, for the device gauge. */
+  setBusy(busy: boolean): void;
+}
+
+function resultOf(t: Pick<EpisodeTrajectory, "outcome" | "cause" | "totalReward" | "startedAt" | "endedAt"> & { steps: unknown[] }, file: string, worker: string, device: string): EpisodeJobResult {
+  return {
+    v: EPISODE_JOB_VERSION,
+    outcome: t.outcome,
+    cause: t.cause,
+    steps: t.steps.length,
+    reward: t.totalReward,
+    durationMs: Math.max(0, t.endedAt.getTime() - t.startedAt.getTime()),
+    trajectoryFile: file,
+    worker,
+    device,
+  };
+}
+
+const fromStored = (e: StoredEpisode, file: string): EpisodeJobResult => resultOf(e, file, e.worker, e.deviceSerial);
+
+export function createEpisodeProcessor(ctx: ProcessorContext) {
+  return async function processEpisodeJob(job: Job, token?: string, bullSignal?: AbortSignal): Promise<EpisodeJobResult> {
+    const log = ctx.logger.child({ jobId: job.id, serial: ctx.serial });
+    const attempt = Math.max(1, job.attemptsStarted || job.attemptsMade + 1);
+    if (attempt === 1 && job.processedOn) ctx.metrics.jobStarted(Math.max(0, job.processedOn - job.timestamp) / 1000);
+
+    let resolved: { data: EpisodeJobData; task: LoadedTask };
+    try {
+      resolved = resolveEpisodeJob(job.data, job.id, ctx.tasksById);
+    } catch (e) {
+      log.warn({ event: "job:rejected", reason: (e as Error).message }, "job rejected");
+      throw e;
+    }
+    const { data, task } = resolved;
+    const episodeId = episodeIdOf(data.campaignId, data.episodeIndex);
+    // job.timestamp is when the job was added: the same for every attempt, so the path is too.
+    const finalFile = ctx.store.finalPath(task.task.id, job.timestamp, episodeId);
+
+    const committed = await ctx.store.readCommitted(finalFile);
+    if (committed) {
+      log.info({ event: "episode:already-committed", episodeId, file: finalFile }, "episode was committed by an earlier attempt; not running it again");
+      return fromStored(committed, finalFile);
+    }
+
+    const policy = await policyForJob(data.policy, ctx.policyDir);
+    ctx.setBusy(true);
+    try {
+      let session: DeviceSession;
+      try {
+        session = await ctx.sessionFor(task, data);
+      } catch (e) {
+        if (EpisodeError.is(e) && !e.retryable) {
+          log.warn({ event: "job:rejected", reason: e.message }, "task cannot run");
+          throw new UnrecoverableError(formatFailureReason("TASK_NOT_RUNNABLE", `job ${job.id}: ${e.message}`));
+        }
+        throw e;
+      }
+      if (session.state !== "ready") {
+        const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
+        ctx.retire(why);
+        throw new Error(formatFailureReason("DEVICE_UNUSABLE", `device ${ctx.serial}: ${why}`));
+      }
+
+      const ac = new AbortController();
+      const onAbort = () => ac.abort();
+      ctx.drainSignal.addEventListener("abort", onAbort, { once: true });
+      bullSignal?.addEventListener("abort", onAbort, { once: true });
+      if (ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
+      log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
+      let traj: EpisodeTrajectory;
+      try {
+        traj = await session.runEpisode({
+          seed: data.seed,
+          index: data.episodeIndex,
+          policy,
+          signal: ac.signal,
+          ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
+        });
+      } catch (e) {
+        // DeviceUnusableError / session closed: another device may run it.
+        if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
+        throw new Error(formatFailureReason("DEVICE_UNUSABLE", `device ${ctx.serial}: ${(e as Error).message}`));
+      } finally {
+        ctx.drainSignal.removeEventListener("abort", onAbort);
+        bullSignal?.removeEventListener("abort", onAbort);
+      }
+      // runEpisode may have sent the device through recovery, past its budget.
+      if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
+      log.info({ event: "episode:end", episodeId, outcome: traj.outcome, cause: traj.cause, steps: traj.steps.length, reward: traj.totalReward }, "episode ended");
+
+      if (traj.cause === "cancelled") {
+        if (ctx.drainSignal.aborted && token) {
+          // Hand the job back without using an attempt; another worker (or this one, restarted) runs it.
+          await job.moveToDelayed(Date.now(), token);
+          log.info({ event: "job:handed-back", episodeId }, "episode cancelled by drain; job handed back");
+          throw new DelayedError();
+        }
+        throw new Error(formatFailureReason("CANCELLED", `job ${job.id}: episode cancelled`));
+      }
+      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      if ((DEVICE_TROUBLE.has(traj.cause) || traj.cause === "policy_failed") && attemptsLeft) {
+        const code = traj.cause === "policy_failed" ? "POLICY_FAILED" : "DEVICE_TROUBLE";
+        throw new Error(formatFailureReason(code, `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`));
+      }
+      // The last attempt keeps even a device-trouble truncation: it is data, and the campaign gets its record.
+
+      const frameEvery = data.options.frameEvery ?? session.config.frameEvery;
+      const c = await ctx.store.commit(
+        { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: ctx.workerName, taskDialect: task.dialect },
+        finalFile,
+        frameEvery,
+      );
+      if (c.alreadyCommitted && c.existing) {
+        log.info({ event: "episode:already-committed", episodeId, file: c.path }, "another attempt committed this episode first; its record stands");
+        return fromStored(c.existing, c.path);
+      }
+      ctx.metrics.trajectoryWritten({ bytes: c.bytes, files: 1 });
+      ctx.metrics.episodeFinished({
+        taskId: task.task.id,
+        outcome: traj.outcome,
+        cause: traj.cause,
+        durationSec: (traj.endedAt.getTime() - traj.startedAt.getTime()) / 1000,
+        steps: traj.steps.length,
+        reward: traj.totalReward,
+      });
+      log.info({ event: "episode:committed", episodeId, file: c.path, bytes: c.bytes }, "episode committed");
+      return parseEpisodeJobResult(resultOf(traj, c.path, ctx.workerName, ctx.serial), job.id);
+    } finally {
+      ctx.setBusy(false);
+      await policy.close().catch(() => undefined);
+    }
+  };
+}

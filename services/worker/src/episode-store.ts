@@ -1,0 +1,109 @@
+/**
+ * Exactly-once commit of an episode: one Avro file per episode at a path that depends only on the job,
+ *   <out>/task=<id>/date=<day the job was enqueued, UTC>/<campaignId>-<index>.avro
+ * so every attempt of one episode (a retry, a stalled job handed to another worker) aims at the same
+ * name. The record is written by TrajectoryWriter into a private staging folder (temp name → fsync →
+ * rename), then hard-linked to the final name, which fails if it exists: the first attempt to commit
+ * wins and the others read its record instead. At most one file per episode id exists by construction.
+ *
+ * TrajectoryWriter names files `<writerId>-<seq>.avro` with the next free sequence in the partition,
+ * which is not deterministic across attempts; hence the staging step (see services/worker/README.md).
+ */
+import { randomBytes } from "node:crypto";
+import { link, mkdir, open, rename, rm, rmdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { openTrajectoryFile, partitionDir, TrajectoryWriter, type CodecName, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
+
+export const STAGING_DIR = ".staging";
+
+export interface CommitResult {
+  path: string;
+  bytes: number;
+  /** Another attempt committed this episode first; `existing` is its record. */
+  alreadyCommitted: boolean;
+  existing?: StoredEpisode;
+}
+
+export class EpisodeStore {
+  constructor(
+    readonly outDir: string,
+    private readonly codec: CodecName,
+  ) {}
+
+  /** The one final path of an episode; `enqueuedAtMs` is the job's creation time (the same for every attempt). */
+  finalPath(taskId: string, enqueuedAtMs: number, episodeId: string): string {
+    return path.join(partitionDir(this.outDir, taskId, new Date(enqueuedAtMs)), `${episodeId}.avro`);
+  }
+
+  /** The record committed at `file`, or undefined when there is none yet. */
+  async readCommitted(file: string): Promise<StoredEpisode | undefined> {
+    try {
+      await stat(file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+    const opened = await openTrajectoryFile(file);
+    let first: StoredEpisode | undefined;
+    for await (const ep of opened.episodes) first ??= ep;
+    return first;
+  }
+
+  /** Writes `record` and publishes it at `finalFile` unless some attempt already did. */
+  async commit(record: EpisodeRecord, finalFile: string, frameEvery: number): Promise<CommitResult> {
+    const staging = path.join(this.outDir, STAGING_DIR, `${record.episodeId}.${process.pid}.${randomBytes(4).toString("hex")}`);
+    let staged: { path: string; bytes: number } | undefined;
+    try {
+      const writer = await TrajectoryWriter.open({
+        outDir: staging,
+        writerId: "episode",
+        codec: this.codec,
+        maxEpisodesPerFile: 1,
+        frameEvery,
+        onFileClosed: (f) => (staged = { path: f.path, bytes: f.bytes }),
+      });
+      try {
+        await writer.append(record);
+      } finally {
+        await writer.close();
+      }
+      if (!staged) throw new Error(`trajectory writer closed no file for ${record.episodeId}`);
+      const dir = path.dirname(finalFile);
+      await mkdir(dir, { recursive: true });
+      let alreadyCommitted = false;
+      try {
+        await link(staged.path, finalFile);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "EEXIST") alreadyCommitted = true;
+        // Filesystems without hard links: an atomic rename (last writer wins; still one file per episode).
+        else if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "EXDEV") await rename(staged.path, finalFile);
+        else throw e;
+      }
+      await fsyncDir(dir);
+      if (alreadyCommitted) {
+        const existing = await this.readCommitted(finalFile);
+        return { path: finalFile, bytes: (await stat(finalFile)).size, alreadyCommitted, ...(existing ? { existing } : {}) };
+      }
+      return { path: finalFile, bytes: staged.bytes, alreadyCommitted };
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  /** Removes the staging folder when no attempt uses it any more (other processes may share the output folder). */
+  async close(): Promise<void> {
+    await rmdir(path.join(this.outDir, STAGING_DIR)).catch(() => undefined);
+  }
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  const h = await open(dir, "r");
+  try {
+    await h.sync();
+  } catch {
+    // some filesystems refuse fsync on folders; the rename/link itself is still atomic
+  } finally {
+    await h.close();
+  }
+}

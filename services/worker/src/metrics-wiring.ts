@@ -1,0 +1,42 @@
+/**
+ * Runner events and adb driver calls → farm metrics. Episodes themselves are counted when committed
+ * (see processor.ts), so farm_episodes_total counts each episode of a campaign once, retries aside.
+ */
+import type { AdbCallEvent } from "@farm/adb";
+import type { EventHook } from "@farm/episode";
+import type { FarmMetrics } from "@farm/metrics";
+
+type AdbStatus = Parameters<FarmMetrics["adbCall"]>[0]["status"];
+
+export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
+  const lastCause = new Map<string, string>();
+  return (e) => {
+    switch (e.type) {
+      case "step":
+        metrics.stepPhase("policy", e.phasesMs.policy / 1000);
+        metrics.stepPhase("action", e.phasesMs.action / 1000);
+        metrics.stepPhase("observation", e.phasesMs.observation / 1000);
+        metrics.stepPhase("log", e.phasesMs.log / 1000);
+        break;
+      case "episode:end":
+        lastCause.set(e.serial, e.cause);
+        break;
+      case "device:recovery":
+        metrics.recovery(lastCause.get(e.serial) ?? "bind_failed");
+        break;
+      case "log:malformed":
+        metrics.logLineMalformed();
+        break;
+      case "extra:dropped":
+        metrics.extraDropped(e.taskId);
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+/** adb driver `onCall` → farm_adb_calls_total / errors / duration (ops like `step:tap` become `step_tap`). */
+export function adbCallsToMetrics(metrics: FarmMetrics): (ev: AdbCallEvent) => void {
+  return (ev) => metrics.adbCall({ op: ev.op.replace(/[^a-z0-9_]/gi, "_").toLowerCase(), status: ev.status as AdbStatus, seconds: ev.durationMs / 1000 });
+}

@@ -1,0 +1,194 @@
+/**
+ * The worker service: follows the devices on its adb server (all, or a given list), binds a DeviceSlot
+ * (session + one BullMQ worker, concurrency 1) to each device that is online, unbinds a device that goes
+ * away and binds it again when it comes back; serves /metrics; drains on request.
+ *
+ *   const svc = await WorkerService.create(resolveWorkerConfig({ ... }));
+ *   await svc.start();   // returns once discovery runs; devices bind in the background
+ *   await svc.close();   // drain: finish or hand back running episodes, close everything
+ */
+import { AdbDriver, type DeviceChange } from "@farm/adb";
+import { createLogger, type Logger } from "@farm/log";
+import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
+import type { WorkerConfig } from "./config.ts";
+import { DeviceSlot } from "./device-slot.ts";
+import { EpisodeStore } from "./episode-store.ts";
+import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
+import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
+
+export interface WorkerServiceOptions {
+  logger?: Logger;
+  /** Share a metrics registry (e.g. the demo runs worker and scheduler in one process). Default: a new one. */
+  metrics?: FarmMetrics;
+  /** Do not start the /metrics server (the caller serves `metrics`). */
+  noMetricsServer?: boolean;
+}
+
+export class WorkerService {
+  readonly metrics: FarmMetrics;
+  private readonly slots = new Map<string, DeviceSlot>();
+  /** Slots being stopped, so a device that comes back waits for its old slot to let go. */
+  private readonly stopping = new Map<string, Promise<void>>();
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly online = new Set<string>();
+  private tracking: { close(): void } | undefined;
+  private metricsServer: MetricsServer | undefined;
+  private closing: Promise<void> | undefined;
+  private started = false;
+
+  private constructor(
+    readonly config: WorkerConfig,
+    readonly catalog: TaskCatalog,
+    private readonly driver: AdbDriver,
+    readonly store: EpisodeStore,
+    private readonly logger: Logger,
+    metrics: FarmMetrics,
+    private readonly serveMetrics: boolean,
+  ) {
+    this.metrics = metrics;
+  }
+
+  /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
+  static async create(config: WorkerConfig, opts: WorkerServiceOptions = {}): Promise<WorkerService> {
+    const logger = opts.logger ?? createLogger({ service: "worker" });
+    const metrics =
+      opts.metrics ??
+      createFarmMetrics({
+        service: "worker",
+        onLabelOverflow: (o) => logger.warn({ event: "metrics:label_overflow", ...o }, "metric label value mapped to other"),
+        onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
+      });
+    const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
+    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) } });
+    const store = new EpisodeStore(config.outDir, config.codec);
+    return new WorkerService(config, catalog, driver, store, logger, metrics, !opts.noMetricsServer);
+  }
+
+  /** Where /metrics is served, once started (undefined when not served). */
+  get metricsUrl(): string | undefined {
+    return this.metricsServer?.url;
+  }
+
+  /** Serials with a slot, and each slot's state. */
+  deviceStates(): Record<string, string> {
+    return Object.fromEntries([...this.slots].map(([s, slot]) => [s, slot.state]));
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error("WorkerService already started");
+    this.started = true;
+    if (this.serveMetrics) {
+      this.metricsServer = await startMetricsServer({
+        port: this.config.metricsPort,
+        host: this.config.metricsHost,
+        metrics: this.metrics,
+        healthy: () => !this.closing,
+      });
+    }
+    this.logger.info(
+      { event: "worker:start", adb: `${this.config.adbHost}:${this.config.adbPort}`, devices: this.config.devices ?? "all", tasks: [...this.catalog.byId.keys()], out: this.config.outDir, metrics: this.metricsUrl },
+      "worker started",
+    );
+    this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
+    this.updateDeviceGauge();
+  }
+
+  private wanted(serial: string): boolean {
+    return !this.config.devices || this.config.devices.includes(serial);
+  }
+
+  private onDevice(ev: DeviceChange): void {
+    if (this.closing || !this.wanted(ev.serial)) return;
+    if (ev.kind !== "remove" && ev.state === "device") {
+      this.online.add(ev.serial);
+      void this.bind(ev.serial);
+    } else {
+      this.online.delete(ev.serial);
+      const slot = this.slots.get(ev.serial);
+      if (slot) {
+        this.logger.warn({ event: "device:lost", serial: ev.serial, state: ev.state }, "device went away; it stops taking jobs");
+        void this.unbind(slot, `device ${ev.state}`);
+      }
+    }
+    this.updateDeviceGauge();
+  }
+
+  private async bind(serial: string): Promise<void> {
+    if (this.slots.has(serial)) return;
+    const slot = new DeviceSlot(serial, {
+      config: this.config,
+      driver: this.driver,
+      catalog: this.catalog,
+      store: this.store,
+      metrics: this.metrics,
+      logger: this.logger,
+      onEvent: episodeEventsToMetrics(this.metrics),
+      onState: (s) => this.onSlotState(s),
+    });
+    this.slots.set(serial, slot);
+    this.updateDeviceGauge();
+    await this.stopping.get(serial);
+    if (this.slots.get(serial) !== slot) return;
+    try {
+      await slot.start();
+    } catch (e) {
+      this.logger.error({ event: "device:bind-failed", serial, err: (e as Error).message }, "binding the device failed");
+      await this.unbind(slot, "bind failed");
+    }
+  }
+
+  private unbind(slot: DeviceSlot, reason: string): Promise<void> {
+    if (this.slots.get(slot.serial) === slot) this.slots.delete(slot.serial);
+    const p = slot.stop(reason).finally(() => {
+      if (this.stopping.get(slot.serial) === p) this.stopping.delete(slot.serial);
+      this.updateDeviceGauge();
+    });
+    this.stopping.set(slot.serial, p);
+    return p;
+  }
+
+  private onSlotState(slot: DeviceSlot): void {
+    this.updateDeviceGauge();
+    if (slot.state !== "unusable" || this.closing) return;
+    // Give an unusable device another chance later (if it is still listed); one that goes away and
+    // comes back is bound again by the tracker anyway.
+    void this.unbind(slot, `unusable: ${slot.unusableReason}`);
+    if (this.config.unusableRetryMs > 0) {
+      const t = setTimeout(() => {
+        this.retryTimers.delete(t);
+        if (!this.closing && this.online.has(slot.serial)) void this.bind(slot.serial);
+      }, this.config.unusableRetryMs);
+      t.unref();
+      this.retryTimers.add(t);
+    }
+  }
+
+  private updateDeviceGauge(): void {
+    const counts: Record<string, number> = {};
+    for (const slot of this.slots.values()) counts[slot.state] = (counts[slot.state] ?? 0) + 1;
+    for (const serial of this.online) if (!this.slots.has(serial)) counts.unbound = (counts.unbound ?? 0) + 1;
+    this.metrics.setDeviceStates(counts);
+  }
+
+  /** Drain and close: no new jobs; running episodes finish within drainTimeoutMs or are handed back. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.logger.info({ event: "worker:drain", devices: this.slots.size, graceMs: this.config.drainTimeoutMs }, "draining");
+      for (const t of this.retryTimers) clearTimeout(t);
+      this.retryTimers.clear();
+      this.tracking?.close();
+      await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
+      await Promise.all([...this.stopping.values()]);
+      await this.store.close();
+      await this.driver.close();
+      await this.metricsServer?.close();
+      this.logger.info({ event: "worker:closed" }, "worker closed");
+    })();
+    return this.closing;
+  }
+
+  /** Same as close(): stop taking jobs, finish or hand back the running ones. */
+  drain(): Promise<void> {
+    return this.close();
+  }
+}
