@@ -1,0 +1,104 @@
+/**
+ * The worker end to end, in process: real Redis, real adb server, simulated emulators.
+ * 40 episodes on 4 devices → exactly 40 distinct episodes in Avro; adding the campaign again adds none;
+ * bad task id / hash fail at once with the reason; /metrics counts the campaign.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { failureCodeOf, episodeJobId, parseEpisodeJobResult } from "@farm/queue";
+import { resolveWorkerConfig, WorkerService } from "../src/index.ts";
+import { addCampaign, FAST_EPISODE, listFiles, readEpisodes, startHarness, TASK_FILE, waitForCampaign, type Harness } from "./harness.ts";
+
+let h: Harness;
+let worker: WorkerService;
+let out: string;
+
+before(async () => {
+  h = await startHarness(4);
+  out = path.join(h.tmp, "out");
+  const config = resolveWorkerConfig({
+    redisUrl: h.redis.url,
+    queuePrefix: h.prefix,
+    adbPort: h.adb.port,
+    taskPaths: [TASK_FILE],
+    outDir: out,
+    metricsPort: 0,
+    lockDurationMs: 5000,
+    stalledIntervalMs: 2000,
+    drainTimeoutMs: 5000,
+    episode: FAST_EPISODE,
+  });
+  worker = await WorkerService.create(config);
+  await worker.start();
+});
+
+after(async () => {
+  await worker?.close();
+  await h?.close();
+});
+
+test("a campaign of 40 episodes on 4 devices yields exactly 40 distinct episodes; adding it again adds none", async () => {
+  await addCampaign(h, { campaignId: "c40", episodes: 40 });
+  const r = await waitForCampaign(h, "c40", 40, 120_000);
+  assert.deepEqual(r, { completed: 40, failed: 0 });
+  const eps = await readEpisodes(out);
+  const ids = new Set(eps.map((e) => e.episodeId));
+  assert.equal(eps.length, 40);
+  assert.equal(ids.size, 40);
+  for (let i = 0; i < 40; i++) assert.ok(ids.has(`c40-${i}`), `episode c40-${i} missing`);
+  const devices = new Set(eps.map((e) => e.deviceSerial));
+  assert.equal(devices.size, 4, "every device ran episodes");
+  const job = await h.queue.getJob(episodeJobId("c40", 7));
+  const result = parseEpisodeJobResult(job?.returnvalue, job?.id);
+  assert.equal(result.trajectoryFile, eps.find((e) => e.episodeId === "c40-7")?.file);
+  const filesBefore = listFiles(out);
+  assert.equal(filesBefore.filter((f) => !f.endsWith(".avro")).length, 0, `no temporary files: ${filesBefore.join(", ")}`);
+
+  // The same campaign again: same job ids → nothing new to run, nothing new written.
+  const again = await addCampaign(h, { campaignId: "c40", episodes: 40 });
+  assert.equal(again.length, 40);
+  assert.deepEqual(await waitForCampaign(h, "c40", 40, 10_000), { completed: 40, failed: 0 });
+  assert.deepEqual(listFiles(out), filesBefore);
+
+  // Even when the jobs are gone from Redis (removed after completion), a re-run finds the committed files.
+  await h.queue.clean(0, 1000, "completed");
+  await addCampaign(h, { campaignId: "c40", episodes: 40 });
+  assert.deepEqual(await waitForCampaign(h, "c40", 40, 60_000), { completed: 40, failed: 0 });
+  assert.deepEqual(listFiles(out), filesBefore);
+  const eps2 = await readEpisodes(out);
+  assert.equal(eps2.length, 40);
+
+  // /metrics counts the campaign once.
+  const text = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
+  const episodes = sumOf(text, "farm_episodes_total");
+  assert.equal(episodes, 40, text.split("\n").filter((l) => l.startsWith("farm_episodes_total")).join("\n"));
+  assert.equal(sumOf(text, "farm_trajectory_files_total"), 40);
+  assert.equal(sumOf(text, "farm_steps_total"), eps.reduce((a, e) => a + e.steps.length, 0));
+  assert.ok(sumOf(text, "farm_job_start_latency_seconds_count") >= 40);
+  assert.match(text, /farm_devices\{[^}]*state="(ready|busy)"[^}]*\} [1-4]/);
+});
+
+test("a job naming an unknown task or a wrong hash fails at once, not retried, with the reason", async () => {
+  await addCampaign(h, { campaignId: "bad-id", episodes: 1, taskId: "no_such_task" });
+  await addCampaign(h, { campaignId: "bad-hash", episodes: 1, taskHash: "0".repeat(64) });
+  assert.deepEqual(await waitForCampaign(h, "bad-id", 1, 20_000), { completed: 0, failed: 1 });
+  assert.deepEqual(await waitForCampaign(h, "bad-hash", 1, 20_000), { completed: 0, failed: 1 });
+  const a = await h.queue.getJob(episodeJobId("bad-id", 0));
+  const b = await h.queue.getJob(episodeJobId("bad-hash", 0));
+  assert.equal(failureCodeOf(a?.failedReason), "TASK_UNKNOWN");
+  assert.match(a?.failedReason ?? "", /no_such_task/);
+  assert.equal(failureCodeOf(b?.failedReason), "TASK_HASH_MISMATCH");
+  assert.equal(a?.attemptsMade, 1);
+  assert.equal(b?.attemptsMade, 1);
+});
+
+/** Sum of every sample of `name` (with any labels) in an exposition text. */
+export function sumOf(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    const m = new RegExp(`^${name}(\\{[^}]*\\})? ([0-9.eE+-]+)$`).exec(line);
+    if (m) sum += Number(m[2]);
+  }
+  return sum;
+}
