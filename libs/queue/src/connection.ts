@@ -6,10 +6,24 @@
  * that BullMQ, which creates its own connections from options, gets exactly the same settings, and so a
  * bad URL fails at start-up with a message that names the problem — without echoing the password.
  */
-import { Redis, type RedisOptions } from "ioredis";
+import { Redis } from "ioredis";
 import { QueueError } from "./errors.ts";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
+
+/**
+ * Plain connection settings, assignable both to ioredis `RedisOptions` and BullMQ `ConnectionOptions`
+ * (whose declared types differ, so neither library's own type is used here).
+ */
+export interface RedisConnectionOptions {
+  host: string;
+  port: number;
+  db?: number;
+  username?: string;
+  password?: string;
+  tls?: { servername: string };
+  maxRetriesPerRequest?: number | null;
+}
 
 /** What the connection is for. Blocking users (BullMQ Worker, QueueEvents) need `maxRetriesPerRequest: null`. */
 export type ConnectionRole = "command" | "blocking";
@@ -20,7 +34,7 @@ export function redactRedisUrl(url: string): string {
 }
 
 /** Parses a redis:// or rediss:// URL into ioredis options (host, port, username, password, db, tls). */
-export function parseRedisUrl(url: string): RedisOptions {
+export function parseRedisUrl(url: string): RedisConnectionOptions {
   let u: URL;
   try {
     u = new URL(url);
@@ -37,7 +51,7 @@ export function parseRedisUrl(url: string): RedisOptions {
   if (dbText !== "" && !/^\d{1,5}$/.test(dbText)) {
     throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': database must be a number (/0, /1, …), got '/${dbText}'`);
   }
-  const opts: RedisOptions = { host, port };
+  const opts: RedisConnectionOptions = { host, port };
   if (dbText !== "") opts.db = Number(dbText);
   // redis://:pass@host (no user) authenticates as the default user, as redis-cli does.
   if (u.username !== "") opts.username = decodeURIComponent(u.username);
@@ -50,7 +64,7 @@ export function parseRedisUrl(url: string): RedisOptions {
  * Connection options for BullMQ (`connection:` of Queue, Worker, QueueEvents) and for `createRedisClient`.
  * `role: "blocking"` sets `maxRetriesPerRequest: null`, which BullMQ Workers and QueueEvents require.
  */
-export function redisConnection(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisOptions {
+export function redisConnection(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisConnectionOptions {
   const opts = parseRedisUrl(url);
   if (role === "blocking") opts.maxRetriesPerRequest = null;
   return opts;

@@ -19,6 +19,7 @@ export {
   redisConnection,
   createRedisClient,
   type ConnectionRole,
+  type RedisConnectionOptions,
 } from "./connection.ts";
 export { CAMPAIGN_ID_PATTERN, assertCampaignId, episodeJobId, parseEpisodeJobId, type EpisodeJobRef } from "./ids.ts";
 export {
