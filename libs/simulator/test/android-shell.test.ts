@@ -117,3 +117,11 @@ test("sleep stops when the stream closes", async () => {
   assert.ok(Date.now() - t0 < 2000);
   d.close();
 });
+
+test("a busy while loop still stops when the stream closes", async () => {
+  const d = newDevice();
+  const r = await sh(d, "while true; do echo y; done", { abortAfterMs: 30 });
+  assert.ok(r.out.startsWith("y\ny\n"));
+  assert.equal((await sh(d, "while false; do echo never; done; echo after")).out, "after\n");
+  d.close();
+});

@@ -95,6 +95,11 @@ test("am start -W shapes, short-form expansion, unknown activity error", async (
   const bad = await sh(d, "am start -W -n com.farm.simapps.notes/.Missing 2>&1");
   assert.match(bad.out, /^Error: Activity class \{com\.farm\.simapps\.notes\/com\.farm\.simapps\.notes\.Missing\} does not exist\.$/m);
   assert.match((await sh(d, "am start -n no.such.pkg/.Main 2>&1")).out, /Error/);
+  // A trailing component (no -n), and a trailing package name, resolve like am does.
+  await sh(d, "am force-stop com.farm.simapps.notes");
+  assert.match((await sh(d, "am start -W com.farm.simapps.notes/.MainActivity")).out, /^Status: ok$/m);
+  await sh(d, "am force-stop com.farm.simapps.notes");
+  assert.match((await sh(d, "am start -a android.intent.action.MAIN com.farm.simapps.notes")).out, /cmp=com\.farm\.simapps\.notes\/\.MainActivity/);
   assert.match((await sh(d, "am broadcast -a com.farm.PING")).out, /^Broadcasting: Intent \{ act=com\.farm\.PING .*\}\nBroadcast completed: result=0\n$/);
   d.close();
 });

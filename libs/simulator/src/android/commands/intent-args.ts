@@ -45,8 +45,9 @@ export function parseIntentArgs(args: string[], onOption: (opt: string, next: st
     const next = args[i + 1];
     const need = (n: number): boolean => i + n < args.length;
     if (!a.startsWith("-") || a === "-") {
-      // Trailing URI or package name.
-      if (a.includes(":") || a.includes("/")) intent.data = a;
+      // Trailing argument, as am reads it: a URI if it has a scheme, a component if it has a slash, else a package.
+      if (a.includes(":")) intent.data = a;
+      else if (a.includes("/")) intent.component = a;
       else intent.packageName = a;
       continue;
     }

@@ -121,6 +121,8 @@ export class ShellInterpreter {
         // always booted, so it ends the loop after the first `1`.
         if (isBootWait(loop.cond) && this.host.sys.props.get("sys.boot_completed") === "1") break;
         await this.runList(loop.body, rio);
+        // Let timers and the host's close reach us even if the body never waits (`while true; do echo; done`).
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
       return 0;
     });

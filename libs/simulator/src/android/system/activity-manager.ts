@@ -13,6 +13,8 @@ import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 export const SYSTEM_SERVER_PID = 520;
 export const LAUNCHER_PID = 1130;
 export const HOME_TASK_ID = 1;
+/** pid of the `am` process the shell runs (in system log lines). */
+const SHELL_PID = 4471;
 
 export interface TaskRecord {
   taskId: number;
@@ -180,7 +182,7 @@ export class ActivityManager {
   forceStop(packageName: string): boolean {
     const t = this.taskOf(packageName);
     const pkg = this.packages.get(packageName);
-    if (pkg) this.sysLog("I", "ActivityManager", `Force stopping ${packageName} appid=${pkg.uid} user=0: from pid ${this.nextPid + 7}`);
+    if (pkg) this.sysLog("I", "ActivityManager", `Force stopping ${packageName} appid=${pkg.uid} user=0: from pid ${SHELL_PID}`);
     if (!t) return false;
     this.removeTask(t);
     if (t.process.alive) this.sysLog("I", "ActivityManager", `Killing ${t.process.pid}:${packageName}/u0a${(pkg?.uid ?? 10000) - 10000} (adj 0): stop ${packageName}`);
