@@ -1,7 +1,7 @@
 /**
  * `farm bench avro`: TrajectoryWriter (episode → Avro record, blocks, codec, fsync'd files on disk) against
  * raw avsc encoding of the same records (avsc BlockEncoder, same codec and block size, into a sink that
- * discards), each for a fixed time, without and with PNG frames, printed side by side.
+ * discards), in alternating rounds for a fixed total time each, without and with PNG frames, side by side.
  * Options: --seconds S per measurement (default 2), --codec null|deflate|snappy (default deflate),
  * --steps N per episode (default 100), --frame-every K for the frames variant (default 5), --frame-size px (default 48).
  * Last line (the variant with the lower ratio, i.e. the conservative one):
@@ -23,6 +23,17 @@ interface Figures {
   payloadBytes: number;
   /** Bytes that came out (compressed file or sink). */
   outputBytes: number;
+}
+
+function emptyFigures(): Figures {
+  return { records: 0, seconds: 0, payloadBytes: 0, outputBytes: 0 };
+}
+
+function add(total: Figures, f: Figures): void {
+  total.records += f.records;
+  total.seconds += f.seconds;
+  total.payloadBytes += f.payloadBytes;
+  total.outputBytes += f.outputBytes;
 }
 
 const recS = (f: Figures) => f.records / f.seconds;
@@ -103,8 +114,14 @@ async function runVariant(name: string, frames: boolean, o: { codec: CodecName; 
   // Short warm-up of both paths so neither pays for JIT compilation in its figures.
   await measureRaw(values, sizes, o.codec, 0.2);
   await measureWriter(records, sizes, o.codec, frameEvery, 0.2);
-  const raw = await measureRaw(values, sizes, o.codec, o.seconds);
-  const writer = await measureWriter(records, sizes, o.codec, frameEvery, o.seconds);
+  // Alternate short rounds so a load change on a shared machine hits both sides alike.
+  const rounds = 4;
+  const raw = emptyFigures();
+  const writer = emptyFigures();
+  for (let i = 0; i < rounds; i++) {
+    add(raw, await measureRaw(values, sizes, o.codec, o.seconds / rounds));
+    add(writer, await measureWriter(records, sizes, o.codec, frameEvery, o.seconds / rounds));
+  }
   return { name, raw, writer };
 }
 
