@@ -1,0 +1,134 @@
+/**
+ * `farm bench adb`: round-trip latency of three ways to drive a device, against the same simulated
+ * device and the same private adb server, measured in one run:
+ *   (a) the driver's action channel (one persistent `shell:` stream; `touchMove` per sample),
+ *   (b) adbkit with a new server connection and `shell:` stream per call (`shell('echo hi')` + read all),
+ *   (c) the adb CLI spawned per call (`adb -P <port> -s <serial> shell echo hi`), AndroidEnv's way.
+ * Options: --samples N (channel and stream; the CLI gets N/10, at least 50), --warmup N, --profile
+ * <simulator latency profile, default instant>.
+ * Last line: `channel_p50_ms=<x> stream_p50_ms=<y> cli_p50_ms=<z> cli_over_channel=<ratio>`.
+ */
+import { execFile } from "node:child_process";
+import { AdbDriver, createAdbClient, readAll } from "@farm/adb";
+import { startAdbServer } from "@farm/local-services";
+import { startSimulatedDevices } from "@farm/simulator";
+import type { BenchOptions, Scenario } from "./scenarios.ts";
+
+interface Stats {
+  n: number;
+  errors: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+}
+
+function stats(samples: number[], errors: number): Stats {
+  const s = [...samples].sort((a, b) => a - b);
+  const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
+  return { n: s.length, errors, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: s.length ? s[s.length - 1]! : NaN };
+}
+
+async function measure(n: number, warmup: number, once: () => Promise<boolean>): Promise<Stats> {
+  for (let i = 0; i < warmup; i++) await once();
+  const samples: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    const ok = await once();
+    const dt = performance.now() - t0;
+    if (ok) samples.push(dt);
+    else errors++;
+  }
+  return stats(samples, errors);
+}
+
+function intOpt(opts: BenchOptions, name: string, dflt: number): number {
+  const v = opts[name];
+  if (v === undefined || v === true) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${String(v)}`);
+  return n;
+}
+
+const fmt = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : "n/a");
+
+export const scenario: Scenario = {
+  describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
+  async run(opts: BenchOptions): Promise<void> {
+    const samples = intOpt(opts, "samples", 3000);
+    const cliSamples = Math.max(50, Math.floor(samples / 10));
+    const warmup = intOpt(opts, "warmup", 100);
+    const profile = typeof opts.profile === "string" ? opts.profile : "instant";
+    if (profile !== "instant" && profile !== "emulator-adb" && profile !== "emulator-grpc")
+      throw new Error(`--profile must be instant, emulator-adb or emulator-grpc, got ${profile}`);
+    const adb = await startAdbServer();
+    const sims = await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile });
+    const driver = new AdbDriver({ port: adb.port });
+    try {
+      const sim = sims.devices[0];
+      if (!sim) throw new Error("the simulator started no device");
+      const serial = sim.serial;
+      const dev = driver.device(serial);
+      const boot = await dev.waitBootComplete(10_000);
+      if (boot.status !== "ok") throw new Error(`device ${serial} did not come up: ${boot.message}`);
+
+      // (a) action channel
+      const ch = await dev.openActionChannel();
+      let i = 0;
+      let firstError = "";
+      const a = await measure(samples, warmup, async () => {
+        const r = await ch.touchMove(100 + (i++ % 300), 200);
+        if (r.status !== "ok" && !firstError) firstError = `channel: ${r.status} ${r.message}`;
+        return r.status === "ok";
+      });
+      await ch.touchUp(100, 200);
+      await ch.close();
+
+      // (b) adbkit, one server connection + shell stream per call
+      const client = createAdbClient({ host: "127.0.0.1", port: adb.port });
+      const dc = client.getDevice(serial);
+      const b = await measure(samples, warmup, async () => {
+        try {
+          const s = await dc.shell("echo hi");
+          const out = await readAll(s);
+          return out.toString() === "hi\n";
+        } catch (e) {
+          if (!firstError) firstError = `stream: ${String(e)}`;
+          return false;
+        }
+      });
+
+      // (c) adb CLI per call
+      const bin = process.env.ADB_BIN ?? "adb";
+      const c = await measure(cliSamples, Math.min(warmup, 10), () =>
+        new Promise<boolean>((resolve) => {
+          execFile(bin, ["-P", String(adb.port), "-s", serial, "shell", "echo", "hi"], (err, stdout) => {
+            if (err && !firstError) firstError = `cli: ${err.message}`;
+            resolve(!err && stdout.trim() === "hi");
+          });
+        }),
+      );
+
+      const rows: Array<[string, Stats]> = [
+        ["(a) action channel (touchMove)", a],
+        ["(b) adbkit stream per call (echo hi)", b],
+        ["(c) adb CLI per call (echo hi)", c],
+      ];
+      console.log(`adb round trips, 1 simulated device (${serial}, latency profile ${profile}), private adb server on port ${adb.port}`);
+      console.log(`${"path".padEnd(40)} ${"n".padStart(6)} ${"err".padStart(4)} ${"p50 ms".padStart(9)} ${"p90 ms".padStart(9)} ${"p99 ms".padStart(9)} ${"max ms".padStart(9)}`);
+      for (const [name, s] of rows)
+        console.log(`${name.padEnd(40)} ${String(s.n).padStart(6)} ${String(s.errors).padStart(4)} ${fmt(s.p50).padStart(9)} ${fmt(s.p90).padStart(9)} ${fmt(s.p99).padStart(9)} ${fmt(s.max).padStart(9)}`);
+      if (firstError) console.log(`first error: ${firstError}`);
+      const ratio = (x: number, y: number) => (Number.isFinite(x / y) ? (x / y).toFixed(1) : "n/a");
+      console.log(`ratios (p50): stream/channel=${ratio(b.p50, a.p50)} cli/channel=${ratio(c.p50, a.p50)} cli/stream=${ratio(c.p50, b.p50)}; (p99): stream/channel=${ratio(b.p99, a.p99)} cli/channel=${ratio(c.p99, a.p99)}`);
+      const goal = a.p50 <= 0.25 && c.p50 / a.p50 >= 30;
+      console.log(`goal (channel p50 <= 0.25 ms and >= 30x faster than the CLI): ${goal ? "met" : "NOT met"}`);
+      console.log(`channel_p50_ms=${fmt(a.p50)} stream_p50_ms=${fmt(b.p50)} cli_p50_ms=${fmt(c.p50)} cli_over_channel=${ratio(c.p50, a.p50)}`);
+    } finally {
+      await driver.close();
+      await sims.close();
+      await adb.stop();
+    }
+  },
+};
