@@ -1,0 +1,92 @@
+import type { Command } from "commander";
+import type { CommandModule } from "./types.ts";
+
+interface WorkerOptions {
+  redis?: string;
+  prefix?: string;
+  adbHost?: string;
+  adbPort?: string;
+  devices?: string;
+  tasks: string[];
+  apkDir: string[];
+  policyDir?: string;
+  out?: string;
+  metricsPort?: string;
+  metricsHost?: string;
+  name?: string;
+  lockMs?: string;
+  stalledMs?: string;
+  drainMs?: string;
+  settleMs?: string;
+  stepTimeoutMs?: string;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function int(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got '${v}'`);
+  return n;
+}
+
+/**
+ * `farm worker`: binds a BullMQ worker to each device on an adb server and runs episode jobs until
+ * SIGTERM/SIGINT (then drains and exits 0). Flags override the environment (REDIS_URL, FARM_*).
+ * stdout: one JSON line `{"event":"worker:ready",…}` once started; logs go to stderr.
+ */
+export const workerCommand: CommandModule = {
+  register(program: Command) {
+    program
+      .command("worker")
+      .description("run episode jobs on the devices of an adb server (until SIGTERM)")
+      .option("--redis <url>", "Redis URL (default: REDIS_URL or redis://127.0.0.1:6379)")
+      .option("--prefix <prefix>", "queue prefix (default: FARM_QUEUE_PREFIX or {farm})")
+      .option("--adb-host <host>", "adb server host (default 127.0.0.1)")
+      .option("--adb-port <port>", "adb server port (default 5037)")
+      .option("--devices <serials>", "comma-separated serials to bind (default: every device)")
+      .option("--tasks <path>", "task file or folder (repeatable; default: tasks)", collect, [] as string[])
+      .option("--apk-dir <folder>", "extra APK folder (repeatable)", collect, [] as string[])
+      .option("--policy-dir <folder>", "folder for scripted:<name> / module:<name> policies")
+      .option("--out <folder>", "trajectory folder (default: out/trajectories)")
+      .option("--metrics-port <port>", "/metrics port, 0 = a free one (default 9465)")
+      .option("--metrics-host <host>", "/metrics bind address (default 127.0.0.1)")
+      .option("--name <name>", "worker name in results and trajectories (default <host>-<pid>)")
+      .option("--lock-ms <ms>", "BullMQ job lock duration (default 30000)")
+      .option("--stalled-ms <ms>", "stalled-job check interval (default 30000)")
+      .option("--drain-ms <ms>", "on SIGTERM, how long a running episode may finish before it is handed back (default 60000)")
+      .option("--settle-ms <ms>", "wait after each setup/reset step (default 500)")
+      .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
+      .action(async (o: WorkerOptions) => {
+        const { runWorkerMain } = await import("@farm/worker");
+        const lockDurationMs = int("lock-ms", o.lockMs);
+        const stalledIntervalMs = int("stalled-ms", o.stalledMs);
+        const drainTimeoutMs = int("drain-ms", o.drainMs);
+        const adbPort = int("adb-port", o.adbPort);
+        const metricsPort = int("metrics-port", o.metricsPort);
+        const settleMs = int("settle-ms", o.settleMs);
+        const stepTimeoutMs = int("step-timeout-ms", o.stepTimeoutMs);
+        await runWorkerMain({
+          ...(o.redis ? { redisUrl: o.redis } : {}),
+          ...(o.prefix ? { queuePrefix: o.prefix } : {}),
+          ...(o.adbHost ? { adbHost: o.adbHost } : {}),
+          ...(adbPort !== undefined ? { adbPort } : {}),
+          ...(o.devices ? { devices: o.devices.split(",").map((s) => s.trim()).filter(Boolean) } : {}),
+          ...(o.tasks.length ? { taskPaths: o.tasks } : {}),
+          ...(o.apkDir.length ? { apkDirs: o.apkDir } : {}),
+          ...(o.policyDir ? { policyDir: o.policyDir } : {}),
+          ...(o.out ? { outDir: o.out } : {}),
+          ...(metricsPort !== undefined ? { metricsPort } : {}),
+          ...(o.metricsHost ? { metricsHost: o.metricsHost } : {}),
+          ...(o.name ? { workerName: o.name } : {}),
+          ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
+          ...(stalledIntervalMs !== undefined ? { stalledIntervalMs } : {}),
+          ...(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}),
+          episode: {
+            ...(settleMs !== undefined ? { settleMs } : {}),
+            ...(stepTimeoutMs !== undefined ? { stepTimeoutMs } : {}),
+          },
+        });
+      });
+  },
+};
