@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, syntheticEpisode, type EpisodeRecord } from "@farm/trajectory";
 import { avrocat, python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
 
@@ -43,12 +43,12 @@ interface PySummary {
 const PNG_SIGNATURE_HEX = "89504e470d0a1a0a";
 
 describe("interop with avrocat (avro-c) and python3-avro", () => {
-  before(requireInteropTools);
   const records: EpisodeRecord[] = Array.from({ length: 7 }, (_, i) => syntheticEpisode(i, { steps: 30, frames: true }));
   records[0]!.steps[0]!.extras.push({ name: "meta", dtype: "OBJECT", shape: [], value: { level: 3 } });
 
   for (const codec of CODEC_NAMES) {
     it(`${codec}: counts and field values agree`, async () => {
+      requireInteropTools();
       const dir = await tempDir();
       await writeEpisodes(dir, records, { codec, frameEvery: 10 });
       const { files } = await listTrajectoryFiles([dir]);
@@ -88,6 +88,7 @@ describe("interop with avrocat (avro-c) and python3-avro", () => {
 
   for (const codec of ["snappy", "deflate"] as const) {
     it(`our reader reads a file re-encoded by avro-c (avromod --codec=${codec})`, async () => {
+      requireInteropTools();
       const dir = await tempDir();
       await writeEpisodes(dir, records, { codec: "null", frameEvery: 10 });
       const { files } = await listTrajectoryFiles([dir]);

@@ -110,7 +110,8 @@ describe("layout and rotation", () => {
     const w = await TrajectoryWriter.open({ outDir: dir, writerId: "w1", maxFileAgeMs: 100, onFileClosed: (f) => closed.push(f) });
     await w.append(syntheticEpisode(1, { steps: 2 }));
     assert.equal((await listTrajectoryFiles([dir])).files.length, 0);
-    await new Promise((r) => setTimeout(r, 400));
+    // Polls rather than sleeping a fixed time: robust on a loaded machine.
+    for (let waited = 0; closed.length === 0 && waited < 5000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     assert.equal(closed.length, 1);
     assert.equal(await countIn(dir), 1);
     await w.append(syntheticEpisode(2, { steps: 2 }));
