@@ -1,0 +1,52 @@
+/** `farm run` end to end: a private adb server + one simulated device (--sim), trajectories with --out. */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { REPO, taskText } from "./fixtures.ts";
+
+function farm(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => (stdout += b));
+    child.stderr.on("data", (b) => (stderr += b));
+    const t = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+test("farm run --sim: a line per episode, trajectories in --out, a JSON summary as the last line", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-run-"));
+  try {
+    const taskFile = path.join(dir, "run_2048.textproto");
+    fs.writeFileSync(taskFile, taskText({ id: "run_2048", app: "twozero", maxEpisodeSteps: 25 }));
+    const out = path.join(dir, "out");
+    const r = await farm(["run", taskFile, "--episodes", "2", "--policy", "random", "--seed", "3", "--sim", "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks"), "--out", out]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n");
+    assert.equal(lines.length, 3, r.stdout);
+    assert.match(lines[0]!, /^episode=0 steps=26 reward=\d+(\.\d+)? outcome=truncated cause=step_limit/);
+    assert.match(lines[1]!, /^episode=1 steps=26 /);
+    const summary = JSON.parse(lines[2]!);
+    assert.equal(summary.episodes, 2);
+    assert.equal(summary.steps, 52);
+    assert.equal(typeof summary.reward_mean, "number");
+    assert.deepEqual(summary.outcomes, { truncated: 2 });
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) e.isDirectory() ? walk(path.join(d, e.name)) : files.push(e.name);
+    };
+    walk(out);
+    assert.ok(files.some((f) => f.endsWith(".avro")), `avro files in ${files.join(", ")}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

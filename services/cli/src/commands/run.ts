@@ -1,0 +1,170 @@
+import type { Command } from "commander";
+import type { CommandModule } from "./types.ts";
+
+interface RunOptions {
+  episodes: string;
+  policy: string;
+  seed: string;
+  device?: string;
+  sim?: boolean;
+  adbPort?: string;
+  out?: string;
+  apkDir: string[];
+  settleMs?: string;
+  frameEvery?: string;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function intOption(name: string, v: string | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got '${v}'`);
+  return n;
+}
+
+/**
+ * `farm run <task file> --episodes N …`: episodes on one device without Redis (AndroidEnv on a desk).
+ * stdout: one line per episode, then a JSON summary as the last line; logs go to stderr.
+ */
+export const runCommand: CommandModule = {
+  register(program: Command) {
+    program
+      .command("run")
+      .description("run episodes of a task on one device (a simulated one by default), without Redis")
+      .argument("<task>", "task file (.textproto)")
+      .option("--episodes <n>", "number of episodes", "1")
+      .option("--policy <spec>", "random | random:<seed> | scripted:<file> | module:<file> | http:<url>", "random")
+      .option("--seed <s>", "seed of episode 0; episode i uses seed + i", "0")
+      .option("--device <serial>", "a device on the adb server (see --adb-port)")
+      .option("--sim", "start a private adb server and one simulated device (default without --device)")
+      .option("--adb-port <port>", "adb server port for --device", "5037")
+      .option("--out <folder>", "write trajectories (Avro) to this folder")
+      .option("--apk-dir <folder>", "folder with APKs for install steps (repeatable)", collect, [] as string[])
+      .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)")
+      .option("--frame-every <k>", "with --out: keep a PNG frame every k steps (0 = none)")
+      .action(async (taskPath: string, o: RunOptions) => {
+        await runAction(taskPath, o);
+      });
+  },
+};
+
+async function runAction(taskPath: string, o: RunOptions): Promise<void> {
+  const path = await import("node:path");
+  const os = await import("node:os");
+  const { loadTaskFile } = await import("@farm/task");
+  const { AdbDriver } = await import("@farm/adb");
+  const { DeviceSession } = await import("@farm/episode");
+  const { policyFromSpec } = await import("@farm/policy");
+  const { createLogger } = await import("@farm/log");
+
+  const episodes = intOption("episodes", o.episodes, 1)!;
+  const seed0 = intOption("seed", o.seed, Number.MIN_SAFE_INTEGER)!;
+  const settleMs = intOption("settle-ms", o.settleMs, 0);
+  const frameEvery = intOption("frame-every", o.frameEvery, 0) ?? 0;
+  if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
+  const logger = createLogger({ service: "farm-run" });
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+
+  const apkDirs = [...o.apkDir.map((d) => path.resolve(d)), path.resolve(path.dirname(path.resolve(taskPath)), "apks")];
+  const loaded = await loadTaskFile(path.resolve(taskPath), { apkDirs });
+  for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
+
+  // LIFO cleanups, run on exit and on SIGINT/SIGTERM.
+  const cleanups: Array<() => Promise<void>> = [];
+  const cleanup = async () => {
+    while (cleanups.length) await cleanups.pop()!().catch(() => {});
+  };
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+
+  try {
+    let adbPort: number;
+    let serial: string;
+    if (o.device) {
+      adbPort = intOption("adb-port", o.adbPort, 1)!;
+      serial = o.device;
+    } else {
+      const { startAdbServer } = await import("@farm/local-services");
+      const { startSimulatedDevices } = await import("@farm/simulator");
+      const adb = await startAdbServer();
+      cleanups.push(() => adb.stop());
+      adbPort = adb.port;
+      const sim = await startSimulatedDevices({ adbPort, count: 1 });
+      cleanups.push(() => sim.close());
+      serial = sim.devices[0]!.serial;
+      logger.info({ serial, adbPort }, "simulated device started");
+    }
+    const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, logger });
+    cleanups.push(async () => {
+      await (driver as { close?: () => Promise<void> }).close?.();
+    });
+    const device = driver.device(serial);
+
+    let writer: import("@farm/trajectory").TrajectoryWriter | undefined;
+    const campaignId = `run-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${process.pid}`;
+    if (o.out) {
+      const { TrajectoryWriter } = await import("@farm/trajectory");
+      writer = await TrajectoryWriter.open({ outDir: path.resolve(o.out), writerId: `run-${os.hostname().replace(/[^A-Za-z0-9_.-]/g, "_")}-${process.pid}`, frameEvery });
+      cleanups.push(() => writer!.close());
+    }
+    const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
+
+    const policy = await policyFromSpec(o.policy);
+    cleanups.push(() => policy.close());
+    const session = await DeviceSession.open({
+      device,
+      task: loaded,
+      logger,
+      config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), frameEvery: writer ? frameEvery : 0 },
+    });
+    cleanups.push(() => session.close());
+
+    let steps = 0;
+    let rewardSum = 0;
+    let ran = 0;
+    const outcomes: Record<string, number> = {};
+    const causes: Record<string, number> = {};
+    for (let i = 0; i < episodes && !abort.signal.aborted; i++) {
+      if (session.state !== "ready") break;
+      const t = await session.runEpisode({
+        seed: seed0 + i,
+        index: i,
+        policy,
+        signal: abort.signal,
+        ...(writer && episodeIdOf
+          ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
+          : {}),
+      });
+      ran++;
+      steps += t.steps.length;
+      rewardSum += t.totalReward;
+      outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
+      causes[t.cause] = (causes[t.cause] ?? 0) + 1;
+      out(`episode=${i} steps=${t.steps.length} reward=${+t.totalReward.toFixed(6)} outcome=${t.outcome} cause=${t.cause}${t.causeDetail ? ` detail=${JSON.stringify(t.causeDetail)}` : ""}`);
+    }
+    const summary: Record<string, unknown> = {
+      episodes: ran,
+      steps,
+      reward_mean: ran ? rewardSum / ran : 0,
+      outcomes,
+      causes,
+      task: loaded.task.id,
+      device: serial,
+      policy: `${policy.name}@${policy.version}`,
+    };
+    const unusable = session.state === "unusable";
+    if (unusable) summary.device_unusable = session.unusableReason;
+    if (abort.signal.aborted) summary.cancelled = true;
+    if (o.out) summary.out = path.resolve(o.out);
+    await cleanup();
+    out(JSON.stringify(summary));
+    if (unusable || ran < episodes) process.exitCode = 1;
+  } finally {
+    await cleanup();
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
