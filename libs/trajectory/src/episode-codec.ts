@@ -61,6 +61,12 @@ function checkIdentity(r: EpisodeRecord): void {
   if (!isAvroLong(r.seed)) throw invalid(r, "seed must be an integer within ±(2^53 − 2)");
 }
 
+export function effectiveFrameEvery(r: EpisodeRecord, writerFrameEvery: number): number {
+  const k = r.frameEvery ?? writerFrameEvery;
+  if (!Number.isSafeInteger(k) || k < 0) throw invalid(r, "frameEvery must be 0 (no frames) or a positive integer");
+  return k;
+}
+
 function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {
   const keepFrame = frameEvery > 0 && step.frame !== undefined && step.index % frameEvery === 0;
   const f = step.frame;
@@ -75,8 +81,10 @@ function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {
   };
 }
 
-export function episodeToAvro(r: EpisodeRecord, frameEvery: number): AvroEpisode {
+/** `writerFrameEvery` applies when the record does not carry its own cadence. */
+export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroEpisode {
   checkIdentity(r);
+  const frameEvery = effectiveFrameEvery(r, writerFrameEvery);
   const counters: Record<string, number> = {};
   for (const [k, v] of Object.entries(r.counters)) counters[k] = Math.round(v);
   return {

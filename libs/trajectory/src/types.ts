@@ -12,6 +12,11 @@ export interface EpisodeRecord extends EpisodeTrajectory {
   /** Worker (host/process) that ran the episode. */
   worker: string;
   taskDialect?: Dialect;
+  /**
+   * The frame cadence the episode was run with (the job's option): when set it wins over the writer's
+   * `frameEvery`, so frames a job asked for are kept. 0 = drop all frames.
+   */
+  frameEvery?: number;
 }
 
 /** A record as read back, with where it came from. */

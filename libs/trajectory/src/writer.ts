@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Type } from "avsc";
 import { blockCodec } from "./block-codecs.ts";
 import { ContainerFileWriter } from "./container-writer.ts";
-import { episodeToAvro } from "./episode-codec.ts";
+import { effectiveFrameEvery, episodeToAvro } from "./episode-codec.ts";
 import { avroTypeFor } from "./logical-types.ts";
 import { finalFileName, isValidWriterId, nextSequence, partitionDate, partitionDir, tempFileName } from "./partition.ts";
 import { episodeSchema, META_FRAME_EVERY, META_SCHEMA_VERSION, META_WRITER_ID, SCHEMA_VERSION } from "./schema.ts";
@@ -24,7 +24,10 @@ export interface TrajectoryWriterOptions {
   maxFileBytes?: number;
   /** Close a file once it holds this many episodes. Default 10 000. */
   maxEpisodesPerFile?: number;
-  /** 0 = never store frames; k = store the frame of steps whose 1-based index is a multiple of k. Default 0. */
+  /**
+   * For records without their own `frameEvery`: 0 = never store frames; k = store the frame of steps whose
+   * 1-based index is a multiple of k. Default 0.
+   */
   frameEvery?: number;
   /** Uncompressed bytes gathered before a block is compressed and written. Default 64 KiB. */
   blockBytes?: number;
@@ -186,7 +189,7 @@ export class TrajectoryWriter {
       await file.writer.append(encoded);
       file.episodeIds.push(record.episodeId);
       this.stats.episodesAppended++;
-      if (this.config.frameEvery > 0) this.stats.framesAppended += countFrames(record, this.config.frameEvery);
+      this.stats.framesAppended += countFrames(record, effectiveFrameEvery(record, this.config.frameEvery));
       if (file.writer.records >= this.config.maxEpisodesPerFile || file.writer.estimatedBytes() >= this.config.maxFileBytes) {
         await this.finishFile(dir);
       }
@@ -263,6 +266,7 @@ export class TrajectoryWriter {
 
 function countFrames(record: EpisodeRecord, every: number): number {
   let n = 0;
+  if (every === 0) return 0;
   for (const s of record.steps) if (s.frame && s.index % every === 0) n++;
   return n;
 }

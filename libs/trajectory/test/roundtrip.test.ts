@@ -42,6 +42,17 @@ describe("round trip", () => {
     });
   }
 
+  it("a record's own frameEvery (the job's cadence) wins over the writer's", async () => {
+    const dir = await tempDir();
+    const rec = { ...syntheticEpisode(1, { frames: true, steps: 9 }), frameEvery: 3 };
+    const w = await writeEpisodes(dir, [rec, syntheticEpisode(2, { frames: true, steps: 9 })]);
+    const [first, second] = await readAll(dir);
+    assert.deepEqual(first!.steps.filter((s) => s.frame).map((s) => s.index), [3, 6, 9]);
+    assert.equal(first!.frameEvery, 3);
+    assert.equal(second!.steps.filter((s) => s.frame).length, 0);
+    assert.equal(w.stats.framesAppended, 3);
+  });
+
   it("frameEvery 0 (default) stores no frames", async () => {
     const dir = await tempDir();
     await writeEpisodes(dir, episodes(2, { frames: true, steps: 5 }));
