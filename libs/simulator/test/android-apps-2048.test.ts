@@ -5,7 +5,7 @@ import type { SimAndroid } from "../src/android/index.ts";
 
 const COMPONENT = "com.tpcstld.twozerogame/com.tpcstld.twozerogame.MainActivity";
 // up, right, down, left as swipes across the middle of a 360x640 screen
-const SWIPES = ["input swipe 180 450 180 150 100", "input swipe 60 320 300 320 100", "input swipe 180 150 180 450 100", "input swipe 300 320 60 320 100"];
+const SWIPES = ["input swipe 180 450 180 150", "input swipe 60 320 300 320", "input swipe 180 150 180 450", "input swipe 300 320 60 320"];
 
 interface Game { grid: number[][]; score: number; over: boolean }
 function game(d: SimAndroid): Game {

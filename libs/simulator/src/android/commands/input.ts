@@ -33,7 +33,7 @@ function numbers(ctx: CommandContext, values: string[]): number[] | undefined {
   return out;
 }
 
-function input(argsIn: string[], ctx: CommandContext): number {
+async function input(argsIn: string[], ctx: CommandContext): Promise<number> {
   const args = [...argsIn];
   if (args[0] && SOURCES.has(args[0])) args.shift();
   if (args[0] === "-d") args.splice(0, 2);
@@ -52,7 +52,9 @@ function input(argsIn: string[], ctx: CommandContext): number {
       if (rest.length !== 4 && rest.length !== 5) return fail(ctx, USAGE, 1);
       const n = numbers(ctx, rest);
       if (!n) return 255;
-      dispatcher.swipe(n[0]!, n[1]!, n[2]!, n[3]!);
+      // The duration is honoured in real time; real `input swipe` defaults to 300 ms when it is
+      // omitted, here an omitted duration means an instant gesture.
+      await dispatcher.swipe(n[0]!, n[1]!, n[2]!, n[3]!, Math.max(0, n[4] ?? 0), ctx.signal);
       return 0;
     }
     case "motionevent": {

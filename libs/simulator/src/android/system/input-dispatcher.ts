@@ -10,6 +10,7 @@ import type { ActivityManager } from "./activity-manager.ts";
 import type { FaultInjector } from "./faults.ts";
 import type { PackageManager } from "./package-manager.ts";
 import { launcherHit } from "./launcher.ts";
+import { sleepMs } from "../shell/io.ts";
 
 export class InputDispatcher {
   private downAt: { x: number; y: number } | undefined;
@@ -36,12 +37,18 @@ export class InputDispatcher {
     this.touch("up", x, y);
   }
 
-  swipe(x1: number, y1: number, x2: number, y2: number): void {
+  /**
+   * DOWN, MOVEs, UP. With a duration the moves are spread over it in real time, as `input swipe … ms`
+   * does on a device (a closed stream finishes the gesture at once).
+   */
+  async swipe(x1: number, y1: number, x2: number, y2: number, durationMs = 0, signal?: AbortSignal): Promise<void> {
     if (!this.admit()) return;
-    this.touch("down", x1, y1);
     const steps = 4;
-    for (let i = 1; i < steps; i++) this.touch("move", x1 + ((x2 - x1) * i) / steps, y1 + ((y2 - y1) * i) / steps);
-    this.touch("move", x2, y2);
+    this.touch("down", x1, y1);
+    for (let i = 1; i <= steps; i++) {
+      if (durationMs > 0) await sleepMs(durationMs / steps, signal);
+      this.touch("move", x1 + ((x2 - x1) * i) / steps, y1 + ((y2 - y1) * i) / steps);
+    }
     this.touch("up", x2, y2);
   }
 
