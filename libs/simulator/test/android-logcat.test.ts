@@ -115,3 +115,15 @@ test("-B binary logger_entry v1 records behind adbkit's `echo &&`", async () => 
   assert.deepEqual([sim[0]!.pid, sim[0]!.tid, sim[0]!.sec, sim[0]!.nsec], [1234, 1240, 1_700_000_000, 250_000_000]);
   d.close();
 });
+
+test("-e, -m and --pid narrow the output; -m ends a following logcat", async () => {
+  const d = newDevice();
+  logTo(d, "A", "I", "reward: 1");
+  logTo(d, "A", "I", "score: 3");
+  d.system.log.append({ pid: 99, tid: 99, priority: "I", tag: "A", message: "reward: 2" });
+  const msgs = async (line: string): Promise<string[]> => (await sh(d, line)).out.split("\n").filter(Boolean).map((l) => LOGCAT_EPOCH_LINE.exec(l)!.groups!.message!);
+  assert.deepEqual(await msgs("logcat -d -v epoch -e '^reward' A:V *:S"), ["reward: 1", "reward: 2"]);
+  assert.deepEqual(await msgs("logcat -d -v epoch --pid=99 A:V *:S"), ["reward: 2"]);
+  assert.deepEqual(await msgs("logcat -v epoch -m 2 A:V *:S"), ["reward: 1", "score: 3"]);
+  d.close();
+});

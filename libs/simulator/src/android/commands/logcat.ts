@@ -1,7 +1,7 @@
 /**
  * `logcat`: `-c` (clear), `-b <buf>` (repeatable, comma lists, `all`), `-v <format>`, `-d` (dump and
- * exit), `-t N` / `-T N` (last N, then exit / follow), `-B` (binary v1 records), `-s`, and filter
- * specs such as `AndroidRLTask:V *:S`. Without `-d`/`-t` it streams until the host closes the stream.
+ * exit), `-t N` / `-T N` (last N, then exit / follow), `-B` (binary v1 records), `-s`, `-e REGEX`,
+ * `-m N` (stop after N lines), `--pid=N`, and filter specs such as `AndroidRLTask:V *:S`. Without `-d`/`-t` it streams until the host closes the stream.
  */
 import { fail, type CommandContext, type CommandTable } from "./types.ts";
 import { LOG_BUFFER_NAMES, type LogBufferName, type LogEntry } from "../system/log-buffer.ts";
@@ -21,10 +21,13 @@ interface LogcatOptions {
   format: LogFormat;
   usec: boolean;
   filter: LogFilter;
+  regex: RegExp | undefined;
+  maxCount: number | undefined;
+  pid: number | undefined;
 }
 
 function parseArgs(args: string[], ctx: CommandContext): LogcatOptions | number {
-  const o: LogcatOptions = { clear: false, dump: false, binary: false, tail: undefined, follow: true, buffers: new Set(), format: "threadtime", usec: false, filter: new LogFilter() };
+  const o: LogcatOptions = { clear: false, dump: false, binary: false, tail: undefined, follow: true, buffers: new Set(), format: "threadtime", usec: false, filter: new LogFilter(), regex: undefined, maxCount: undefined, pid: undefined };
   const specs: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -54,6 +57,21 @@ function parseArgs(args: string[], ctx: CommandContext): LogcatOptions | number 
       else if (v === "epoch") o.format = "epoch";
       else if (LOG_FORMATS.has(v)) o.format = v === "long" ? "threadtime" : (v as LogFormat);
       else if (!LOG_FORMAT_MODIFIERS.has(v)) return fail(ctx, `logcat: Invalid parameter "${v}" to -v`);
+    } else if (a === "-e" || a.startsWith("--regex")) {
+      const v = a.startsWith("--regex=") ? a.slice(8) : value();
+      try {
+        o.regex = new RegExp(v ?? "");
+      } catch {
+        return fail(ctx, `logcat: invalid regex '${v}'`);
+      }
+    } else if (a === "-m" || a.startsWith("--max-count")) {
+      const n = Number(a.startsWith("--max-count=") ? a.slice(12) : value());
+      if (!Number.isInteger(n) || n <= 0) return fail(ctx, "logcat: -m needs a positive count");
+      o.maxCount = n;
+    } else if (a.startsWith("--pid")) {
+      const n = Number(a.startsWith("--pid=") ? a.slice(6) : value());
+      if (!Number.isInteger(n)) return fail(ctx, "logcat: --pid needs a number");
+      o.pid = n;
     } else if (a.startsWith("-")) {
       return fail(ctx, `logcat: unknown option -- '${a}'`);
     } else specs.push(a);
@@ -72,8 +90,15 @@ async function logcat(args: string[], ctx: CommandContext): Promise<number> {
     log.clear(o.buffers);
     return 0;
   }
-  const wanted = (e: LogEntry): boolean => o.buffers.has(e.buffer) && o.filter.accepts(e.tag, e.priority);
-  const emit = (e: LogEntry): void => ctx.out(o.binary ? encodeBinaryEntry(e) : formatLogLine(e, o.format, o.usec));
+  const wanted = (e: LogEntry): boolean =>
+    o.buffers.has(e.buffer) && o.filter.accepts(e.tag, e.priority) && (o.pid === undefined || e.pid === o.pid) && (!o.regex || o.regex.test(e.message));
+  let emitted = 0;
+  const done = new AbortController();
+  const emit = (e: LogEntry): void => {
+    if (o.maxCount !== undefined && emitted >= o.maxCount) return;
+    ctx.out(o.binary ? encodeBinaryEntry(e) : formatLogLine(e, o.format, o.usec));
+    if (++emitted === o.maxCount) done.abort();
+  };
   let backlog = log.snapshot().filter(wanted);
   if (o.tail !== undefined) backlog = o.tail === 0 ? [] : backlog.slice(-o.tail);
   if (!o.follow) {
@@ -92,7 +117,7 @@ async function logcat(args: string[], ctx: CommandContext): Promise<number> {
     for (const e of backlog) emit(e);
     for (const e of pending) emit(e);
     live = true;
-    await untilAborted(ctx.signal);
+    if (!done.signal.aborted) await Promise.race([untilAborted(ctx.signal), untilAborted(done.signal)]);
   } finally {
     stop();
   }
