@@ -88,7 +88,12 @@ before(async () => {
   A = driver.device(a.serial);
   B = driver.device(b.serial);
   serialB = b.serial;
-  for (const d of [A, B]) assertOk(await d.waitBootComplete(10_000), `boot ${d.serial}`);
+  for (const d of [A, B]) {
+    assertOk(await d.waitBootComplete(10_000), `boot ${d.serial}`);
+    // Sim Notes on both devices, so each test can also run alone (--test-name-pattern).
+    const loc = { kind: "filesystem" as const, path: path.join(APKS, "sim_notes.apk"), declaredPath: "apks/sim_notes.apk" };
+    assertOk(await run(d, { command: "install_apk", location: loc }), `install notes on ${d.serial}`);
+  }
 });
 
 after(async () => {
@@ -238,16 +243,36 @@ describe("step commands (device A)", () => {
       assert.ok(r.data?.kind === "list" && r.data.items.length > 0, `pm list ${what} items`);
       assert.ok(r.data.items.every((i) => !i.includes(":")) || what === "features");
     }
+    // pm clear stops the app (its data is gone with it).
+    assertOk(await run(A, { command: "start_activity", fullActivity: NOTES_MAIN, extraArgs: [], forceStop: true }), "start");
     assertOk(await run(A, { command: "package_manager_clear", packageName: NOTES, userId: "" }), "pm clear");
-    assertOk(await run(A, { command: "package_manager_grant", packageName: NOTES, permissions: ["android.permission.WRITE_SECURE_SETTINGS"] }), "pm grant");
+    assert.notEqual(await currentActivity(A), NOTES_MAIN);
+    assertOk(await run(A, { command: "package_manager_clear", packageName: NOTES, userId: "0" }), "pm clear -f 0");
+    assert.equal((await run(A, { command: "package_manager_clear", packageName: "com.absent.pkg", userId: "" })).status, "internal_error");
+    const perms = ["android.permission.WRITE_SECURE_SETTINGS", "android.permission.READ_LOGS"];
+    assertOk(await run(A, { command: "package_manager_grant", packageName: NOTES, permissions: perms }), "pm grant");
+    const dump = await sh(A, `pm dump ${NOTES}`);
+    for (const p of perms) assert.match(dump, new RegExp(`${p.replace(/\./g, "\\.")}: granted=true`));
+    const badGrant = await run(A, { command: "package_manager_grant", packageName: "com.absent.pkg", permissions: perms });
+    assert.equal(badGrant.status, "internal_error", badGrant.message);
     assert.equal((await run(A, { command: "package_manager_grant", packageName: NOTES, permissions: [] })).status, "failed_precondition");
   });
 
   test("send_broadcast, dumpsys, generic (incl. the legacy start_intent form)", async () => {
-    assertOk(await run(A, { command: "send_broadcast", action: "android.intent.action.AIRPLANE_MODE", component: "" }), "broadcast");
+    const bc = await run(A, { command: "send_broadcast", action: "android.intent.action.AIRPLANE_MODE", component: `${NOTES}/.Receiver` });
+    assertOk(bc, "broadcast");
+    assert.match(bc.output, /act=android\.intent\.action\.AIRPLANE_MODE/);
+    assert.match(bc.output, /cmp=com\.farm\.simapps\.notes\/\.Receiver/);
+    assert.match(bc.output, /Broadcast completed: result=0/);
+    assert.equal((await run(A, { command: "send_broadcast", action: "", component: "" })).status, "failed_precondition");
     const d = await run(A, { command: "dumpsys", options: { service: "input", args: [], listOnly: false, timeoutSec: 0, timeoutMs: 0, proto: false, priority: "", skipServices: [] } });
     assertOk(d, "dumpsys input");
     assert.match(d.output, /SurfaceOrientation/);
+    const dl = await run(A, { command: "dumpsys", options: { service: "input", args: ["x"], listOnly: true, timeoutSec: 5, timeoutMs: 0, proto: false, priority: "CRITICAL", skipServices: [] } });
+    assertOk(dl, "dumpsys -l");
+    assert.match(dl.output, /Currently running services:\n(\s+\w+\n)+/);
+    const neg = await run(A, { command: "dumpsys", options: { service: "input", args: [], listOnly: false, timeoutSec: -1, timeoutMs: 0, proto: false, priority: "", skipServices: [] } });
+    assert.equal(neg.status, "failed_precondition");
     const g = await run(A, { command: "generic", args: ["shell", "echo", "'a  b'", '"c"'] });
     assertOk(g, "generic");
     assert.equal(g.output, "a  b c\n");
