@@ -1,5 +1,7 @@
 import { benchCommand } from "./bench.ts";
+import { demoCommand } from "./demo.ts";
 import { runCommand } from "./run.ts";
+import { simCommand } from "./sim.ts";
 import { taskCommand } from "./task.ts";
 import { trajectoriesCommand } from "./trajectories.ts";
 import type { CommandModule } from "./types.ts";
@@ -8,7 +10,9 @@ import { workerCommand } from "./worker.ts";
 /** Every subcommand of `farm`, one module each. */
 export const commandModules: CommandModule[] = [
   benchCommand,
+  demoCommand,
   runCommand,
+  simCommand,
   taskCommand,
   trajectoriesCommand,
   workerCommand,
