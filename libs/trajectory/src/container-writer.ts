@@ -157,6 +157,10 @@ export async function fsyncDir(dir: string): Promise<void> {
   const fh = await open(dir, "r");
   try {
     await fh.sync();
+  } catch (err) {
+    // Some filesystems refuse fsync on folders; the rename itself is still atomic there.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "EISDIR" && code !== "ENOTSUP" && code !== "EPERM" && code !== "EBADF") throw err;
   } finally {
     await fh.close();
   }
