@@ -1,0 +1,93 @@
+/**
+ * A campaign: one task, one policy, N episodes from a base seed, a priority and per-episode options.
+ *
+ * Its id is deterministic — given by the user, or derived from what defines the work (task id and hash,
+ * policy, episodes, base seed, options) — so submitting the same campaign twice names the same record
+ * and the same job ids, and adds nothing. Priority is not part of the derived id: it says when, not what.
+ */
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import {
+  CAMPAIGN_ID_PATTERN,
+  CAMPAIGN_PRIORITY_MAX,
+  DEFAULT_CAMPAIGN_PRIORITY,
+  POLICY_SPEC_PATTERN,
+  episodeOptionsSchema,
+  policyRefSchema,
+  type EpisodeOptions,
+  type PolicyRef,
+} from "@farm/queue";
+import { SchedulerError } from "./errors.ts";
+
+/** Upper bound on episodes per campaign; the done-bitmap of the largest campaign is 12.5 MB. */
+export const MAX_CAMPAIGN_EPISODES = 100_000_000;
+
+/** What a client submits (CLI, HTTP body). `policy` may be a bare spec string. */
+export const campaignInputSchema = z.strictObject({
+  id: z.string().regex(CAMPAIGN_ID_PATTERN, "1-64 letters, digits, '_', '.', '-', starting with a letter or digit").optional(),
+  taskId: z.string().min(1).max(128),
+  /** Optional: when given it must equal the scheduler's hash of the task (guards against stale files). */
+  taskHash: z.string().regex(/^[0-9a-f]{64}$/, "64 lowercase hex digits (sha256)").optional(),
+  policy: z.union([z.string().regex(POLICY_SPEC_PATTERN, "random | scripted:<name> | module:<name> | http:<http(s) url>"), policyRefSchema]).default("random"),
+  episodes: z.int().min(1).max(MAX_CAMPAIGN_EPISODES),
+  baseSeed: z.int().min(0).max(2 ** 32 - 1).default(0),
+  priority: z.int().min(0).max(CAMPAIGN_PRIORITY_MAX).default(DEFAULT_CAMPAIGN_PRIORITY),
+  options: episodeOptionsSchema.default({}),
+});
+
+export type CampaignInput = z.input<typeof campaignInputSchema>;
+
+/** A validated campaign with its task resolved, as stored in Redis. */
+export interface CampaignSpec {
+  id: string;
+  taskId: string;
+  taskHash: string;
+  policy: PolicyRef;
+  episodes: number;
+  baseSeed: number;
+  priority: number;
+  options: EpisodeOptions;
+}
+
+export function parseCampaignInput(input: unknown): z.output<typeof campaignInputSchema> {
+  const r = campaignInputSchema.safeParse(input);
+  if (!r.success) {
+    const detail = r.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ");
+    throw new SchedulerError("SPEC_INVALID", `invalid campaign: ${detail}`);
+  }
+  return r.data;
+}
+
+/** JSON with object keys sorted, so equal specs hash equally whatever order their fields came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The fields that define the work (everything but id and priority), canonically serialised. */
+export function campaignIdentity(spec: Omit<CampaignSpec, "id" | "priority">): string {
+  return canonicalJson({
+    taskId: spec.taskId,
+    taskHash: spec.taskHash,
+    policy: spec.policy,
+    episodes: spec.episodes,
+    baseSeed: spec.baseSeed,
+    options: spec.options,
+  });
+}
+
+/** `c` + 16 hex digits of sha256(identity): starts with a letter, never contains `:`. */
+export function deriveCampaignId(spec: Omit<CampaignSpec, "id" | "priority">): string {
+  return `c${createHash("sha256").update(campaignIdentity(spec)).digest("hex").slice(0, 16)}`;
+}
+
+/** Seed of episode `index`: base seed + index, wrapped into 32 bits. */
+export function episodeSeed(baseSeed: number, index: number): number {
+  return (baseSeed + index) % 2 ** 32;
+}

@@ -1,0 +1,97 @@
+/** What `status` reports about a campaign, and the summary written when it finishes. Pure functions. */
+import type { CampaignRecord, CampaignState } from "./campaign-store.ts";
+import type { CampaignSpec } from "./campaign-spec.ts";
+
+export interface CampaignSummary {
+  state: CampaignState;
+  episodes: number;
+  completed: number;
+  failed: number;
+  /** Episodes never run because the campaign was cancelled. */
+  notRun: number;
+  byOutcome: Record<string, number>;
+  byCause: Record<string, number>;
+  /** Failed jobs by the `[CODE]` of their failedReason ("error" = retries exhausted on a plain error). */
+  failuresByCode: Record<string, number>;
+  /** Over completed episodes; null when none completed. */
+  meanReward: number | null;
+  meanSteps: number | null;
+  totalSteps: number;
+  durationSec: number;
+  episodesPerSec: number;
+}
+
+export interface CampaignStatus {
+  id: string;
+  state: CampaignState;
+  spec: CampaignSpec;
+  episodes: number;
+  /** Jobs put on the queue so far (indexes 0 … enqueued-1). */
+  enqueued: number;
+  completed: number;
+  failed: number;
+  /** completed + failed. */
+  finished: number;
+  /** Enqueued, not yet finished (waiting, delayed, running). */
+  inFlight: number;
+  /** Of those, currently being run by a worker. */
+  running: number;
+  waiting: number;
+  createdAt: string;
+  finishedAt?: string;
+  /** Mean rate since creation (to the last finished episode once finished). */
+  episodesPerSec: number;
+  /** Seconds to go at that rate; null when unknown or finished. */
+  etaSec: number | null;
+  summary?: CampaignSummary;
+}
+
+function rateOf(rec: CampaignRecord, nowMs: number): number {
+  const end = rec.finishedAtMs ?? (rec.state === "running" ? nowMs : rec.lastFinishedAtMs ?? nowMs);
+  const sec = Math.max(0.001, (end - rec.createdAtMs) / 1000);
+  return (rec.completed + rec.failed) / sec;
+}
+
+export function summarize(rec: CampaignRecord, finalState: CampaignState, nowMs: number): CampaignSummary {
+  const finished = rec.completed + rec.failed;
+  return {
+    state: finalState,
+    episodes: rec.spec.episodes,
+    completed: rec.completed,
+    failed: rec.failed,
+    notRun: rec.spec.episodes - finished,
+    byOutcome: rec.byOutcome,
+    byCause: rec.byCause,
+    failuresByCode: rec.failuresByCode,
+    meanReward: rec.completed > 0 ? rec.rewardSum / rec.completed : null,
+    meanSteps: rec.completed > 0 ? rec.stepsSum / rec.completed : null,
+    totalSteps: rec.stepsSum,
+    durationSec: Math.max(0, (nowMs - rec.createdAtMs) / 1000),
+    episodesPerSec: finished / Math.max(0.001, (nowMs - rec.createdAtMs) / 1000),
+  };
+}
+
+export function statusOf(rec: CampaignRecord, inFlight: number, running: number, nowMs: number): CampaignStatus {
+  const finished = rec.completed + rec.failed;
+  const rate = rateOf(rec, nowMs);
+  const remaining = rec.spec.episodes - finished;
+  const status: CampaignStatus = {
+    id: rec.spec.id,
+    state: rec.state,
+    spec: rec.spec,
+    episodes: rec.spec.episodes,
+    enqueued: rec.nextIndex,
+    completed: rec.completed,
+    failed: rec.failed,
+    finished,
+    inFlight,
+    running: Math.min(running, inFlight),
+    waiting: Math.max(0, inFlight - running),
+    createdAt: new Date(rec.createdAtMs).toISOString(),
+    episodesPerSec: rate,
+    etaSec: rec.state === "running" && rate > 0 ? remaining / rate : null,
+  };
+  if (rec.finishedAtMs !== undefined) status.finishedAt = new Date(rec.finishedAtMs).toISOString();
+  if (rec.summary !== undefined) status.summary = rec.summary as CampaignSummary;
+  return status;
+}

@@ -1,0 +1,211 @@
+/**
+ * Campaign state in Redis (keys from @farm/queue `campaignKeys`, under the queue's hash tag):
+ *
+ *   <prefix>:campaign:<id>            HASH  spec, state, episodes, nextIndex, completed, failed, rewardSum,
+ *                                           stepsSum, outcome:<o>, cause:<c>, failure:<code>, *AtMs, summary
+ *   <prefix>:campaign:<id>:inflight   SET   indexes enqueued and not yet counted (bounded by the window)
+ *   <prefix>:campaign:<id>:done       BITMAP bit i set once episode i is counted
+ *   <prefix>:campaign-index           ZSET  every campaign id by creation time
+ *   <prefix>:campaign-active          SET   campaigns not yet finished
+ *
+ * Every state change is one Lua script, so several scheduler processes can share a Redis: claiming
+ * indexes to enqueue is atomic (no index is claimed twice), counting a finished episode is idempotent
+ * (SETBIT returns the old bit), and finishing happens once (guarded by `finishedAtMs`).
+ */
+import type { Redis } from "ioredis";
+import { activeCampaignsKey, campaignIndexKey, campaignKeys } from "@farm/queue";
+import type { CampaignSpec } from "./campaign-spec.ts";
+
+export type CampaignState = "running" | "completed" | "cancelled" | "failed";
+
+/** The record as read back, counters parsed. */
+export interface CampaignRecord {
+  spec: CampaignSpec;
+  state: CampaignState;
+  nextIndex: number;
+  completed: number;
+  failed: number;
+  rewardSum: number;
+  stepsSum: number;
+  createdAtMs: number;
+  cancelledAtMs?: number;
+  lastFinishedAtMs?: number;
+  finishedAtMs?: number;
+  byOutcome: Record<string, number>;
+  byCause: Record<string, number>;
+  failuresByCode: Record<string, number>;
+  summary?: unknown;
+}
+
+/** How one episode ended, as counted. */
+export type EpisodeTally =
+  | { kind: "completed"; outcome: string; cause: string; reward: number; steps: number }
+  | { kind: "failed"; code: string };
+
+const CREATE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGET', KEYS[1], 'spec') end
+redis.call('HSET', KEYS[1], 'spec', ARGV[2], 'state', 'running', 'episodes', ARGV[3], 'nextIndex', 0,
+  'completed', 0, 'failed', 0, 'rewardSum', 0, 'stepsSum', 0, 'createdAtMs', ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[1])
+return false`;
+
+// Claims up to (window - inflight) next indexes of a running campaign: returns {start, count}.
+const CLAIM = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return {0, 0} end
+local nextIndex = tonumber(redis.call('HGET', KEYS[1], 'nextIndex'))
+local total = tonumber(redis.call('HGET', KEYS[1], 'episodes'))
+local room = tonumber(ARGV[1]) - redis.call('SCARD', KEYS[2])
+local n = math.min(room, total - nextIndex, tonumber(ARGV[2]))
+if n <= 0 then return {nextIndex, 0} end
+for i = nextIndex, nextIndex + n - 1 do redis.call('SADD', KEYS[2], i) end
+redis.call('HSET', KEYS[1], 'nextIndex', nextIndex + n)
+return {nextIndex, n}`;
+
+// Counts one finished episode once: 1 = counted now, 0 = already counted, -1 = no such campaign/index.
+const RECORD = `
+local total = tonumber(redis.call('HGET', KEYS[1], 'episodes'))
+local idx = tonumber(ARGV[1])
+if not total or idx >= total then return -1 end
+if redis.call('SETBIT', KEYS[3], idx, 1) == 1 then return 0 end
+redis.call('SREM', KEYS[2], ARGV[1])
+if ARGV[2] == 'completed' then
+  redis.call('HINCRBY', KEYS[1], 'completed', 1)
+  redis.call('HINCRBY', KEYS[1], 'outcome:' .. ARGV[3], 1)
+  redis.call('HINCRBY', KEYS[1], 'cause:' .. ARGV[4], 1)
+  redis.call('HINCRBYFLOAT', KEYS[1], 'rewardSum', ARGV[5])
+  redis.call('HINCRBY', KEYS[1], 'stepsSum', ARGV[6])
+else
+  redis.call('HINCRBY', KEYS[1], 'failed', 1)
+  redis.call('HINCRBY', KEYS[1], 'failure:' .. ARGV[4], 1)
+end
+redis.call('HSET', KEYS[1], 'lastFinishedAtMs', ARGV[7])
+return 1`;
+
+// running → cancelled; returns the state found.
+const CANCEL = `
+local state = redis.call('HGET', KEYS[1], 'state')
+if state == 'running' then redis.call('HSET', KEYS[1], 'state', 'cancelled', 'cancelledAtMs', ARGV[1]) end
+return state`;
+
+// Finishes once, only from the expected state: 1 = this caller finished it.
+const FINISH = `
+if redis.call('HEXISTS', KEYS[1], 'finishedAtMs') == 1 then return 0 end
+if redis.call('HGET', KEYS[1], 'state') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'finishedAtMs', ARGV[3], 'summary', ARGV[4])
+redis.call('SREM', KEYS[2], ARGV[5])
+return 1`;
+
+function num(v: string | undefined): number | undefined {
+  return v === undefined ? undefined : Number(v);
+}
+
+function parseRecord(h: Record<string, string>): CampaignRecord | undefined {
+  if (h.spec === undefined) return undefined;
+  const pick = (prefix: string): Record<string, number> => {
+    const out: Record<string, number> = {};
+    for (const [k, v] of Object.entries(h)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = Number(v);
+    return out;
+  };
+  const rec: CampaignRecord = {
+    spec: JSON.parse(h.spec) as CampaignSpec,
+    state: h.state as CampaignState,
+    nextIndex: Number(h.nextIndex ?? 0),
+    completed: Number(h.completed ?? 0),
+    failed: Number(h.failed ?? 0),
+    rewardSum: Number(h.rewardSum ?? 0),
+    stepsSum: Number(h.stepsSum ?? 0),
+    createdAtMs: Number(h.createdAtMs ?? 0),
+    byOutcome: pick("outcome:"),
+    byCause: pick("cause:"),
+    failuresByCode: pick("failure:"),
+  };
+  const optional = { cancelledAtMs: num(h.cancelledAtMs), lastFinishedAtMs: num(h.lastFinishedAtMs), finishedAtMs: num(h.finishedAtMs) };
+  for (const [k, v] of Object.entries(optional)) if (v !== undefined) (rec as unknown as Record<string, number>)[k] = v;
+  if (h.summary !== undefined) rec.summary = JSON.parse(h.summary);
+  return rec;
+}
+
+export class CampaignStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  keys(id: string) {
+    return campaignKeys(this.prefix, id);
+  }
+
+  /** Creates the record unless it exists; returns the existing spec when it does. */
+  async create(spec: CampaignSpec, nowMs: number): Promise<{ created: true } | { created: false; existing: CampaignSpec }> {
+    const k = this.keys(spec.id);
+    const existing = (await this.redis.eval(
+      CREATE, 3, k.record, campaignIndexKey(this.prefix), activeCampaignsKey(this.prefix),
+      spec.id, JSON.stringify(spec), spec.episodes, nowMs,
+    )) as string | null;
+    return existing === null ? { created: true } : { created: false, existing: JSON.parse(existing) as CampaignSpec };
+  }
+
+  async get(id: string): Promise<CampaignRecord | undefined> {
+    return parseRecord(await this.redis.hgetall(this.keys(id).record));
+  }
+
+  /** Newest first. */
+  async listIds(limit: number): Promise<string[]> {
+    return this.redis.zrevrange(campaignIndexKey(this.prefix), 0, limit - 1);
+  }
+
+  async activeIds(): Promise<string[]> {
+    return this.redis.smembers(activeCampaignsKey(this.prefix));
+  }
+
+  /** Claims the next indexes to enqueue, keeping at most `window` in flight; `max` bounds one batch. */
+  async claim(id: string, window: number, max: number): Promise<{ start: number; count: number }> {
+    const k = this.keys(id);
+    const [start, count] = (await this.redis.eval(CLAIM, 2, k.record, k.inflight, window, max)) as [number, number];
+    return { start, count };
+  }
+
+  async inflight(id: string): Promise<number[]> {
+    return (await this.redis.smembers(this.keys(id).inflight)).map(Number);
+  }
+
+  async inflightCount(id: string): Promise<number> {
+    return this.redis.scard(this.keys(id).inflight);
+  }
+
+  /** Forgets an in-flight index without counting it (its job was removed by a cancel). */
+  async dropInflight(id: string, index: number): Promise<void> {
+    await this.redis.srem(this.keys(id).inflight, String(index));
+  }
+
+  async isDone(id: string, index: number): Promise<boolean> {
+    return (await this.redis.getbit(this.keys(id).done, index)) === 1;
+  }
+
+  /** Counts a finished episode; true only the first time for this (campaign, index). */
+  async record(id: string, index: number, tally: EpisodeTally, nowMs: number): Promise<boolean> {
+    const k = this.keys(id);
+    const args =
+      tally.kind === "completed"
+        ? ["completed", tally.outcome, tally.cause, tally.reward, tally.steps]
+        : ["failed", "", tally.code, 0, 0];
+    const r = (await this.redis.eval(RECORD, 3, k.record, k.inflight, k.done, index, ...args, nowMs)) as number;
+    return r === 1;
+  }
+
+  /** running → cancelled. Returns the state the campaign was in (undefined = no such campaign). */
+  async cancel(id: string, nowMs: number): Promise<CampaignState | undefined> {
+    const r = (await this.redis.eval(CANCEL, 1, this.keys(id).record, nowMs)) as string | null;
+    return (r ?? undefined) as CampaignState | undefined;
+  }
+
+  /** Moves `from` → `to` with the summary, once; true when this call did it. */
+  async finish(id: string, from: CampaignState, to: CampaignState, summary: unknown, nowMs: number): Promise<boolean> {
+    const r = (await this.redis.eval(
+      FINISH, 2, this.keys(id).record, activeCampaignsKey(this.prefix),
+      from, to, nowMs, JSON.stringify(summary), id,
+    )) as number;
+    return r === 1;
+  }
+}

@@ -1,0 +1,33 @@
+/** Scheduler errors with stable codes; the HTTP layer maps each code to one status. */
+
+export type SchedulerErrorCode =
+  /** The campaign spec (or another request) is malformed. */
+  | "SPEC_INVALID"
+  /** The task id is not in the scheduler's task folders. */
+  | "TASK_UNKNOWN"
+  /** The spec names a task hash that differs from the scheduler's copy of the task. */
+  | "TASK_HASH_MISMATCH"
+  /** A campaign with this id exists with a different spec. */
+  | "CAMPAIGN_CONFLICT"
+  | "CAMPAIGN_NOT_FOUND"
+  /** The scheduler is closed. */
+  | "CLOSED";
+
+export const HTTP_STATUS_OF: Record<SchedulerErrorCode, number> = {
+  SPEC_INVALID: 400,
+  TASK_UNKNOWN: 422,
+  TASK_HASH_MISMATCH: 422,
+  CAMPAIGN_CONFLICT: 409,
+  CAMPAIGN_NOT_FOUND: 404,
+  CLOSED: 503,
+};
+
+export class SchedulerError extends Error {
+  override readonly name = "SchedulerError";
+  constructor(
+    readonly code: SchedulerErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,380 @@
+/**
+ * The scheduler: campaigns in, episode jobs out.
+ *
+ * - `submit` validates the campaign against the scheduler's task folder (id + hash), stores it in Redis
+ *   and enqueues the first window of episode jobs.
+ * - Top-up keeps at most `windowSize` episodes of a campaign in flight (waiting + delayed + running), so a
+ *   1 M-episode campaign never puts 1 M jobs in Redis: when episodes finish (QueueEvents) — and on a
+ *   periodic safety tick — the next indexes are claimed atomically and enqueued in index order.
+ * - Counting: an episode is counted once, from its job's result (completed) or failedReason (failed
+ *   for good), via an idempotent Lua script keyed by its index. Events are the fast path; a periodic
+ *   reconcile reads the state of every in-flight job, so events missed while no scheduler ran are
+ *   counted later (as long as BullMQ still keeps the finished job: see defaultEpisodeJobOptions).
+ * - Several scheduler processes may share a Redis: index claims are atomic, job ids are deterministic
+ *   (`<campaign>-<index>`: adding an existing id is a no-op), counting is idempotent, finishing happens
+ *   once. Nothing is double-enqueued or double-counted.
+ *
+ * Without `start()` a Scheduler is just an API over the Redis state (what the CLI uses): submit, status,
+ * list, cancel. Some process must run `start()` for top-up, counting and finishing.
+ */
+import { Queue, QueueEvents, type JobsOptions } from "bullmq";
+import type { Redis } from "ioredis";
+import {
+  QUEUE_NAMES,
+  bullPriority,
+  createRedisClient,
+  defaultEpisodeJobOptions,
+  episodeJobId,
+  failureCodeOf,
+  parseEpisodeJobId,
+  parseEpisodeJobResult,
+  redisConnection,
+  resolveQueuePrefix,
+  type EpisodeJobData,
+} from "@farm/queue";
+import { silentLogger, type Logger } from "@farm/log";
+import type { FarmMetrics } from "@farm/metrics";
+import { deriveCampaignId, campaignIdentity, episodeSeed, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
+import { CampaignStore, type CampaignRecord, type EpisodeTally } from "./campaign-store.ts";
+import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
+import { SchedulerError } from "./errors.ts";
+import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
+
+export const DEFAULT_WINDOW_SIZE = 1000;
+/** Jobs per addBulk call. */
+const ENQUEUE_BATCH = 500;
+const REMOVABLE_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-children"]);
+
+export interface SchedulerOptions {
+  /** Default: REDIS_URL, else redis://127.0.0.1:6379. */
+  redisUrl?: string;
+  /** BullMQ prefix, default FARM_QUEUE_PREFIX or `{farm}`. */
+  prefix?: string;
+  /** The tasks campaigns may name: a catalog, or task files/folders (default `["tasks"]`). */
+  tasks?: TaskCatalog;
+  taskPaths?: string[];
+  /** Most episodes of one campaign in flight at once. Default 1000; ≥ the number of devices to keep all busy. */
+  windowSize?: number;
+  /** Safety tick (top-up, cancel clean-up, finishing) period. Default 2000 ms. */
+  tickMs?: number;
+  /** Reconcile (read in-flight job states) period. Default 15000 ms. */
+  reconcileMs?: number;
+  log?: Logger;
+  metrics?: FarmMetrics;
+}
+
+export interface SubmitResult {
+  /** False when the campaign already existed (re-submission): nothing was added. */
+  created: boolean;
+  campaign: CampaignStatus;
+}
+
+export class Scheduler {
+  private readonly specs = new Map<string, CampaignSpec>();
+  private readonly topUps = new Map<string, { again: boolean; done: Promise<void> }>();
+  private events?: QueueEvents;
+  private timers: NodeJS.Timeout[] = [];
+  private closing?: Promise<void>;
+
+  private constructor(
+    private readonly redis: Redis,
+    readonly queue: Queue,
+    private readonly store: CampaignStore,
+    private readonly catalog: TaskCatalog,
+    private readonly cfg: { redisUrl: string | undefined; prefix: string; windowSize: number; tickMs: number; reconcileMs: number },
+    private readonly log: Logger,
+    private readonly metrics: FarmMetrics | undefined,
+  ) {}
+
+  static async create(opts: SchedulerOptions = {}): Promise<Scheduler> {
+    const prefix = resolveQueuePrefix(opts.prefix);
+    const log = (opts.log ?? silentLogger).child({ component: "scheduler" });
+    const windowSize = opts.windowSize ?? DEFAULT_WINDOW_SIZE;
+    if (!Number.isSafeInteger(windowSize) || windowSize < 1) throw new SchedulerError("SPEC_INVALID", `windowSize must be a positive integer, got ${windowSize}`);
+    const catalog = opts.tasks ?? folderTaskCatalog(opts.taskPaths ?? ["tasks"], log);
+    const redis = createRedisClient(opts.redisUrl);
+    const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
+    try {
+      await Promise.all([redis.ping(), queue.waitUntilReady()]);
+    } catch (e) {
+      redis.disconnect();
+      await queue.close().catch(() => undefined);
+      throw e;
+    }
+    const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000 };
+    const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics);
+    opts.metrics?.setQueueDepthSource(async () =>
+      Object.entries(await queue.getJobCounts()).map(([state, count]) => ({ queue: queue.name, state, count })),
+    );
+    return s;
+  }
+
+  get prefix(): string {
+    return this.cfg.prefix;
+  }
+
+  /** Starts counting (QueueEvents), top-up and the periodic tick/reconcile. */
+  async start(): Promise<void> {
+    if (this.events) return;
+    const events = new QueueEvents(QUEUE_NAMES.episodes, { connection: redisConnection(this.cfg.redisUrl, "blocking"), prefix: this.cfg.prefix });
+    this.events = events;
+    events.on("completed", ({ jobId, returnvalue }) => void this.onJobFinished(jobId, this.tallyOfResult(jobId, returnvalue)));
+    events.on("failed", ({ jobId, failedReason }) => void this.onJobFinished(jobId, { kind: "failed", code: failureCodeOf(failedReason) }));
+    events.on("error", (error) => this.log.warn({ event: "scheduler:events-error", error: error.message }, "queue events error"));
+    await events.waitUntilReady();
+    await this.reconcileAll();
+    this.timers.push(setInterval(() => void this.tick().catch((e: Error) => this.log.warn({ event: "scheduler:tick-failed", error: e.message }, "tick failed")), this.cfg.tickMs));
+    this.timers.push(setInterval(() => void this.reconcileAll().catch((e: Error) => this.log.warn({ event: "scheduler:reconcile-failed", error: e.message }, "reconcile failed")), this.cfg.reconcileMs));
+    this.log.info({ event: "scheduler:started", prefix: this.cfg.prefix, windowSize: this.cfg.windowSize }, "scheduler started");
+  }
+
+  async submit(input: unknown): Promise<SubmitResult> {
+    this.assertOpen();
+    const parsed = parseCampaignInput(input);
+    const task = this.catalog.get(parsed.taskId);
+    if (!task) {
+      const known = this.catalog.ids();
+      throw new SchedulerError(
+        "TASK_UNKNOWN",
+        `unknown task '${parsed.taskId}': not in the scheduler's task folder (${this.catalog.describe()}); known: ${known.join(", ") || "(none)"}`,
+      );
+    }
+    if (parsed.taskHash !== undefined && parsed.taskHash !== task.hash) {
+      throw new SchedulerError(
+        "TASK_HASH_MISMATCH",
+        `task '${parsed.taskId}' hash mismatch: submitted ${parsed.taskHash.slice(0, 12)}…, the scheduler's task folder has ${task.hash.slice(0, 12)}… (the task file changed; use the same file as the farm)`,
+      );
+    }
+    const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
+    const work = { taskId: task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
+    const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
+    const r = await this.store.create(spec, Date.now());
+    if (!r.created && campaignIdentity(r.existing) !== campaignIdentity(spec)) {
+      throw new SchedulerError("CAMPAIGN_CONFLICT", `campaign '${spec.id}' already exists with a different task, policy, episodes, seed or options; choose another --id`);
+    }
+    if (r.created) {
+      this.metrics?.campaignSubmitted();
+      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority }, "campaign submitted");
+    } else {
+      this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
+    }
+    await this.requestTopUp(spec.id);
+    return { created: r.created, campaign: await this.status(spec.id) };
+  }
+
+  async status(id: string): Promise<CampaignStatus> {
+    const rec = await this.record(id);
+    const [inFlight, running] = await Promise.all([this.store.inflightCount(id), this.runningByCampaign()]);
+    return statusOf(rec, inFlight, running.get(id) ?? 0, Date.now());
+  }
+
+  /** Newest first. */
+  async list(limit = 100): Promise<CampaignStatus[]> {
+    const ids = await this.store.listIds(limit);
+    const running = await this.runningByCampaign();
+    const out: CampaignStatus[] = [];
+    for (const id of ids) {
+      const rec = await this.store.get(id);
+      if (rec) out.push(statusOf(rec, await this.store.inflightCount(id), running.get(id) ?? 0, Date.now()));
+    }
+    return out;
+  }
+
+  /** Stops enqueuing, removes waiting/delayed jobs; running episodes finish and are counted. */
+  async cancel(id: string): Promise<CampaignStatus> {
+    this.assertOpen();
+    const was = await this.store.cancel(id, Date.now());
+    if (was === undefined) throw new SchedulerError("CAMPAIGN_NOT_FOUND", `no campaign '${id}'`);
+    const removed = await this.removeQueuedJobs(id);
+    if (was === "running") this.log.info({ event: "campaign:cancelled", campaignId: id, removedJobs: removed }, "campaign cancelled");
+    await this.maybeFinish(id);
+    return this.status(id);
+  }
+
+  /** One pass of the safety loop over unfinished campaigns (also driven by the timer). */
+  async tick(): Promise<void> {
+    for (const id of await this.store.activeIds()) {
+      const rec = await this.store.get(id);
+      if (rec?.state === "cancelled") await this.removeQueuedJobs(id);
+      await this.requestTopUp(id);
+    }
+  }
+
+  /** Counts finished in-flight jobs whose events were missed; re-adds claimed jobs that never reached the queue. */
+  async reconcileAll(): Promise<void> {
+    for (const id of await this.store.activeIds()) await this.reconcile(id);
+  }
+
+  /** Stops timers and events, then closes the queue and the Redis client. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const t of this.timers) clearInterval(t);
+      this.timers = [];
+      await this.events?.close();
+      await Promise.allSettled([...this.topUps.values()].map((t) => t.done));
+      await this.queue.close();
+      await this.redis.quit().catch(() => this.redis.disconnect());
+      this.log.info({ event: "scheduler:closed" }, "scheduler closed");
+    })();
+    return this.closing;
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  private assertOpen(): void {
+    if (this.closing) throw new SchedulerError("CLOSED", "the scheduler is shutting down");
+  }
+
+  private async record(id: string): Promise<CampaignRecord> {
+    const rec = await this.store.get(id);
+    if (!rec) throw new SchedulerError("CAMPAIGN_NOT_FOUND", `no campaign '${id}'`);
+    this.specs.set(id, rec.spec);
+    return rec;
+  }
+
+  private async specOf(id: string): Promise<CampaignSpec> {
+    return this.specs.get(id) ?? (await this.record(id)).spec;
+  }
+
+  /** Running jobs per campaign, from the queue's active list (as long as the farm has devices: small). */
+  private async runningByCampaign(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const jobId of await this.queue.getRanges(["active"], 0, -1)) {
+      const ref = parseEpisodeJobId(jobId);
+      if (ref) counts.set(ref.campaignId, (counts.get(ref.campaignId) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  private tallyOfResult(jobId: string, returnvalue: unknown): EpisodeTally {
+    try {
+      const r = parseEpisodeJobResult(typeof returnvalue === "string" ? JSON.parse(returnvalue) : returnvalue, jobId);
+      return { kind: "completed", outcome: r.outcome, cause: r.cause, reward: r.reward, steps: r.steps };
+    } catch (e) {
+      // A worker bug must not stall the campaign: count it, under a cause that says what happened.
+      this.log.warn({ event: "episode:result-invalid", jobId, error: (e as Error).message }, "episode result does not match the schema");
+      return { kind: "completed", outcome: "unknown", cause: "result_invalid", reward: 0, steps: 0 };
+    }
+  }
+
+  private async onJobFinished(jobId: string, tally: EpisodeTally): Promise<void> {
+    const ref = parseEpisodeJobId(jobId);
+    if (!ref) return;
+    try {
+      if (await this.store.record(ref.campaignId, ref.episodeIndex, tally, Date.now())) await this.requestTopUp(ref.campaignId);
+    } catch (e) {
+      this.log.warn({ event: "episode:count-failed", jobId, error: (e as Error).message }, "could not count a finished episode (reconcile will retry)");
+    }
+  }
+
+  /** Runs top-up + finish for one campaign, coalescing concurrent requests into at most one more pass. */
+  private requestTopUp(id: string): Promise<void> {
+    const pending = this.topUps.get(id);
+    if (pending) {
+      pending.again = true;
+      return pending.done;
+    }
+    const entry = { again: true, done: Promise.resolve() };
+    entry.done = (async () => {
+      while (entry.again && !this.closing) {
+        entry.again = false;
+        await this.topUp(id);
+        await this.maybeFinish(id);
+      }
+    })().finally(() => this.topUps.delete(id));
+    this.topUps.set(id, entry);
+    return entry.done;
+  }
+
+  private jobFor(spec: CampaignSpec, index: number): { name: string; data: EpisodeJobData; opts: JobsOptions } {
+    return {
+      name: "episode",
+      data: {
+        v: 1,
+        campaignId: spec.id,
+        episodeIndex: index,
+        taskId: spec.taskId,
+        taskHash: spec.taskHash,
+        policy: spec.policy,
+        seed: episodeSeed(spec.baseSeed, index),
+        options: spec.options,
+      },
+      opts: { ...defaultEpisodeJobOptions, jobId: episodeJobId(spec.id, index), priority: bullPriority(spec.priority) },
+    };
+  }
+
+  private async topUp(id: string): Promise<void> {
+    const spec = await this.specOf(id);
+    let added = 0;
+    let first = -1;
+    for (;;) {
+      const { start, count } = await this.store.claim(id, this.cfg.windowSize, ENQUEUE_BATCH);
+      if (count === 0) break;
+      if (first < 0) first = start;
+      // If this throws, the claimed indexes stay in flight without jobs; reconcile re-adds them.
+      await this.queue.addBulk(Array.from({ length: count }, (_, i) => this.jobFor(spec, start + i)));
+      added += count;
+    }
+    if (added > 0) {
+      this.metrics?.jobsEnqueued(spec.taskId, added);
+      this.log.debug({ event: "campaign:topped-up", campaignId: id, added, fromIndex: first }, "episode jobs enqueued");
+    }
+  }
+
+  private async removeQueuedJobs(id: string): Promise<number> {
+    let removed = 0;
+    for (const index of await this.store.inflight(id)) {
+      const jobId = episodeJobId(id, index);
+      const state = await this.queue.getJobState(jobId);
+      if (REMOVABLE_STATES.has(state)) {
+        // 0 = the job got locked by a worker meanwhile: it runs to the end and is counted.
+        if ((await this.queue.remove(jobId)) === 1) {
+          await this.store.dropInflight(id, index);
+          removed++;
+        }
+      } else if (state === "unknown" && !(await this.store.isDone(id, index))) {
+        await this.store.dropInflight(id, index);
+      }
+    }
+    return removed;
+  }
+
+  private async reconcile(id: string): Promise<void> {
+    const rec = await this.store.get(id);
+    if (!rec) return;
+    const spec = rec.spec;
+    for (const index of await this.store.inflight(id)) {
+      const jobId = episodeJobId(id, index);
+      const state = await this.queue.getJobState(jobId);
+      if (state === "completed" || state === "failed") {
+        const job = await this.queue.getJob(jobId);
+        if (!job) continue;
+        const tally: EpisodeTally = state === "completed" ? this.tallyOfResult(jobId, job.returnvalue) : { kind: "failed", code: failureCodeOf(job.failedReason) };
+        await this.store.record(id, index, tally, Date.now());
+      } else if (state === "unknown" && !(await this.store.isDone(id, index))) {
+        if (rec.state === "running") {
+          const j = this.jobFor(spec, index);
+          await this.queue.add(j.name, j.data, j.opts);
+          this.log.warn({ event: "campaign:job-restored", campaignId: id, jobId }, "claimed episode had no job; re-added");
+        } else {
+          await this.store.dropInflight(id, index);
+        }
+      }
+    }
+    await this.requestTopUp(id);
+  }
+
+  private async maybeFinish(id: string): Promise<void> {
+    const rec = await this.store.get(id);
+    if (!rec || rec.finishedAtMs !== undefined) return;
+    const now = Date.now();
+    let to: "completed" | "failed" | "cancelled" | undefined;
+    if (rec.state === "running" && rec.completed + rec.failed >= rec.spec.episodes) to = rec.completed > 0 ? "completed" : "failed";
+    else if (rec.state === "cancelled" && (await this.store.inflightCount(id)) === 0) to = "cancelled";
+    if (!to) return;
+    const summary = summarize(rec, to, now);
+    if (await this.store.finish(id, rec.state, to, summary, now)) {
+      this.log.info({ event: "campaign:finished", campaignId: id, ...summary }, "campaign finished");
+    }
+  }
+}

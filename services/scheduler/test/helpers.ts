@@ -1,0 +1,35 @@
+/** Shared test helpers: a private Redis per test file, a unique prefix per test, a fake worker. */
+import { Worker, type Job } from "bullmq";
+import { QUEUE_NAMES, redisConnection, type EpisodeJobResult } from "@farm/queue";
+import { staticTaskCatalog } from "../src/task-catalog.ts";
+
+export const TASK_HASH = "ab".repeat(32);
+export const catalog = staticTaskCatalog([{ task: { id: "classic_2048" }, hash: TASK_HASH }]);
+
+let n = 0;
+/** A fresh hash-tagged prefix so tests sharing one Redis never see each other's keys. */
+export function uniquePrefix(): string {
+  return `{t${process.pid}x${++n}}`;
+}
+
+export function resultFor(job: Job, overrides: Partial<EpisodeJobResult> = {}): EpisodeJobResult {
+  return { v: 1, outcome: "terminated", cause: "episode_end", steps: 10, reward: 1, worker: "test", device: `dev-${job.id}`, ...overrides };
+}
+
+/** A tiny BullMQ worker standing in for services/worker: completes each job with `process(job)`. */
+export function fakeWorker(redisUrl: string, prefix: string, process: (job: Job) => Promise<unknown> | unknown, concurrency = 8): Worker {
+  return new Worker(QUEUE_NAMES.episodes, async (job) => process(job), {
+    connection: redisConnection(redisUrl, "blocking"),
+    prefix,
+    concurrency,
+    drainDelay: 1,
+  });
+}
+
+export async function waitFor(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
