@@ -54,14 +54,17 @@ export class EpisodeStore {
     const staging = path.join(this.outDir, STAGING_DIR, `${record.episodeId}.${process.pid}.${randomBytes(4).toString("hex")}`);
     let staged: { path: string; bytes: number } | undefined;
     try {
-      const writer = await TrajectoryWriter.open({
-        outDir: staging,
-        writerId: "episode",
-        codec: this.codec,
-        maxEpisodesPerFile: 1,
-        frameEvery,
-        onFileClosed: (f) => (staged = { path: f.path, bytes: f.bytes }),
-      });
+      const open = () =>
+        TrajectoryWriter.open({
+          outDir: staging,
+          writerId: "episode",
+          codec: this.codec,
+          maxEpisodesPerFile: 1,
+          frameEvery,
+          onFileClosed: (f) => (staged = { path: f.path, bytes: f.bytes }),
+        });
+      // Another commit may remove the empty staging root between our mkdir's steps: try once more.
+      const writer = await open().catch((e: unknown) => ((e as NodeJS.ErrnoException).code === "ENOENT" ? open() : Promise.reject(e)));
       try {
         await writer.append(record);
       } finally {
@@ -88,6 +91,8 @@ export class EpisodeStore {
       return { path: finalFile, bytes: staged.bytes, alreadyCommitted };
     } finally {
       await rm(staging, { recursive: true, force: true });
+      // Leave no hidden folder behind when idle (fails harmlessly while other commits use it).
+      await rmdir(path.dirname(staging)).catch(() => undefined);
     }
   }
 

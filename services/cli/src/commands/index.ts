@@ -1,5 +1,6 @@
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
+import { demoCommand } from "./demo.ts";
 import { runCommand } from "./run.ts";
 import { simCommand } from "./sim.ts";
 import { taskCommand } from "./task.ts";
@@ -10,6 +11,7 @@ import { workerCommand } from "./worker.ts";
 /** Every subcommand of `farm`, one module each. */
 export const commandModules: CommandModule[] = [
   benchCommand,
+  demoCommand,
   demoCommand,
   runCommand,
   simCommand,
