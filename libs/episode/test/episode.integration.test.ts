@@ -156,7 +156,8 @@ test("time limit: int(max_episode_sec) compared strictly, from the end of the re
 
 test("Catch: episode_end terminates; lives/ball/paddle extras arrive with the spec's shapes", async () => {
   const spec = 'extras_spec: [{ name: "lives" shape: [1] dtype: INT32 }, { name: "ball" shape: [2] dtype: INT32 }, { name: "paddle" shape: [2] dtype: INT32 }, { name: "paddle_width" shape: [1] dtype: INT32 }]';
-  const s = await open(task({ id: "ecatch", app: "catch", gameConfig: '{"lives":1,"speed":20,"tick_ms":10,"paddle_width":4}', maxEpisodeSec: 20, extrasSpec: spec }), takeDevice());
+  // ~1 s of play: a game that ended during the reset would be lost (lines are discarded while paused, as upstream).
+  const s = await open(task({ id: "ecatch", app: "catch", gameConfig: '{"lives":3,"speed":3,"tick_ms":10,"paddle_width":4}', maxEpisodeSec: 20, extrasSpec: spec }), takeDevice());
   try {
     const t = await s.runEpisode({ seed: 3, index: 0, policy: policyOf("idle", async () => (await new Promise((r) => setTimeout(r, 5)), { actionType: "REPEAT", touchPosition: [0, 0] })) });
     assert.equal(t.outcome, "terminated", t.causeDetail);
