@@ -30,6 +30,7 @@ export class ShellLogcatStream implements LogcatStream {
   /** Dedupe after a reopen: the newest timestamp delivered and the lines delivered at that timestamp. */
   private lastTs = -Infinity;
   private atLastTs = new Set<string>();
+  private replaying = false;
   private reopenTimer: NodeJS.Timeout | undefined;
   /** Number of times the stream was reopened after an end. */
   reconnects = 0;
@@ -150,11 +151,15 @@ export class ShellLogcatStream implements LogcatStream {
       this._malformed++;
       return;
     }
-    if (rec.timestampSec < this.lastTs) return; // already delivered before a reopen
-    if (rec.timestampSec === this.lastTs) {
-      if (this.atLastTs.has(line)) return;
-      this.atLastTs.add(line);
-    } else {
+    if (this.replaying) {
+      // A reopened `logcat` prints the device's buffer again: skip what was already delivered, up to
+      // the first record newer than the last one delivered; from there on deliver everything.
+      if (rec.timestampSec < this.lastTs) return;
+      if (rec.timestampSec === this.lastTs && this.atLastTs.has(line)) return;
+      this.replaying = false;
+    }
+    if (rec.timestampSec === this.lastTs) this.atLastTs.add(line);
+    else {
       this.lastTs = rec.timestampSec;
       this.atLastTs = new Set([line]);
     }
@@ -185,6 +190,7 @@ export class ShellLogcatStream implements LogcatStream {
         if (err) this.scheduleReopen(attempt + 1);
         else {
           this.reconnects++;
+          this.replaying = true;
           this.ctx.cfg.logger.info({ event: "logcat:reopened", serial: this.ctx.serial, attempt }, "logcat stream reopened");
         }
       });

@@ -413,17 +413,17 @@ describe("faults (device B)", () => {
       const r = await run(B, { command: "get_current_activity" }, 0.5);
       let dt = performance.now() - t0;
       assert.equal(r.status, "timeout", r.message);
-      assert.ok(dt < 800, `step took ${dt} ms for a 500 ms deadline`);
+      assert.ok(dt >= 450 && dt < 900, `step took ${dt} ms for a 500 ms deadline`);
       t0 = performance.now();
       const s = await B.shell("echo hi", { timeoutMs: 300 });
       dt = performance.now() - t0;
       assert.equal(s.status, "timeout");
-      assert.ok(dt < 600, `shell took ${dt} ms for 300 ms`);
+      assert.ok(dt >= 250 && dt < 700, `shell took ${dt} ms for 300 ms`);
       t0 = performance.now();
       const a = await ch.touchMove(6, 6);
       dt = performance.now() - t0;
       assert.equal(a.status, "timeout");
-      assert.ok(dt < 1300, `action took ${dt} ms for 1000 ms`);
+      assert.ok(dt >= 950 && dt < 1500, `action took ${dt} ms for 1000 ms`);
       assert.equal(await B.matchAppScreen({ activity: NOTES_MAIN, viewHierarchyPath: [] }, { timeoutMs: 300 }), "FAILED_ACTIVITY_EXTRACTION");
       assert.equal((await B.probe({ timeoutMs: 300 })).status, "timeout");
       assert.equal(await B.state(), "device"); // the server still lists it: only the probe tells
@@ -443,6 +443,8 @@ describe("faults (device B)", () => {
     const log = await B.openLogcat({ filters: ["ActivityManager:V", "ActivityTaskManager:V"], clear: true });
     const recs: LogcatRecord[] = [];
     log.onRecord((r) => recs.push(r));
+    assertOk(await run(B, { command: "start_activity", fullActivity: NOTES_MAIN, extraArgs: [], forceStop: true }), "start before drop");
+    await waitFor("records before the drop", () => recs.length > 0);
     const ch = await B.openActionChannel();
     assertOk(await ch.touchMove(1, 1), "before drop");
     sim.faults.dropConnection();
@@ -466,6 +468,9 @@ describe("faults (device B)", () => {
     assertOk(await run(B, { command: "start_activity", fullActivity: NOTES_MAIN, extraArgs: [], forceStop: true }), "start on B");
     await waitFor("new logcat lines after reconnect", () => recs.length > before && recs.slice(before).some((x) => /notes/.test(x.message)));
     assert.equal(log.state, "open");
+    // The reopened logcat replays the device's buffer; nothing is delivered twice.
+    const keys = recs.map((x) => `${x.timestampSec} ${x.pid} ${x.tid} ${x.priority} ${x.tag} ${x.message}`);
+    assert.equal(new Set(keys).size, keys.length, "duplicate records after the reopen");
     // Gone for good: the stream reports failure after its budget.
     let failed = "";
     log.onFailed((why) => (failed = why));
