@@ -1,6 +1,5 @@
 import { benchCommand } from "./bench.ts";
 import { demoCommand } from "./demo.ts";
-import { demoCommand } from "./demo.ts";
 import { runCommand } from "./run.ts";
 import { simCommand } from "./sim.ts";
 import { taskCommand } from "./task.ts";
@@ -11,7 +10,6 @@ import { workerCommand } from "./worker.ts";
 /** Every subcommand of `farm`, one module each. */
 export const commandModules: CommandModule[] = [
   benchCommand,
-  demoCommand,
   demoCommand,
   runCommand,
   simCommand,
