@@ -100,11 +100,11 @@ test("window: a 1,000,000-episode campaign never has more than the window in Red
     assert.ok(st.episodesPerSec > 0 && st.etaSec !== null && st.etaSec > 0);
 
     await worker.pause(); // let the queue hold waiting jobs, then cancel
-    await waitFor("waiting jobs", async () => (await s.queue.getJobCounts("prioritized")).prioritized > 0);
+    await waitFor("waiting jobs", async () => ((await s.queue.getJobCounts("prioritized")).prioritized ?? 0) > 0);
     const cancelled = await s.cancel(campaign.id);
     assert.equal(cancelled.state, "cancelled");
     const c = await s.queue.getJobCounts("waiting", "prioritized", "delayed");
-    assert.equal(c.waiting + c.prioritized + c.delayed, 0, "no queued jobs after cancel");
+    assert.equal((c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0), 0, "no queued jobs after cancel");
     await waitFor("cancelled campaign finishes", async () => (await s.status(campaign.id)).finishedAt !== undefined);
     const final = await s.status(campaign.id);
     const enqueuedAtCancel = final.enqueued;
