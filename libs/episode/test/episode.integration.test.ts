@@ -108,7 +108,8 @@ async function appFinalScore(serial: string): Promise<number> {
 }
 
 test("2048: the same seed reproduces the same episode (actions, steps, rewards)", async () => {
-  const s = await open(task({ id: "e2048r", app: "twozero", maxEpisodeSteps: 120 }), takeDevice(), { logSettleMs: 10 });
+  // logSettleMs: the app logs while it handles the action; wait for those lines so each reward lands on its own step.
+  const s = await open(task({ id: "e2048r", app: "twozero", maxEpisodeSteps: 60 }), takeDevice(), { logSettleMs: 20 });
   try {
     const a = await s.runEpisode({ seed: 5, index: 0, policy: randomPolicy() });
     const b = await s.runEpisode({ seed: 5, index: 1, policy: randomPolicy() });
