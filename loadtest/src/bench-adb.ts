@@ -99,6 +99,12 @@ export const scenario: Scenario = {
         }
       });
 
+      // (b2) the same through the driver's Device.shell (deadline, error mapping, metrics hook)
+      const b2 = await measure(samples, warmup, async () => {
+        const r = await dev.shell("echo hi", { timeoutMs: 5000 });
+        return r.status === "ok" && r.stdout === "hi\n";
+      });
+
       // (c) adb CLI per call
       const bin = process.env.ADB_BIN ?? "adb";
       const c = await measure(cliSamples, Math.min(warmup, 10), () =>
@@ -113,6 +119,7 @@ export const scenario: Scenario = {
       const rows: Array<[string, Stats]> = [
         ["(a) action channel (touchMove)", a],
         ["(b) adbkit stream per call (echo hi)", b],
+        ["(b2) driver Device.shell (echo hi)", b2],
         ["(c) adb CLI per call (echo hi)", c],
       ];
       console.log(`adb round trips, 1 simulated device (${serial}, latency profile ${profile}), private adb server on port ${adb.port}`);
