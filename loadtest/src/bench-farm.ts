@@ -1,0 +1,204 @@
+/**
+ * `farm bench farm [--devices N] [--episodes M]`: the whole farm under load — a private Redis and adb
+ * server, N simulated emulators, the worker service, a campaign of Classic 2048 with the random policy —
+ * measured in one run: episodes/s, steps/s, worker CPU per step, enqueue-to-start latency p50/p99.
+ *
+ * The simulated emulators run in a child process (`farm sim`), so this process's CPU time is the
+ * worker's (plus the small job feeder); the simulators' CPU is read from /proc and reported beside it.
+ * Jobs are fed like the scheduler does: a window of in-flight jobs (default = devices), topped up as
+ * episodes finish, so the start latency measures dispatch, not the backlog.
+ * Options: --devices (16), --episodes (64), --max-steps (50), --settle-ms (20), --window (devices),
+ * --profile (simulator latency profile, default instant).
+ * Last line: `devices=<n> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { Queue, QueueEvents, type ConnectionOptions } from "bullmq";
+import { startAdbServer, startRedis } from "@farm/local-services";
+import { createLogger } from "@farm/log";
+import { defaultEpisodeJobOptions, EPISODE_JOB_VERSION, episodeJobId, QUEUE_NAMES, redisConnection, type EpisodeJobData } from "@farm/queue";
+import { loadTaskFile } from "@farm/task";
+import { resolveWorkerConfig, WorkerService } from "@farm/worker";
+import type { BenchOptions, Scenario } from "./scenarios.ts";
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1): number {
+  const v = opts[name];
+  if (v === undefined || v === true) return dflt;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${String(v)}`);
+  return n;
+}
+
+const quantile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN);
+
+/** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
+function procCpuSec(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+  } catch {
+    return NaN;
+  }
+}
+
+/** `farm sim --devices N --adb-port P` as a child; resolves with its serials once every device is online. */
+async function startSimChild(devices: number, adbPort: number, profile: string): Promise<{ child: ChildProcess; serials: string[]; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FARM_LOG_LEVEL: "warn" },
+  });
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-5000)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const serials: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (/^emulator-\d+$/.test(line)) serials.push(line);
+      if (line.startsWith("ready ")) resolve();
+    });
+    void exited.then(() => reject(new Error(`farm sim exited early:\n${err}`)));
+  });
+  return {
+    child,
+    serials,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export const scenario: Scenario = {
+  describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
+  async run(opts: BenchOptions): Promise<void> {
+    const devices = intOpt(opts, "devices", 16);
+    const episodes = intOpt(opts, "episodes", 64);
+    const maxSteps = intOpt(opts, "max-steps", 50);
+    const settleMs = intOpt(opts, "settle-ms", 20, 0);
+    const window = intOpt(opts, "window", devices);
+    const profile = typeof opts.profile === "string" ? opts.profile : "instant";
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    const logger = createLogger({ service: "bench-farm", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-"));
+    const cleanups: Array<() => Promise<void>> = [];
+    try {
+      const redis = await startRedis();
+      cleanups.push(() => redis.stop());
+      const adb = await startAdbServer();
+      cleanups.push(() => adb.stop());
+      const sims = await startSimChild(devices, adb.port, profile);
+      cleanups.push(() => sims.stop());
+      const prefix = "{bench}";
+      const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
+      const task = loadTaskFile(taskFile);
+      const worker = await WorkerService.create(
+        resolveWorkerConfig({
+          redisUrl: redis.url,
+          queuePrefix: prefix,
+          adbPort: adb.port,
+          devices: sims.serials,
+          taskPaths: [taskFile],
+          outDir: path.join(tmp, "out"),
+          metricsPort: 0,
+          episode: { settleMs },
+        }),
+        { logger },
+      );
+      await worker.start();
+      cleanups.push(() => worker.close());
+      // Wait until every device is bound (setup done) so binding is not measured.
+      const bindDeadline = Date.now() + 120_000;
+      while (Object.values(worker.deviceStates()).filter((s) => s === "ready").length < devices) {
+        if (Date.now() > bindDeadline) throw new Error(`only ${JSON.stringify(worker.deviceStates())} bound after 120 s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+
+      const connection = redisConnection(redis.url) as unknown as ConnectionOptions;
+      const queue = new Queue(QUEUE_NAMES.episodes, { connection, prefix });
+      cleanups.push(() => queue.close());
+      const events = new QueueEvents(QUEUE_NAMES.episodes, { connection: redisConnection(redis.url, "blocking") as unknown as ConnectionOptions, prefix });
+      cleanups.push(() => events.close());
+      await events.waitUntilReady();
+
+      const campaignId = "bench";
+      let next = 0;
+      let finished = 0;
+      const add = async (n: number) => {
+        const batch = [];
+        for (; n > 0 && next < episodes; n--, next++) {
+          const data: EpisodeJobData = { v: EPISODE_JOB_VERSION, campaignId, episodeIndex: next, taskId: task.task.id, taskHash: task.hash, policy: { spec: "random" }, seed: next, options: { maxEpisodeSteps: maxSteps } };
+          batch.push({ name: "episode", data, opts: { ...defaultEpisodeJobOptions, jobId: episodeJobId(campaignId, next) } });
+        }
+        if (batch.length) await queue.addBulk(batch);
+      };
+      const allDone = new Promise<void>((resolve) => {
+        const onFinished = () => {
+          finished++;
+          if (finished >= episodes) resolve();
+          else void add(1);
+        };
+        events.on("completed", onFinished);
+        events.on("failed", ({ prev }) => {
+          if (prev !== "active") return;
+          onFinished();
+        });
+      });
+
+      const cpu0 = process.cpuUsage();
+      const simCpu0 = procCpuSec(sims.child.pid);
+      const t0 = performance.now();
+      await add(window);
+      await allDone;
+      const wallSec = (performance.now() - t0) / 1000;
+      const cpu = process.cpuUsage(cpu0);
+      const simCpuSec = procCpuSec(sims.child.pid) - simCpu0;
+
+      // Per-job figures from Redis: steps from the results, start latency = processedOn − timestamp.
+      let steps = 0;
+      let completed = 0;
+      const latencies: number[] = [];
+      const outcomes: Record<string, number> = {};
+      for (let i = 0; i < episodes; i++) {
+        const job = await queue.getJob(episodeJobId(campaignId, i));
+        if (!job) continue;
+        if (job.processedOn) latencies.push(job.processedOn - job.timestamp);
+        const r = job.returnvalue as { steps?: number; cause?: string } | null;
+        if (r && typeof r.steps === "number") {
+          completed++;
+          steps += r.steps;
+          outcomes[r.cause ?? "?"] = (outcomes[r.cause ?? "?"] ?? 0) + 1;
+        }
+      }
+      latencies.sort((a, b) => a - b);
+      const workerCpuUsPerStep = steps ? (cpu.user + cpu.system) / steps : NaN;
+      const simCpuUsPerStep = steps ? (simCpuSec * 1e6) / steps : NaN;
+      const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
+
+      out(`farm bench: ${devices} simulated emulators (${profile}), ${episodes} episodes of ${task.task.id}, random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
+      out("");
+      out("| figure | value |");
+      out("|---|---|");
+      out(`| episodes completed | ${completed} of ${episodes} (${Object.entries(outcomes).map(([k, v]) => `${k} ${v}`).join(", ")}) |`);
+      out(`| wall time | ${f(wallSec, 2)} s |`);
+      out(`| episodes/s | ${f(completed / wallSec, 2)} |`);
+      out(`| steps/s | ${f(steps / wallSec)} (${f(steps / wallSec / devices)} per device) |`);
+      out(`| worker CPU per step | ${f(workerCpuUsPerStep)} µs (user ${f(cpu.user / 1e6, 2)} s + system ${f(cpu.system / 1e6, 2)} s; this process = worker + feeder) |`);
+      out(`| simulator CPU per step | ${f(simCpuUsPerStep)} µs (child process, from /proc) |`);
+      out(`| worker CPU utilisation | ${f(((cpu.user + cpu.system) / 1e6 / wallSec) * 100)} % of one core |`);
+      out(`| enqueue-to-start p50 / p99 / max | ${f(quantile(latencies, 0.5))} / ${f(quantile(latencies, 0.99))} / ${f(latencies[latencies.length - 1] ?? NaN)} ms |`);
+      out("");
+      out(`devices=${devices} episodes_s=${f(completed / wallSec, 3)} steps_s=${f(steps / wallSec)} worker_cpu_us_per_step=${f(workerCpuUsPerStep)} start_p99_ms=${f(quantile(latencies, 0.99))}`);
+    } finally {
+      while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+};
