@@ -5,12 +5,12 @@ import type { AppFactory, AppHost, SimApp, ViewNode } from "./app-types.ts";
 class StaticApp implements SimApp {
   constructor(
     private readonly host: AppHost,
-    readonly activity: string,
+    public activity: string,
     private readonly title: string,
   ) {}
 
   onNewIntent(activityClass: string): void {
-    (this as { activity: string }).activity = activityClass;
+    this.activity = activityClass;
   }
 
   render(c: Canvas): void {

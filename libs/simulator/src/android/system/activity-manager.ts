@@ -50,7 +50,6 @@ export class ActivityManager {
     now: () => number,
     screen: { width: number; height: number },
     seed: number,
-    private readonly onChange: () => void,
   ) {
     this.nextPid = 3000 + (Math.abs(Math.floor(seed)) % 1000);
     this.env = {
@@ -291,9 +290,9 @@ export class ActivityManager {
     for (const t of this.tasks) t.process.setTicking(t.process === front);
   }
 
+  /** After any change of the foreground or of a task: only the app in front may tick. */
   private changed(): void {
     this.refreshTicking();
-    this.onChange();
   }
 
   /** `am stack list`, Android 9/10 shape: one stack per task, the front one first. */
