@@ -93,6 +93,36 @@ test("a job naming an unknown task or a wrong hash fails at once, not retried, w
   assert.equal(b?.attemptsMade, 1);
 });
 
+test("a device that goes away stops taking jobs, its episode is retried elsewhere, and it is bound again when it comes back", async () => {
+  await addCampaign(h, { campaignId: "drop", episodes: 12, options: { maxEpisodeSteps: 150 } });
+  let busy: string | undefined;
+  const deadline = Date.now() + 30_000;
+  while (!busy) {
+    busy = Object.entries(worker.deviceStates()).find(([, s]) => s === "busy")?.[0];
+    if (Date.now() > deadline) throw new Error("no device got busy");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const sim = h.sims.devices.find((d) => d.serial === busy)!;
+  sim.faults.dropConnection();
+  const goneBy = Date.now() + 30_000;
+  while (worker.deviceStates()[busy] !== undefined) {
+    if (Date.now() > goneBy) throw new Error(`device ${busy} still bound: ${JSON.stringify(worker.deviceStates())}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.deepEqual(await waitForCampaign(h, "drop", 12, 90_000), { completed: 12, failed: 0 });
+  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "drop");
+  assert.equal(eps.length, 12);
+  assert.equal(new Set(eps.map((e) => e.episodeId)).size, 12);
+  assert.ok(eps.every((e) => e.cause === "step_limit" || e.cause === "episode_end"), JSON.stringify(eps.map((e) => `${e.episodeId}:${e.cause}`)));
+
+  sim.faults.reconnect();
+  const backBy = Date.now() + 30_000;
+  while (worker.deviceStates()[busy] !== "ready") {
+    if (Date.now() > backBy) throw new Error(`device ${busy} not bound again: ${JSON.stringify(worker.deviceStates())}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
 /** Sum of every sample of `name` (with any labels) in an exposition text. */
 export function sumOf(text: string, name: string): number {
   let sum = 0;
