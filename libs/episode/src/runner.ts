@@ -61,6 +61,15 @@ function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
   return out;
 }
 
+/** Why an action breaks the contract (ActionType and a finite [x, y]), or undefined when it is fine. */
+function invalidAction(a: Action | undefined): string | undefined {
+  if (!a || typeof a !== "object") return "not an object";
+  if (a.actionType !== "TOUCH" && a.actionType !== "LIFT" && a.actionType !== "REPEAT") return `actionType ${JSON.stringify(a.actionType)}`;
+  const p = a.touchPosition;
+  if (!Array.isArray(p) || p.length !== 2 || !p.every((v) => typeof v === "number" && Number.isFinite(v))) return `touchPosition ${JSON.stringify(p)}`;
+  return undefined;
+}
+
 /** A device that no answer came from may be gone rather than hung: ask the adb server (when the driver can). */
 async function refineCause(s: DeviceSession, end: End): Promise<End> {
   if (!(end.cause === "device_hung" || end.cause === "action_failed" || end.cause === "observation_failed" || end.cause === "reset_failed") || !s.device.state) return end;
@@ -191,6 +200,11 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
         break;
       }
       action = a.value;
+      const bad = invalidAction(action);
+      if (bad) {
+        end = trunc("policy_failed", `policy.act returned an invalid action: ${bad}`);
+        break;
+      }
     } catch (e) {
       end = ac.signal.aborted ? trunc("cancelled", "aborted by the caller") : trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
       break;

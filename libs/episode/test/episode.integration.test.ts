@@ -19,7 +19,7 @@ let adb: LocalAdbServer;
 let sim: Sim;
 let driver: AdbDriver;
 let nextDevice = 0;
-const DEVICES = 15;
+const DEVICES = 16;
 
 before(async () => {
   adb = await startAdbServer();
@@ -338,6 +338,34 @@ test("observations: pixels only for a policy that asks; PNG frames every k steps
     const blind: Observation[] = [];
     await s.runEpisode({ seed: 1, index: 1, policy: policyOf("blind", (i, obs) => (blind.push(obs), tapAt(0.5, 0.5)(i))) });
     assert.ok(blind.every((o) => o.pixels === undefined), "no pixels for a policy that does not ask");
+  } finally {
+    await s.close();
+  }
+});
+
+test("a failing policy ends as policy_failed and a caller's abort as cancelled; neither sends the device through recovery", async () => {
+  const events: EpisodeEvent[] = [];
+  const s = await open(task({ id: "epol", app: "twozero", maxEpisodeSteps: 1000 }), takeDevice(), {}, events);
+  try {
+    const throwing = policyOf("throws", (i) => {
+      if (i === 2) throw new Error("model crashed");
+      return tapAt(0.5, 0.5)(i);
+    });
+    const t1 = await s.runEpisode({ seed: 1, index: 0, policy: throwing });
+    assert.equal(t1.cause, "policy_failed");
+    assert.match(t1.causeDetail, /model crashed/);
+    assert.equal(t1.steps.length, 2);
+    const t2 = await s.runEpisode({ seed: 1, index: 1, policy: policyOf("bad", () => ({ actionType: "JUMP", touchPosition: [0, 0] }) as unknown as Action) });
+    assert.equal(t2.cause, "policy_failed");
+    assert.match(t2.causeDetail, /invalid action/);
+    const ac = new AbortController();
+    const t3 = await s.runEpisode({ seed: 1, index: 2, signal: ac.signal, policy: policyOf("abort", (i) => (i === 5 && ac.abort(), tapAt(0.5, 0.5)(i))) });
+    assert.equal(t3.outcome, "truncated");
+    assert.equal(t3.cause, "cancelled");
+    assert.equal(s.state, "ready");
+    assert.equal(events.filter((e) => e.type === "device:recovery").length, 0);
+    const ends = events.filter((e) => e.type === "episode:end").map((e) => (e as { cause: string }).cause);
+    assert.deepEqual(ends, ["policy_failed", "policy_failed", "cancelled"]);
   } finally {
     await s.close();
   }
