@@ -163,3 +163,15 @@ test("screencap -p is a PNG of the current screen; raw screencap has the 12-byte
   assert.equal(PNG.sync.read(Buffer.from(d.fs.read("/sdcard/shot.png")!)).width, 360);
   d.close();
 });
+
+test("monkey launch idiom, pidof, date", async () => {
+  const d = newDevice(1, { now: () => 1_700_000_000_500 });
+  await installPrebuilt(d, "sim_notes.apk");
+  assert.match((await sh(d, "monkey -p com.farm.simapps.notes -c android.intent.category.LAUNCHER 1")).out, /Events injected: 1/);
+  assert.match((await sh(d, "am stack list | grep -E visible=true")).out, /notes\.MainActivity\}/);
+  assert.match((await sh(d, "pidof com.farm.simapps.notes")).out, /^\d+\n$/);
+  assert.equal((await sh(d, "pidof com.example.none")).code, 1);
+  assert.equal((await sh(d, "date +%s")).out, "1700000000\n");
+  assert.equal((await sh(d, "date")).out, "Tue Nov 14 22:13:20 UTC 2023\n");
+  d.close();
+});

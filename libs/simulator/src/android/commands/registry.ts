@@ -13,6 +13,7 @@ import { dumpsysCommands } from "./dumpsys.ts";
 import { screencapCommands } from "./screencap.ts";
 import { fileCommands } from "./files.ts";
 import { grepCommands } from "./grep.ts";
+import { miscCommands } from "./misc.ts";
 
 let all: CommandTable | undefined;
 
@@ -32,6 +33,7 @@ function table(): CommandTable {
     ...screencapCommands,
     ...fileCommands,
     ...grepCommands,
+    ...miscCommands,
   };
   return all;
 }
