@@ -7,6 +7,7 @@
  *   echo:   adbkit `shell('echo hi')` + read all (new server connection and `shell:` stream per call),
  *     round-robin over the devices, one call at a time; then the same with every device busy at
  *     once (one call in flight per device) for the loaded figure.
+ *   restart: the adb server is restarted; time until every device is listed as `device` again.
  * Options: --devices N (default 64), --calls N (sequential samples, default 1000), --warmup N
  * (default 50), --rounds N (concurrent rounds, default 10), --profile <latency profile, default instant>.
  * Last line: `devices=N rss_mb_per_device=<x> echo_p50_ms=<y> echo_p99_ms=<z>` (sequential figures).
@@ -91,6 +92,18 @@ export const scenario: Scenario = {
         for (let r = 0; r < rounds; r++) loaded.push(...(await Promise.all(serials.map((s) => echoOnce(client, s)))));
         for (const s of serials) await readAll(await client.getDevice(s).framebuffer("raw"));
         const used = await settledMemory(gc);
+
+        const stoppedAt = performance.now();
+        await adb.restart();
+        const answeredAt = performance.now();
+        for (;;) {
+          const online = await client.listDevices().then((l) => l.filter((d) => d.type === "device").length, () => 0);
+          if (online >= count) break;
+          if (performance.now() - answeredAt > 30_000) throw new Error(`only ${online}/${count} devices back 30 s after an adb server restart`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        const backMs = performance.now() - answeredAt;
+        const backFromStopMs = performance.now() - stoppedAt;
         const seq = quantiles(sequential);
         const con = quantiles(loaded);
         const per = (a: { rss: number; heap: number }) => ({ rss: (a.rss - before.rss) / count / MB, heap: (a.heap - before.heap) / count / MB });
@@ -104,6 +117,7 @@ export const scenario: Scenario = {
         console.log(`${"adbkit shell('echo hi') round trip".padEnd(52)} ${"n".padStart(6)} ${"p50 ms".padStart(9)} ${"p90 ms".padStart(9)} ${"p99 ms".padStart(9)} ${"max ms".padStart(9)}`);
         for (const [name, s] of [["sequential, round-robin over devices", seq], [`all ${count} devices at once (${rounds} rounds)`, con]] as const)
           console.log(`${name.padEnd(52)} ${String(s.n).padStart(6)} ${fmt(s.p50).padStart(9)} ${fmt(s.p90).padStart(9)} ${fmt(s.p99).padStart(9)} ${fmt(s.max).padStart(9)}`);
+        console.log(`adb server restart: all ${count} devices back ${backMs.toFixed(0)} ms after the new server answered (${backFromStopMs.toFixed(0)} ms after the old one was stopped)`);
         console.log(`devices=${count} rss_mb_per_device=${rssPer.toFixed(3)} echo_p50_ms=${fmt(seq.p50)} echo_p99_ms=${fmt(seq.p99)}`);
       } finally {
         await fleet.close();

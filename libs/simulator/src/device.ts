@@ -33,7 +33,7 @@ export interface SimDeviceFaults {
   setTapDropRate(p: number): void;
 }
 
-const RETRY_MS = 200;
+const RETRY_MS = 100;
 const WAIT_FOR_ATTACH_MS = 500;
 
 /** Listens on a free port outside the reserved ranges, retrying if freePort's pick was taken meanwhile. */
@@ -65,6 +65,8 @@ export class SimDevice {
   private closed = false;
   private registering = false;
   private onlineCount = 0;
+  /** The device's listener; closed while dropped so the adb server's reconnect attempts are refused. */
+  private listener: net.Server | undefined;
   /** Banner built from the simulated Android's own ro.product.* so `devices -l` matches getprop. */
   private readonly banner: string;
   private readonly router: ReturnType<typeof createServiceRouter>;
@@ -73,7 +75,7 @@ export class SimDevice {
     readonly port: number,
     readonly serial: string,
     readonly android: SimAndroid,
-    private readonly server: net.Server,
+    listener: net.Server,
     private readonly opts: SimDeviceOptions,
     private readonly log: Logger,
   ) {
@@ -92,6 +94,7 @@ export class SimDevice {
       device: prop("ro.product.device", DEVICE_PRODUCT.device),
     });
     this.router = createServiceRouter(android satisfies DeviceBackend);
+    this.adoptListener(listener);
   }
 
   /** Starts listening and registers with the adb server; resolves once the server has attached. */
@@ -103,7 +106,6 @@ export class SimDevice {
     if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
     const log = (opts.logger ?? silentLogger).child({ component: "sim-device", serial });
     const device = new SimDevice(port, serial, android, server, opts, log);
-    server.on("connection", (socket) => device.accept(socket));
     const online = device.waitOnline(10_000);
     device.ensureRegistered();
     try {
@@ -140,10 +142,42 @@ export class SimDevice {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const closing = this.closeListener(); // first, so the server cannot attach again meanwhile
     for (const c of this.connections) c.destroy();
     this.connections.clear();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await closing;
     this.android.close();
+  }
+
+  private adoptListener(server: net.Server): void {
+    this.listener = server;
+    server.on("connection", (socket) => this.accept(socket));
+    server.on("error", (e) => this.log.warn({ event: "listener:error", err: e.message }, "listener error"));
+  }
+
+  private closeListener(): Promise<void> {
+    const server = this.listener;
+    this.listener = undefined;
+    if (!server) return Promise.resolve();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Listens on our port again (after a drop); retries while the port is briefly unavailable. */
+  private async reopenListener(): Promise<boolean> {
+    for (let attempt = 0; attempt < 50 && !this.closed && !this.dropped; attempt++) {
+      const server = net.createServer();
+      const ok = await new Promise<boolean>((resolve) => {
+        server.once("error", () => resolve(false));
+        server.listen(this.port, "127.0.0.1", () => resolve(true));
+      });
+      if (ok && !this.closed && !this.dropped) {
+        this.adoptListener(server);
+        return true;
+      }
+      server.close();
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+    }
+    return false;
   }
 
   private accept(socket: net.Socket): void {
@@ -178,19 +212,28 @@ export class SimDevice {
     for (const c of this.connections) c.setPaused(on);
   }
 
+  /**
+   * Like an emulator that went away: the listener closes too, because adb 29 keeps reconnecting to an
+   * emulator port that still accepts (the entry would flicker `offline` about every 1.25 s).
+   */
   private dropConnection(): void {
+    if (this.dropped || this.closed) return;
     this.dropped = true;
+    void this.closeListener();
     for (const c of this.connections) c.destroy();
   }
 
   private reconnect(): void {
-    if (!this.dropped) return;
+    if (!this.dropped || this.closed) return;
     this.dropped = false;
-    this.ensureRegistered();
+    void this.reopenListener().then((ok) => {
+      if (ok) this.ensureRegistered();
+      else if (!this.closed && !this.dropped) this.log.warn({ event: "reconnect:failed", port: this.port }, "could not listen on the device port again");
+    });
   }
 
   /**
-   * While no adb server holds a transport to us, keep asking it to attach (every 200 ms). One loop
+   * While no adb server holds a transport to us, keep asking it to attach (every 100 ms). One loop
    * at a time; it ends as soon as a server connects, or when the device is dropped or closed.
    */
   private ensureRegistered(): void {

@@ -42,7 +42,8 @@ export class AdbStream {
 
   write(chunk: Uint8Array | string): void {
     if (this.isClosed) return;
-    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    // Copy: the writer may reuse its buffer (a canvas, a read buffer) before the host has acked.
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk);
     const max = this.sink.maxData;
     for (let off = 0; off < bytes.length; off += max) this.queue.push(bytes.subarray(off, Math.min(off + max, bytes.length)));
     this.pump();
