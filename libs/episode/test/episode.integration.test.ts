@@ -8,9 +8,9 @@ import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { AdbDriver } from "@farm/adb";
 import { randomPolicy, type Action, type Observation, type Policy } from "@farm/policy";
-import type { LoadedTask } from "@farm/task";
+import { parseTaskText, type LoadedTask } from "@farm/task";
 import { DeviceSession, type EpisodeConfig, type EpisodeEvent, type EpisodeTrajectory } from "../src/index.ts";
-import { task } from "./fixtures.ts";
+import { APK_DIR, REPO, task } from "./fixtures.ts";
 
 type Sim = Awaited<ReturnType<typeof startSimulatedDevices>>;
 type SimDev = Sim["devices"][number];
@@ -19,7 +19,7 @@ let adb: LocalAdbServer;
 let sim: Sim;
 let driver: AdbDriver;
 let nextDevice = 0;
-const DEVICES = 16;
+const DEVICES = 17;
 
 before(async () => {
   adb = await startAdbServer();
@@ -366,6 +366,35 @@ test("a failing policy ends as policy_failed and a caller's abort as cancelled; 
     assert.equal(events.filter((e) => e.type === "device:recovery").length, 0);
     const ends = events.filter((e) => e.type === "episode:end").map((e) => (e as { cause: string }).cause);
     assert.deepEqual(ends, ["policy_failed", "policy_failed", "cancelled"]);
+  } finally {
+    await s.close();
+  }
+});
+
+test("legacy wait_for_message: the line the app logs while the step runs (before the settle) is seen", async () => {
+  const text = `
+id: "legacy_wait"
+package_name: "com.tpcstld.twozerogame"
+setup_steps: [ { adb_call: { install_apk: { filesystem: { path: "classic_2048.apk" } } } success_condition: { check_install: { package_name: "com.tpcstld.twozerogame" timeout_sec: 10.0 } } } ]
+reset_steps: [
+  { adb_call: { force_stop: { package_name: "com.tpcstld.twozerogame" } } },
+  { adb_call: { start_activity: { full_activity: "com.tpcstld.twozerogame/com.tpcstld.twozerogame.MainActivity" extra_args: ["--ez", '"RL_TASK_ENABLED"', '"true"'] } }
+    success_condition: { wait_for_message: { message: "^extra: grid " timeout_sec: 1.0 } } }
+]
+max_num_steps: 2
+log_parsing_config: { filters: ["AndroidRLTask:V"] log_regexps: { score: "^score: ([0-9]+)$" episode_end: "^episode end$" } }
+`;
+  const t = parseTaskText(text, { sourcePath: `${REPO}/tasks/legacy_wait.textproto`, apkDirs: [APK_DIR] });
+  assert.equal(t.dialect, "seed-2021");
+  const events: EpisodeEvent[] = [];
+  const s = await open(t, takeDevice(), { settleMs: 300 }, events);
+  try {
+    const traj = await s.runEpisode({ seed: 1, index: 0, policy: randomPolicy() });
+    assert.equal(traj.cause, "step_limit", traj.causeDetail);
+    assert.equal(traj.steps.length, 3);
+    const start = events.find((e) => e.type === "episode:start") as { resetMs: number };
+    assert.ok(start.resetMs < 1500, `one attempt, no timeout: reset took ${start.resetMs} ms`);
+    assert.equal(s.stats.error_count_wait_for_message ?? 0, 0);
   } finally {
     await s.close();
   }
