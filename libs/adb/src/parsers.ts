@@ -25,6 +25,27 @@ export function parseCurrentActivity(visibleOutput: string): string | undefined 
   return undefined;
 }
 
+/**
+ * Fallback for devices without `am stack list` (Android 10+): the resumed activity from
+ * `dumpsys activity activities` (`mResumedActivity: ActivityRecord{hex u0 pkg/.Act t12}` or
+ * `topResumedActivity=ActivityRecord{…}`), expanded to `pkg/pkg.Act`.
+ */
+export function parseResumedActivity(dumpsysActivities: string): string | undefined {
+  const m = /(?:mResumedActivity|topResumedActivity)[:=]\s*ActivityRecord\{\S+ \S+ ([^\s}]+)/.exec(dumpsysActivities);
+  if (!m) return undefined;
+  const full = m[1]!;
+  const slash = full.indexOf("/");
+  if (slash < 0) return undefined;
+  const pkg = full.slice(0, slash);
+  const cls = full.slice(slash + 1);
+  return cls.startsWith(".") ? `${pkg}/${pkg}${cls}` : full;
+}
+
+/** `am stack list` is not there (newer Android) or failed. */
+export function stackListUnavailable(output: string): boolean {
+  return /Unknown command|Error: unknown|usage:|not found/i.test(output) && !/taskId=/.test(output);
+}
+
 const PIN_LINE = /^ *taskId=([0-9]*): ([^\s]*) .*visible=true.*topActivity=ComponentInfo\{([^\s]*)\}$/;
 
 /** Task id to lock for `start_screen_pinning`: the first task whose base or top activity equals `fullActivity`. */

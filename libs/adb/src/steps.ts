@@ -10,7 +10,7 @@ import { PassThrough } from "node:stream";
 import type { AdbCommand, AdbCommandName, ApkLocation } from "@farm/task";
 import { readAll } from "./client.ts";
 import { deviceCall, shellExec, type CallOutcome, type DeviceCtx } from "./exec.ts";
-import { parseCurrentActivity, parseOrientation, parsePmInstall, parsePmList, findPinnableTask, amStartFailed, visibleLines, looksLikeDeviceError } from "./parsers.ts";
+import { parseCurrentActivity, parseResumedActivity, stackListUnavailable, parseOrientation, parsePmInstall, parsePmList, findPinnableTask, amStartFailed, visibleLines, looksLikeDeviceError } from "./parsers.ts";
 import { quoteExtraArgs, shJoin, shQuote, shSplit, ShellSyntaxError } from "./quote.ts";
 import { fail, ok, shellToStep } from "./result.ts";
 import type { ShellResult, StepResult } from "./types.ts";
@@ -154,6 +154,13 @@ async function listPackages(ctx: StepCtx): Promise<{ ok: true; items: string[]; 
 export async function currentActivity(ctx: StepCtx): Promise<StepResult> {
   const r = await ctx.sh("am stack list", "am:stack-list");
   if (r.status !== "ok") return shellToStep(r);
+  if (stackListUnavailable(r.stdout)) {
+    const d = await ctx.sh("dumpsys activity activities", "dumpsys:activities");
+    if (d.status !== "ok") return shellToStep(d);
+    const act = parseResumedActivity(d.stdout);
+    if (act === undefined) return fail("internal_error", "get_current_activity: `am stack list` is unavailable and `dumpsys activity activities` names no resumed activity", r.stdout);
+    return ok(d.stdout, { kind: "current_activity", fullActivity: act });
+  }
   const visible = visibleLines(r.stdout).join("\n");
   if (visible.trim() === "") return fail("internal_error", "get_current_activity: no visible task in `am stack list`", r.stdout);
   const act = parseCurrentActivity(visible);

@@ -81,6 +81,9 @@ test("parsed payloads and device-reported errors", async () => {
   assert.equal(r.status, "internal_error");
   ({ r } = await linesOf({ command: "get_current_activity" }, { "am stack list": "  taskId=3: com.a/.M visible=false\n" }));
   assert.equal(r.status, "internal_error");
+  const fb = await linesOf({ command: "get_current_activity" }, { "am stack list": "Unknown command: stack\n", "dumpsys activity activities": "  mResumedActivity: ActivityRecord{1 u0 com.a/.M t4}\n" });
+  assert.deepEqual(fb.lines, ["am stack list", "dumpsys activity activities"]);
+  assert.deepEqual(fb.r.data, { kind: "current_activity", fullActivity: "com.a/com.a.M" });
   ({ r } = await linesOf({ command: "uninstall_package", packageName: "com.a" }, { "pm list packages": "package:com.a\n", "pm uninstall": "Failure [DELETE_FAILED_INTERNAL_ERROR]\n" }));
   assert.equal(r.status, "internal_error");
 });

@@ -6,7 +6,7 @@ import {
   parseOrientation, parsePmList, parseWmSize, pyRegex, quoteExtraArgs, shQuote, shSplit, checkActivity, checkPackage,
   logcatCommandLine, resolveConfig,
 } from "../src/index.ts";
-import { visibleLines } from "../src/parsers.ts";
+import { parseResumedActivity, stackListUnavailable, visibleLines } from "../src/parsers.ts";
 import { describeError } from "../src/result.ts";
 
 test("shQuote: safe words stay, everything else is one single-quoted argument", () => {
@@ -185,4 +185,12 @@ test("config validation and error messages", () => {
   const ctx = { serial: "emulator-5560", host: "127.0.0.1", port: 15037 };
   assert.deepEqual(describeError(new Error("device 'emulator-5560' not found"), ctx), { status: "adb_error", message: "device 'emulator-5560' not found on adb server 127.0.0.1:15037" });
   assert.match(describeError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }), ctx).message, /no adb server answers/);
+});
+
+test("current activity fallback: dumpsys activity activities", () => {
+  assert.equal(parseResumedActivity("  mResumedActivity: ActivityRecord{3f5a2c1 u0 com.tpcstld.twozerogame/.MainActivity t12}\n"), "com.tpcstld.twozerogame/com.tpcstld.twozerogame.MainActivity");
+  assert.equal(parseResumedActivity("    topResumedActivity=ActivityRecord{a1 u0 com.a/com.b.Main t3}"), "com.a/com.b.Main");
+  assert.equal(parseResumedActivity("mResumedActivity: null"), undefined);
+  assert.equal(stackListUnavailable("Unknown command: stack\n"), true);
+  assert.equal(stackListUnavailable(STACK_LIST), false);
 });
