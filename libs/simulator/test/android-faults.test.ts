@@ -54,6 +54,11 @@ test("dropped taps: with rate 1 every input event is ignored; a seeded rate drop
   await sh(d, "input keyevent KEYCODE_HOME");
   assert.match((await sh(d, "am stack list | grep -E visible=true")).out, /notes\.MainActivity\}/);
   assert.throws(() => d.faults.setTapDropRate(2));
+  // A dropped DOWN makes the rest of that gesture inconsistent: its MOVE/UP are discarded, no tap happens.
+  await sh(d, "input motionevent DOWN 180 144");
+  d.faults.setTapDropRate(0);
+  await sh(d, "input motionevent UP 180 144");
+  assert.match((await sh(d, "am stack list | grep -E visible=true")).out, /notes\.MainActivity\}/);
 
   const pattern = async (seed: number): Promise<boolean[]> => {
     const dev = newDevice(seed);

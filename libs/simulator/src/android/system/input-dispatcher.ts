@@ -81,10 +81,12 @@ export class InputDispatcher {
     const x = Math.min(this.screen.width - 1, Math.max(0, xIn));
     const y = Math.min(this.screen.height - 1, Math.max(0, yIn));
     const proc = this.am.foregroundProcess();
+    // Like Android's input dispatcher, MOVE/UP without a preceding DOWN (e.g. the DOWN was dropped) are discarded.
     if (action === "down") this.downAt = { x, y };
+    else if (!this.downAt) return;
     proc?.guard(() => proc.app.onTouch?.(action, x, y));
     if (action !== "up") return;
-    const start = this.downAt ?? { x, y };
+    const start = this.downAt!;
     this.downAt = undefined;
     const isTap = Math.hypot(x - start.x, y - start.y) <= this.slop;
     if (!proc) {
