@@ -85,6 +85,7 @@ test("lists, and-or, exit, redirections, pipes", async () => {
   assert.equal((await sh(d, "ls /data/local/tmp")).out, "f.txt\n");
   assert.equal((await sh(d, "rm /data/local/tmp/f.txt && ls /data/local/tmp/f.txt")).code, 1);
   assert.equal((await sh(d, "sh -c 'echo nested; exit 4'")).code, 4);
+  assert.equal((await sh(d, "sh -c 'exit 4'; echo after")).out, "after\n");
   assert.equal((await sh(d, "X=1 echo assigned")).out, "assigned\n");
   d.close();
 });

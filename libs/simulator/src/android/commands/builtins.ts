@@ -66,7 +66,15 @@ export const builtinCommands: CommandTable = {
   sh: {
     latencyClass: "shell",
     async run(args, ctx) {
-      if (args[0] === "-c" && args[1] !== undefined) return ctx.runScript(args[1], ctx);
+      if (args[0] === "-c" && args[1] !== undefined) {
+        // A child shell: its `exit` ends only itself.
+        try {
+          return await ctx.runScript(args[1], ctx);
+        } catch (e) {
+          if (e instanceof ExitRequest) return e.code;
+          throw e;
+        }
+      }
       if (args.length === 0) return 0;
       return fail(ctx, "/system/bin/sh: only 'sh -c <command>' is supported here", 2);
     },
