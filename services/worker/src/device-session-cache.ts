@@ -18,6 +18,7 @@ interface Bound {
 
 export class DeviceSessionCache {
   private bound: Bound | undefined;
+  private closed = false;
 
   constructor(
     private readonly device: Device,
@@ -40,7 +41,7 @@ export class DeviceSessionCache {
     const key = `${loaded.task.id}@${loaded.hash}/${stepTimeoutMs ?? "default"}`;
     let b = this.bound;
     if (!b || b.key !== key || b.session.state === "closed") {
-      await this.close();
+      await this.release();
       const task: LoadedTask = { ...loaded, task: { ...loaded.task } };
       const session = await DeviceSession.open({
         device: this.device,
@@ -49,6 +50,11 @@ export class DeviceSessionCache {
         logger: this.logger,
         onEvent: this.onEvent,
       });
+      if (this.closed) {
+        // Closed while binding (the device went away or the worker drains): let the session go.
+        await session.close();
+        return session;
+      }
       b = this.bound = { key, session, task, original: loaded };
     }
     // Job limits override the task's (the runner reads task.maxEpisodeSteps / maxEpisodeSec per episode).
@@ -57,8 +63,13 @@ export class DeviceSessionCache {
     return b.session;
   }
 
-  /** Idempotent. */
+  /** Closes the session and refuses to bind again. Idempotent. */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.release();
+  }
+
+  private async release(): Promise<void> {
     const b = this.bound;
     this.bound = undefined;
     if (b) await b.session.close().catch((e: unknown) => this.logger.warn({ event: "session:close-failed", err: String(e) }, "session close failed"));

@@ -70,10 +70,11 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
     // job.timestamp is when the job was added: the same for every attempt, so the path is too.
     const finalFile = ctx.store.finalPath(task.task.id, job.timestamp, episodeId);
 
-    const committed = await ctx.store.readCommitted(finalFile);
-    if (committed) {
-      log.info({ event: "episode:already-committed", episodeId, file: finalFile }, "episode was committed by an earlier attempt; not running it again");
-      return fromStored(committed, finalFile);
+    const committedFile = await ctx.store.findCommitted(task.task.id, episodeId);
+    const committed = committedFile ? await ctx.store.readCommitted(committedFile) : undefined;
+    if (committedFile && committed) {
+      log.info({ event: "episode:already-committed", episodeId, file: committedFile }, "episode was committed by an earlier attempt; not running it again");
+      return fromStored(committed, committedFile);
     }
 
     const policy = await policyForJob(data.policy, ctx.policyDir);
@@ -90,8 +91,9 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
         throw e;
       }
       if (session.state !== "ready") {
+        // Unusable: this device stops taking jobs. Closed: the device is being unbound. Either way retry elsewhere.
         const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
-        ctx.retire(why);
+        if (session.state === "unusable") ctx.retire(why);
         throw new Error(formatFailureReason("DEVICE_UNUSABLE", `device ${ctx.serial}: ${why}`));
       }
 

@@ -10,7 +10,7 @@
  * which is not deterministic across attempts; hence the staging step (see services/worker/README.md).
  */
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, rename, rm, rmdir, stat } from "node:fs/promises";
+import { link, mkdir, open, readdir, rename, rm, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { openTrajectoryFile, partitionDir, TrajectoryWriter, type CodecName, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
 
@@ -33,6 +33,51 @@ export class EpisodeStore {
   /** The one final path of an episode; `enqueuedAtMs` is the job's creation time (the same for every attempt). */
   finalPath(taskId: string, enqueuedAtMs: number, episodeId: string): string {
     return path.join(partitionDir(this.outDir, taskId, new Date(enqueuedAtMs)), `${episodeId}.avro`);
+  }
+
+  /**
+   * The committed file of an episode in any date partition of its task, or undefined. The date comes from
+   * the job, so a campaign re-added on a later day (after its finished jobs were removed from Redis) would
+   * otherwise run its episodes again under a new date.
+   */
+  async findCommitted(taskId: string, episodeId: string): Promise<string | undefined> {
+    const taskDir = path.dirname(partitionDir(this.outDir, taskId, new Date(0)));
+    let dates: string[];
+    try {
+      dates = (await readdir(taskDir)).filter((d) => d.startsWith("date="));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw e;
+    }
+    for (const d of dates.sort().reverse()) {
+      const file = path.join(taskDir, d, `${episodeId}.avro`);
+      if (await exists(file)) return file;
+    }
+    return undefined;
+  }
+
+  /** Removes staging folders abandoned by crashed processes (a commit holds one for milliseconds). */
+  async sweepStaging(olderThanMs: number): Promise<number> {
+    const root = path.join(this.outDir, STAGING_DIR);
+    let names: string[];
+    try {
+      names = await readdir(root);
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const n of names) {
+      const p = path.join(root, n);
+      try {
+        if (Date.now() - (await stat(p)).mtimeMs < olderThanMs) continue;
+        await rm(p, { recursive: true, force: true });
+        removed++;
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await rmdir(root).catch(() => undefined);
+    return removed;
   }
 
   /** The record committed at `file`, or undefined when there is none yet. */
@@ -99,6 +144,16 @@ export class EpisodeStore {
   /** Removes the staging folder when no attempt uses it any more (other processes may share the output folder). */
   async close(): Promise<void> {
     await rmdir(path.join(this.outDir, STAGING_DIR)).catch(() => undefined);
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw e;
   }
 }
 
