@@ -1,6 +1,8 @@
 import { benchCommand } from "./bench.ts";
+import { campaignCommands } from "./campaign.ts";
 import { demoCommand } from "./demo.ts";
 import { runCommand } from "./run.ts";
+import { schedulerCommand } from "./scheduler.ts";
 import { simCommand } from "./sim.ts";
 import { taskCommand } from "./task.ts";
 import { trajectoriesCommand } from "./trajectories.ts";
@@ -10,8 +12,10 @@ import { workerCommand } from "./worker.ts";
 /** Every subcommand of `farm`, one module each. */
 export const commandModules: CommandModule[] = [
   benchCommand,
+  campaignCommands,
   demoCommand,
   runCommand,
+  schedulerCommand,
   simCommand,
   taskCommand,
   trajectoriesCommand,

@@ -1,0 +1,58 @@
+/**
+ * How the campaign commands (submit, status, watch, cancel) reach campaigns.
+ *
+ * Default: Redis directly (REDIS_URL or --redis), through a Scheduler that is not started — so the
+ * commands work without the scheduler's HTTP API. Top-up, counting and finishing still need a running
+ * `farm scheduler` (or any process that started a Scheduler) on the same Redis and prefix.
+ * With --api URL (or FARM_API_URL) they use the HTTP API instead, sending --token / FARM_API_TOKEN.
+ */
+import type { Command } from "commander";
+import type { CampaignClient } from "@farm/scheduler";
+
+export interface AccessOptions {
+  api?: string;
+  token?: string;
+  redis?: string;
+  prefix?: string;
+  tasks: string[];
+}
+
+export const collect = (v: string, prev: string[]) => [...prev, v];
+
+export function addAccessOptions(cmd: Command): Command {
+  return cmd
+    .option("--api <url>", "scheduler HTTP API (default: FARM_API_URL; unset = talk to Redis directly)")
+    .option("--token <token>", "API token for state changes (default: FARM_API_TOKEN)")
+    .option("--redis <url>", "Redis URL when not using --api (default: REDIS_URL or redis://127.0.0.1:6379)")
+    .option("--prefix <prefix>", "queue prefix (default: FARM_QUEUE_PREFIX or {farm})")
+    .option("--tasks <path>", "task file or folder to validate against when not using --api (repeatable; default: tasks)", collect, [] as string[]);
+}
+
+export async function openCampaignClient(o: AccessOptions, extraTaskPaths: string[] = []): Promise<CampaignClient> {
+  const api = o.api ?? process.env.FARM_API_URL;
+  if (api) {
+    const { HttpCampaignClient } = await import("@farm/scheduler");
+    return new HttpCampaignClient(api, o.token ?? process.env.FARM_API_TOKEN);
+  }
+  const { Scheduler } = await import("@farm/scheduler");
+  const taskPaths = [...(o.tasks.length ? o.tasks : ["tasks"]), ...extraTaskPaths];
+  const redisUrl = o.redis ?? process.env.REDIS_URL;
+  return Scheduler.create({ taskPaths, ...(redisUrl ? { redisUrl } : {}), ...(o.prefix ? { prefix: o.prefix } : {}) });
+}
+
+/** Runs `fn` with a client and always closes it. */
+export async function withCampaignClient<T>(o: AccessOptions, fn: (c: CampaignClient) => Promise<T>, extraTaskPaths: string[] = []): Promise<T> {
+  const client = await openCampaignClient(o, extraTaskPaths);
+  try {
+    return await fn(client);
+  } finally {
+    await client.close();
+  }
+}
+
+export function parseIntOption(name: string, v: string | undefined, min = 0): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got '${v}'`);
+  return n;
+}

@@ -1,0 +1,125 @@
+/**
+ * `farm submit`, `farm status`, `farm cancel` (and `farm watch`, in watch.ts): campaigns from the
+ * command line. See campaign-access.ts for how they reach Redis or the HTTP API.
+ */
+import { existsSync, statSync } from "node:fs";
+import type { Command } from "commander";
+import type { CampaignStatus } from "@farm/scheduler";
+import { addAccessOptions, parseIntOption, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
+import type { CommandModule } from "./types.ts";
+import { registerWatch } from "./watch.ts";
+
+interface SubmitOptions extends AccessOptions {
+  episodes: string;
+  policy: string;
+  seed?: string;
+  priority?: string;
+  id?: string;
+  maxSteps?: string;
+  maxSec?: string;
+  frameEvery?: string;
+  stepTimeoutMs?: string;
+  json?: boolean;
+}
+
+/** One line per campaign, for `farm status` without an id. */
+function oneLine(s: CampaignStatus): string {
+  const pct = s.episodes > 0 ? ((100 * s.finished) / s.episodes).toFixed(1) : "0.0";
+  return `${s.id}\t${s.state}\t${s.spec.taskId}\t${s.finished}/${s.episodes} (${pct}%)\tfailed ${s.failed}\trunning ${s.running}\t${s.createdAt}`;
+}
+
+export function describeStatus(s: CampaignStatus): string {
+  const lines = [
+    `campaign ${s.id}: ${s.state}`,
+    `  task ${s.spec.taskId} (${s.spec.taskHash.slice(0, 12)}…), policy ${s.spec.policy.spec}, base seed ${s.spec.baseSeed}, priority ${s.spec.priority}`,
+    `  episodes ${s.episodes}: enqueued ${s.enqueued}, completed ${s.completed}, failed ${s.failed}, in flight ${s.inFlight} (running ${s.running}, waiting ${s.waiting})`,
+    `  ${s.episodesPerSec.toFixed(2)} episodes/s${s.etaSec !== null ? `, ETA ${Math.round(s.etaSec)} s` : ""}; created ${s.createdAt}${s.finishedAt ? `, finished ${s.finishedAt}` : ""}`,
+  ];
+  if (s.summary) lines.push(`  summary ${JSON.stringify(s.summary)}`);
+  return lines.join("\n");
+}
+
+export const campaignCommands: CommandModule = {
+  register(program: Command) {
+    addAccessOptions(
+      program
+        .command("submit")
+        .description("submit a campaign: N episodes of a task with a policy; prints the campaign id (re-submitting the same campaign adds nothing)")
+        .argument("<task>", "task file (its id and hash are used) or task id")
+        .requiredOption("--episodes <n>", "number of episodes")
+        .option("--policy <spec>", "random | scripted:<name> | module:<name> | http:<url>", "random")
+        .option("--seed <n>", "base seed; episode i gets seed + i (default 0)")
+        .option("--priority <p>", "0 (lowest) … 1000 (highest), default 500")
+        .option("--id <id>", "campaign id (default: derived from task, policy, episodes, seed and options)")
+        .option("--max-steps <n>", "per-episode step limit (overrides the task's)")
+        .option("--max-sec <s>", "per-episode time limit in seconds (overrides the task's)")
+        .option("--frame-every <n>", "record a frame every N steps (0 = none)")
+        .option("--step-timeout-ms <ms>", "per-step deadline")
+        .option("--json", "print the whole result as JSON instead of the id"),
+    ).action(async (taskArg: string, o: SubmitOptions) => {
+      const isFile = existsSync(taskArg) && statSync(taskArg).isFile();
+      let taskId = taskArg;
+      let taskHash: string | undefined;
+      if (isFile) {
+        const { loadTaskFile } = await import("@farm/task");
+        const t = loadTaskFile(taskArg);
+        taskId = t.task.id;
+        taskHash = t.hash;
+      }
+      const maxSec = o.maxSec === undefined ? undefined : Number(o.maxSec);
+      const options = {
+        ...(o.maxSteps !== undefined ? { maxEpisodeSteps: parseIntOption("max-steps", o.maxSteps, 1) } : {}),
+        ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),
+        ...(o.frameEvery !== undefined ? { frameEvery: parseIntOption("frame-every", o.frameEvery) } : {}),
+        ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
+      };
+      const input = {
+        taskId,
+        ...(taskHash ? { taskHash } : {}),
+        episodes: parseIntOption("episodes", o.episodes, 1) ?? 0,
+        policy: o.policy,
+        ...(o.seed !== undefined ? { baseSeed: parseIntOption("seed", o.seed) } : {}),
+        ...(o.priority !== undefined ? { priority: parseIntOption("priority", o.priority) } : {}),
+        ...(o.id !== undefined ? { id: o.id } : {}),
+        options,
+      };
+      const r = await withCampaignClient(o, (c) => c.submit(input), isFile ? [taskArg] : []);
+      if (o.json) process.stdout.write(`${JSON.stringify(r)}\n`);
+      else {
+        process.stderr.write(r.created ? `submitted: ${r.campaign.episodes} episodes of ${r.campaign.spec.taskId}\n` : `campaign exists already; nothing added (${r.campaign.state}, ${r.campaign.finished}/${r.campaign.episodes})\n`);
+        process.stdout.write(`${r.campaign.id}\n`);
+      }
+    });
+
+    addAccessOptions(
+      program
+        .command("status")
+        .description("show one campaign, or list campaigns (newest first)")
+        .argument("[campaign]", "campaign id")
+        .option("--json", "print JSON"),
+    ).action(async (id: string | undefined, o: AccessOptions & { json?: boolean }) => {
+      await withCampaignClient(o, async (c) => {
+        if (id) {
+          const s = await c.status(id);
+          process.stdout.write(o.json ? `${JSON.stringify(s)}\n` : `${describeStatus(s)}\n`);
+        } else {
+          const all = await c.list();
+          if (o.json) process.stdout.write(`${JSON.stringify(all)}\n`);
+          else process.stdout.write(all.length ? `${all.map(oneLine).join("\n")}\n` : "no campaigns\n");
+        }
+      });
+    });
+
+    addAccessOptions(
+      program
+        .command("cancel")
+        .description("cancel a campaign: stop enqueuing, remove waiting jobs (running episodes finish)")
+        .argument("<campaign>", "campaign id"),
+    ).action(async (id: string, o: AccessOptions) => {
+      const s = await withCampaignClient(o, (c) => c.cancel(id));
+      process.stdout.write(`${s.id}: ${s.state} (${s.finished}/${s.episodes} finished, ${s.inFlight} still in flight)\n`);
+    });
+
+    registerWatch(program);
+  },
+};
