@@ -34,7 +34,7 @@ export interface SimDeviceFaults {
 }
 
 const RETRY_MS = 100;
-const WAIT_FOR_ATTACH_MS = 500;
+const WAIT_FOR_ATTACH_MS = 250;
 
 /** Listens on a free port outside the reserved ranges, retrying if freePort's pick was taken meanwhile. */
 async function listenOnFreePort(server: net.Server): Promise<number> {
