@@ -30,7 +30,10 @@ export interface EpisodeConfig {
   recoveryWaitMs?: number;
   /** Wait after the action before reading the step's rewards (upstream: 0, no drain). @default 0 */
   logSettleMs?: number;
-  /** At the end of an episode, wait this long and add late reward lines to the last step. @default 0 */
+  /**
+   * When an episode is truncated by the step or time limit (or cancelled), wait this long and add the reward and
+   * extras lines logged for the last action to the last step (upstream discards them at the next reset). @default 100
+   */
   finalLogDrainMs?: number;
   /** Extras kept per name between steps (upstream extras_max_buffer_size). @default 100 */
   extrasMaxPerName?: number;
@@ -56,7 +59,7 @@ export const episodeConfigDefaults: CompiledEpisodeConfig = Object.freeze({
   recoveryBackoffMs: 1000,
   recoveryWaitMs: 30_000,
   logSettleMs: 0,
-  finalLogDrainMs: 0,
+  finalLogDrainMs: 100,
   extrasMaxPerName: 100,
   frameEvery: 0,
   apkDirs: [],

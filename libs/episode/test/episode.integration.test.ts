@@ -72,7 +72,7 @@ const TWOZERO_SPEC = 'extras_spec: [{ name: "grid" shape: [4, 4] dtype: INT32 },
 
 test("2048: a random episode's summed rewards equal the app's final score; grid/direction extras per step with the spec's shape", async () => {
   const dev = takeDevice();
-  const s = await open(task({ id: "e2048", app: "twozero", maxEpisodeSteps: 400, extrasSpec: TWOZERO_SPEC }), dev, { logSettleMs: 5, finalLogDrainMs: 150 });
+  const s = await open(task({ id: "e2048", app: "twozero", maxEpisodeSteps: 400, extrasSpec: TWOZERO_SPEC }), dev, { logSettleMs: 5 });
   try {
     const t = await s.runEpisode({ seed: 11, index: 0, policy: randomPolicy() });
     assert.ok(t.cause === "episode_end" || t.cause === "step_limit", `${t.cause}: ${t.causeDetail}`);
