@@ -58,6 +58,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
   const { startRedis, startAdbServer } = await import("@farm/local-services");
   const { startSimulatedDevices } = await import("@farm/simulator");
   const { resolveWorkerConfig, WorkerService } = await import("@farm/worker");
+  const { Scheduler } = await import("@farm/scheduler");
   const { inspectTrajectories, formatSummary } = await import("@farm/trajectory");
   const { loadTaskFile } = await import("@farm/task");
 
@@ -118,103 +119,62 @@ async function runDemo(c: DemoConfig): Promise<void> {
     cleanups.push({ what: "worker", run: () => worker.close() });
     say(`worker: binding ${serials.length} devices; /metrics at ${worker.metricsUrl}/metrics`);
 
+    // The scheduler: campaigns in, episode jobs out (windowed), progress counted from the job results.
+    const scheduler = await Scheduler.create({ redisUrl, prefix: queuePrefix, taskPaths: [taskFile], windowSize: 2 * serials.length, tickMs: 500, log: logger, metrics: worker.metrics });
+    await scheduler.start();
+    cleanups.push({ what: "scheduler", run: () => scheduler.close() });
     const task = loadTaskFile(taskFile);
-    const campaign = await submitDemoCampaign({
-      redisUrl,
-      queuePrefix,
-      taskFile,
-      logger,
-      input: { id: campaignId, taskId: task.task.id, taskHash: task.hash, policy: "random", episodes: c.episodes, options: { maxEpisodeSteps: c.maxEpisodeSteps } },
-    });
-    cleanups.push({ what: "scheduler", run: () => campaign.close() });
-    say(`campaign ${campaignId}: ${c.episodes} episodes of ${task.task.id} (${task.task.name}), policy random, max ${c.maxEpisodeSteps} steps`);
+    const submitted = await scheduler.submit({ id: campaignId, taskId: task.task.id, taskHash: task.hash, policy: "random", episodes: c.episodes, options: { maxEpisodeSteps: c.maxEpisodeSteps } });
+    say(`campaign ${campaignId}: ${c.episodes} episodes of ${task.task.id} (${task.task.name}), policy random, max ${c.maxEpisodeSteps} steps${submitted.created ? "" : " (already existed)"}`);
 
     // Progress: a bar on a terminal, a line every few seconds otherwise.
     const tty = process.stdout.isTTY === true;
     let lastLine = 0;
-    let p = await campaign.progress();
+    let st = await scheduler.status(campaignId);
     const tStart = performance.now();
-    while (!abort.signal.aborted && p.completed + p.failed < c.episodes) {
+    while (!abort.signal.aborted && st.state === "running") {
       await new Promise((r) => setTimeout(r, tty ? 250 : 500));
-      p = await campaign.progress();
-      const done = p.completed + p.failed;
+      st = await scheduler.status(campaignId);
       const secs = (performance.now() - tStart) / 1000;
       if (tty) {
         const width = 30;
-        const filled = Math.round((done / c.episodes) * width);
-        process.stdout.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${done}/${c.episodes} episodes, ${p.running} running, ${secs.toFixed(1)} s `);
-      } else if (performance.now() - lastLine > 3000 || done === c.episodes) {
+        const filled = Math.round((st.finished / c.episodes) * width);
+        process.stdout.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${st.finished}/${c.episodes} episodes, ${st.running} running, ${secs.toFixed(1)} s `);
+      } else if (performance.now() - lastLine > 3000 || st.state !== "running") {
         lastLine = performance.now();
-        say(`progress: ${done}/${c.episodes} episodes (${p.completed} completed, ${p.failed} failed, ${p.running} running) after ${secs.toFixed(1)} s`);
+        say(`progress: ${st.finished}/${c.episodes} episodes (${st.completed} completed, ${st.failed} failed, ${st.running} running) after ${secs.toFixed(1)} s`);
       }
     }
     if (tty) process.stdout.write("\n");
     const wallSec = (performance.now() - tStart) / 1000;
     if (abort.signal.aborted) say("interrupted: shutting down");
 
-    // Summary from what was committed (the Avro files), plus the worker's own counters.
+    // Summary: the scheduler's counts (from the job results) and what was committed (the Avro files).
+    const sum = st.summary;
     const s = await inspectTrajectories([out]).catch(() => undefined);
-    const outcomes = s ? Object.entries(s.outcomes).map(([o, causes]) => `${o} ${Object.values(causes).reduce((a, b) => a + b, 0)} (${Object.entries(causes).map(([k, v]) => `${k} ${v}`).join(", ")})`).join("; ") : "-";
+    const byOutcome = Object.entries(sum?.byOutcome ?? {}).map(([k, v]) => `${k} ${v}`).join(", ") || "-";
+    const byCause = Object.entries(sum?.byCause ?? {}).map(([k, v]) => `${k} ${v}`).join(", ") || "-";
+    const failures = Object.entries(sum?.failuresByCode ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
+    const steps = sum?.totalSteps ?? s?.steps ?? 0;
     say("");
-    say("summary");
-    say(`  episodes:    ${s?.uniqueEpisodes ?? 0} committed of ${c.episodes}${p.failed ? `, ${p.failed} failed` : ""}: ${outcomes || "-"}`);
-    say(`  reward:      mean ${s?.reward ? s.reward.mean.toFixed(2) : "-"} (min ${s?.reward?.min ?? "-"}, max ${s?.reward?.max ?? "-"})`);
-    say(`  steps:       ${s?.steps ?? 0} in ${wallSec.toFixed(1)} s = ${((s?.steps ?? 0) / wallSec).toFixed(1)} steps/s on ${serials.length} emulators`);
-    say(`  trajectories: ${out} (${s?.files ?? 0} Avro files, ${s?.duplicates.length ?? 0} duplicates)`);
-    say(`  metrics:     ${worker.metricsUrl}/metrics (until the demo exits)`);
+    say(`summary of campaign ${campaignId} (${st.state})`);
+    say(`  episodes:     ${st.completed} completed, ${st.failed} failed of ${c.episodes}; by outcome: ${byOutcome}; by cause: ${byCause}${failures ? `; failures: ${failures}` : ""}`);
+    say(`  reward:       mean ${sum?.meanReward != null ? sum.meanReward.toFixed(2) : "-"} (min ${s?.reward?.min ?? "-"}, max ${s?.reward?.max ?? "-"})`);
+    say(`  speed:        ${steps} steps in ${wallSec.toFixed(1)} s = ${(steps / wallSec).toFixed(1)} steps/s, ${(st.finished / wallSec).toFixed(2)} episodes/s on ${serials.length} emulators`);
+    say(`  trajectories: ${out} (${s?.files ?? 0} Avro files, ${s?.uniqueEpisodes ?? 0} episodes, ${s?.duplicates.length ?? 0} duplicates)`);
+    say(`  metrics:      ${worker.metricsUrl}/metrics (worker and scheduler; served until the demo exits)`);
     if (s) {
       say("");
-      say(`npx farm trajectories inspect ${path.relative(process.cwd(), out) || "."}`);
+      say(`$ npx farm trajectories inspect ${path.relative(process.cwd(), out) || "."}`);
       for (const line of formatSummary(s).split("\n")) say(`  ${line}`);
     }
     say("");
     await cleanup();
     say(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    if (abort.signal.aborted || p.failed > 0 || (s?.uniqueEpisodes ?? 0) < c.episodes) process.exitCode = 1;
+    if (abort.signal.aborted || st.failed > 0 || (s?.uniqueEpisodes ?? 0) < c.episodes) process.exitCode = 1;
   } finally {
     await cleanup();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-interface DemoCampaign {
-  progress(): Promise<{ completed: number; failed: number; running: number }>;
-  close(): Promise<void>;
-}
-
-interface SubmitArgs {
-  redisUrl: string;
-  queuePrefix: string;
-  taskFile: string;
-  logger: import("@farm/log").Logger;
-  input: { id: string; taskId: string; taskHash: string; policy: string; episodes: number; options: { maxEpisodeSteps: number } };
-}
-
-/** Adds the campaign's episode jobs (deterministic ids, default job options) and reads progress from the queue. */
-async function submitDemoCampaign(a: SubmitArgs): Promise<DemoCampaign> {
-  const { Queue } = await import("bullmq");
-  const q = await import("@farm/queue");
-  const queue = new Queue(q.QUEUE_NAMES.episodes, { connection: q.redisConnection(a.redisUrl) as never, prefix: a.queuePrefix });
-  const { id, episodes } = a.input;
-  await queue.addBulk(
-    Array.from({ length: episodes }, (_, i) => ({
-      name: "episode",
-      data: { v: q.EPISODE_JOB_VERSION, campaignId: id, episodeIndex: i, taskId: a.input.taskId, taskHash: a.input.taskHash, policy: { spec: a.input.policy }, seed: i, options: a.input.options },
-      opts: { ...q.defaultEpisodeJobOptions, priority: q.bullPriority(q.DEFAULT_CAMPAIGN_PRIORITY), jobId: q.episodeJobId(id, i) },
-    })),
-  );
-  return {
-    async progress() {
-      const counts = { completed: 0, failed: 0, running: 0 };
-      for (let i = 0; i < episodes; i++) {
-        const state = await queue.getJobState(q.episodeJobId(id, i));
-        if (state === "completed") counts.completed++;
-        else if (state === "failed") counts.failed++;
-        else if (state === "active") counts.running++;
-      }
-      return counts;
-    },
-    close: () => queue.close(),
-  };
 }
