@@ -285,6 +285,39 @@ describe("step commands (device A)", () => {
     assert.equal((await A.execute({ timeoutSec: -1, cmd: { command: "get_orientation" } })).status, "failed_precondition");
   });
 
+  test("legacy AdbCall commands in the forms the loader maps them to (task-format.md §5.3)", async () => {
+    const put = (ns: "system" | "secure" | "global", key: string, value: string): AdbCommand => ({ command: "settings", namespace: ns, action: { verb: "put", key, value } });
+    const get = async (ns: "system" | "secure" | "global", key: string) => (await run(A, { command: "settings", namespace: ns, action: { verb: "get", key } })).output.trim();
+    // rotate{LANDSCAPE_270}
+    assertOk(await run(A, put("system", "user_rotation", "3")), "rotate");
+    assert.equal(await A.orientation(), 3);
+    assertOk(await run(A, put("system", "user_rotation", "0")), "rotate back");
+    // disable_animations
+    for (const key of ["window_animation_scale", "transition_animation_scale", "animator_duration_scale"]) {
+      assertOk(await run(A, put("global", key, "0.0")), key);
+      assert.equal(await get("global", key), "0.0");
+    }
+    // start_accessibility_service
+    assertOk(await run(A, put("secure", "enabled_accessibility_services", "com.google.androidenv.accessibilityforwarder/.AccessibilityForwarder")), "a11y");
+    assert.equal(await get("secure", "enabled_accessibility_services"), "com.google.androidenv.accessibilityforwarder/.AccessibilityForwarder");
+    // grant_permissions
+    assertOk(await run(A, { command: "package_manager_grant", packageName: NOTES, permissions: ["android.permission.CAMERA"] }), "grant");
+    assert.match(await sh(A, `pm dump ${NOTES}`), /android\.permission\.CAMERA: granted=true/);
+    // start_intent{data_uri, action, package_name}
+    const intent = await run(A, { command: "generic", args: ["shell", "am", "start", "-a", "android.intent.action.VIEW", "-d", "http://example.com/?a=1&b=2", NOTES] });
+    assertOk(intent, "start_intent");
+    assert.match(intent.output, /dat=http:\/\/example\.com\/\?a=1&b=2/);
+    assert.equal(await currentActivity(A), NOTES_MAIN);
+    // start_random_activity (as the episode runner composes it): start with -S, wait for it as the app screen …
+    const pick = NOTES_MAIN;
+    assertOk(await run(A, { command: "start_activity", fullActivity: pick, extraArgs: ["--ez", '"RL_TASK_ENABLED"', '"true"'], forceStop: true }), "random start");
+    await waitFor("random activity on screen", async () => (await A.matchAppScreen({ activity: pick, viewHierarchyPath: [] })) === "SUCCESS");
+    // … force_stop_random_activity, clear_cache_random_activity (pm clear, farm rule)
+    assertOk(await run(A, { command: "force_stop", packageName: NOTES }), "force_stop_random_activity");
+    assert.notEqual(await currentActivity(A), pick);
+    assertOk(await run(A, { command: "package_manager_clear", packageName: NOTES, userId: "" }), "clear_cache_random_activity");
+  });
+
   test("screenshots: raw framebuffer and PNG", async () => {
     const shot = await A.screenshot();
     assert.ok("rgba" in shot, JSON.stringify(shot));
