@@ -2,7 +2,8 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import adbkit from "@devicefarmer/adbkit";
-import { eventually, startRig, type Rig } from "./transport-helpers.ts";
+import { PREBUILT_APKS, buildSimApk } from "../src/index.ts";
+import { adbCli, eventually, startRig, type Rig } from "./transport-helpers.ts";
 
 const { Adb } = adbkit;
 
@@ -89,6 +90,22 @@ test("latency profile can change while running; framebuffer: still answers under
   assert.equal(frame.length, width * height * 4);
   sim.faults.setLatencyProfile("instant");
   assert.equal(sim.android.faults.latencyMs("framebuffer"), 0);
+});
+
+test("crashApp and tap drop rate reach the simulated Android of that device", async () => {
+  const sim = rig.fleet.devices[0]!;
+  const cli = (args: string[], input?: Uint8Array) => adbCli(rig.adb.port, sim.serial, args, input ? { input } : {});
+  const { spec } = PREBUILT_APKS[0]!;
+  const apk = buildSimApk(spec);
+  // Put the APK straight into the device's files (adb install itself is covered in transport-cli).
+  sim.android.fs.write("/data/local/tmp/app.apk", apk, 0o100644, 0);
+  assert.equal((await cli(["shell", "pm", "install", "-r", "/data/local/tmp/app.apk"])).stdout.toString(), "Success\n");
+  assert.equal((await cli(["shell", "am", "start", "-W", "-n", `${spec.packageName}/${spec.activities[0]}`])).code, 0);
+  sim.faults.crashApp();
+  const crash = (await cli(["logcat", "-d", "-b", "crash"])).stdout.toString();
+  assert.match(crash, /FATAL EXCEPTION/);
+  assert.throws(() => sim.faults.setTapDropRate(2), /\[0, 1\]/);
+  sim.faults.setTapDropRate(0);
 });
 
 test("close() is idempotent and removes the device from the server", async () => {
