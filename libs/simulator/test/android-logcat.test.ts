@@ -127,3 +127,13 @@ test("-e, -m and --pid narrow the output; -m ends a following logcat", async () 
   assert.deepEqual(await msgs("logcat -v epoch -m 2 A:V *:S"), ["reward: 1", "score: 3"]);
   d.close();
 });
+
+test("logcat | head -n 1 ends once head has its line (like SIGPIPE)", async () => {
+  const d = newDevice();
+  logTo(d, "A", "I", "first");
+  logTo(d, "A", "I", "second");
+  const r = await sh(d, "logcat -v epoch A:V *:S | head -n 1");
+  assert.equal(LOGCAT_EPOCH_LINE.exec(r.out.replace(/\n$/, ""))?.groups?.message, "first");
+  assert.equal(d.system.log.followerCount, 0);
+  d.close();
+});

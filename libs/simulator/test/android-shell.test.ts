@@ -126,3 +126,13 @@ test("a busy while loop still stops when the stream closes", async () => {
   assert.equal((await sh(d, "while false; do echo never; done; echo after")).out, "after\n");
   d.close();
 });
+
+test("pipeline tools: head, tail, wc; test and [", async () => {
+  const d = newDevice();
+  assert.equal((await sh(d, "getprop | head -n 2 | wc -l")).out, "2\n");
+  assert.match((await sh(d, "getprop | tail -1")).out, /^\[[^\]]+\]: \[.*\]\n$/);
+  assert.equal((await sh(d, "[ -d /data/local/tmp ] && echo dir")).out, "dir\n");
+  assert.equal((await sh(d, "test -f /data/local/tmp/none || echo missing")).out, "missing\n");
+  assert.equal((await sh(d, "[ 3 -gt 2 ] && [ a != b ] && echo ok")).out, "ok\n");
+  d.close();
+});

@@ -14,6 +14,7 @@ import { screencapCommands } from "./screencap.ts";
 import { fileCommands } from "./files.ts";
 import { grepCommands } from "./grep.ts";
 import { miscCommands } from "./misc.ts";
+import { textToolCommands } from "./text-tools.ts";
 
 let all: CommandTable | undefined;
 
@@ -34,6 +35,7 @@ function table(): CommandTable {
     ...fileCommands,
     ...grepCommands,
     ...miscCommands,
+    ...textToolCommands,
   };
   return all;
 }

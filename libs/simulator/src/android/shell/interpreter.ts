@@ -84,13 +84,19 @@ export class ShellInterpreter {
 
   private async runPipeline(p: Pipeline, io: CommandIO): Promise<number> {
     if (p.commands.length === 1) return this.runCommand(p.commands[0]!, io);
-    const channels = p.commands.slice(1).map(() => new PipeChannel(io.signal));
+    // Each stage can be stopped on its own: when a reader finishes, the stages feeding it are
+    // stopped too (what SIGPIPE does to `logcat | head -n 1`).
+    const stops = p.commands.map(() => new AbortController());
+    const onOuterAbort = (): void => stops.forEach((c) => c.abort());
+    if (io.signal.aborted) onOuterAbort();
+    io.signal.addEventListener("abort", onOuterAbort, { once: true });
+    const channels = p.commands.slice(1).map((_, i) => new PipeChannel(stops[i + 1]!.signal));
     const stages = p.commands.map(async (cmd, i) => {
       const stageIO: CommandIO = {
         out: i < channels.length ? channels[i]!.write : io.out,
         err: io.err,
         stdin: i === 0 ? io.stdin : channels[i - 1]!,
-        signal: io.signal,
+        signal: stops[i]!.signal,
       };
       try {
         return await this.runCommand(cmd, stageIO);
@@ -100,10 +106,15 @@ export class ShellInterpreter {
         throw e;
       } finally {
         if (i < channels.length) channels[i]!.close();
+        for (let up = 0; up < i; up++) stops[up]!.abort();
       }
     });
-    const codes = await Promise.all(stages);
-    return codes[codes.length - 1]!;
+    try {
+      const codes = await Promise.all(stages);
+      return codes[codes.length - 1]!;
+    } finally {
+      io.signal.removeEventListener("abort", onOuterAbort);
+    }
   }
 
   private runCommand(cmd: Command, io: CommandIO): Promise<number> {
