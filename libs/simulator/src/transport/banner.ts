@@ -1,12 +1,8 @@
 /** Features the host uses to pick shell v2 (exit codes), `cmd` installs and STA2 stats (§2). */
 export const DEVICE_FEATURES = ["shell_v2", "cmd", "stat_v2"] as const;
 
-/** Product properties shown by `adb devices -l`; they look like a stock x86_64 emulator image. */
-export const DEVICE_PRODUCT = {
-  name: "sdk_gphone_x86_64",
-  model: "sdk_gphone_x86_64",
-  device: "generic_x86_64",
-} as const;
+/** Product properties shown by `adb devices -l` when the device does not supply its own. */
+export const DEVICE_PRODUCT = { name: "sim", model: "simmodel", device: "simdev" } as const;
 
 /** CNXN banner `device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=…`. */
 export function deviceBanner(product: { name: string; model: string; device: string } = DEVICE_PRODUCT): string {
