@@ -5,8 +5,9 @@
  *
  * The simulated emulators run in a child process (`farm sim`), so this process's CPU time is the
  * worker's (plus the small job feeder); the simulators' CPU is read from /proc and reported beside it.
- * Jobs are fed like the scheduler does: a window of in-flight jobs (default = devices), topped up as
- * episodes finish, so the start latency measures dispatch, not the backlog.
+ * The campaign goes through the scheduler with a window of in-flight jobs (default = devices), topped up
+ * as episodes finish, so the start latency measures dispatch (scheduler top-up + BullMQ + worker fetch),
+ * not the backlog. This process's CPU therefore covers worker + scheduler.
  * Options: --devices (16), --episodes (64), --max-steps (50), --settle-ms (20), --window (devices),
  * --profile (simulator latency profile, default instant).
  * Last line: `devices=<n> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
@@ -17,10 +18,10 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { Queue, QueueEvents, type ConnectionOptions } from "bullmq";
 import { startAdbServer, startRedis } from "@farm/local-services";
 import { createLogger } from "@farm/log";
-import { defaultEpisodeJobOptions, EPISODE_JOB_VERSION, episodeJobId, QUEUE_NAMES, redisConnection, type EpisodeJobData } from "@farm/queue";
+import { episodeJobId } from "@farm/queue";
+import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
@@ -121,45 +122,24 @@ export const scenario: Scenario = {
         await new Promise((r) => setTimeout(r, 100));
       }
 
-      const connection = redisConnection(redis.url) as unknown as ConnectionOptions;
-      const queue = new Queue(QUEUE_NAMES.episodes, { connection, prefix });
-      cleanups.push(() => queue.close());
-      const events = new QueueEvents(QUEUE_NAMES.episodes, { connection: redisConnection(redis.url, "blocking") as unknown as ConnectionOptions, prefix });
-      cleanups.push(() => events.close());
-      await events.waitUntilReady();
-
+      // The scheduler feeds the campaign: at most `window` episodes in flight, topped up as they finish.
+      const scheduler = await Scheduler.create({ redisUrl: redis.url, prefix, taskPaths: [taskFile], windowSize: window, log: logger });
+      await scheduler.start();
+      cleanups.push(() => scheduler.close());
       const campaignId = "bench";
-      let next = 0;
-      let finished = 0;
-      const add = async (n: number) => {
-        const batch = [];
-        for (; n > 0 && next < episodes; n--, next++) {
-          const data: EpisodeJobData = { v: EPISODE_JOB_VERSION, campaignId, episodeIndex: next, taskId: task.task.id, taskHash: task.hash, policy: { spec: "random" }, seed: next, options: { maxEpisodeSteps: maxSteps } };
-          batch.push({ name: "episode", data, opts: { ...defaultEpisodeJobOptions, jobId: episodeJobId(campaignId, next) } });
-        }
-        if (batch.length) await queue.addBulk(batch);
-      };
-      const allDone = new Promise<void>((resolve) => {
-        const onFinished = () => {
-          finished++;
-          if (finished >= episodes) resolve();
-          else void add(1);
-        };
-        events.on("completed", onFinished);
-        events.on("failed", ({ prev }) => {
-          if (prev !== "active") return;
-          onFinished();
-        });
-      });
-
       const cpu0 = process.cpuUsage();
       const simCpu0 = procCpuSec(sims.child.pid);
       const t0 = performance.now();
-      await add(window);
-      await allDone;
+      await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
+      let st = await scheduler.status(campaignId);
+      while (st.state === "running") {
+        await new Promise((r) => setTimeout(r, 20));
+        st = await scheduler.status(campaignId);
+      }
       const wallSec = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const simCpuSec = procCpuSec(sims.child.pid) - simCpu0;
+      const queue = scheduler.queue;
 
       // Per-job figures from Redis: steps from the results, start latency = processedOn − timestamp.
       let steps = 0;
@@ -190,7 +170,7 @@ export const scenario: Scenario = {
       out(`| wall time | ${f(wallSec, 2)} s |`);
       out(`| episodes/s | ${f(completed / wallSec, 2)} |`);
       out(`| steps/s | ${f(steps / wallSec)} (${f(steps / wallSec / devices)} per device) |`);
-      out(`| worker CPU per step | ${f(workerCpuUsPerStep)} µs (user ${f(cpu.user / 1e6, 2)} s + system ${f(cpu.system / 1e6, 2)} s; this process = worker + feeder) |`);
+      out(`| worker CPU per step | ${f(workerCpuUsPerStep)} µs (user ${f(cpu.user / 1e6, 2)} s + system ${f(cpu.system / 1e6, 2)} s; this process = worker + scheduler) |`);
       out(`| simulator CPU per step | ${f(simCpuUsPerStep)} µs (child process, from /proc) |`);
       out(`| worker CPU utilisation | ${f(((cpu.user + cpu.system) / 1e6 / wallSec) * 100)} % of one core |`);
       out(`| enqueue-to-start p50 / p99 / max | ${f(quantile(latencies, 0.5))} / ${f(quantile(latencies, 0.99))} / ${f(latencies[latencies.length - 1] ?? NaN)} ms |`);

@@ -165,7 +165,8 @@ async function runDemo(c: DemoConfig): Promise<void> {
     say(`  metrics:      ${worker.metricsUrl}/metrics (worker and scheduler; served until the demo exits)`);
     if (s) {
       say("");
-      say(`$ npx farm trajectories inspect ${path.relative(process.cwd(), out) || "."}`);
+      const rel = path.relative(process.cwd(), out);
+      say(`$ npx farm trajectories inspect ${rel && !rel.startsWith("..") ? rel : out}`);
       for (const line of formatSummary(s).split("\n")) say(`  ${line}`);
     }
     say("");
