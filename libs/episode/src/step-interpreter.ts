@@ -177,11 +177,6 @@ export async function runSteps(steps: readonly SetupStep[], ctx: StepRunContext)
   return { ok: true };
 }
 
-/** Whether a step sequence changes the screen rotation (orientation must then be re-read). */
-export function rotates(steps: readonly SetupStep[]): boolean {
-  return steps.some((s) => s.action?.kind === "adb" && s.action.request.cmd.command === "settings" && "key" in s.action.request.cmd.action && s.action.request.cmd.action.key === "user_rotation");
-}
-
 /**
  * Fails fast on things that are not device trouble: an install step whose APK exists nowhere (e.g. an mpm
  * location from the internal archive without a copy in the APK folders).
