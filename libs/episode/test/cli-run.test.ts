@@ -50,3 +50,29 @@ test("farm run --sim: a line per episode, trajectories in --out, a JSON summary 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("farm run --device <serial> --adb-port <port>: an existing device on a given adb server; bad task is an error", async () => {
+  const { startAdbServer } = await import("@farm/local-services");
+  const { startSimulatedDevices } = await import("@farm/simulator");
+  const adb = await startAdbServer();
+  const sim = await startSimulatedDevices({ adbPort: adb.port, count: 1 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-run-"));
+  try {
+    const taskFile = path.join(dir, "run_notes.textproto");
+    fs.writeFileSync(taskFile, taskText({ id: "run_notes", app: "notes", maxEpisodeSteps: 3 }));
+    const r = await farm(["run", taskFile, "--episodes", "1", "--device", sim.devices[0]!.serial, "--adb-port", String(adb.port), "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks")]);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.trim().split("\n");
+    assert.equal(lines.length, 2);
+    assert.match(lines[0]!, /^episode=0 steps=\d+ reward=-?[\d.]+ outcome=(terminated|truncated) cause=\w+/);
+    assert.equal(JSON.parse(lines[1]!).device, sim.devices[0]!.serial);
+    const bad = await farm(["run", path.join(dir, "missing.textproto"), "--device", sim.devices[0]!.serial, "--adb-port", String(adb.port)]);
+    assert.notEqual(bad.code, 0);
+    assert.equal(bad.stdout, "");
+    assert.match(bad.stderr, /missing\.textproto/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+    await sim.close();
+    await adb.stop();
+  }
+});
