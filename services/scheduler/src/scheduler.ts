@@ -59,6 +59,12 @@ export interface SchedulerOptions {
   tickMs?: number;
   /** Reconcile (read in-flight job states) period. Default 15000 ms. */
   reconcileMs?: number;
+  /**
+   * Enqueue the first window in `submit` (default true). The CLI's direct-Redis mode sets false: it only
+   * stores the campaign, and the running scheduler service picks it up on its next tick — so enqueueing,
+   * and the metrics that count it, happen in the service.
+   */
+  enqueueOnSubmit?: boolean;
   log?: Logger;
   metrics?: FarmMetrics;
 }
@@ -81,7 +87,7 @@ export class Scheduler {
     readonly queue: Queue,
     private readonly store: CampaignStore,
     private readonly catalog: TaskCatalog,
-    private readonly cfg: { redisUrl: string | undefined; prefix: string; windowSize: number; tickMs: number; reconcileMs: number },
+    private readonly cfg: { redisUrl: string | undefined; prefix: string; windowSize: number; tickMs: number; reconcileMs: number; enqueueOnSubmit: boolean },
     private readonly log: Logger,
     private readonly metrics: FarmMetrics | undefined,
   ) {}
@@ -101,7 +107,7 @@ export class Scheduler {
       await queue.close().catch(() => undefined);
       throw e;
     }
-    const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000 };
+    const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true };
     const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics);
     opts.metrics?.setQueueDepthSource(async () =>
       Object.entries(await queue.getJobCounts()).map(([state, count]) => ({ queue: queue.name, state, count })),
@@ -153,12 +159,11 @@ export class Scheduler {
       throw new SchedulerError("CAMPAIGN_CONFLICT", `campaign '${spec.id}' already exists with a different task, policy, episodes, seed or options; choose another --id`);
     }
     if (r.created) {
-      this.metrics?.campaignSubmitted();
       this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority }, "campaign submitted");
     } else {
       this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
     }
-    await this.requestTopUp(spec.id);
+    if (this.cfg.enqueueOnSubmit) await this.requestTopUp(spec.id);
     return { created: r.created, campaign: await this.status(spec.id) };
   }
 
@@ -314,6 +319,12 @@ export class Scheduler {
       // If this throws, the claimed indexes stay in flight without jobs; reconcile re-adds them.
       await this.queue.addBulk(Array.from({ length: count }, (_, i) => this.jobFor(spec, start + i)));
       added += count;
+    }
+    if (first === 0) {
+      // Index 0 is claimed exactly once farm-wide, so this counts each campaign once across processes,
+      // in the process that starts it (whether it was submitted over HTTP or straight into Redis).
+      this.metrics?.campaignSubmitted();
+      this.log.info({ event: "campaign:started", campaignId: id }, "first episode jobs enqueued");
     }
     if (added > 0) {
       this.metrics?.jobsEnqueued(spec.taskId, added);

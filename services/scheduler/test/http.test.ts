@@ -105,3 +105,21 @@ test("without a token the API refuses to bind a non-loopback address", async () 
     /without a token/,
   );
 });
+
+test("a campaign stored straight into Redis (CLI mode) is picked up and counted by the running service", async () => {
+  const { Scheduler } = await import("../src/scheduler.ts");
+  const { folderTaskCatalog } = await import("../src/task-catalog.ts");
+  const scrape = async (re: RegExp) => Number(re.exec(await (await fetch(`${running.http.url}/metrics`)).text())?.[1] ?? 0);
+  const submittedRe = /^farm_campaigns_submitted_total\{service="scheduler"\} (\d+)$/m;
+  const before = await scrape(submittedRe);
+  const cli = await Scheduler.create({ redisUrl: redis.url, prefix, tasks: folderTaskCatalog(["tasks"]), enqueueOnSubmit: false });
+  try {
+    const { campaign } = await cli.submit({ taskId: "classic_2048", episodes: 7, id: "from-cli" });
+    assert.equal(campaign.enqueued, 0, "the client only stores the campaign");
+    await waitFor("service enqueues it", async () => (await cli.status("from-cli")).enqueued === 7);
+    assert.equal(await scrape(submittedRe), before + 1);
+    await cli.cancel("from-cli");
+  } finally {
+    await cli.close();
+  }
+});

@@ -2,8 +2,9 @@
  * How the campaign commands (submit, status, watch, cancel) reach campaigns.
  *
  * Default: Redis directly (REDIS_URL or --redis), through a Scheduler that is not started — so the
- * commands work without the scheduler's HTTP API. Top-up, counting and finishing still need a running
- * `farm scheduler` (or any process that started a Scheduler) on the same Redis and prefix.
+ * commands work without the scheduler's HTTP API. `submit` then only stores the campaign: enqueueing,
+ * top-up, counting and finishing are done by a running `farm scheduler` (or any process that started a
+ * Scheduler) on the same Redis and prefix, which picks the campaign up within its tick (2 s).
  * With --api URL (or FARM_API_URL) they use the HTTP API instead, sending --token / FARM_API_TOKEN.
  */
 import type { Command } from "commander";
@@ -37,7 +38,8 @@ export async function openCampaignClient(o: AccessOptions, extraTaskPaths: strin
   const { Scheduler } = await import("@farm/scheduler");
   const taskPaths = [...(o.tasks.length ? o.tasks : ["tasks"]), ...extraTaskPaths];
   const redisUrl = o.redis ?? process.env.REDIS_URL;
-  return Scheduler.create({ taskPaths, ...(redisUrl ? { redisUrl } : {}), ...(o.prefix ? { prefix: o.prefix } : {}) });
+  // enqueueOnSubmit false: the scheduler service enqueues (and counts it in its /metrics) on its next tick.
+  return Scheduler.create({ taskPaths, enqueueOnSubmit: false, ...(redisUrl ? { redisUrl } : {}), ...(o.prefix ? { prefix: o.prefix } : {}) });
 }
 
 /** Runs `fn` with a client and always closes it. */
