@@ -148,7 +148,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
     const summary: Record<string, unknown> = {
       episodes: ran,
       steps,
-      reward_mean: ran ? rewardSum / ran : 0,
+      reward_mean: ran ? Math.round((rewardSum / ran) * 1e9) / 1e9 : 0,
       outcomes,
       causes,
       task: loaded.task.id,
