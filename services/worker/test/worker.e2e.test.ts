@@ -7,6 +7,7 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { failureCodeOf, episodeJobId, parseEpisodeJobResult } from "@farm/queue";
+import { Scheduler } from "@farm/scheduler";
 import { resolveWorkerConfig, WorkerService } from "../src/index.ts";
 import { addCampaign, FAST_EPISODE, listFiles, readEpisodes, startHarness, TASK_FILE, waitForCampaign, type Harness } from "./harness.ts";
 
@@ -38,10 +39,27 @@ after(async () => {
   await h?.close();
 });
 
-test("a campaign of 40 episodes on 4 devices yields exactly 40 distinct episodes; adding it again adds none", async () => {
-  await addCampaign(h, { campaignId: "c40", episodes: 40 });
-  const r = await waitForCampaign(h, "c40", 40, 120_000);
-  assert.deepEqual(r, { completed: 40, failed: 0 });
+test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exactly 40 distinct episodes; re-submitting adds none", async () => {
+  const scheduler = await Scheduler.create({ redisUrl: h.redis.url, prefix: h.prefix, taskPaths: [TASK_FILE], windowSize: 8, tickMs: 500 });
+  await scheduler.start();
+  try {
+    const input = { id: "c40", taskId: h.task.task.id, taskHash: h.task.hash, policy: "random", episodes: 40, options: { maxEpisodeSteps: 20 } };
+    assert.equal((await scheduler.submit(input)).created, true);
+    let st = await scheduler.status("c40");
+    const deadline = Date.now() + 120_000;
+    while (st.state === "running" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      st = await scheduler.status("c40");
+    }
+    assert.equal(st.state, "completed", JSON.stringify(st));
+    assert.equal(st.completed, 40);
+    assert.equal(st.failed, 0);
+    // Re-submitting the same campaign adds nothing.
+    const again = await scheduler.submit(input);
+    assert.equal(again.created, false);
+  } finally {
+    await scheduler.close();
+  }
   const eps = await readEpisodes(out);
   const ids = new Set(eps.map((e) => e.episodeId));
   assert.equal(eps.length, 40);
@@ -55,9 +73,8 @@ test("a campaign of 40 episodes on 4 devices yields exactly 40 distinct episodes
   const filesBefore = listFiles(out);
   assert.equal(filesBefore.filter((f) => !f.endsWith(".avro")).length, 0, `no temporary files: ${filesBefore.join(", ")}`);
 
-  // The same campaign again: same job ids → nothing new to run, nothing new written.
-  const again = await addCampaign(h, { campaignId: "c40", episodes: 40 });
-  assert.equal(again.length, 40);
+  // The same jobs added again directly (same ids): nothing new to run, nothing new written.
+  await addCampaign(h, { campaignId: "c40", episodes: 40 });
   assert.deepEqual(await waitForCampaign(h, "c40", 40, 10_000), { completed: 40, failed: 0 });
   assert.deepEqual(listFiles(out), filesBefore);
 
