@@ -48,13 +48,13 @@ export class ShellActionChannel implements ActionChannel {
   }
 
   touchDown(x: number, y: number): Promise<StepResult> {
-    return this.point("touchDown", "input motionevent DOWN", x, y);
+    return this.point("touch", "input motionevent DOWN", x, y);
   }
   touchMove(x: number, y: number): Promise<StepResult> {
-    return this.point("touchMove", "input motionevent MOVE", x, y);
+    return this.point("touch", "input motionevent MOVE", x, y);
   }
   touchUp(x: number, y: number): Promise<StepResult> {
-    return this.point("touchUp", "input motionevent UP", x, y);
+    return this.point("touch", "input motionevent UP", x, y);
   }
   tap(x: number, y: number): Promise<StepResult> {
     return this.point("tap", "input tap", x, y);
@@ -67,8 +67,8 @@ export class ShellActionChannel implements ActionChannel {
     return this.run("swipe", `input swipe ${c.join(" ")} ${d}`, this.ctx.cfg.actionTimeoutMs + Number(d));
   }
   keyEvent(keycode: string): Promise<StepResult> {
-    if (!/^(KEYCODE_[A-Z0-9_]+|[0-9]{1,4})$/.test(keycode)) return Promise.resolve(this.bad("keyEvent", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`));
-    return this.run("keyEvent", `input keyevent ${keycode}`, this.ctx.cfg.actionTimeoutMs);
+    if (!/^(KEYCODE_[A-Z0-9_]+|[0-9]{1,4})$/.test(keycode)) return Promise.resolve(this.bad("key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`));
+    return this.run("key", `input keyevent ${keycode}`, this.ctx.cfg.actionTimeoutMs);
   }
 
   async close(): Promise<void> {

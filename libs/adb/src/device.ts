@@ -13,6 +13,12 @@ import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.
 import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, LogcatStream, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { checkActivity } from "./validate.ts";
 
+const OK = { status: "ok", message: "" };
+
+function isResult(v: unknown): v is StepResult {
+  return typeof v === "object" && v !== null && "status" in v && "message" in v && !(v instanceof Uint8Array);
+}
+
 export type ActionChannelFactory = (serial: string) => Promise<ActionChannel | undefined>;
 
 export class AdbDevice implements Device {
@@ -25,6 +31,15 @@ export class AdbDevice implements Device {
     return this.ctx.serial;
   }
 
+  /** Reports one public operation (metrics hook + log): `status` of a result, or ok for a value. */
+  private async timed<T>(op: string, work: () => Promise<T>, statusOf: (v: T) => { status: string; message: string }): Promise<T> {
+    const t0 = performance.now();
+    const v = await work();
+    const st = statusOf(v);
+    report(this.ctx, op, st.status, performance.now() - t0, st.message);
+    return v;
+  }
+
   private timeout(opts?: { timeoutMs?: number }): number {
     return opts?.timeoutMs ?? this.ctx.cfg.queryTimeoutMs;
   }
@@ -34,7 +49,7 @@ export class AdbDevice implements Device {
     const name = (request?.cmd as { command?: string } | undefined)?.command ?? "";
     const finish = (r: StepResult): StepResult => {
       const durationMs = performance.now() - t0;
-      report(this.ctx, `step:${name || "?"}`, r.status, durationMs, r.message);
+      report(this.ctx, `step:${handlerFor(name) ? name : "unknown"}`, r.status, durationMs, r.message);
       return { ...r, durationMs };
     };
     if (!(request.timeoutSec >= 0)) return finish(fail("failed_precondition", `${name}: negative timeout_sec ${request.timeoutSec}`));
@@ -51,11 +66,15 @@ export class AdbDevice implements Device {
   }
 
   shell(commandLine: string, opts?: { timeoutMs?: number }): Promise<ShellResult> {
-    return shellExec(this.ctx, commandLine, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs);
+    return this.timed("shell", () => shellExec(this.ctx, commandLine, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs), (r) => r);
   }
 
   /** The device's state on the adb server: `device`, `offline`, `unauthorized`, … or `gone` when the server does not list it. */
-  async state(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
+  state(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
+    return this.timed("state", () => this.stateQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+  }
+
+  private async stateQuiet(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
     const r = await deviceCall(this.ctx, "get-state", this.timeout(opts), (dc) => dc.getState());
     if (r.ok) return r.value;
     if (r.status === "adb_error" && /not found/.test(r.message)) return "gone";
@@ -66,14 +85,22 @@ export class AdbDevice implements Device {
    * Liveness: a trivial shell round trip (`echo`) within the deadline. A hung device still shows as
    * `device` on the server; this is how the driver tells it stopped answering (`timeout`).
    */
-  async probe(opts?: { timeoutMs?: number }): Promise<StepResult> {
+  probe(opts?: { timeoutMs?: number }): Promise<StepResult> {
+    return this.timed("probe", () => this.probeQuiet(opts), (r) => r);
+  }
+
+  private async probeQuiet(opts?: { timeoutMs?: number }): Promise<StepResult> {
     const r = await shellExec(this.ctx, "echo farm-probe", this.timeout(opts), "probe");
     if (r.status === "ok" && r.stdout.trim() !== "farm-probe") return stepResult("internal_error", `probe: unexpected answer ${JSON.stringify(r.stdout.slice(0, 100))}`, r.stdout, r.durationMs);
     return stepResult(r.status, r.message, r.stdout, r.durationMs);
   }
 
   /** Waits for the device to appear on the server, then for `sys.boot_completed=1`. */
-  async waitBootComplete(timeoutMs: number): Promise<StepResult> {
+  waitBootComplete(timeoutMs: number): Promise<StepResult> {
+    return this.timed("wait_boot", () => this.waitBootQuiet(timeoutMs), (r) => r);
+  }
+
+  private async waitBootQuiet(timeoutMs: number): Promise<StepResult> {
     const t0 = performance.now();
     const r = await deviceCall(this.ctx, "wait-boot", timeoutMs, (dc) => dc.waitForDevice().then(() => dc.waitBootComplete()));
     const d = performance.now() - t0;
@@ -90,32 +117,48 @@ export class AdbDevice implements Device {
     return ch;
   }
 
-  openLogcat(opts: LogcatOptions): Promise<LogcatStream> {
+  openLogcat(opts: LogcatOptions): Promise<ShellLogcatStream> {
     return ShellLogcatStream.open(this.ctx, opts);
   }
 
   /** §7.4: activity from `am stack list`, then the view-hierarchy path over `dumpsys activity <pkg> <pkg>`. */
   async matchAppScreen(screen: AppScreen, opts?: { timeoutMs?: number }): Promise<AppScreenMatch> {
-    if (screen.activity === "") return "EMPTY_EXPECTED_ACTIVITY";
-    const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
-    const cur = await currentActivity(sctx);
-    if (cur.status !== "ok" || cur.data?.kind !== "current_activity") return "FAILED_ACTIVITY_EXTRACTION";
-    if (cur.data.fullActivity !== screen.activity) return "UNEXPECTED_ACTIVITY";
-    if (screen.viewHierarchyPath.length === 0) return "SUCCESS";
-    if (checkActivity(screen.activity)) return "FAILED_ACTIVITY_EXTRACTION";
-    const pkg = screen.activity.slice(0, screen.activity.indexOf("/"));
-    const dump = await sctx.sh(`dumpsys activity ${shQuote(pkg)} ${shQuote(pkg)}`, "dumpsys:activity");
-    if (dump.status !== "ok") return "FAILED_ACTIVITY_EXTRACTION";
-    return matchViewHierarchy(dump.stdout, screen.viewHierarchyPath);
+    const r = await this.timed("app_screen", () => this.matchAppScreenDetailed(screen, opts), (v) => v);
+    return r.match;
   }
 
-  async installedPackages(opts?: { timeoutMs?: number }): Promise<string[] | StepResult> {
+  /** The match plus the status/message of the device command that failed, if one did. */
+  async matchAppScreenDetailed(screen: AppScreen, opts?: { timeoutMs?: number }): Promise<{ match: AppScreenMatch; status: StepResult["status"]; message: string }> {
+    const done = (match: AppScreenMatch, status: StepResult["status"] = "ok", message = "") => ({ match, status, message });
+    if (screen.activity === "") return done("EMPTY_EXPECTED_ACTIVITY");
+    const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
+    const cur = await currentActivity(sctx);
+    if (cur.status !== "ok" || cur.data?.kind !== "current_activity") return done("FAILED_ACTIVITY_EXTRACTION", cur.status === "ok" ? "internal_error" : cur.status, cur.message);
+    if (cur.data.fullActivity !== screen.activity) return done("UNEXPECTED_ACTIVITY");
+    if (screen.viewHierarchyPath.length === 0) return done("SUCCESS");
+    const err = checkActivity(screen.activity);
+    if (err) return done("FAILED_ACTIVITY_EXTRACTION", "failed_precondition", err);
+    const pkg = screen.activity.slice(0, screen.activity.indexOf("/"));
+    const dump = await sctx.sh(`dumpsys activity ${shQuote(pkg)} ${shQuote(pkg)}`, "dumpsys:activity");
+    if (dump.status !== "ok") return done("FAILED_ACTIVITY_EXTRACTION", dump.status, dump.message);
+    return done(matchViewHierarchy(dump.stdout, screen.viewHierarchyPath));
+  }
+
+  installedPackages(opts?: { timeoutMs?: number }): Promise<string[] | StepResult> {
+    return this.timed("packages", () => this.installedPackagesQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+  }
+
+  private async installedPackagesQuiet(opts?: { timeoutMs?: number }): Promise<string[] | StepResult> {
     const r = await shellExec(this.ctx, "pm list packages", this.timeout(opts), "pm:list");
     if (r.status !== "ok") return stepResult(r.status, r.message, r.stdout, r.durationMs);
     return parsePmList(r.stdout, "package:");
   }
 
-  async screenshot(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
+  screenshot(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
+    return this.timed("screenshot", () => this.screenshotQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+  }
+
+  private async screenshotQuiet(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
     const r = await deviceCall(this.ctx, "framebuffer", this.timeout(opts), (dc) =>
       dc.framebuffer("raw").then((fb) => readAll(fb).then((data) => ({ meta: fb.meta as unknown as FramebufferHeader, data }))),
     );
@@ -125,28 +168,40 @@ export class AdbDevice implements Device {
     return shot;
   }
 
-  async screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
+  screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
+    return this.timed("screenshot_png", () => this.screenshotPngQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+  }
+
+  private async screenshotPngQuiet(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
     const r = await deviceCall(this.ctx, "screencap", this.timeout(opts), (dc) => dc.screencap().then((s) => readAll(s)));
     if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
     if (!isPng(r.value)) return stepResult("internal_error", `screencap -p did not return a PNG (${r.value.byteLength} bytes)`, r.value.subarray(0, 200).toString("latin1"), r.durationMs);
     return new Uint8Array(r.value);
   }
 
-  async orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
+  orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
+    return this.timed("orientation", () => this.orientationQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+  }
+
+  private async orientationQuiet(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
     const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
     const r = await stepHandlers.get_orientation({ command: "get_orientation" }, sctx);
     if (r.status === "ok" && r.data?.kind === "orientation") return r.data.orientation;
     return r;
   }
 
-  async screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult> {
+  screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult> {
+    return this.timed("screen_size", () => this.screenSizeQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+  }
+
+  private async screenSizeQuiet(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult> {
     const r = await shellExec(this.ctx, "wm size", this.timeout(opts), "wm:size");
     if (r.status === "ok") {
       const s = parseWmSize(r.stdout);
       if (s) return s;
     } else if (r.status !== "internal_error") return stepResult(r.status, r.message, r.stdout, r.durationMs);
     // Fall back to the framebuffer header (AndroidEnv takes the size from the first screenshot).
-    const shot = await this.screenshot(opts);
+    const shot = await this.screenshotQuiet(opts);
     if ("rgba" in shot) return { width: shot.width, height: shot.height };
     return shot;
   }

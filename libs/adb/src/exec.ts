@@ -15,6 +15,11 @@ export interface DeviceCtx {
 
 export type CallOutcome<T> = { ok: true; value: T; durationMs: number } | { ok: false; status: StepStatus; message: string; durationMs: number };
 
+/**
+ * One public driver operation finished: the metrics hook (`events.onCall`) and a log line. Only public
+ * operations report (`step:<kind>`, `action:<kind>`, `shell`, `state`, …), so a step that runs three
+ * device commands counts once and the op label set stays small and closed.
+ */
 export function report(ctx: { cfg: ResolvedAdbConfig; serial?: string }, op: string, status: string, durationMs: number, message = ""): void {
   try {
     ctx.cfg.events.onCall?.({ ...(ctx.serial === undefined ? {} : { serial: ctx.serial }), op, status, durationMs });
@@ -25,12 +30,17 @@ export function report(ctx: { cfg: ResolvedAdbConfig; serial?: string }, op: str
   else ctx.cfg.logger.warn({ event: "adb:call", serial: ctx.serial, op, status, durationMs, message }, "adb call failed");
 }
 
+/** A device command inside a public operation: a debug log line only. */
+function trace(ctx: DeviceCtx, op: string, status: string, durationMs: number, message = ""): void {
+  ctx.cfg.logger.debug({ event: "adb:command", serial: ctx.serial, op, status, durationMs, message }, "adb command");
+}
+
 /** Runs `fn` against a fresh device handle under a deadline. Never throws. */
 export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (dc: AdbDeviceClient) => PromiseLike<T>): Promise<CallOutcome<T>> {
   const t0 = performance.now();
   if (!(timeoutMs > 0)) {
     const d = performance.now() - t0;
-    report(ctx, op, "timeout", d);
+    trace(ctx, op, "timeout", d);
     return { ok: false, status: "timeout", message: `${op} on '${ctx.serial}': no time left before the deadline`, durationMs: d };
   }
   const h = callHandle(ctx.client, ctx.serial);
@@ -45,13 +55,13 @@ export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: numbe
   try {
     const value = await withDeadline(work, timeoutMs, `${op} on '${ctx.serial}'`, () => h.destroy());
     const d = performance.now() - t0;
-    report(ctx, op, "ok", d);
+    trace(ctx, op, "ok", d);
     return { ok: true, value, durationMs: d };
   } catch (e) {
     h.destroy();
     const d = performance.now() - t0;
     const { status, message } = describeError(e, { serial: ctx.serial, host: ctx.cfg.host, port: ctx.cfg.port });
-    report(ctx, op, status, d, message);
+    trace(ctx, op, status, d, message);
     return { ok: false, status, message, durationMs: d };
   }
 }

@@ -42,6 +42,13 @@ export class ShellLogcatStream implements LogcatStream {
 
   /** Opens the stream (clearing the buffers first when asked). Trouble is reported through `state`/`onFailed`, never thrown. */
   static async open(ctx: DeviceCtx, opts: LogcatOptions): Promise<ShellLogcatStream> {
+    const t0 = performance.now();
+    const s = await ShellLogcatStream.openQuiet(ctx, opts);
+    report(ctx, "logcat_open", s.state === "open" ? "ok" : "adb_error", performance.now() - t0, s.failure);
+    return s;
+  }
+
+  private static async openQuiet(ctx: DeviceCtx, opts: LogcatOptions): Promise<ShellLogcatStream> {
     const s = new ShellLogcatStream(ctx, opts);
     const bad = opts.filters.find((f) => !FILTER.test(f));
     if (bad !== undefined) {
@@ -90,6 +97,7 @@ export class ShellLogcatStream implements LogcatStream {
   /** Clears the device's log buffers now (`logcat -b all -c`); the stream keeps running. */
   async clear(): Promise<boolean> {
     const c = await shellExec(this.ctx, "logcat -b all -c", this.ctx.cfg.queryTimeoutMs, "logcat:clear");
+    report(this.ctx, "logcat_clear", c.status, c.durationMs, c.message);
     return c.status === "ok";
   }
 
@@ -185,7 +193,7 @@ export class ShellLogcatStream implements LogcatStream {
       if (this._state !== "reconnecting") return;
       const t0 = performance.now();
       void this.connect().then((err) => {
-        report(this.ctx, "logcat:reopen", err ? "adb_error" : "ok", performance.now() - t0, err ?? "");
+        report(this.ctx, "logcat_reopen", err ? "adb_error" : "ok", performance.now() - t0, err ?? "");
         if (this._state !== "reconnecting" && this._state !== "open") return;
         if (err) this.scheduleReopen(attempt + 1);
         else {

@@ -329,9 +329,18 @@ describe("step commands (device A)", () => {
     assert.equal(Buffer.from(png.subarray(1, 4)).toString(), "PNG");
   });
 
-  test("metrics hook saw calls with statuses", () => {
+  test("metrics hook: one event per public operation, a small closed op vocabulary", async () => {
     assert.ok(events.some((e) => e.op === "step:install_apk" && e.status === "ok" && e.serial === A.serial));
     assert.ok(events.some((e) => e.status === "failed_precondition"));
+    const n = events.length;
+    // install = push + pm install + rm on the device, yet one event.
+    await run(A, { command: "install_apk", location: { kind: "filesystem", path: path.join(APKS, "sim_notes.apk"), declaredPath: "x" } });
+    assert.deepEqual(events.slice(n).map((e) => e.op), ["step:install_apk"]);
+    await A.execute({ timeoutSec: 0, cmd: { command: "no_such_kind" } as unknown as AdbCommand });
+    assert.equal(events[events.length - 1]!.op, "step:unknown");
+    const ops = new Set(events.map((e) => e.op));
+    assert.ok([...ops].every((op) => /^[a-z_]+(:[a-z_]+)?$/.test(op)), [...ops].join(" "));
+    assert.ok(ops.size <= 40, `${ops.size} ops`);
   });
 });
 
