@@ -162,7 +162,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
     say(`  reward:       mean ${sum?.meanReward != null ? sum.meanReward.toFixed(2) : "-"} (min ${s?.reward?.min ?? "-"}, max ${s?.reward?.max ?? "-"})`);
     say(`  speed:        ${steps} steps in ${wallSec.toFixed(1)} s = ${(steps / wallSec).toFixed(1)} steps/s, ${(st.finished / wallSec).toFixed(2)} episodes/s on ${serials.length} emulators`);
     say(`  trajectories: ${out} (${s?.files ?? 0} Avro files, ${s?.uniqueEpisodes ?? 0} episodes, ${s?.duplicates.length ?? 0} duplicates)`);
-    say(`  metrics:      ${worker.metricsUrl}/metrics (worker and scheduler; served until the demo exits)`);
+    say(`  metrics:      ${worker.metricsUrl}/metrics (worker and scheduler, served until the demo exits); scraped: ${await scrapeFigures(`${worker.metricsUrl}/metrics`)}`);
     if (s) {
       say("");
       const rel = path.relative(process.cwd(), out);
@@ -177,5 +177,20 @@ async function runDemo(c: DemoConfig): Promise<void> {
     await cleanup();
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+  }
+}
+
+/** A few counters from one scrape of /metrics, summed over their labels. */
+async function scrapeFigures(url: string): Promise<string> {
+  try {
+    const text = await (await fetch(url)).text();
+    const sum = (name: string) =>
+      text
+        .split("\n")
+        .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
+        .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    return ["farm_episodes_total", "farm_steps_total", "farm_trajectory_files_total", "farm_adb_calls_total"].map((n) => `${n}=${sum(n)}`).join(" ");
+  } catch (e) {
+    return `scrape failed: ${(e as Error).message}`;
   }
 }
