@@ -9,7 +9,7 @@ const SWIPES = ["input swipe 180 450 180 150", "input swipe 60 320 300 320", "in
 
 interface Game { grid: number[][]; score: number; over: boolean }
 function game(d: SimAndroid): Game {
-  return (d.system.activities.foregroundProcess()!.app as unknown as { state(): Game }).state();
+  return d.appState() as Game;
 }
 
 async function play(seedConfig: string, moves: number[]): Promise<{ messages: string[]; final: Game }> {

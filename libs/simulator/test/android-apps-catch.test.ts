@@ -6,7 +6,7 @@ import type { SimAndroid } from "../src/android/index.ts";
 const COMPONENT = "com.example.catchtheball/com.example.catchtheball.MainActivity";
 interface CatchState { lives: number; ball: [number, number]; paddle: [number, number]; over: boolean; ticks: number }
 function state(d: SimAndroid): CatchState {
-  return (d.system.activities.foregroundProcess()!.app as unknown as { state(): CatchState }).state();
+  return d.appState() as CatchState;
 }
 
 test("the ball falls in real time without input, and the episode ends when lives run out", async () => {

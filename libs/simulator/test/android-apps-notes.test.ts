@@ -89,3 +89,17 @@ test("from the launcher, tapping the app icon brings it back (without RL lines)"
   assert.equal(await current(d), MAIN);
   d.close();
 });
+
+test("SimAndroid helpers: installApk, currentActivity, appState", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { APK_DIR } = await import("./android-helpers.ts");
+  const d = newDevice();
+  assert.deepEqual(d.installApk(new Uint8Array(readFileSync(new URL("sim_notes.apk", APK_DIR)))), { ok: true, packageName: "com.farm.simapps.notes" });
+  assert.deepEqual(d.installApk(new TextEncoder().encode("junk")), { ok: false, code: "INSTALL_FAILED_INVALID_APK" });
+  assert.equal(d.currentActivity(), LAUNCHER);
+  assert.equal(d.appState(), undefined);
+  await sh(d, rlStartLine(MAIN, '{"target": 1}'));
+  assert.equal(d.currentActivity(), MAIN);
+  assert.deepEqual(d.appState(), { activity: "MainActivity", openNote: undefined, target: 1, solved: false });
+  d.close();
+});

@@ -5,6 +5,7 @@ import { findCommand } from "./commands/registry.ts";
 import type { ShellIO } from "./shell/io.ts";
 import type { Faults } from "./system/faults.ts";
 import type { FileStat, DirEntry } from "./system/file-system.ts";
+import { flatComponent } from "./system/components.ts";
 
 export interface SimAndroidOptions {
   serial: string;
@@ -67,6 +68,24 @@ export class SimAndroid {
       io.signal.removeEventListener("abort", abort);
       closed.removeEventListener("abort", abort);
     }
+  }
+
+  /** `pkg/pkg.Activity` in front; the launcher's (`com.android.launcher3/com.android.launcher3.Launcher`) when no app is. */
+  currentActivity(): string {
+    return flatComponent(this.system.activities.currentComponent());
+  }
+
+  /** The foreground app's own state (2048: grid, score, over; Catch: lives, ball, paddle, …; Notes: screen, target), or undefined. */
+  appState(): unknown {
+    return this.system.activities.foregroundProcess()?.app.state?.();
+  }
+
+  /** Installs simulated APK bytes directly (what `pm install` does), for test and demo set-up. */
+  installApk(bytes: Uint8Array): { ok: true; packageName: string } | { ok: false; code: string } {
+    const r = this.system.packages.install(bytes);
+    if (!r.ok) return r;
+    this.system.activities.forceStop(r.pkg.name);
+    return { ok: true, packageName: r.pkg.name };
   }
 
   /** The current screen as RGBA, rendered on demand. */

@@ -59,6 +59,8 @@ export interface SimApp {
   onText?(text: string): void;
   /** `am start` of one of its activities while the process runs (the task is brought to the front). */
   onNewIntent?(activityClass: string): void;
+  /** A snapshot of the app's own state for tests and tools (plain data). */
+  state?(): unknown;
   render(canvas: Canvas): void;
   /** The content view of the activity in front (dumpsys wraps it in DecorView etc.). */
   viewHierarchy(): ViewNode;

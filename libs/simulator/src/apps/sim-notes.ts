@@ -80,6 +80,10 @@ class SimNotes implements SimApp {
     }
   }
 
+  state(): { activity: string; openNote: number | undefined; target: number; solved: boolean } {
+    return { activity: this.activity, openNote: this.openNote, target: this.target, solved: this.solved };
+  }
+
   onKey(keycode: number): boolean {
     if (keycode === KEYCODE_BACK && this.openNote !== undefined) {
       this.openNote = undefined;
