@@ -77,7 +77,10 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       return fromStored(committed, committedFile);
     }
 
-    const policy = await policyForJob(data.policy, ctx.policyDir);
+    const policy = await policyForJob(data.policy, ctx.policyDir).catch((e: unknown) => {
+      if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
+      throw e;
+    });
     ctx.setBusy(true);
     try {
       let session: DeviceSession;

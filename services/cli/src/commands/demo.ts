@@ -132,9 +132,21 @@ async function runDemo(c: DemoConfig): Promise<void> {
     let lastLine = 0;
     let st = await scheduler.status(campaignId);
     const tStart = performance.now();
+    // Give up when nothing moves for a while (e.g. no device could be bound), rather than wait forever.
+    const stallLimitMs = 120_000;
+    let lastChange = performance.now();
+    let lastFinished = -1;
     while (!abort.signal.aborted && st.state === "running") {
       await new Promise((r) => setTimeout(r, tty ? 250 : 500));
       st = await scheduler.status(campaignId);
+      if (st.finished !== lastFinished || st.running > 0) {
+        lastFinished = st.finished;
+        lastChange = performance.now();
+      } else if (performance.now() - lastChange > stallLimitMs) {
+        say(`${tty ? "\n" : ""}no progress for ${stallLimitMs / 1000} s (devices: ${JSON.stringify(worker.deviceStates())}); giving up — run with FARM_LOG_LEVEL=info to see why`);
+        abort.abort();
+        break;
+      }
       const secs = (performance.now() - tStart) / 1000;
       if (tty) {
         const width = 30;
