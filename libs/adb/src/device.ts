@@ -53,7 +53,9 @@ export class AdbDevice implements Device {
       return { ...r, durationMs };
     };
     if (!(request.timeoutSec >= 0)) return finish(fail("failed_precondition", `${name}: negative timeout_sec ${request.timeoutSec}`));
-    const timeoutMs = opts.timeoutMs ?? (request.timeoutSec > 0 ? Math.ceil(request.timeoutSec * 1000) : this.ctx.cfg.defaultTimeoutMs);
+    // The step's own deadline, else the driver default; a caller's `opts.timeoutMs` can only shorten it.
+    const own = request.timeoutSec > 0 ? Math.ceil(request.timeoutSec * 1000) : this.ctx.cfg.defaultTimeoutMs;
+    const timeoutMs = opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Math.min(own, opts.timeoutMs) : own;
     const handler = handlerFor(name);
     if (!handler) return finish(fail("unknown_command", `adb request kind ${JSON.stringify(name)} is not supported by the farm driver (known: ${Object.keys(stepHandlers).join(", ")})`));
     const sctx = makeStepCtx(this.ctx, timeoutMs, opts.apkDirs ?? this.ctx.cfg.apkDirs);
