@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the farm needs on a fresh Debian machine; safe to run again (it only installs what is missing).
-#   Debian: redis-server, adb (the real adb server), avro-bin + python3-avro + python3-snappy (Avro interop checks)
+#   Debian: redis-server, adb (the real adb server), avro-bin + python3-avro + python3-snappy (Avro interop checks),
+#           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port)
 #   npm:    the workspace's packages (npm ci against package-lock.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,32 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+# prometheus: the farm only needs the binaries. Installed on its own so the package's service is not
+# started (it would listen on 9090 with /etc/prometheus's config): a temporary policy-rc.d denies
+# service starts during this install when the machine has none of its own.
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
+  echo "bootstrap: installing Debian package: prometheus (service not started)" >&2
+  if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+  else
+    SUDO=
+  fi
+  policy=/usr/sbin/policy-rc.d
+  own_policy=
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\n# temporary, from the farm'"'"'s deploy/bootstrap.sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+    $SUDO chmod 755 "$policy"
+    own_policy=1
+    trap '[ -n "$own_policy" ] && $SUDO rm -f "$policy"' EXIT
+  fi
+  [ ${#need_apt[@]} -gt 0 ] || $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  if [ -n "$own_policy" ]; then
+    $SUDO rm -f "$policy"
+    own_policy=
+  fi
 fi
 
 # npm ci when node_modules is missing or older than the lock file.
