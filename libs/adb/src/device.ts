@@ -10,7 +10,7 @@ import { shQuote } from "./quote.ts";
 import { fail, stepResult } from "./result.ts";
 import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
 import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
-import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, LogcatStream, Screenshot, ShellResult, StepResult } from "./types.ts";
+import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { checkActivity } from "./validate.ts";
 
 const OK = { status: "ok", message: "" };

@@ -8,7 +8,6 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import type { AdbCommand, AdbCommandName, ApkLocation } from "@farm/task";
-import { readAll } from "./client.ts";
 import { deviceCall, shellExec, type CallOutcome, type DeviceCtx } from "./exec.ts";
 import { parseCurrentActivity, parseResumedActivity, stackListUnavailable, parseOrientation, parsePmInstall, parsePmList, findPinnableTask, amStartFailed, visibleLines, looksLikeDeviceError } from "./parsers.ts";
 import { quoteExtraArgs, shJoin, shQuote, shSplit, ShellSyntaxError } from "./quote.ts";
