@@ -66,9 +66,36 @@ export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: numbe
   }
 }
 
-/** `shell:<commandLine>` (legacy shell, stdout and stderr as the device merges them), read to the end. Never throws. */
+let endSeq = 0;
+const END_TAG = `__FARM_END_${process.pid.toString(36)}_`;
+
+/**
+ * `shell:<commandLine>` (legacy shell, stdout and stderr as the device merges them), read to the end.
+ * Legacy `shell:` has no exit status, so a device that vanishes mid-command would look like a command
+ * that printed nothing: the driver appends an end marker on its own line (`\necho <marker>`) and, when
+ * the stream ends without it, asks the server whether the device is still there (gone → adb_error;
+ * still there → the command ended the shell itself, e.g. `exit`, and its output is returned).
+ * Never throws.
+ */
 export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: number, op = "shell"): Promise<ShellResult> {
-  const r = await deviceCall(ctx, op, timeoutMs, (dc) => dc.shell(commandLine).then((s) => readAll(s)));
-  if (r.ok) return { status: "ok", message: "", stdout: r.value.toString("utf8"), durationMs: r.durationMs };
-  return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
+  const t0 = performance.now();
+  const marker = `${END_TAG}${++endSeq}__`;
+  const r = await deviceCall(ctx, op, timeoutMs, (dc) => dc.shell(`${commandLine}\necho ${marker}`).then((s) => readAll(s)));
+  if (!r.ok) return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
+  const text = r.value.toString("utf8");
+  const at = text.lastIndexOf(marker);
+  if (at >= 0 && /^\r?\n?$/.test(text.slice(at + marker.length))) return { status: "ok", message: "", stdout: text.slice(0, at), durationMs: performance.now() - t0 };
+  // No end marker: did the device go away mid-command?
+  const left = Math.max(1, Math.min(2000, timeoutMs - (performance.now() - t0)));
+  const st = await deviceCall(ctx, "get-state", left, (dc) => dc.getState());
+  const durationMs = performance.now() - t0;
+  if (st.ok && st.value === "device") return { status: "ok", message: "", stdout: text, durationMs };
+  const rest = st.ok ? `is ${st.value}` : st.message.replace(/^device '[^']*' /, "");
+  const why = rest.startsWith("is ") ? rest : `is ${rest}`;
+  return {
+    status: "adb_error",
+    message: `device '${ctx.serial}' went away during \`${commandLine.slice(0, 80)}\` (its shell stream ended early; the device ${why})`,
+    stdout: text,
+    durationMs,
+  };
 }

@@ -524,6 +524,21 @@ describe("faults (device B)", () => {
     await waitFor("tracker back again", () => tracking.devices().some((d) => d.serial === serialB && d.state === "device"));
   });
 
+  test("a device that vanishes mid-command yields adb_error, not a truncated ok", async () => {
+    const sim = sims.devices[1]!;
+    const pending = B.shell("sleep 2; echo late", { timeoutMs: 5000 });
+    const step = run(B, { command: "generic", args: ["shell", "sleep", "2"] }, 5);
+    await sleep(300);
+    sim.faults.dropConnection();
+    const [r, s2] = await Promise.all([pending, step]);
+    assert.equal(r.status, "adb_error");
+    assert.match(r.message, new RegExp(`device '${serialB}' went away during`));
+    assert.equal(s2.status, "adb_error", s2.message);
+    assert.ok(r.durationMs < 1500, `${r.durationMs} ms`);
+    sim.faults.reconnect();
+    await waitFor("B back", async () => (await B.probe({ timeoutMs: 500 })).status === "ok", 5000);
+  });
+
   test("the tracker follows an adb server restart; calls work again afterwards", async () => {
     const seen = changes.length;
     await adb.restart();
