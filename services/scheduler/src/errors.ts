@@ -10,6 +10,8 @@ export type SchedulerErrorCode =
   /** A campaign with this id exists with a different spec. */
   | "CAMPAIGN_CONFLICT"
   | "CAMPAIGN_NOT_FOUND"
+  /** Redis cannot be reached (at start-up). */
+  | "REDIS_UNAVAILABLE"
   /** The scheduler is closed. */
   | "CLOSED";
 
@@ -19,6 +21,7 @@ export const HTTP_STATUS_OF: Record<SchedulerErrorCode, number> = {
   TASK_HASH_MISMATCH: 422,
   CAMPAIGN_CONFLICT: 409,
   CAMPAIGN_NOT_FOUND: 404,
+  REDIS_UNAVAILABLE: 503,
   CLOSED: 503,
 };
 

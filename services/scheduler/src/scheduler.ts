@@ -22,12 +22,15 @@ import type { Redis } from "ioredis";
 import {
   QUEUE_NAMES,
   bullPriority,
+  CAMPAIGN_ID_PATTERN,
+  DEFAULT_REDIS_URL,
   createRedisClient,
   defaultEpisodeJobOptions,
   episodeJobId,
   failureCodeOf,
   parseEpisodeJobId,
   parseEpisodeJobResult,
+  redactRedisUrl,
   redisConnection,
   resolveQueuePrefix,
   type EpisodeJobData,
@@ -48,6 +51,8 @@ const REMOVABLE_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-
 export interface SchedulerOptions {
   /** Default: REDIS_URL, else redis://127.0.0.1:6379. */
   redisUrl?: string;
+  /** How long `create` waits for Redis before failing with REDIS_UNAVAILABLE. Default 5000 ms. */
+  connectTimeoutMs?: number;
   /** BullMQ prefix, default FARM_QUEUE_PREFIX or `{farm}`. */
   prefix?: string;
   /** The tasks campaigns may name: a catalog, or task files/folders (default `["tasks"]`). */
@@ -75,6 +80,11 @@ export interface SubmitResult {
   campaign: CampaignStatus;
 }
 
+/** A malformed id cannot name a campaign: answer "not found" instead of failing on the key. */
+function assertKnownIdShape(id: string): void {
+  if (!CAMPAIGN_ID_PATTERN.test(id)) throw new SchedulerError("CAMPAIGN_NOT_FOUND", `no campaign '${id}' (campaign ids are 1-64 letters, digits, '_', '.', '-')`);
+}
+
 export class Scheduler {
   private readonly specs = new Map<string, CampaignSpec>();
   private readonly topUps = new Map<string, { again: boolean; done: Promise<void> }>();
@@ -100,12 +110,31 @@ export class Scheduler {
     const catalog = opts.tasks ?? folderTaskCatalog(opts.taskPaths ?? ["tasks"], log);
     const redis = createRedisClient(opts.redisUrl);
     const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
+    // ioredis retries forever; remember the last error so a dead Redis fails start-up with a reason.
+    let lastError: Error | undefined;
+    let warned = false;
+    const onError = (e: Error) => {
+      lastError = e;
+      if (!warned) log.warn({ event: "redis:error", error: e.message }, "Redis connection error (retrying)");
+      warned = true;
+    };
+    redis.on("error", onError);
+    queue.on("error", onError);
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.all([redis.ping(), queue.waitUntilReady()]);
+      await Promise.race([
+        Promise.all([redis.ping(), queue.waitUntilReady()]),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error("timed out")), opts.connectTimeoutMs ?? 5000);
+        }),
+      ]);
     } catch (e) {
       redis.disconnect();
-      await queue.close().catch(() => undefined);
-      throw e;
+      void queue.close().catch(() => undefined);
+      const url = redactRedisUrl(opts.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
+      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${url}: ${(lastError ?? (e as Error)).message} (set REDIS_URL or --redis)`);
+    } finally {
+      clearTimeout(timer);
     }
     const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true };
     const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics);
@@ -188,6 +217,7 @@ export class Scheduler {
   /** Stops enqueuing, removes waiting/delayed jobs; running episodes finish and are counted. */
   async cancel(id: string): Promise<CampaignStatus> {
     this.assertOpen();
+    assertKnownIdShape(id);
     const was = await this.store.cancel(id, Date.now());
     if (was === undefined) throw new SchedulerError("CAMPAIGN_NOT_FOUND", `no campaign '${id}'`);
     const removed = await this.removeQueuedJobs(id);
@@ -231,6 +261,7 @@ export class Scheduler {
   }
 
   private async record(id: string): Promise<CampaignRecord> {
+    assertKnownIdShape(id);
     const rec = await this.store.get(id);
     if (!rec) throw new SchedulerError("CAMPAIGN_NOT_FOUND", `no campaign '${id}'`);
     this.specs.set(id, rec.spec);

@@ -171,3 +171,19 @@ test("events missed while no scheduler ran are counted by reconcile; each episod
     await Promise.all([a.close(), b.close(), client.close()]);
   }
 });
+
+test("an unreachable Redis fails create() with REDIS_UNAVAILABLE; a malformed campaign id is 'not found'", async () => {
+  const { freePort } = await import("@farm/local-services");
+  const port = await freePort();
+  await assert.rejects(
+    Scheduler.create({ redisUrl: `redis://u:secretpw@127.0.0.1:${port}`, tasks: catalog, connectTimeoutMs: 500 }),
+    (e: unknown) => e instanceof SchedulerError && e.code === "REDIS_UNAVAILABLE" && /cannot reach Redis at redis:\/\/u:\*\*\*@127\.0\.0\.1/.test(e.message),
+  );
+  const s = await Scheduler.create({ redisUrl: redis.url, prefix: uniquePrefix(), tasks: catalog });
+  try {
+    await assert.rejects(s.status("bad:id"), (e: unknown) => e instanceof SchedulerError && e.code === "CAMPAIGN_NOT_FOUND");
+    await assert.rejects(s.cancel("nope"), (e: unknown) => e instanceof SchedulerError && e.code === "CAMPAIGN_NOT_FOUND");
+  } finally {
+    await s.close();
+  }
+});
