@@ -14,8 +14,9 @@
  *   (`<campaign>-<index>`: adding an existing id is a no-op), counting is idempotent, finishing happens
  *   once. Nothing is double-enqueued or double-counted.
  *
- * Without `start()` a Scheduler is just an API over the Redis state (what the CLI uses): submit, status,
- * list, cancel. Some process must run `start()` for top-up, counting and finishing.
+ * Without `start()` a Scheduler is just an API over the Redis state (what the CLI uses, with
+ * `enqueueOnSubmit: false`): submit, status, list, cancel. Some process must run `start()` for top-up,
+ * counting and finishing.
  */
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
