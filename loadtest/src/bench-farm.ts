@@ -13,7 +13,7 @@
  * Last line: `devices=<n> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -48,6 +48,25 @@ function procCpuSec(pid: number | undefined): number {
   } catch {
     return NaN;
   }
+}
+
+/** The pid of the adb server listening on `port` (found by its command line in /proc), if any. */
+function adbServerPid(port: number): number | undefined {
+  try {
+    for (const d of readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      let cmd: string[];
+      try {
+        cmd = readFileSync(`/proc/${d}/cmdline`, "utf8").split("\0");
+      } catch {
+        continue;
+      }
+      if (/(^|\/)adb$/.test(cmd[0] ?? "") && cmd.includes("server") && cmd[cmd.indexOf("-P") + 1] === String(port)) return Number(d);
+    }
+  } catch {
+    // not Linux
+  }
+  return undefined;
 }
 
 /** `farm sim --devices N --adb-port P` as a child; resolves with its serials once every device is online. */
@@ -129,6 +148,8 @@ export const scenario: Scenario = {
       const campaignId = "bench";
       const cpu0 = process.cpuUsage();
       const simCpu0 = procCpuSec(sims.child.pid);
+      const adbPid = adbServerPid(adb.port);
+      const adbCpu0 = procCpuSec(adbPid);
       const t0 = performance.now();
       await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
       let st = await scheduler.status(campaignId);
@@ -139,6 +160,7 @@ export const scenario: Scenario = {
       const wallSec = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const simCpuSec = procCpuSec(sims.child.pid) - simCpu0;
+      const adbCpuSec = procCpuSec(adbPid) - adbCpu0;
       const queue = scheduler.queue;
 
       // Per-job figures from Redis: steps from the results, start latency = processedOn − timestamp.
@@ -172,6 +194,7 @@ export const scenario: Scenario = {
       out(`| steps/s | ${f(steps / wallSec)} (${f(steps / wallSec / devices)} per device) |`);
       out(`| worker CPU per step | ${f(workerCpuUsPerStep)} µs (user ${f(cpu.user / 1e6, 2)} s + system ${f(cpu.system / 1e6, 2)} s; this process = worker + scheduler) |`);
       out(`| simulator CPU per step | ${f(simCpuUsPerStep)} µs (child process, from /proc) |`);
+      out(`| adb server CPU per step | ${f(steps ? (adbCpuSec * 1e6) / steps : NaN)} µs (${f((adbCpuSec / wallSec) * 100)} % of one core; from /proc) |`);
       out(`| worker CPU utilisation | ${f(((cpu.user + cpu.system) / 1e6 / wallSec) * 100)} % of one core |`);
       out(`| enqueue-to-start p50 / p99 / max | ${f(quantile(latencies, 0.5))} / ${f(quantile(latencies, 0.99))} / ${f(latencies[latencies.length - 1] ?? NaN)} ms |`);
       out("");
