@@ -159,6 +159,10 @@ export class CampaignStore {
     return this.redis.smembers(activeCampaignsKey(this.prefix));
   }
 
+  async forgetActive(id: string): Promise<void> {
+    await this.redis.srem(activeCampaignsKey(this.prefix), id);
+  }
+
   /** Claims the next indexes to enqueue, keeping at most `window` in flight; `max` bounds one batch. */
   async claim(id: string, window: number, max: number): Promise<{ start: number; count: number }> {
     const k = this.keys(id);

@@ -231,7 +231,11 @@ export class Scheduler {
   async tick(): Promise<void> {
     for (const id of await this.store.activeIds()) {
       const rec = await this.store.get(id);
-      if (rec?.state === "cancelled") await this.removeQueuedJobs(id);
+      if (!rec) {
+        await this.store.forgetActive(id); // its record was deleted (e.g. Redis cleaned by hand)
+        continue;
+      }
+      if (rec.state === "cancelled") await this.removeQueuedJobs(id);
       await this.requestTopUp(id);
     }
   }
