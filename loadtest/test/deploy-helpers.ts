@@ -1,0 +1,247 @@
+/**
+ * Shared by the deploy-*.test.ts files: paths under deploy/, running promtool / prometheus (a missing
+ * binary is a failure that points at deploy/bootstrap.sh, never a skip), PromQL name extraction, and
+ * the metric names and label names the farm really exports (from @farm/metrics).
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { createFarmMetrics, METRIC } from "@farm/metrics";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const DEPLOY = path.join(REPO, "deploy");
+export const PROM_DIR = path.join(DEPLOY, "prometheus");
+export const RULES_FILE = path.join(PROM_DIR, "rules", "farm-rules.yml");
+export const DASHBOARD_FILE = path.join(DEPLOY, "grafana", "farm-dashboard.json");
+
+const MISSING = "is not installed: run `bash deploy/bootstrap.sh` (installs the Debian package prometheus, which ships prometheus and promtool)";
+
+/** Fails (does not skip) when the binary is missing. */
+export function requireBinary(name: "promtool" | "prometheus"): void {
+  const r = spawnSync(name, ["--version"], { encoding: "utf8" });
+  if (r.error) assert.fail(`${name} ${MISSING} (${r.error.message})`);
+  assert.equal(r.status, 0, `${name} --version exited ${r.status}: ${r.stderr}`);
+}
+
+export interface Run {
+  status: number | null;
+  out: string;
+}
+
+/** Runs promtool with args; stdout and stderr together (promtool splits its messages between them). */
+export function promtool(args: string[], cwd = REPO): Run {
+  requireBinary("promtool");
+  const r = spawnSync("promtool", args, { cwd, encoding: "utf8", timeout: 60_000 });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
+export function assertPromtoolOk(args: string[], cwd = REPO): string {
+  const r = promtool(args, cwd);
+  assert.equal(r.status, 0, `promtool ${args.join(" ")} failed:\n${r.out}`);
+  return r.out;
+}
+
+/** A free TCP port on 127.0.0.1 from the kernel's ephemeral range (never the farm's fixed ports). */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const s = net.createServer();
+      s.once("error", reject);
+      s.listen(0, "127.0.0.1", () => {
+        const a = s.address();
+        s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
+      });
+    });
+    if (port !== 9090 && port !== 5037 && port !== 6379 && !(port >= 5554 && port <= 5585)) return port;
+  }
+}
+
+// --- PromQL ----------------------------------------------------------------------------------
+
+/** Grafana's built-in interval variables and the dashboard's own variables, as promtool-parsable text. */
+export function substituteGrafanaVariables(expr: string, interval = "5m"): string {
+  return expr
+    .replace(/\$__rate_interval|\$\{__rate_interval\}|\$__interval|\$\{__interval\}|\$__range|\$\{__range\}/g, interval)
+    .replace(/\$\{(\w+)(?::\w+)?\}|\$(\w+)/g, ".*");
+}
+
+const STRING_LITERAL = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g;
+// Words that are PromQL syntax, not series names.
+const KEYWORDS = new Set([
+  "by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "offset", "bool", "inf", "nan",
+]);
+
+/**
+ * Series names an expression selects (metric names and recording-rule names): identifiers not followed
+ * by "(" (functions, aggregations) and not inside strings, braces or a by/without/on/ignoring list.
+ */
+export function selectedNames(expr: string): string[] {
+  let s = expr.replace(STRING_LITERAL, '""');
+  s = s.replace(/\{[^}]*\}/g, "{}");
+  s = s.replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, " ");
+  s = s.replace(/\[[^\]]*\]/g, "[]");
+  const names = new Set<string>();
+  for (const m of s.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
+    const word = m[0];
+    const rest = s.slice((m.index ?? 0) + word.length);
+    if (/^\s*\(/.test(rest)) continue;
+    if (KEYWORDS.has(word.toLowerCase())) continue;
+    names.add(word);
+  }
+  return [...names];
+}
+
+/** `name{l1="…", l2=~"…"}` → [name, [l1, l2]] for every selector with braces. */
+export function selectorLabels(expr: string): [string, string[]][] {
+  const out: [string, string[]][] = [];
+  for (const m of expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\s*\{([^}]*)\}/g)) {
+    const inner = (m[2] ?? "").replace(STRING_LITERAL, '""');
+    const labels = [...inner.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)\s*(=~|!~|!=|=)/g)].map((x) => x[1] ?? "");
+    out.push([m[1] ?? "", labels]);
+  }
+  return out;
+}
+
+/** Labels from by/without/on/ignoring clauses. */
+export function groupingLabels(expr: string): string[] {
+  const s = expr.replace(STRING_LITERAL, '""');
+  const out: string[] = [];
+  for (const m of s.matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)) {
+    for (const l of (m[1] ?? "").split(",")) if (l.trim()) out.push(l.trim());
+  }
+  return out;
+}
+
+// --- what the farm exports ---------------------------------------------------------------------
+
+/** Labels every scraped farm series carries besides its own: `service` (set by @farm/metrics), `job` and `instance` (set by Prometheus). */
+export const COMMON_LABELS = ["service", "job", "instance"] as const;
+
+export interface FarmSeriesInfo {
+  /** Base metric name → its type and label names (without the common ones). */
+  metrics: Map<string, { type: string; labels: string[] }>;
+  /** Every series name a scrape of a farm process can hold (histograms expanded to _bucket/_sum/_count). */
+  seriesNames: Set<string>;
+  /** Series name → labels it can carry (own + common, + le for _bucket). */
+  labelsOf(series: string): Set<string> | undefined;
+}
+
+export async function farmSeriesInfo(): Promise<FarmSeriesInfo> {
+  const m = createFarmMetrics({ service: "probe", collectDefault: false });
+  const metrics = new Map<string, { type: string; labels: string[] }>();
+  for (const name of Object.values(METRIC)) {
+    const metric = m.registry.getSingleMetric(name) as unknown as { labelNames?: string[] } | undefined;
+    assert.ok(metric, `${name} from METRIC is registered`);
+    const json = (await m.registry.getMetricsAsJSON()).find((x) => x.name === name);
+    metrics.set(name, { type: String(json?.type), labels: [...(metric.labelNames ?? [])] });
+  }
+  const seriesNames = new Set<string>();
+  const labels = new Map<string, Set<string>>();
+  for (const [name, info] of metrics) {
+    const own = new Set([...info.labels, ...COMMON_LABELS]);
+    if (info.type === "histogram") {
+      seriesNames.add(`${name}_bucket`);
+      labels.set(`${name}_bucket`, new Set([...own, "le"]));
+      for (const suffix of ["_sum", "_count"]) {
+        seriesNames.add(name + suffix);
+        labels.set(name + suffix, own);
+      }
+    } else {
+      seriesNames.add(name);
+      labels.set(name, own);
+    }
+  }
+  return { metrics, seriesNames, labelsOf: (s) => labels.get(s) };
+}
+
+/** Recording rules of farm-rules.yml: name → expression text (read by line; the file is our own plain YAML). */
+export function recordingRules(file = RULES_FILE): Map<string, string> {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const out = new Map<string, string>();
+  for (let i = 0; i < lines.length; i++) {
+    const rec = /^\s*- record:\s*(\S+)\s*$/.exec(lines[i] ?? "");
+    if (!rec?.[1]) continue;
+    const exprLine = /^(\s*)expr:\s*(.*)$/.exec(lines[i + 1] ?? "");
+    assert.ok(exprLine, `line ${i + 2} of ${file}: expr after record ${rec[1]}`);
+    let text = exprLine[2] ?? "";
+    if (text === "|" || text === ">") {
+      const indent = (exprLine[1] ?? "").length;
+      const body: string[] = [];
+      for (let j = i + 2; j < lines.length; j++) {
+        const l = lines[j] ?? "";
+        if (l.trim() !== "" && l.length - l.trimStart().length <= indent) break;
+        body.push(l.trim());
+      }
+      text = body.join(" ").trim();
+    }
+    out.set(rec[1], text);
+  }
+  return out;
+}
+
+/** Every expr of the rule file (recording rules and alerts), one string each. */
+export function ruleExpressions(file = RULES_FILE): { name: string; expr: string }[] {
+  const lines = readFileSync(file, "utf8").split("\n");
+  const out: { name: string; expr: string }[] = [];
+  let name = "";
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i] ?? "";
+    const head = /^\s*- (?:record|alert):\s*(\S+)/.exec(l);
+    if (head?.[1]) name = head[1];
+    const e = /^(\s*)expr:\s*(.*)$/.exec(l);
+    if (!e) continue;
+    let text = e[2] ?? "";
+    if (text === "|" || text === ">") {
+      const indent = (e[1] ?? "").length;
+      const body: string[] = [];
+      for (let j = i + 1; j < lines.length; j++) {
+        const b = lines[j] ?? "";
+        if (b.trim() !== "" && b.length - b.trimStart().length <= indent) break;
+        body.push(b.trim());
+      }
+      text = body.join(" ").trim();
+    }
+    out.push({ name, expr: text });
+  }
+  return out;
+}
+
+// --- the dashboard -----------------------------------------------------------------------------
+
+export interface DashTarget {
+  refId?: unknown;
+  expr?: unknown;
+  legendFormat?: unknown;
+}
+export interface DashPanel {
+  id?: unknown;
+  type?: unknown;
+  title?: unknown;
+  gridPos?: { x?: unknown; y?: unknown; w?: unknown; h?: unknown };
+  targets?: DashTarget[];
+  panels?: DashPanel[];
+}
+
+export function readDashboard(): Record<string, unknown> & { panels: DashPanel[] } {
+  const text = readFileSync(DASHBOARD_FILE, "utf8");
+  const d = JSON.parse(text) as unknown;
+  assert.ok(d && typeof d === "object" && !Array.isArray(d), "the dashboard is a JSON object");
+  const panels = (d as { panels?: unknown }).panels;
+  assert.ok(Array.isArray(panels), "dashboard.panels is an array");
+  return d as Record<string, unknown> & { panels: DashPanel[] };
+}
+
+/** Every panel, rows' nested panels included. */
+export function allPanels(panels: DashPanel[]): DashPanel[] {
+  return panels.flatMap((p) => [p, ...allPanels(p.panels ?? [])]);
+}
+
+/** [panel title, refId, expr] for every query of the dashboard. */
+export function dashboardExpressions(panels: DashPanel[]): { panel: string; refId: string; expr: string }[] {
+  return allPanels(panels).flatMap((p) =>
+    (p.targets ?? []).map((t) => ({ panel: String(p.title), refId: String(t.refId), expr: String(t.expr) })),
+  );
+}
