@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
+import { adbServerAnswers, freePort, startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import type { AdbCommand } from "@farm/task";
 import { AdbDriver, pyRegex, type AdbCallEvent, type AdbDevice, type DeviceChange, type LogcatRecord, type StepResult } from "../src/index.ts";
@@ -547,12 +547,18 @@ describe("faults (device B)", () => {
   });
 
   test("an unreachable adb server is an adb_error, and the driver never starts one", async () => {
-    const d = new AdbDriver({ port: 9, queryTimeoutMs: 2000 });
+    const port = await freePort();
+    const d = new AdbDriver({ port, queryTimeoutMs: 2000, trackerRetryMs: 100 });
+    const t = d.trackDevices(() => undefined);
     const l = await d.listDevices();
     assert.ok(!Array.isArray(l) && l.status === "adb_error", JSON.stringify(l));
-    assert.match(l.message, /no adb server answers at 127\.0\.0\.1:9/);
+    assert.equal(l.message, `no adb server answers at 127.0.0.1:${port} (connection refused); the driver never starts or restarts it`);
     const r = await d.device("emulator-5000").shell("echo");
     assert.equal(r.status, "adb_error");
+    await sleep(300); // a few tracker retries
+    // adbkit would have run `adb -P <port> start-server` here; nothing may answer on the port.
+    assert.equal(await adbServerAnswers(port), false);
+    t.close();
     await d.close();
   });
 });
