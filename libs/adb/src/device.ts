@@ -111,8 +111,15 @@ export class AdbDevice implements Device {
   }
 
   async openActionChannel(): Promise<ActionChannel> {
-    const custom = await this.actionChannelFactory?.(this.serial);
-    if (custom) return custom;
+    if (this.actionChannelFactory) {
+      try {
+        const custom = await this.actionChannelFactory(this.serial);
+        if (custom) return custom;
+      } catch (e) {
+        // A faster transport that cannot open falls back to the shell stream rather than failing the caller.
+        this.ctx.cfg.logger.warn({ event: "adb:action-channel-factory-failed", serial: this.serial, err: String(e) }, "custom action channel failed; using the shell stream");
+      }
+    }
     const ch = new ShellActionChannel(this.ctx);
     // Opening early is an optimisation; a failure here shows up as the first action's result.
     await ch.open();
