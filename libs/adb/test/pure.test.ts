@@ -194,3 +194,31 @@ test("current activity fallback: dumpsys activity activities", () => {
   assert.equal(stackListUnavailable("Unknown command: stack\n"), true);
   assert.equal(stackListUnavailable(STACK_LIST), false);
 });
+
+test("action channel seam: a custom transport replaces the shell stream; a failing one falls back", async () => {
+  const { AdbDriver, ShellActionChannel } = await import("../src/index.ts");
+  const { freePort } = await import("@farm/local-services");
+  const calls: string[] = [];
+  const r = { status: "ok" as const, message: "", output: "", durationMs: 0 };
+  const fake = {
+    touchDown: async (_x: number, _y: number) => (calls.push("down"), r),
+    touchMove: async () => (calls.push("move"), r),
+    touchUp: async () => (calls.push("up"), r),
+    tap: async () => (calls.push("tap"), r),
+    swipe: async () => (calls.push("swipe"), r),
+    keyEvent: async () => (calls.push("key"), r),
+    close: async () => undefined,
+  };
+  const port = await freePort();
+  const d1 = new AdbDriver({ port, actionChannelFactory: async () => fake });
+  const ch = await d1.device("emulator-7000").openActionChannel();
+  assert.equal(ch, fake);
+  await ch.touchDown(1, 2);
+  assert.deepEqual(calls, ["down"]);
+  const d2 = new AdbDriver({ port, actionTimeoutMs: 500, actionChannelFactory: async () => { throw new Error("grpc endpoint down"); } });
+  const ch2 = await d2.device("emulator-7000").openActionChannel();
+  assert.ok(ch2 instanceof ShellActionChannel);
+  const res = await ch2.tap(1, 1);
+  assert.equal(res.status, "adb_error"); // nothing listens on the port: data, not a throw
+  await ch2.close();
+});
