@@ -134,4 +134,4 @@ export function listFiles(dir: string): string[] {
   return out.sort();
 }
 
-export const FAST_EPISODE = { settleMs: 20, stepTimeoutMs: 3000, resetTimeoutMs: 20_000, adbCallTimeoutMs: 3000, recoveryBackoffMs: 100, recoveryWaitMs: 3000 };
+export const FAST_EPISODE = { settleMs: 20, stepTimeoutMs: 3000, resetTimeoutMs: 8000, adbCallTimeoutMs: 3000, recoveryBackoffMs: 100, recoveryWaitMs: 3000 };

@@ -28,6 +28,7 @@ before(async () => {
     lockDurationMs: 5000,
     stalledIntervalMs: 2000,
     drainTimeoutMs: 5000,
+    unusableRetryMs: 1000,
     episode: FAST_EPISODE,
   });
   worker = await WorkerService.create(config);
@@ -137,6 +138,42 @@ test("a device that goes away stops taking jobs, its episode is retried elsewher
   while (worker.deviceStates()[busy] !== "ready") {
     if (Date.now() > backBy) throw new Error(`device ${busy} not bound again: ${JSON.stringify(worker.deviceStates())}`);
     await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+test("a hung device ends its episode as device trouble, becomes unusable after recovery fails, its job is retried on another device; it is bound again later", async () => {
+  await addCampaign(h, { campaignId: "hang", episodes: 8, options: { maxEpisodeSteps: 150 } });
+  let busy: string | undefined;
+  const deadline = Date.now() + 30_000;
+  while (!busy) {
+    busy = Object.entries(worker.deviceStates()).find(([, s]) => s === "busy")?.[0];
+    if (Date.now() > deadline) throw new Error("no device got busy");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const sim = h.sims.devices.find((d) => d.serial === busy)!;
+  sim.faults.hang(true);
+  // Recovery cannot reach it: the device is retired (no slot) while the others finish the campaign.
+  const retiredBy = Date.now() + 60_000;
+  while (worker.deviceStates()[busy] !== undefined) {
+    if (Date.now() > retiredBy) throw new Error(`device ${busy} not retired: ${JSON.stringify(worker.deviceStates())}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(await waitForCampaign(h, "hang", 8, 90_000), { completed: 8, failed: 0 });
+  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "hang");
+  assert.equal(eps.length, 8);
+  assert.equal(new Set(eps.map((e) => e.episodeId)).size, 8);
+  const retried = await Promise.all(Array.from({ length: 8 }, (_, i) => h.queue.getJob(episodeJobId("hang", i))));
+  const again = retried.filter((j) => (j?.attemptsMade ?? 0) > 0);
+  assert.ok(again.length >= 1, "the hung device's job was retried");
+  for (const j of again) {
+    const r = parseEpisodeJobResult(j!.returnvalue, j!.id);
+    assert.notEqual(r.device, busy, `job ${j!.id} was retried on another device`);
+  }
+  sim.faults.hang(false);
+  const backBy = Date.now() + 30_000;
+  while (worker.deviceStates()[busy] !== "ready") {
+    if (Date.now() > backBy) throw new Error(`device ${busy} not bound again: ${JSON.stringify(worker.deviceStates())}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 });
 
