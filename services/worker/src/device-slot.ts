@@ -7,8 +7,7 @@ import type { AdbDriver } from "@farm/adb";
 import type { EventHook } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { QUEUE_NAMES, type EpisodeJobResult } from "@farm/queue";
-import { bullConnection } from "./bull-connection.ts";
+import { QUEUE_NAMES, redisConnection, type EpisodeJobResult } from "@farm/queue";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSessionCache } from "./device-session-cache.ts";
 import { createEpisodeProcessor } from "./episode-processor.ts";
@@ -95,7 +94,7 @@ export class DeviceSlot {
       setBusy: (busy) => this.setState(busy ? "busy" : "ready"),
     });
     const worker = new Worker<unknown, EpisodeJobResult>(QUEUE_NAMES.episodes, processor, {
-      connection: bullConnection(config.redisUrl, "blocking"),
+      connection: redisConnection(config.redisUrl, "blocking"),
       prefix: config.queuePrefix,
       name: `${config.workerName}/${this.serial}`,
       concurrency: 1,

@@ -5,7 +5,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Queue, QueueEvents, type ConnectionOptions, type Job } from "bullmq";
+import { Queue, QueueEvents, type Job } from "bullmq";
 import { startAdbServer, startRedis, type LocalAdbServer, type LocalRedis } from "@farm/local-services";
 import { startSimulatedDevices, type SimFleet } from "@farm/simulator";
 import { defaultEpisodeJobOptions, EPISODE_JOB_VERSION, episodeJobId, QUEUE_NAMES, redisConnection, type EpisodeJobData, type EpisodeOptions } from "@farm/queue";
@@ -27,7 +27,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const conn = (url: string, role: "command" | "blocking" = "command") => redisConnection(url, role) as unknown as ConnectionOptions;
+export const conn = (url: string, role: "command" | "blocking" = "command") => redisConnection(url, role);
 
 export async function startHarness(devices: number): Promise<Harness> {
   const redis = await startRedis();
