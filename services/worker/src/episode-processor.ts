@@ -145,7 +145,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
 
       const frameEvery = data.options.frameEvery ?? session.config.frameEvery;
       const c = await ctx.store.commit(
-        { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: ctx.workerName, taskDialect: task.dialect },
+        { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: ctx.workerName, taskDialect: task.dialect, frameEvery },
         finalFile,
         frameEvery,
       );
