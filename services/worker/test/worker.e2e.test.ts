@@ -111,6 +111,18 @@ test("a job naming an unknown task or a wrong hash fails at once, not retried, w
   assert.equal(b?.attemptsMade, 1);
 });
 
+test("job options apply per episode: step limit and frame cadence", async () => {
+  await addCampaign(h, { campaignId: "opts", episodes: 2, options: { maxEpisodeSteps: 10, frameEvery: 5 } });
+  assert.deepEqual(await waitForCampaign(h, "opts", 2, 30_000), { completed: 2, failed: 0 });
+  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "opts");
+  assert.equal(eps.length, 2);
+  for (const e of eps) {
+    assert.equal(e.cause, "step_limit");
+    assert.equal(e.steps.length, 11, "max_episode_steps N → N+1 actions");
+    assert.deepEqual(e.steps.filter((st) => st.frame && st.frame.length > 0).map((st) => st.index), [5, 10]);
+  }
+});
+
 test("a device that goes away stops taking jobs, its episode is retried elsewhere, and it is bound again when it comes back", async () => {
   await addCampaign(h, { campaignId: "drop", episodes: 12, options: { maxEpisodeSteps: 150 } });
   let busy: string | undefined;
