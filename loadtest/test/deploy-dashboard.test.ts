@@ -53,9 +53,10 @@ test("dashboard: top-level fields, templating, unique ids, grid", () => {
     assert.ok(typeof p.title === "string" && p.title.length > 0, `${where}: title`);
     const g = p.gridPos;
     assert.ok(g && isInt(g.x) && isInt(g.y) && isInt(g.w) && isInt(g.h), `${where}: gridPos x,y,w,h are integers`);
-    assert.ok(g.x >= 0 && g.y >= 0 && g.w >= 1 && g.h >= 1 && g.x + g.w <= 24, `${where}: gridPos inside the 24-column grid`);
-    for (let x = g.x; x < g.x + g.w; x++)
-      for (let y = g.y; y < g.y + g.h; y++) {
+    const [gx, gy, gw, gh] = [g.x, g.y, g.w, g.h] as number[] as [number, number, number, number];
+    assert.ok(gx >= 0 && gy >= 0 && gw >= 1 && gh >= 1 && gx + gw <= 24, `${where}: gridPos inside the 24-column grid`);
+    for (let x = gx; x < gx + gw; x++)
+      for (let y = gy; y < gy + gh; y++) {
         const other = cells.get(`${x},${y}`);
         assert.equal(other, undefined, `${where} overlaps ${other} at ${x},${y}`);
         cells.set(`${x},${y}`, where);
