@@ -1,6 +1,6 @@
 /**
  * One device of this worker: its bound session and one BullMQ Worker (concurrency 1) taking episode jobs
- * for it. States: binding → ready ⇄ busy → (unusable | closed).
+ * for it. States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
  */
 import { Worker } from "bullmq";
 import type { AdbDriver } from "@farm/adb";
@@ -14,7 +14,7 @@ import { createEpisodeProcessor } from "./episode-processor.ts";
 import type { EpisodeStore } from "./episode-store.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
 
-export type SlotState = "binding" | "ready" | "busy" | "unusable" | "closed";
+export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable" | "closed";
 
 export interface SlotDeps {
   config: WorkerConfig;
@@ -35,6 +35,8 @@ export class DeviceSlot {
   private readonly drain = new AbortController();
   private readonly log: Logger;
   private stopping: Promise<void> | undefined;
+  /** Recovery running after the processor gave its job back; the session is not ours to close until it ends. */
+  private recovering: Promise<void> | undefined;
   private _unusableReason = "";
 
   constructor(
@@ -91,7 +93,10 @@ export class DeviceSlot {
       sessionFor: (task, data) => this.sessions.sessionFor(task, data.options),
       drainSignal: this.drain.signal,
       retire: (reason) => this.retire(reason),
-      setBusy: (busy) => this.setState(busy ? "busy" : "ready"),
+      recoverInBackground: (done) => this.recoverInBackground(done),
+      setBusy: (busy) => {
+        if (busy || this._state === "busy") this.setState(busy ? "busy" : "ready");
+      },
     });
     const worker = new Worker<unknown, EpisodeJobResult>(QUEUE_NAMES.episodes, processor, {
       connection: redisConnection(config.redisUrl, "blocking"),
@@ -111,6 +116,27 @@ export class DeviceSlot {
     this.worker = worker;
     this.setState("ready");
     this.log.info({ event: "device:bound", workerName: worker.opts.name }, "device bound; taking jobs");
+  }
+
+  private recoverInBackground(done: Promise<unknown>): void {
+    const w = this.worker;
+    this.setState("recovering");
+    // Called from inside the processor: do not wait for the active job (it is this one).
+    void w?.pause(true);
+    this.log.warn({ event: "device:recovering" }, "device in recovery; its job goes back to the queue");
+    this.recovering = done.then(
+      () => undefined,
+      () => undefined,
+    ).then(() => {
+      this.recovering = undefined;
+      if (this._state !== "recovering") return; // stopped or retired meanwhile
+      const s = this.sessions.current;
+      if (s?.state === "ready") {
+        this.log.info({ event: "device:recovered" }, "device recovered; taking jobs again");
+        this.setState("ready");
+        void w?.resume();
+      } else this.retire(s?.state === "unusable" ? s.unusableReason : `recovery ended in state ${s?.state ?? "none"}`);
+    });
   }
 
   /** The device cannot run episodes: stop taking jobs (without waiting for the running one). */
@@ -150,6 +176,8 @@ export class DeviceSlot {
     this.stopping ??= (async () => {
       this.log.info({ event: "device:unbinding", reason }, "device stops taking jobs");
       await this.closeWorker(true);
+      // Closing a session mid-recovery would let recovery reopen its streams afterwards: wait for it.
+      await this.recovering;
       await this.sessions.close();
       this.setState("closed");
     })();

@@ -32,6 +32,8 @@ export interface ProcessorContext {
   drainSignal: AbortSignal;
   /** The device cannot run episodes any more: stop taking jobs on it (must not wait for this job). */
   retire(reason: string): void;
+  /** The device is in recovery until `done` settles: take no jobs meanwhile, then resume or retire. */
+  recoverInBackground(done: Promise<unknown>): void;
   /** Busy/idle, for the device gauge. */
   setBusy(busy: boolean): void;
 }
@@ -106,15 +108,33 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       bullSignal?.addEventListener("abort", onAbort, { once: true });
       if (ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
       log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
+      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      // The runner hands the trajectory to the sink before it sends a troubled device through recovery.
+      // With attempts left, the job goes back to BullMQ at once (to another device) while this device
+      // recovers in the background, paused.
+      let troubled: EpisodeTrajectory | undefined;
+      let onTrouble: () => void = () => undefined;
+      const troubleSeen = new Promise<undefined>((resolve) => (onTrouble = () => resolve(undefined)));
       let traj: EpisodeTrajectory;
       try {
-        traj = await session.runEpisode({
+        const run = session.runEpisode({
           seed: data.seed,
           index: data.episodeIndex,
           policy,
           signal: ac.signal,
           ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
+          sink: (t) => {
+            if (attemptsLeft && DEVICE_TROUBLE.has(t.cause)) {
+              troubled = t;
+              onTrouble();
+            }
+          },
         });
+        const first = await Promise.race([run, troubleSeen]);
+        if (first === undefined && troubled) {
+          ctx.recoverInBackground(run);
+          traj = troubled;
+        } else traj = first ?? (await run);
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.
         if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
@@ -136,7 +156,6 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
         }
         throw new Error(formatFailureReason("CANCELLED", `job ${job.id}: episode cancelled`));
       }
-      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       if ((DEVICE_TROUBLE.has(traj.cause) || traj.cause === "policy_failed") && attemptsLeft) {
         const code = traj.cause === "policy_failed" ? "POLICY_FAILED" : "DEVICE_TROUBLE";
         throw new Error(formatFailureReason(code, `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`));

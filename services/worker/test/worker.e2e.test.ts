@@ -125,20 +125,10 @@ test("job options apply per episode: step limit and frame cadence", async () => 
 
 test("a device that goes away stops taking jobs, its episode is retried elsewhere, and it is bound again when it comes back", async () => {
   await addCampaign(h, { campaignId: "drop", episodes: 12, options: { maxEpisodeSteps: 150 } });
-  let busy: string | undefined;
-  const deadline = Date.now() + 30_000;
-  while (!busy) {
-    busy = Object.entries(worker.deviceStates()).find(([, s]) => s === "busy")?.[0];
-    if (Date.now() > deadline) throw new Error("no device got busy");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const busy = await someDevice("busy");
   const sim = h.sims.devices.find((d) => d.serial === busy)!;
   sim.faults.dropConnection();
-  const goneBy = Date.now() + 30_000;
-  while (worker.deviceStates()[busy] !== undefined) {
-    if (Date.now() > goneBy) throw new Error(`device ${busy} still bound: ${JSON.stringify(worker.deviceStates())}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(`${busy} unbound`, 30_000, () => worker.deviceStates()[busy] === undefined);
   assert.deepEqual(await waitForCampaign(h, "drop", 12, 90_000), { completed: 12, failed: 0 });
   const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "drop");
   assert.equal(eps.length, 12);
@@ -146,30 +136,33 @@ test("a device that goes away stops taking jobs, its episode is retried elsewher
   assert.ok(eps.every((e) => e.cause === "step_limit" || e.cause === "episode_end"), JSON.stringify(eps.map((e) => `${e.episodeId}:${e.cause}`)));
 
   sim.faults.reconnect();
-  const backBy = Date.now() + 30_000;
-  while (worker.deviceStates()[busy] !== "ready") {
-    if (Date.now() > backBy) throw new Error(`device ${busy} not bound again: ${JSON.stringify(worker.deviceStates())}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await until(`${busy} bound again`, 30_000, () => worker.deviceStates()[busy] === "ready");
+});
+
+test("device trouble: the job goes back to the queue at once while the device recovers (paused), then the device takes jobs again", async () => {
+  await addCampaign(h, { campaignId: "blip", episodes: 8, options: { maxEpisodeSteps: 150 } });
+  const busy = await someDevice("busy");
+  const sim = h.sims.devices.find((d) => d.serial === busy)!;
+  sim.faults.hang(true);
+  await until(`${busy} recovering`, 30_000, () => worker.deviceStates()[busy] === "recovering");
+  sim.faults.hang(false);
+  assert.deepEqual(await waitForCampaign(h, "blip", 8, 60_000), { completed: 8, failed: 0 });
+  await until(`${busy} ready again`, 30_000, () => worker.deviceStates()[busy] === "ready");
+  const retried = (await Promise.all(Array.from({ length: 8 }, (_, i) => h.queue.getJob(episodeJobId("blip", i))))).filter((j) => (j?.attemptsMade ?? 0) > 0);
+  assert.ok(retried.length >= 1, "the troubled episode was retried");
+  await addCampaign(h, { campaignId: "blip2", episodes: 12, options: { maxEpisodeSteps: 30 } });
+  assert.deepEqual(await waitForCampaign(h, "blip2", 12, 60_000), { completed: 12, failed: 0 });
+  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "blip2");
+  assert.ok(eps.some((e) => e.deviceSerial === busy), "the recovered device runs episodes again");
 });
 
 test("a hung device ends its episode as device trouble, becomes unusable after recovery fails, its job is retried on another device; it is bound again later", async () => {
   await addCampaign(h, { campaignId: "hang", episodes: 8, options: { maxEpisodeSteps: 150 } });
-  let busy: string | undefined;
-  const deadline = Date.now() + 30_000;
-  while (!busy) {
-    busy = Object.entries(worker.deviceStates()).find(([, s]) => s === "busy")?.[0];
-    if (Date.now() > deadline) throw new Error("no device got busy");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const busy = await someDevice("busy");
   const sim = h.sims.devices.find((d) => d.serial === busy)!;
   sim.faults.hang(true);
   // Recovery cannot reach it: the device is retired (no slot) while the others finish the campaign.
-  const retiredBy = Date.now() + 60_000;
-  while (worker.deviceStates()[busy] !== undefined) {
-    if (Date.now() > retiredBy) throw new Error(`device ${busy} not retired: ${JSON.stringify(worker.deviceStates())}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(`${busy} retired`, 60_000, () => worker.deviceStates()[busy] === undefined);
   assert.deepEqual(await waitForCampaign(h, "hang", 8, 90_000), { completed: 8, failed: 0 });
   const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "hang");
   assert.equal(eps.length, 8);
@@ -182,12 +175,23 @@ test("a hung device ends its episode as device trouble, becomes unusable after r
     assert.notEqual(r.device, busy, `job ${j!.id} was retried on another device`);
   }
   sim.faults.hang(false);
-  const backBy = Date.now() + 30_000;
-  while (worker.deviceStates()[busy] !== "ready") {
-    if (Date.now() > backBy) throw new Error(`device ${busy} not bound again: ${JSON.stringify(worker.deviceStates())}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await until(`${busy} bound again`, 30_000, () => worker.deviceStates()[busy] === "ready");
 });
+
+async function until(what: string, timeoutMs: number, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(worker.deviceStates())}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A device currently in `state`. */
+async function someDevice(state: string): Promise<string> {
+  let found: string | undefined;
+  await until(`a ${state} device`, 30_000, () => (found = Object.entries(worker.deviceStates()).find(([, s]) => s === state)?.[0]) !== undefined);
+  return found!;
+}
 
 /** Sum of every sample of `name` (with any labels) in an exposition text. */
 export function sumOf(text: string, name: string): number {
