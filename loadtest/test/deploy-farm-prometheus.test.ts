@@ -1,0 +1,190 @@
+/**
+ * The farm as a user runs it, watched by a real Prometheus with the shipped config: private Redis and
+ * adb server, `farm sim` (simulated emulators), `farm scheduler` and `farm worker` as processes, and
+ * Prometheus started from a copy of deploy/prometheus/prometheus.yml (scrape and evaluation interval
+ * shortened to 1 s, targets files pointing at the processes' ports, the self-scrape of :9090 left out)
+ * with deploy/prometheus/rules. A campaign submitted with `farm submit --api` must show up in
+ * Prometheus exactly as the scheduler counted it (episodes by outcome and cause, steps), with one
+ * trajectory file per episode, the scheduler's campaign and enqueue counters, and the recording rules
+ * for devices and queue depth.
+ */
+import assert from "node:assert/strict";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import { after, before, test } from "node:test";
+import { spawnManaged, startAdbServer, startRedis, type LocalAdbServer, type LocalRedis, type ManagedChild } from "@farm/local-services";
+import { freePort, PROM_DIR, REPO, requireBinary } from "./deploy-helpers.ts";
+
+const run = promisify(execFile);
+const FARM = path.join(REPO, "services", "cli", "bin", "farm.js");
+const EPISODES = 8;
+const DEVICES = 2;
+
+let tmp = "";
+let redis: LocalRedis | undefined;
+let adb: LocalAdbServer | undefined;
+const children: ManagedChild[] = [];
+let prom: ChildProcess | undefined;
+let promLog = "";
+let base = "";
+let apiUrl = "";
+let env: NodeJS.ProcessEnv = {};
+
+interface Sample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+/** Spawns `farm <args>` and waits for `pattern` in its output; returns the match. */
+async function startFarm(args: string[], pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
+  const c = spawnManaged(process.execPath, [FARM, ...args], env);
+  children.push(c);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = pattern.exec(c.output());
+    if (m) return m;
+    if (c.process.exitCode !== null) assert.fail(`farm ${args[0]} exited (${c.process.exitCode}):\n${c.output()}`);
+    if (Date.now() > deadline) assert.fail(`farm ${args[0]}: no ${pattern} within ${timeoutMs} ms:\n${c.output()}`);
+    await sleep(100);
+  }
+}
+
+async function query(q: string): Promise<Sample[]> {
+  const res = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(q)}`);
+  const body = (await res.json()) as { status: string; data?: { result: Sample[] }; error?: string };
+  assert.equal(body.status, "success", `${q}: ${body.error ?? ""}`);
+  return body.data?.result ?? [];
+}
+
+const byLabel = (samples: Sample[], label: string): Record<string, number> =>
+  Object.fromEntries(samples.filter((s) => Number(s.value[1]) !== 0).map((s) => [s.metric[label] ?? "", Number(s.value[1])]));
+
+async function eventually<T>(what: string, check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      last = e;
+    }
+    if (prom && prom.exitCode !== null) assert.fail(`prometheus exited (${prom.exitCode}):\n${promLog.slice(-3000)}`);
+    if (Date.now() > deadline) {
+      const logs = children.map((c) => c.output().slice(-1500)).join("\n---\n");
+      assert.fail(`timed out waiting for ${what}: ${last instanceof Error ? last.message : String(last)}\n--- prometheus ---\n${promLog.slice(-1500)}\n--- farm processes ---\n${logs}`);
+    }
+    await sleep(250);
+  }
+}
+
+before(async () => {
+  requireBinary("prometheus");
+  tmp = mkdtempSync(path.join(os.tmpdir(), "farm-deploy-e2e-"));
+  redis = await startRedis();
+  adb = await startAdbServer();
+  env = {
+    ...process.env,
+    REDIS_URL: redis.url,
+    FARM_QUEUE_PREFIX: `{farm-deploy-${process.pid}}`,
+    FARM_LOG_LEVEL: "warn",
+    FARM_API_URL: "",
+    FARM_API_TOKEN: "",
+  };
+  await startFarm(["sim", "--adb-port", String(adb.port), "--devices", String(DEVICES)], new RegExp(`ready devices=${DEVICES}`));
+  const sched = await startFarm(["scheduler", "--port", "0", "--tasks", "tasks"], /"event":"scheduler:ready","api":"(http:\/\/[^"]+)"/);
+  apiUrl = sched[1] ?? "";
+  const worker = await startFarm(
+    ["worker", "--adb-port", String(adb.port), "--metrics-port", "0", "--tasks", "tasks", "--out", path.join(tmp, "trajectories"), "--settle-ms", "20", "--name", "deploy-e2e"],
+    /"event":"worker:ready","metrics":"http:\/\/([^"/]+)/,
+  );
+  const workerTarget = worker[1] ?? "";
+  const schedTarget = new URL(apiUrl).host;
+
+  // The shipped config, with test intervals, our targets, and no scrape of :9090.
+  const promDir = path.join(tmp, "prometheus");
+  mkdirSync(path.join(promDir, "targets"), { recursive: true });
+  symlinkSync(path.join(PROM_DIR, "rules"), path.join(promDir, "rules"));
+  const shipped = readFileSync(path.join(PROM_DIR, "prometheus.yml"), "utf8");
+  const config = shipped
+    .replace(/scrape_interval: 15s/, "scrape_interval: 1s")
+    .replace(/scrape_timeout: 10s/, "scrape_timeout: 1s")
+    .replace(/evaluation_interval: 15s/, "evaluation_interval: 1s")
+    .replace(/\n {2}- job_name: prometheus\n(?: {4,}.*\n?)*/, "\n");
+  assert.notEqual(config, shipped);
+  assert.doesNotMatch(config, /9090|15s|10s/, "intervals replaced and the self-scrape removed");
+  writeFileSync(path.join(promDir, "prometheus.yml"), config);
+  writeFileSync(path.join(promDir, "targets", "scheduler.yml"), `- targets: ["${schedTarget}"]\n`);
+  writeFileSync(path.join(promDir, "targets", "workers.yml"), `- targets: ["${workerTarget}"]\n`);
+
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  prom = spawn(
+    "prometheus",
+    [`--config.file=${path.join(promDir, "prometheus.yml")}`, `--storage.tsdb.path=${path.join(tmp, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  prom.stdout?.on("data", (b: Buffer) => (promLog = (promLog + b.toString()).slice(-20_000)));
+  prom.stderr?.on("data", (b: Buffer) => (promLog = (promLog + b.toString()).slice(-20_000)));
+  await eventually("both farm targets up", async () => {
+    const up = await query("up");
+    assert.deepEqual(byLabel(up, "job"), { "farm-scheduler": 1, "farm-worker": 1 });
+  });
+});
+
+after(async () => {
+  if (prom && prom.exitCode === null) {
+    const exited = new Promise((r) => prom?.once("exit", r));
+    prom.kill("SIGTERM");
+    const t = setTimeout(() => prom?.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(t);
+  }
+  // Worker and scheduler drain on SIGTERM; then the simulated devices, adb and Redis.
+  for (const c of [...children].reverse()) await c.stop();
+  await adb?.stop();
+  await redis?.stop();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+test("a campaign run by farm scheduler + farm worker shows up in Prometheus as the scheduler counted it", async () => {
+  const submitted = await run(process.execPath, [FARM, "submit", "tasks/classic_2048.textproto", "--episodes", String(EPISODES), "--max-steps", "15", "--seed", "7", "--api", apiUrl], { cwd: REPO, env, timeout: 30_000 });
+  const id = submitted.stdout.trim();
+  const watched = await run(process.execPath, [FARM, "watch", id, "--api", apiUrl, "--interval-ms", "200"], { cwd: REPO, env, timeout: 90_000 });
+  const summary = JSON.parse(watched.stdout) as { state: string; completed: number; byOutcome: Record<string, number>; byCause: Record<string, number>; totalSteps: number };
+  assert.equal(summary.state, "completed", watched.stdout);
+  assert.equal(summary.completed, EPISODES);
+
+  await eventually("every episode scraped", async () => assert.deepEqual((await query('sum(farm_episodes_total{job="farm-worker"})')).map((s) => Number(s.value[1])), [EPISODES]));
+  assert.deepEqual(byLabel(await query("sum by (outcome) (farm_episodes_total)"), "outcome"), summary.byOutcome);
+  assert.deepEqual(byLabel(await query("sum by (cause) (farm_episodes_total)"), "cause"), summary.byCause);
+  assert.deepEqual(byLabel(await query("sum by (task) (farm_steps_total)"), "task"), { classic_2048: summary.totalSteps });
+  assert.deepEqual(byLabel(await query("sum by (service) (farm_episodes_total)"), "service"), { worker: EPISODES });
+
+  // One trajectory file per episode, on disk and in the counter.
+  const files = readdirSync(path.join(tmp, "trajectories"), { recursive: true }).map(String).filter((f) => f.endsWith(".avro") && !f.includes(".staging"));
+  assert.equal(files.length, EPISODES, files.join(", "));
+  assert.deepEqual((await query("sum(farm_trajectory_files_total)")).map((s) => Number(s.value[1])), [EPISODES]);
+  assert.ok(Number((await query("sum(farm_trajectory_bytes_total)"))[0]?.value[1]) > 0);
+
+  // The scheduler's own counters, from its /metrics on the API port.
+  assert.deepEqual(byLabel(await query('sum by (job) (farm_campaigns_submitted_total)'), "job"), { "farm-scheduler": 1 });
+  assert.deepEqual(byLabel(await query("sum by (task) (farm_jobs_enqueued_total)"), "task"), { classic_2048: EPISODES });
+  assert.ok(Number((await query('sum(farm_job_start_latency_seconds_count{job="farm-worker"})'))[0]?.value[1]) >= 1);
+  assert.ok(Number((await query('sum(farm_step_phase_duration_seconds_count{phase="action"})'))[0]?.value[1]) >= summary.totalSteps);
+
+  // Recording rules from farm-rules.yml over the real processes' series.
+  await eventually("devices ready", async () => assert.deepEqual(byLabel(await query("state:farm_devices:sum"), "state"), { ready: DEVICES }));
+  await eventually("queue drained", async () => {
+    const q = byLabel(await query('queue_state:farm_queue_jobs:max{queue="episodes"}'), "state");
+    assert.equal(q.waiting, undefined, JSON.stringify(q));
+    assert.equal(q.active, undefined, JSON.stringify(q));
+    assert.equal(q.completed, EPISODES, JSON.stringify(q));
+  });
+  await eventually("episodes/s recorded", async () => assert.ok(Number((await query("farm:episodes:rate5m"))[0]?.value[1]) > 0));
+  const firing = (await query('ALERTS{alertstate="firing"}')).map((s) => s.metric.alertname);
+  assert.deepEqual(firing, [], "no alert fires on a healthy farm");
+});
