@@ -129,7 +129,7 @@ export class DeviceSlot {
       () => undefined,
     ).then(() => {
       this.recovering = undefined;
-      if (this._state !== "recovering") return; // stopped or retired meanwhile
+      if (this._state !== "recovering" || this.stopping) return; // being stopped, or retired meanwhile
       const s = this.sessions.current;
       if (s?.state === "ready") {
         this.log.info({ event: "device:recovered" }, "device recovered; taking jobs again");
