@@ -33,4 +33,9 @@ export async function runWorkerMain(input: WorkerConfigInput = {}): Promise<void
   // Machine-readable start line on stdout (tests and scripts wait for it); logs go to stderr.
   process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir })}\n`);
   await done;
+  // Everything is closed; should a stray handle keep the event loop alive, do not hang the shutdown.
+  setTimeout(() => {
+    logger.warn({ event: "worker:exit-forced" }, "still running 5 s after close; exiting");
+    process.exit(process.exitCode ?? 0);
+  }, 5000).unref();
 }
