@@ -13,8 +13,8 @@
  * drops any gesture in progress), so the same seed gives the same actions whatever the observations.
  * Before the first reset the `seed` option (default 0) is used.
  */
+import { createSeededRandom, type SeededRandom } from "@farm/seeded-random";
 import { lift, touch } from "./action.ts";
-import { createPrng, type Prng } from "./prng.ts";
 import type { Action, EpisodeContext, Policy } from "./types.ts";
 
 export interface RandomPolicyOptions {
@@ -39,7 +39,7 @@ export function randomPolicy(opts: RandomPolicyOptions = {}): Policy {
     throw new RangeError(`randomPolicy: swipeTouches must be integers [min, max] with 2 ≤ min ≤ max, got [${minTouches}, ${maxTouches}]`);
   }
 
-  let prng: Prng = createPrng(opts.seed ?? 0);
+  let prng: SeededRandom = createSeededRandom(opts.seed ?? 0);
   // Actions of the gesture in progress, emitted one per act().
   let pending: Action[] = [];
 
@@ -67,7 +67,7 @@ export function randomPolicy(opts: RandomPolicyOptions = {}): Policy {
     version: RANDOM_POLICY_VERSION,
     needsPixels: false,
     async reset(ctx: EpisodeContext) {
-      prng = createPrng(ctx.seed);
+      prng = createSeededRandom(ctx.seed);
       pending = [];
     },
     async act() {

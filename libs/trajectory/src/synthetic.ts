@@ -3,6 +3,7 @@
  * extras and, optionally, small real PNG observation frames. Deterministic for a given seed.
  */
 import zlib from "node:zlib";
+import { seededRandomFromState } from "@farm/seeded-random";
 import type { StepRecord } from "@farm/episode";
 import { episodeIdOf } from "./episode-id.ts";
 import type { EpisodeRecord } from "./types.ts";
@@ -21,16 +22,10 @@ export interface SyntheticEpisodeOptions {
   worker?: string;
 }
 
-/** Mulberry32: a tiny seeded PRNG. */
+/** The seeded PRNG (@farm/seeded-random) started from the seed itself as its 32-bit state. */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = seededRandomFromState(seed);
+  return () => r.next();
 }
 
 function pngChunk(type: string, data: Buffer): Buffer {

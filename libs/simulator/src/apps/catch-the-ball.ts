@@ -14,7 +14,7 @@
  * log streams small.
  */
 import type { Canvas } from "../android/graphics/canvas.ts";
-import { SeededRandom } from "../android/system/rng.ts";
+import { simRandom, type SeededRandom } from "../android/system/rng.ts";
 import type { AppFactory, AppHost, SimApp, TouchAction, ViewNode } from "./app-types.ts";
 import { configNumber, configSeed } from "./game-config.ts";
 
@@ -42,7 +42,7 @@ class CatchTheBall implements SimApp {
   constructor(private readonly host: AppHost) {
     const { width, height } = host.screen;
     const cfg = host.config;
-    this.rng = new SeededRandom(configSeed(cfg, CATCH_DEFAULT_SEED));
+    this.rng = simRandom(configSeed(cfg, CATCH_DEFAULT_SEED));
     this.lives = configNumber(cfg, "lives", 3, { min: 1, integer: true });
     this.tickMs = configNumber(cfg, "tick_ms", 50, { min: 5, max: 1000 });
     const speed = configNumber(cfg, "speed", 0.5, { min: 0.01, max: 100 });
@@ -66,7 +66,7 @@ class CatchTheBall implements SimApp {
 
   private newBall(): void {
     const { width } = this.host.screen;
-    this.ballX = this.radius + this.rng.int(Math.max(1, width - 2 * this.radius));
+    this.ballX = this.radius + this.rng.int(0, Math.max(1, width - 2 * this.radius) - 1);
     this.ballY = this.radius;
   }
 

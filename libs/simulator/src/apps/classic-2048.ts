@@ -6,7 +6,7 @@
  * `{"seed": N}` (default 2048), so every fresh start with the same inputs plays the same game.
  */
 import { Canvas } from "../android/graphics/canvas.ts";
-import { SeededRandom } from "../android/system/rng.ts";
+import { simRandom, type SeededRandom } from "../android/system/rng.ts";
 import type { AppFactory, AppHost, SimApp, ViewNode } from "./app-types.ts";
 import { configSeed } from "./game-config.ts";
 import { canMove, emptyGrid, gridLiteral, slide, spawnTile, GRID_SIZE, type Direction, type Grid } from "./twozero-board.ts";
@@ -26,7 +26,7 @@ class Classic2048 implements SimApp {
   private readonly rng: SeededRandom;
 
   constructor(private readonly host: AppHost) {
-    this.rng = new SeededRandom(configSeed(host.config, TWENTY48_DEFAULT_SEED));
+    this.rng = simRandom(configSeed(host.config, TWENTY48_DEFAULT_SEED));
     spawnTile(this.grid, this.rng);
     spawnTile(this.grid, this.rng);
     host.rl(`extra: grid ${gridLiteral(this.grid)}`);

@@ -67,7 +67,7 @@ export function spawnTile(grid: Grid, rng: SeededRandom): void {
   const empty: [number, number][] = [];
   grid.forEach((row, r) => row.forEach((v, c) => v === 0 && empty.push([r, c])));
   if (empty.length === 0) return;
-  const [r, c] = empty[rng.int(empty.length)]!;
+  const [r, c] = rng.pick(empty);
   grid[r]![c] = rng.next() < 0.9 ? 2 : 4;
 }
 

@@ -1,6 +1,6 @@
 /** Fault injection for one simulated device: latency profiles, app crashes, dropped input events. */
 import { LATENCY_PROFILES, isLatencyProfileName, latencyClassOf, type LatencyProfileName } from "./latency.ts";
-import { SeededRandom } from "./rng.ts";
+import { simRandom, type SeededRandom } from "./rng.ts";
 
 export interface Faults {
   setLatencyProfile(name: LatencyProfileName): void;
@@ -18,7 +18,7 @@ export class FaultInjector implements Faults {
   private readonly rng: SeededRandom;
 
   constructor(seed: number, private readonly onCrash: () => void) {
-    this.rng = new SeededRandom(seed ^ 0x5eed7a9);
+    this.rng = simRandom(seed ^ 0x5eed7a9);
   }
 
   setLatencyProfile(name: LatencyProfileName): void {

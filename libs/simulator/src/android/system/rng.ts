@@ -1,23 +1,13 @@
-/** A small seeded PRNG (mulberry32) so every simulated run is reproducible from its seed. */
-export class SeededRandom {
-  private state: number;
+import { seededRandomFromState, type SeededRandom } from "@farm/seeded-random";
 
-  constructor(seed: number) {
-    this.state = (Math.floor(seed) ^ 0x9e3779b9) >>> 0;
-  }
+export type { SeededRandom };
 
-  /** Uniform in [0, 1). */
-  next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  /** Integer in [0, n). */
-  int(n: number): number {
-    return Math.floor(this.next() * n);
-  }
+/**
+ * The simulator's seeded PRNG (@farm/seeded-random), its state mixed from the seed as it always was,
+ * so every seeded run (2048 spawns, ball positions, dropped taps) replays exactly.
+ */
+export function simRandom(seed: number): SeededRandom {
+  return seededRandomFromState((Math.floor(seed) ^ 0x9e3779b9) >>> 0);
 }
 
 /** A stable 32-bit hash of a string (FNV-1a), used to derive per-device seeds and fake object ids. */

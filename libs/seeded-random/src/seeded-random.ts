@@ -1,13 +1,15 @@
 /**
  * A small seeded PRNG (a 32-bit multiply-xorshift generator in the mulberry32 family), written here so
- * the random policy's sequence depends only on our code and the seed, never on a library version.
+ * every seeded sequence in the farm depends only on our code and the seed, never on a library version.
  */
 
-export interface Prng {
+export interface SeededRandom {
   /** Uniform in [0, 1). */
   next(): number;
   /** Uniform integer in [min, max], both inclusive. */
   int(min: number, max: number): number;
+  /** One element of a non-empty array, uniformly. */
+  pick<T>(items: readonly T[]): T;
 }
 
 /**
@@ -25,11 +27,20 @@ export function seedToState(seed: number): number {
   return h >>> 0;
 }
 
-export function createPrng(seed: number): Prng {
-  let state = seedToState(seed);
+/** A generator for `seed` (any finite number, also beyond 32 bits), its state folded by seedToState. */
+export function createSeededRandom(seed: number): SeededRandom {
+  return seededRandomFromState(seedToState(seed));
+}
+
+/**
+ * A generator that starts from a raw 32-bit state (taken modulo 2^32), for callers whose streams are
+ * keyed by their own seed mixing and must stay as they were.
+ */
+export function seededRandomFromState(state: number): SeededRandom {
+  let s = state >>> 0;
   const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let z = state;
+    s = (s + 0x6d2b79f5) >>> 0;
+    let z = s;
     z = Math.imul(z ^ (z >>> 15), z | 1);
     z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
     return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
@@ -37,5 +48,9 @@ export function createPrng(seed: number): Prng {
   return {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    pick: <T>(items: readonly T[]): T => {
+      if (items.length === 0) throw new Error("pick from an empty array");
+      return items[Math.floor(next() * items.length)]!;
+    },
   };
 }
