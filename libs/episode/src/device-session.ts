@@ -24,7 +24,8 @@ import { assertRunnable, runSteps, sleep, type StepRunContext } from "./step-int
 import { runEpisode, type RunEpisodeOptions } from "./runner.ts";
 import type { EpisodeTrajectory } from "./trajectory-types.ts";
 
-export type SessionState = "binding" | "ready" | "recovering" | "unusable" | "closed";
+/** `needs_recovery`: an episode with device trouble ran with `deferRecovery`; `recover()` (or the next episode) runs it. */
+export type SessionState = "binding" | "ready" | "needs_recovery" | "recovering" | "unusable" | "closed";
 
 export interface DeviceSessionOptions {
   device: Device;
@@ -61,6 +62,9 @@ export class DeviceSession {
   readonly stats: Record<string, number> = {};
   private _state: SessionState = "binding";
   private _unusableReason = "";
+  private _pendingRecovery: string | undefined;
+  /** The recovery under way, shared by concurrent `recover()` calls (two would bind the device twice). */
+  private recovery: Promise<boolean> | undefined;
   private recoveriesUsed = 0;
   private generation = 0;
   private readonly onEvent: EventHook | undefined;
@@ -114,7 +118,15 @@ export class DeviceSession {
     return this._unusableReason;
   }
 
-  /** Runs one episode (see runner.ts). Device trouble ends it as a truncation and sends the device through recovery. */
+  /** Why the session needs recovery (state `needs_recovery`), else undefined. */
+  get pendingRecovery(): string | undefined {
+    return this._pendingRecovery;
+  }
+
+  /**
+   * Runs one episode (see runner.ts). Device trouble ends it as a truncation and sends the device through
+   * recovery, or with `deferRecovery` leaves the session `needs_recovery` for the caller's `recover()`.
+   */
   runEpisode(opts: RunEpisodeOptions): Promise<EpisodeTrajectory> {
     return runEpisode(this, opts);
   }
@@ -127,6 +139,13 @@ export class DeviceSession {
   /** @internal */
   count(key: string, by = 1): void {
     this.stats[key] = (this.stats[key] ?? 0) + by;
+  }
+
+  /** @internal Device trouble with deferred recovery: the caller recovers when it wants. */
+  needRecovery(reason: string): void {
+    if (this._state !== "ready") return;
+    this._state = "needs_recovery";
+    this._pendingRecovery = reason;
   }
 
   /** @internal A good episode (no device trouble) refills the recovery budget. */
@@ -221,11 +240,20 @@ export class DeviceSession {
   /**
    * Recovery: close everything, wait for the device to answer, bind again (setup steps included), with a
    * backoff between attempts. Attempts count against `maxRecoveries` until the next good episode; when the
-   * budget is spent the device is reported unusable. Returns whether the device is ready.
+   * budget is spent the device is reported unusable. Returns whether the device is ready. `reason` defaults to
+   * the pending one (state `needs_recovery`); a call while a recovery runs joins it.
    */
-  async recover(reason: string): Promise<boolean> {
-    if (this._state === "closed" || this._state === "unusable") return false;
+  recover(reason?: string): Promise<boolean> {
+    if (this._state === "closed" || this._state === "unusable") return Promise.resolve(false);
+    this.recovery ??= this.runRecovery(reason ?? this._pendingRecovery ?? "recovery requested").finally(() => {
+      this.recovery = undefined;
+    });
+    return this.recovery;
+  }
+
+  private async runRecovery(reason: string): Promise<boolean> {
     this._state = "recovering";
+    this._pendingRecovery = undefined;
     const c = this.config;
     let lastDetail = reason;
     while (this.recoveriesUsed < c.maxRecoveries) {

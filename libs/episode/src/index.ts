@@ -5,11 +5,14 @@
  *   const session = await DeviceSession.open({ device, task, config: { settleMs: 500 }, onEvent, logger });
  *   const traj = await session.runEpisode({ seed: 1, index: 0, policy, sink: (t) => writer.write(t) });
  *   // traj.outcome: "terminated" | "truncated"; traj.cause: EndCause; session.state: "ready" | "unusable" | …
+ *   // per episode: runEpisode({ ..., limits: { maxEpisodeSteps: 50 }, deferRecovery: true }); then
+ *   // if (session.state === "needs_recovery") await session.recover();
  *   await session.close();
  */
 export type * from "./trajectory-types.ts";
 export { DeviceSession, type DeviceSessionOptions, type SessionState } from "./device-session.ts";
 export { DEVICE_TROUBLE, type RunEpisodeOptions } from "./runner.ts";
+export { effectiveLimits, type EpisodeLimitOverrides, type EffectiveEpisodeLimits } from "./episode-limits.ts";
 export { compileEpisodeConfig, episodeConfigDefaults, type EpisodeConfig, type CompiledEpisodeConfig } from "./config.ts";
 export { EpisodeError, TaskNotRunnableError, DeviceUnusableError, type EpisodeErrorCode } from "./errors.ts";
 export { safeEmit, type EpisodeEvent, type EpisodeEventType, type EventHook, type StepPhasesMs } from "./events.ts";

@@ -3,7 +3,8 @@
  * from the observation, the action goes out on the action channel, rewards / extras / episode_end come from
  * logcat, the limits decide the boundary. Device trouble (a failing reset step, a failed action or
  * observation, a step past its deadline, a lost device) ends the episode as a truncation with its cause and
- * sends the device through recovery; it is never thrown.
+ * sends the device through recovery (or, with `deferRecovery`, leaves the session `needs_recovery` for the
+ * caller's `session.recover()`); it is never thrown.
  */
 import type { StepResult, StepStatus } from "@farm/adb";
 import { encodePng, type Action, type ExtraValue, type Observation, type Pixels, type Policy } from "@farm/policy";
@@ -12,6 +13,7 @@ import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
 import { DeviceUnusableError, EpisodeError, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
+import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
 import { decideTransition } from "./limits.ts";
 import { runSteps, sleep } from "./step-interpreter.ts";
 import type { EndCause, EpisodeOutcome, EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
@@ -28,6 +30,14 @@ export interface RunEpisodeOptions {
   signal?: AbortSignal;
   /** Record a PNG frame every N steps; overrides the config's `frameEvery`. */
   frameEvery?: number;
+  /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
+  limits?: EpisodeLimitOverrides;
+  /**
+   * Device trouble: return at once and leave the session in state `needs_recovery` instead of recovering
+   * before returning; the caller runs `session.recover()` when it suits it (e.g. after handing its job back).
+   * A `runEpisode` on a session that needs recovery recovers first. @default false
+   */
+  deferRecovery?: boolean;
 }
 
 /** Causes that mean the device is in trouble and must go through recovery. */
@@ -83,9 +93,12 @@ async function refineCause(s: DeviceSession, end: End): Promise<End> {
 }
 
 export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Promise<EpisodeTrajectory> {
+  // Checked before anything runs: a bad override is the caller's error, not an episode.
+  const limits = effectiveLimits(s.task.task, s.config, opts.limits);
   if (s.state === "closed") throw new EpisodeError("session_closed", `session for ${s.device.serial} is closed`, true);
   if (s.state === "unusable") throw new DeviceUnusableError(s.device.serial, s.unusableReason);
-  if (s.relaunchDue && !(await s.recover(s.relaunchDue))) throw new DeviceUnusableError(s.device.serial, s.unusableReason);
+  const due = s.pendingRecovery ?? s.relaunchDue;
+  if (due && !(await s.recover(due))) throw new DeviceUnusableError(s.device.serial, s.unusableReason);
   if (s.state !== "ready") throw new EpisodeError("session_closed", `session for ${s.device.serial} is ${s.state}`, true);
 
   const c = s.config;
@@ -93,6 +106,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
   const serial = s.device.serial;
   const policy = opts.policy;
   const frameEvery = opts.frameEvery ?? c.frameEvery;
+  const stepTimeoutMs = limits.stepTimeoutMs;
   const startedAt = new Date();
   const tEpisode = performance.now();
   const steps: StepRecord[] = [];
@@ -212,7 +226,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     phases.policy = since(t0);
 
     // The per-step deadline covers the device work: action, observation and the app-screen check.
-    const stepDeadline = performance.now() + c.stepTimeoutMs;
+    const stepDeadline = performance.now() + stepTimeoutMs;
     const left = () => Math.max(0, stepDeadline - performance.now());
     t0 = performance.now();
     if (!s.channel) {
@@ -222,7 +236,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     const sent = await withDeadline(s.finger.apply(s.channel, action, s.screen).catch((e: unknown): StepResult => ({ status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 })), left());
     phases.action = since(t0);
     if (sent.timedOut) {
-      end = trunc("device_hung", `action did not complete in ${c.stepTimeoutMs} ms`);
+      end = trunc("device_hung", `action did not complete in ${stepTimeoutMs} ms`);
       break;
     }
     if (sent.value.status !== "ok") {
@@ -242,7 +256,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     let frame: Uint8Array | undefined;
     let obsFail: End | undefined;
     const o = await withDeadline(observe(episodeSteps, wantFrame).catch((e: unknown) => ({ fail: { status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 } as StepResult })), left());
-    if (o.timedOut) obsFail = trunc("device_hung", `observation did not complete in ${c.stepTimeoutMs} ms`);
+    if (o.timedOut) obsFail = trunc("device_hung", `observation did not complete in ${stepTimeoutMs} ms`);
     else if ("fail" in o.value) obsFail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
     else {
       obs = o.value.obs;
@@ -251,7 +265,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     let verdict: AppScreenVerdict | undefined;
     if (check && !obsFail) {
       const v = await withDeadline(check, left());
-      if (v.timedOut) obsFail = trunc("device_hung", `app-screen check did not complete in ${c.stepTimeoutMs} ms`);
+      if (v.timedOut) obsFail = trunc("device_hung", `app-screen check did not complete in ${stepTimeoutMs} ms`);
       else {
         verdict = v.value;
         s.emit({ type: "app-screen:check", serial, step: episodeSteps, match: verdict.match, left: verdict.left });
@@ -284,13 +298,13 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     obs!.extras = extrasByName(taken.extras);
     const tr = decideTransition(
       { episodeSteps, elapsedMs, appLeft: verdict?.left ?? false, episodeEnd: s.acc.episodeEnd },
-      { maxEpisodeSteps: task.maxEpisodeSteps, maxEpisodeSec: task.maxEpisodeSec },
+      limits,
     );
     if (tr.last) {
       const detail =
         tr.cause === "app_left" ? `expected ${task.expectedAppScreen?.activity ?? "?"}, check said ${verdict?.match ?? "?"}` :
-        tr.cause === "step_limit" ? `step ${episodeSteps} > max_episode_steps ${task.maxEpisodeSteps}` :
-        tr.cause === "time_limit" ? `${(elapsedMs / 1000).toFixed(3)} s > max_episode_sec ${Math.trunc(task.maxEpisodeSec)}` :
+        tr.cause === "step_limit" ? `step ${episodeSteps} > max_episode_steps ${limits.maxEpisodeSteps}` :
+        tr.cause === "time_limit" ? `${(elapsedMs / 1000).toFixed(3)} s > max_episode_sec ${Math.trunc(limits.maxEpisodeSec)}` :
         "episode_end line";
       end = { outcome: tr.outcome, cause: tr.cause, detail };
     }
@@ -351,6 +365,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     counters,
     episodeIndex: opts.index,
     dialect: s.task.dialect,
+    limits,
     ...(initialExtras.length ? { initialExtras } : {}),
     ...(s.acc.lastScore !== undefined ? { finalScore: s.acc.lastScore } : {}),
   };
@@ -364,7 +379,9 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
 
   if (DEVICE_TROUBLE.has(end.cause)) {
     s.count(`relaunch_count_${end.cause}`);
-    await s.recover(`${end.cause}: ${end.detail}`);
+    const reason = `${end.cause}: ${end.detail}`;
+    if (opts.deferRecovery) s.needRecovery(reason);
+    else await s.recover(reason);
   } else if (end.cause !== "cancelled" && end.cause !== "policy_failed") s.markGood();
   return trajectory;
 }

@@ -4,6 +4,7 @@
  */
 import type { Action, ExtraValue } from "@farm/policy";
 import type { DataType } from "@farm/task";
+import type { EffectiveEpisodeLimits } from "./episode-limits.ts";
 
 /** Termination = the task said the episode ended; truncation = the farm stopped it. */
 export type EpisodeOutcome = "terminated" | "truncated";
@@ -69,4 +70,6 @@ export interface EpisodeTrajectory {
   initialExtras?: StepExtra[];
   /** The last `score:` value the app logged during the episode (when the task parses scores). */
   finalScore?: number;
+  /** The limits this episode ran with: `runEpisode`'s `limits` over the task's and the session config's. */
+  limits?: EffectiveEpisodeLimits;
 }

@@ -19,7 +19,7 @@ let adb: LocalAdbServer;
 let sim: Sim;
 let driver: AdbDriver;
 let nextDevice = 0;
-const DEVICES = 17;
+const DEVICES = 19;
 
 before(async () => {
   adb = await startAdbServer();
@@ -133,6 +133,25 @@ test("step limit: max_episode_steps = N gives N+1 steps, truncated as step_limit
     assert.equal(t.cause, "step_limit");
     assert.equal(t.steps.length, 8);
     assert.deepEqual(t.steps.map((x) => x.index), [1, 2, 3, 4, 5, 6, 7, 8]);
+  } finally {
+    await s.close();
+  }
+});
+
+test("per-episode limits override the task's for that episode only and are recorded on the trajectory", async () => {
+  const s = await open(task({ id: "eoverride", app: "twozero", maxEpisodeSteps: 6 }), takeDevice());
+  try {
+    const a = await s.runEpisode({ seed: 1, index: 0, policy: randomPolicy(), limits: { maxEpisodeSteps: 2, stepTimeoutMs: 1500 } });
+    assert.equal(a.cause, "step_limit");
+    assert.equal(a.steps.length, 3, "override N = 2: steps 1..2 MID, step 3 LAST");
+    assert.match(a.causeDetail, /max_episode_steps 2$/);
+    assert.deepEqual(a.limits, { maxEpisodeSteps: 2, maxEpisodeSec: 0, stepTimeoutMs: 1500 });
+    const b = await s.runEpisode({ seed: 1, index: 1, policy: randomPolicy() });
+    assert.equal(b.cause, "step_limit");
+    assert.equal(b.steps.length, 7, "without an override the task's max_episode_steps 6 applies again");
+    assert.deepEqual(b.limits, { maxEpisodeSteps: 6, maxEpisodeSec: 0, stepTimeoutMs: 2000 });
+    await assert.rejects(s.runEpisode({ seed: 1, index: 2, policy: randomPolicy(), limits: { stepTimeoutMs: 0 } }), RangeError);
+    assert.equal(s.state, "ready", "a bad override is refused before anything runs");
   } finally {
     await s.close();
   }
@@ -273,6 +292,36 @@ test("a hung device ends the step as device_hung; it recovers once it answers ag
     const t2 = await s.runEpisode({ seed: 1, index: 1, policy: randomPolicy() });
     assert.equal(t2.cause, "step_limit");
   } finally {
+    await s.close();
+  }
+});
+
+test("deferRecovery: a hung device's episode returns with the session needing recovery; recover() brings it back", async () => {
+  const dev = takeDevice();
+  const events: EpisodeEvent[] = [];
+  const s = await open(task({ id: "edefer", app: "twozero", maxEpisodeSteps: 5 }), dev, { stepTimeoutMs: 800, recoveryWaitMs: 1500 }, events);
+  try {
+    const hangAt3 = policyOf("hang", (i) => {
+      if (i === 3) {
+        dev.faults.hang(true);
+        setTimeout(() => dev.faults.hang(false), 1500);
+      }
+      return tapAt(0.5, 0.5)(i);
+    });
+    const t = await s.runEpisode({ seed: 1, index: 0, policy: hangAt3, deferRecovery: true });
+    assert.equal(t.cause, "device_hung", t.causeDetail);
+    assert.equal(s.state, "needs_recovery");
+    assert.match(s.pendingRecovery ?? "", /^device_hung: /);
+    assert.equal(events.filter((e) => e.type === "device:recovery").length, 0, "no recovery inside runEpisode");
+    assert.equal(await s.recover(), true);
+    assert.equal(s.state, "ready");
+    assert.equal(s.pendingRecovery, undefined);
+    assert.ok(events.some((e) => e.type === "device:recovery" && e.ok));
+    const t2 = await s.runEpisode({ seed: 1, index: 1, policy: randomPolicy(), deferRecovery: true });
+    assert.equal(t2.cause, "step_limit");
+    assert.equal(s.state, "ready", "an episode without device trouble needs no recovery");
+  } finally {
+    dev.faults.hang(false);
     await s.close();
   }
 });

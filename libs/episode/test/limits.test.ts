@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { decideTransition, timeLimitSec } from "../src/limits.ts";
 import { AppScreenMonitor, checkDue } from "../src/app-screen-monitor.ts";
+import { effectiveLimits } from "../src/episode-limits.ts";
 
 const facts = (o: Partial<Parameters<typeof decideTransition>[0]> = {}) => ({ episodeSteps: 1, elapsedMs: 0, appLeft: false, episodeEnd: false, ...o });
 
@@ -62,4 +63,18 @@ test("app-screen verdicts: unexpected activity/hierarchy = left; extraction fail
   assert.equal(m.verdictOf("FAILED_ACTIVITY_EXTRACTION").left, false);
   assert.equal(m.verdictOf("FAILED_ACTIVITY_EXTRACTION").left, true);
   assert.equal(m.verdictOf("FAILED_ACTIVITY_EXTRACTION").left, false, "counter restarts");
+});
+
+test("effectiveLimits: each override wins over the task's limit / the config's step deadline; bad values are refused", () => {
+  const taskLimits = { maxEpisodeSteps: 100, maxEpisodeSec: 60 };
+  const cfg = { stepTimeoutMs: 10_000 };
+  assert.deepEqual(effectiveLimits(taskLimits, cfg), { maxEpisodeSteps: 100, maxEpisodeSec: 60, stepTimeoutMs: 10_000 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 }), { maxEpisodeSteps: 5, maxEpisodeSec: 60, stepTimeoutMs: 10_000 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSec: 0, stepTimeoutMs: 500 }), { maxEpisodeSteps: 100, maxEpisodeSec: 0, stepTimeoutMs: 500 });
+  // The override's boundary is the task's: N = 5 → step 5 MID, step 6 LAST.
+  const l = effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 });
+  assert.equal(decideTransition(facts({ episodeSteps: 5 }), l).last, false);
+  assert.equal(decideTransition(facts({ episodeSteps: 6 }), l).last, true);
+  assert.throws(() => effectiveLimits(taskLimits, cfg, { stepTimeoutMs: 0 }), RangeError);
+  assert.throws(() => effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: Number.NaN }), RangeError);
 });
