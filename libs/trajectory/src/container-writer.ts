@@ -2,7 +2,8 @@
  * One container file being written under a temporary name. Records arrive already encoded; they are
  * gathered into blocks of ~blockBytes, compressed and written while the next block fills (at most one
  * block in flight, so memory stays at about two blocks plus one record). `finish` flushes, fsyncs,
- * renames into place and fsyncs the folder: readers either see a complete file or none.
+ * renames into place and fsyncs the folder: readers either see a complete file or none (`seal` stops
+ * before the rename, for callers that publish differently).
  */
 import { randomBytes } from "node:crypto";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
@@ -127,6 +128,17 @@ export class ContainerFileWriter {
 
   /** Writes what is left, fsyncs, closes and renames into place. Returns the final size in bytes. */
   async finish(): Promise<number> {
+    const bytes = await this.seal();
+    await rename(this.opts.tmpPath, this.opts.finalPath);
+    await fsyncDir(path.dirname(this.opts.finalPath));
+    return bytes;
+  }
+
+  /**
+   * Writes what is left, fsyncs and closes, leaving the complete file under its temporary name for the
+   * caller to publish (writeEpisodeFile links it instead of renaming). Returns its size in bytes.
+   */
+  async seal(): Promise<number> {
     if (this.finished) throw new Error("container file already finished");
     this.finished = true;
     try {
@@ -138,8 +150,6 @@ export class ContainerFileWriter {
       await this.abandon();
       throw err;
     }
-    await rename(this.opts.tmpPath, this.opts.finalPath);
-    await fsyncDir(path.dirname(this.opts.finalPath));
     return this.bytesOnDisk;
   }
 

@@ -1,15 +1,18 @@
 /**
  * @module @farm/trajectory
  * The farm's output data set: episodes as Avro object container files (schema in SCHEMA.md), written
- * atomically by partition and read back, inspected and exported.
+ * atomically by partition (many per file with TrajectoryWriter, or one per file under a fixed name with
+ * writeEpisodeFile) and read back, inspected and exported.
  */
 export { episodeSchema, SCHEMA_VERSION, SCHEMA_NAMESPACE, META_SCHEMA_VERSION, META_WRITER_ID, META_FRAME_EVERY } from "./schema.ts";
 export { episodeIdOf } from "./episode-id.ts";
 export { TrajectoryError, CODEC_NAMES, type CodecName, type EpisodeRecord, type StoredEpisode, type TrajectoryErrorCode } from "./types.ts";
+export { writeEpisodeFile, type WriteEpisodeFileOptions, type EpisodeFileTarget, type WrittenEpisodeFile } from "./episode-file.ts";
+export { episodeFilePath, findEpisodeFile, readEpisodeFile, removeStaleEpisodeTempFiles, type EpisodeFileLocation } from "./episode-files.ts";
 export { TrajectoryWriter, type TrajectoryWriterOptions, type TrajectoryWriterStats, type ClosedTrajectoryFile } from "./writer.ts";
 export { readTrajectories, listTrajectoryFiles, openTrajectoryFile, type ReadOptions, type OpenedTrajectoryFile, type TrajectoryFileListing } from "./reader.ts";
 export { inspectTrajectories, findDuplicates, formatSummary, type TrajectorySummary, type DuplicateEpisode, type DuplicateOccurrence } from "./inspect.ts";
-export { escapePartitionValue, unescapePartitionValue, partitionDir, isInvisibleName } from "./partition.ts";
+export { escapePartitionValue, unescapePartitionValue, partitionDir, taskDir, episodeFileName, isInvisibleName } from "./partition.ts";
 export { avroTypeFor } from "./logical-types.ts";
 export { avscEncoderCodecs } from "./block-codecs.ts";
 export { episodeToJson } from "./export-json.ts";

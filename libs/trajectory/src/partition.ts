@@ -1,7 +1,8 @@
 /**
  * File layout: <out>/task=<escaped task id>/date=<yyyy-mm-dd>/<writer>-<seq>.avro (Hive-style partitions
  * that Spark and BigQuery discover). While being written a file is named .<writer>-<seq>.avro.tmp in the
- * same folder: hidden from Spark/BigQuery (leading dot) and skipped by our reader.
+ * same folder: hidden from Spark/BigQuery (leading dot) and skipped by our reader. Single-episode files
+ * (episode-file.ts) are <episode id>.avro in the same partitions, written as .<episode id>.avro.<hex>.tmp.
  */
 import { readdir } from "node:fs/promises";
 import path from "node:path";
@@ -28,7 +29,55 @@ export function partitionDate(startedAt: Date): string {
 }
 
 export function partitionDir(outDir: string, taskId: string, startedAt: Date): string {
-  return path.join(outDir, `task=${escapePartitionValue(taskId)}`, `date=${partitionDate(startedAt)}`);
+  return path.join(taskDir(outDir, taskId), `date=${partitionDate(startedAt)}`);
+}
+
+/** The folder holding every date partition of a task. */
+export function taskDir(outDir: string, taskId: string): string {
+  return path.join(outDir, `task=${escapePartitionValue(taskId)}`);
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A date partition value from a time (its UTC day) or an explicit `yyyy-mm-dd`; undefined when neither. */
+export function partitionDay(date: Date | string): string | undefined {
+  // Round trip through Date: rejects 2026-02-31 as well as malformed text.
+  if (typeof date === "string") return DAY.test(date) && partitionDay(new Date(`${date}T00:00:00Z`)) === date ? date : undefined;
+  return Number.isNaN(date.getTime()) ? undefined : partitionDate(date);
+}
+
+const FILE_SAFE = /^[A-Za-z0-9_.-]$/;
+
+/**
+ * `<episode id>.avro`, percent-encoding (like task ids) every byte outside [A-Za-z0-9_.-] and a leading
+ * dot, so any id is one visible file name. Farm ids (`<campaignId>-<index>`) come out unchanged.
+ */
+export function episodeFileName(episodeId: string): string {
+  let out = "";
+  for (const ch of episodeId) {
+    if (FILE_SAFE.test(ch) && !(out === "" && ch === ".")) out += ch;
+    else out += escapePartitionValue(ch);
+  }
+  return `${out}.avro`;
+}
+
+/** A name an episode file may be published under: visible to readers, one path component, `.avro`. */
+export function isPublishableFileName(name: string): boolean {
+  return name.endsWith(".avro") && name.length > ".avro".length && !isInvisibleName(name) && !name.includes("/") && !name.includes("\\") && name.length <= 255;
+}
+
+const EPISODE_TEMP = /^\..+\.avro\.[0-9a-f]{16}\.tmp$/;
+
+/**
+ * Hidden temporary name of an episode file being written: `.<file>.<16 hex>.tmp`, unique per attempt
+ * and distinct from TrajectoryWriter's `.<writer>-<seq>.avro.tmp` (so sweeping one never touches the other).
+ */
+export function episodeTempFileName(fileName: string, token: string): string {
+  return `.${fileName}.${token}.tmp`;
+}
+
+export function isEpisodeTempFileName(name: string): boolean {
+  return EPISODE_TEMP.test(name);
 }
 
 const SEQ_DIGITS = 6;

@@ -6,13 +6,11 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import type { Type } from "avsc";
 import { blockCodec } from "./block-codecs.ts";
 import { ContainerFileWriter } from "./container-writer.ts";
-import { effectiveFrameEvery, episodeToAvro } from "./episode-codec.ts";
-import { avroTypeFor } from "./logical-types.ts";
+import { effectiveFrameEvery } from "./episode-codec.ts";
 import { finalFileName, isValidWriterId, nextSequence, partitionDate, partitionDir, tempFileName } from "./partition.ts";
-import { episodeSchema, META_FRAME_EVERY, META_SCHEMA_VERSION, META_WRITER_ID, SCHEMA_VERSION } from "./schema.ts";
+import { EPISODE_SCHEMA_JSON, fileMeta, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
 
 export interface TrajectoryWriterOptions {
@@ -95,24 +93,19 @@ function configFrom(o: TrajectoryWriterOptions): Config {
   return c;
 }
 
-let cachedType: Type | undefined;
-const schemaJson = JSON.stringify(episodeSchema);
-
 export class TrajectoryWriter {
   readonly stats: TrajectoryWriterStats = { episodesAppended: 0, framesAppended: 0, filesClosed: 0, bytesClosed: 0, openFiles: 0 };
-  private readonly type: Type;
+  private readonly encoder = new RecordEncoder();
   /** Open files by partition folder, least recently used first. */
   private readonly open = new Map<string, OpenFile>();
   private readonly nextSeq = new Map<string, number>();
   /** Appends run one after another in call order. */
   private tail: Promise<void> = Promise.resolve();
-  private scratch = Buffer.allocUnsafe(64 * 1024);
   private failure: unknown;
   private closing: Promise<void> | undefined;
   private readonly ageTimer: NodeJS.Timeout;
 
   private constructor(private readonly config: Config) {
-    this.type = cachedType ??= avroTypeFor(episodeSchema);
     // Checks file ages while idle; unref'd so an idle writer never keeps the process alive.
     this.ageTimer = setInterval(() => this.closeOldFiles(), Math.max(10, Math.min(config.maxFileAgeMs / 4, 30_000)));
     this.ageTimer.unref();
@@ -174,7 +167,7 @@ export class TrajectoryWriter {
       throw new TrajectoryError("writer_failed", "TrajectoryWriter failed earlier; episodes not in a closed file were not stored", false, { cause: this.failure });
     }
     // Encode first: an invalid record fails here without touching any file.
-    const encoded = this.encode(record);
+    const encoded = this.encoder.encode(record, this.config.frameEvery);
     const dir = partitionDir(this.config.outDir, record.taskId, record.startedAt);
     try {
       let file = this.open.get(dir);
@@ -199,22 +192,6 @@ export class TrajectoryWriter {
     }
   }
 
-  private encode(record: EpisodeRecord): Buffer {
-    const value = episodeToAvro(record, this.config.frameEvery);
-    let end: number;
-    try {
-      end = this.type.encode(value, this.scratch, 0);
-      if (end < 0) {
-        // avsc reports the missing byte count; grow once and encode again.
-        this.scratch = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratch.length - end));
-        end = this.type.encode(value, this.scratch, 0);
-      }
-    } catch (err) {
-      throw invalidRecord(this.type, value, record, err);
-    }
-    return this.scratch.subarray(0, end);
-  }
-
   private async openFile(dir: string, record: EpisodeRecord): Promise<OpenFile> {
     while (this.open.size >= this.config.maxOpenFiles) {
       const lru = this.open.keys().next().value as string;
@@ -226,14 +203,10 @@ export class TrajectoryWriter {
     const writer = await ContainerFileWriter.create({
       tmpPath: path.join(dir, tempFileName(this.config.writerId, seq)),
       finalPath: path.join(dir, finalFileName(this.config.writerId, seq)),
-      schemaJson,
+      schemaJson: EPISODE_SCHEMA_JSON,
       codecName: this.config.codec,
       codec: blockCodec(this.config.codec),
-      meta: {
-        [META_SCHEMA_VERSION]: String(SCHEMA_VERSION),
-        [META_WRITER_ID]: this.config.writerId,
-        [META_FRAME_EVERY]: String(this.config.frameEvery),
-      },
+      meta: fileMeta(this.config.writerId, this.config.frameEvery),
       blockBytes: this.config.blockBytes,
     });
     this.stats.openFiles++;
@@ -269,12 +242,4 @@ function countFrames(record: EpisodeRecord, every: number): number {
   if (every === 0) return 0;
   for (const s of record.steps) if (s.frame && s.index % every === 0) n++;
   return n;
-}
-
-/** A precise message (field path) for a record avsc could not encode. */
-function invalidRecord(type: Type, value: unknown, record: EpisodeRecord, cause: unknown): TrajectoryError {
-  const paths: string[] = [];
-  type.isValid(value, { errorHook: (p) => paths.push(p.join(".")) });
-  const where = paths.length ? ` at ${paths.slice(0, 3).join(", ")}` : "";
-  return new TrajectoryError("invalid_record", `episode ${JSON.stringify(record.episodeId)} does not fit the schema${where}`, false, { cause });
 }

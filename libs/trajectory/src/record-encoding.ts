@@ -1,0 +1,57 @@
+/**
+ * What every farm container file shares, whoever writes it (TrajectoryWriter or writeEpisodeFile): the
+ * episode schema text, the header metadata and the encoding of one record.
+ */
+import type { Type } from "avsc";
+import { episodeToAvro } from "./episode-codec.ts";
+import { avroTypeFor } from "./logical-types.ts";
+import { episodeSchema, META_FRAME_EVERY, META_SCHEMA_VERSION, META_WRITER_ID, SCHEMA_VERSION } from "./schema.ts";
+import { TrajectoryError, type EpisodeRecord } from "./types.ts";
+
+export const EPISODE_SCHEMA_JSON = JSON.stringify(episodeSchema);
+
+let cachedType: Type | undefined;
+
+/** The avsc type of the episode schema (built once: building it is not free). */
+export function episodeType(): Type {
+  return (cachedType ??= avroTypeFor(episodeSchema));
+}
+
+/** The farm's header metadata (besides avro.schema and avro.codec). */
+export function fileMeta(writerId: string, frameEvery: number): Record<string, string> {
+  return {
+    [META_SCHEMA_VERSION]: String(SCHEMA_VERSION),
+    [META_WRITER_ID]: writerId,
+    [META_FRAME_EVERY]: String(frameEvery),
+  };
+}
+
+/** Encodes records into a reused scratch buffer; a returned buffer is valid until the next `encode`. */
+export class RecordEncoder {
+  private scratch = Buffer.allocUnsafe(64 * 1024);
+  private readonly type = episodeType();
+
+  encode(record: EpisodeRecord, frameEvery: number): Buffer {
+    const value = episodeToAvro(record, frameEvery);
+    let end: number;
+    try {
+      end = this.type.encode(value, this.scratch, 0);
+      if (end < 0) {
+        // avsc reports the missing byte count; grow once and encode again.
+        this.scratch = Buffer.allocUnsafe(Math.max(this.scratch.length * 2, this.scratch.length - end));
+        end = this.type.encode(value, this.scratch, 0);
+      }
+    } catch (err) {
+      throw invalidRecord(this.type, value, record, err);
+    }
+    return this.scratch.subarray(0, end);
+  }
+}
+
+/** A precise message (field path) for a record avsc could not encode. */
+function invalidRecord(type: Type, value: unknown, record: EpisodeRecord, cause: unknown): TrajectoryError {
+  const paths: string[] = [];
+  type.isValid(value, { errorHook: (p) => paths.push(p.join(".")) });
+  const where = paths.length ? ` at ${paths.slice(0, 3).join(", ")}` : "";
+  return new TrajectoryError("invalid_record", `episode ${JSON.stringify(record.episodeId)} does not fit the schema${where}`, false, { cause });
+}
