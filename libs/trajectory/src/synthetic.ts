@@ -3,6 +3,7 @@
  * extras and, optionally, small real PNG observation frames. Deterministic for a given seed.
  */
 import zlib from "node:zlib";
+import { encodeRgbPng } from "@farm/png";
 import { seededRandomFromState } from "@farm/seeded-random";
 import type { StepRecord } from "@farm/episode";
 import { episodeIdOf } from "./episode-id.ts";
@@ -28,35 +29,19 @@ function rng(seed: number): () => number {
   return () => r.next();
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, "latin1");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(data, zlib.crc32(head.subarray(4))), 0);
-  return Buffer.concat([head, data, crc]);
-}
-
 /** A valid RGB PNG of a noisy 4×4 tile board. */
 export function syntheticPng(size: number, seed: number): Buffer {
   const r = rng(seed);
   const tiles = Array.from({ length: 16 }, () => [r() * 255, r() * 255, r() * 255]);
-  const raw = Buffer.alloc((size * 3 + 1) * size);
+  const rgb = new Uint8Array(size * size * 3);
   for (let y = 0; y < size; y++) {
-    const row = y * (size * 3 + 1);
-    raw[row] = 0; // filter: none
     for (let x = 0; x < size; x++) {
       const tile = tiles[Math.floor((y * 4) / size) * 4 + Math.floor((x * 4) / size)] ?? [0, 0, 0];
-      for (let c = 0; c < 3; c++) raw[row + 1 + x * 3 + c] = Math.min(255, Math.max(0, (tile[c] ?? 0) + (r() - 0.5) * 24));
+      for (let c = 0; c < 3; c++) rgb[(y * size + x) * 3 + c] = Math.min(255, Math.max(0, (tile[c] ?? 0) + (r() - 0.5) * 24));
     }
   }
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 2; // colour type RGB
-  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, pngChunk("IHDR", ihdr), pngChunk("IDAT", zlib.deflateSync(raw)), pngChunk("IEND", Buffer.alloc(0))]);
+  // zlib's default level, as these frames have always been compressed.
+  return encodeRgbPng(size, size, rgb, { level: zlib.constants.Z_DEFAULT_COMPRESSION });
 }
 
 const pngCache = new Map<string, Buffer>();

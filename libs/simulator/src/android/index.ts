@@ -8,7 +8,6 @@ export type { ShellIO } from "./shell/io.ts";
 export type { Faults } from "./system/faults.ts";
 export type { FileStat, DirEntry } from "./system/file-system.ts";
 export { LATENCY_PROFILES, latencyClassOf, type LatencyProfileName } from "./system/latency.ts";
-export { encodePng } from "./graphics/png.ts";
 export { buildSimApk, parseSimApk, SimApkError, SIM_APK_MAGIC, PREBUILT_APKS, prebuiltApkFiles, type SimApkSpec, type SimApkManifest } from "../apk/index.ts";
 export { LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY } from "./system/package-manager.ts";
 export { RL_TAG } from "./system/app-process.ts";

@@ -2,8 +2,8 @@
  * `screencap [-p] [-d id] [FILE]`: the current frame as PNG (`-p`, or a FILE ending in .png) or raw
  * (12-byte header: width, height, format 1 = RGBA_8888, u32 LE each; then the RGBA pixels).
  */
+import { encodeRgbaPng } from "@farm/png";
 import { fail, type CommandTable } from "./types.ts";
-import { encodePng } from "../graphics/png.ts";
 
 export function rawScreencap(width: number, height: number, rgba: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + rgba.length);
@@ -31,7 +31,7 @@ export const screencapCommands: CommandTable = {
       }
       if (file?.endsWith(".png")) png = true;
       const canvas = ctx.sys.render();
-      const bytes = png ? encodePng(canvas.width, canvas.height, canvas.rgba) : rawScreencap(canvas.width, canvas.height, canvas.rgba);
+      const bytes = png ? encodeRgbaPng(canvas.width, canvas.height, canvas.rgba) : rawScreencap(canvas.width, canvas.height, canvas.rgba);
       if (file) ctx.sys.fs.write(file, bytes, 0o644, Math.floor(ctx.sys.now() / 1000));
       else ctx.out(bytes);
       return 0;
