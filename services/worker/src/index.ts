@@ -5,5 +5,5 @@
  */
 export { resolveWorkerConfig, type WorkerConfig, type WorkerConfigInput } from "./config.ts";
 export { WorkerService, type WorkerServiceOptions } from "./worker-service.ts";
-export { EpisodeStore, STAGING_DIR, type CommitResult } from "./episode-store.ts";
+export { EpisodeStore, type CommitResult } from "./episode-store.ts";
 export { runWorkerMain } from "./main.ts";
