@@ -13,20 +13,11 @@ import { AdbDriver, createAdbClient, readAll } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
+import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
 
-interface Stats {
-  n: number;
+/** Quantiles of the successful samples, and how many failed. */
+interface Stats extends Quantiles {
   errors: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-}
-
-function stats(samples: number[], errors: number): Stats {
-  const s = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
-  return { n: s.length, errors, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: s.length ? s[s.length - 1]! : NaN };
 }
 
 async function measure(n: number, warmup: number, once: () => Promise<boolean>): Promise<Stats> {
@@ -40,7 +31,7 @@ async function measure(n: number, warmup: number, once: () => Promise<boolean>):
     if (ok) samples.push(dt);
     else errors++;
   }
-  return stats(samples, errors);
+  return { ...quantiles(samples), errors };
 }
 
 function intOpt(opts: BenchOptions, name: string, dflt: number): number {
@@ -50,8 +41,6 @@ function intOpt(opts: BenchOptions, name: string, dflt: number): number {
   if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${String(v)}`);
   return n;
 }
-
-const fmt = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : "n/a");
 
 export const scenario: Scenario = {
   describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
@@ -123,15 +112,13 @@ export const scenario: Scenario = {
         ["(c) adb CLI per call (echo hi)", c],
       ];
       console.log(`adb round trips, 1 simulated device (${serial}, latency profile ${profile}), private adb server on port ${adb.port}`);
-      console.log(`${"path".padEnd(40)} ${"n".padStart(6)} ${"err".padStart(4)} ${"p50 ms".padStart(9)} ${"p90 ms".padStart(9)} ${"p99 ms".padStart(9)} ${"max ms".padStart(9)}`);
-      for (const [name, s] of rows)
-        console.log(`${name.padEnd(40)} ${String(s.n).padStart(6)} ${String(s.errors).padStart(4)} ${fmt(s.p50).padStart(9)} ${fmt(s.p90).padStart(9)} ${fmt(s.p99).padStart(9)} ${fmt(s.max).padStart(9)}`);
+      for (const line of latencyTable("path", 40, rows.map(([name, s]) => ({ name, q: s, errors: s.errors })))) console.log(line);
       if (firstError) console.log(`first error: ${firstError}`);
       const ratio = (x: number, y: number) => (Number.isFinite(x / y) ? (x / y).toFixed(1) : "n/a");
       console.log(`ratios (p50): stream/channel=${ratio(b.p50, a.p50)} cli/channel=${ratio(c.p50, a.p50)} cli/stream=${ratio(c.p50, b.p50)}; (p99): stream/channel=${ratio(b.p99, a.p99)} cli/channel=${ratio(c.p99, a.p99)}`);
       const goal = a.p50 <= 0.25 && c.p50 / a.p50 >= 30;
       console.log(`goal (channel p50 <= 0.25 ms and >= 30x faster than the CLI): ${goal ? "met" : "NOT met"}`);
-      console.log(`channel_p50_ms=${fmt(a.p50)} stream_p50_ms=${fmt(b.p50)} cli_p50_ms=${fmt(c.p50)} cli_over_channel=${ratio(c.p50, a.p50)}`);
+      console.log(`channel_p50_ms=${fmtMs(a.p50)} stream_p50_ms=${fmtMs(b.p50)} cli_p50_ms=${fmtMs(c.p50)} cli_over_channel=${ratio(c.p50, a.p50)}`);
     } finally {
       await driver.close();
       await sims.close();

@@ -25,6 +25,7 @@ import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
+import { quantile } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -35,8 +36,6 @@ function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1): number
   if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${String(v)}`);
   return n;
 }
-
-const quantile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN);
 
 /** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
 function procCpuSec(pid: number | undefined): number {

@@ -18,6 +18,7 @@ import { createAdbClient, readAll, type AdbClient } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices, type LatencyProfile } from "@farm/simulator";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
+import { fmtMs, latencyTable, quantiles } from "./stats.ts";
 
 function intOpt(opts: BenchOptions, name: string, dflt: number): number {
   const v = opts[name];
@@ -42,12 +43,6 @@ async function settledMemory(gc: () => void): Promise<{ rss: number; heap: numbe
   return { rss: m.rss, heap: m.heapUsed };
 }
 
-function quantiles(samples: number[]): { n: number; p50: number; p90: number; p99: number; max: number } {
-  const s = [...samples].sort((a, b) => a - b);
-  const q = (p: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))]! : NaN);
-  return { n: s.length, p50: q(0.5), p90: q(0.9), p99: q(0.99), max: s.length ? s[s.length - 1]! : NaN };
-}
-
 async function echoOnce(client: AdbClient, serial: string): Promise<number> {
   const t0 = performance.now();
   const out = await readAll(await client.getDevice(serial).shell("echo hi"));
@@ -57,7 +52,6 @@ async function echoOnce(client: AdbClient, serial: string): Promise<number> {
 }
 
 const MB = 1024 * 1024;
-const fmt = (v: number) => (Number.isFinite(v) ? v.toFixed(3) : "n/a");
 
 export const scenario: Scenario = {
   describe: "N simulated emulators in one process: memory per device and adbkit shell echo round trip (default N=64)",
@@ -114,11 +108,13 @@ export const scenario: Scenario = {
         console.log(`${count} simulated emulators in one process (pid ${process.pid}), latency profile ${profile}, private adb server on port ${adb.port}; started and online in ${startMs.toFixed(0)} ms`);
         console.log(`memory (MB)  rss: before ${(before.rss / MB).toFixed(1)}, idle ${(after.rss / MB).toFixed(1)}, used ${(used.rss / MB).toFixed(1)};  heap: before ${(before.heap / MB).toFixed(1)}, idle ${(after.heap / MB).toFixed(1)}, used ${(used.heap / MB).toFixed(1)}`);
         console.log(`per device: idle rss ${idlePer.rss.toFixed(3)} MB heap ${idlePer.heap.toFixed(3)} MB; used rss ${usedPer.rss.toFixed(3)} MB heap ${usedPer.heap.toFixed(3)} MB (adb server process not counted)`);
-        console.log(`${"adbkit shell('echo hi') round trip".padEnd(52)} ${"n".padStart(6)} ${"p50 ms".padStart(9)} ${"p90 ms".padStart(9)} ${"p99 ms".padStart(9)} ${"max ms".padStart(9)}`);
-        for (const [name, s] of [["sequential, round-robin over devices", seq], [`all ${count} devices at once (${rounds} rounds)`, con]] as const)
-          console.log(`${name.padEnd(52)} ${String(s.n).padStart(6)} ${fmt(s.p50).padStart(9)} ${fmt(s.p90).padStart(9)} ${fmt(s.p99).padStart(9)} ${fmt(s.max).padStart(9)}`);
+        const table = latencyTable("adbkit shell('echo hi') round trip", 52, [
+          { name: "sequential, round-robin over devices", q: seq },
+          { name: `all ${count} devices at once (${rounds} rounds)`, q: con },
+        ]);
+        for (const line of table) console.log(line);
         console.log(`adb server restart: all ${count} devices back ${backMs.toFixed(0)} ms after the new server answered (${backFromStopMs.toFixed(0)} ms after the old one was stopped)`);
-        console.log(`devices=${count} rss_mb_per_device=${rssPer.toFixed(3)} echo_p50_ms=${fmt(seq.p50)} echo_p99_ms=${fmt(seq.p99)}`);
+        console.log(`devices=${count} rss_mb_per_device=${rssPer.toFixed(3)} echo_p50_ms=${fmtMs(seq.p50)} echo_p99_ms=${fmtMs(seq.p99)}`);
       } finally {
         await fleet.close();
       }
