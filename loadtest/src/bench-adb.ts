@@ -12,6 +12,7 @@ import { execFile } from "node:child_process";
 import { AdbDriver, createAdbClient, readAll } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
+import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
 
@@ -32,14 +33,6 @@ async function measure(n: number, warmup: number, once: () => Promise<boolean>):
     else errors++;
   }
   return { ...quantiles(samples), errors };
-}
-
-function intOpt(opts: BenchOptions, name: string, dflt: number): number {
-  const v = opts[name];
-  if (v === undefined || v === true) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${String(v)}`);
-  return n;
 }
 
 export const scenario: Scenario = {

@@ -24,18 +24,11 @@ import { episodeJobId } from "@farm/queue";
 import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
+import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { quantile } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1): number {
-  const v = opts[name];
-  if (v === undefined || v === true) return dflt;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got ${String(v)}`);
-  return n;
-}
 
 /** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
 function procCpuSec(pid: number | undefined): number {

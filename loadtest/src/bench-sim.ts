@@ -17,16 +17,9 @@ import vm from "node:vm";
 import { createAdbClient, readAll, type AdbClient } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices, type LatencyProfile } from "@farm/simulator";
+import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
-
-function intOpt(opts: BenchOptions, name: string, dflt: number): number {
-  const v = opts[name];
-  if (v === undefined || v === true) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got ${String(v)}`);
-  return n;
-}
 
 /** A callable gc() even without --expose-gc, so memory figures are not inflated by garbage. */
 function gcFunction(): () => void {
