@@ -19,7 +19,22 @@ export type QueueErrorCode =
   /** The worker has the task id but its content hash differs from the job's. */
   | "TASK_HASH_MISMATCH"
   /** A campaign id is malformed. */
-  | "CAMPAIGN_ID_INVALID";
+  | "CAMPAIGN_ID_INVALID"
+  // ---- set by a worker's processor (the scheduler's summary groups failed jobs by them) ----
+  /** The job's policy names a scripted/module policy the worker's policy folder does not have. Not retried. */
+  | "POLICY_UNKNOWN"
+  /** The job's policy spec cannot be turned into a policy. Not retried. */
+  | "POLICY_INVALID"
+  /** The task cannot run on any device (e.g. an APK of an install step is in no APK folder). Not retried. */
+  | "TASK_NOT_RUNNABLE"
+  /** The episode was truncated by device trouble (reset/action/observation failed, hung, lost). Retried. */
+  | "DEVICE_TROUBLE"
+  /** The device cannot run episodes (recovery budget spent, or being unbound). Retried, elsewhere. */
+  | "DEVICE_UNUSABLE"
+  /** The policy threw or timed out during the episode. Retried. */
+  | "POLICY_FAILED"
+  /** The episode was cancelled (not by a drain, which hands the job back without failing it). */
+  | "CANCELLED";
 
 /** An error in this library's domain. `retryable` says whether trying again could help. */
 export class QueueError extends Error {
@@ -52,7 +67,7 @@ export class JobRejectedError extends UnrecoverableError {
 }
 
 /** `[CODE] detail` — the shape of a failedReason that carries a stable code. */
-export function formatFailureReason(code: string, detail: string): string {
+export function formatFailureReason(code: QueueErrorCode, detail: string): string {
   return `[${code}] ${detail}`;
 }
 

@@ -9,6 +9,8 @@ import {
   campaignKeys,
   episodeJobId,
   failureCodeOf,
+  formatFailureReason,
+  type QueueErrorCode,
   parseEpisodeJob,
   parseEpisodeJobId,
   parseEpisodeJobResult,
@@ -104,6 +106,11 @@ test("resolveEpisodeJob refuses unknown ids and hash mismatches as unrecoverable
   expectRejected({ ...goodJob, taskHash: "b".repeat(64) }, "TASK_HASH_MISMATCH");
   expectRejected({ ...goodJob, seed: -1 }, "JOB_PAYLOAD_INVALID");
   assert.equal(failureCodeOf("boom"), "error");
+});
+
+test("the worker's failure codes are QueueErrorCodes and read back from a failedReason", () => {
+  const codes: QueueErrorCode[] = ["POLICY_UNKNOWN", "POLICY_INVALID", "TASK_NOT_RUNNABLE", "DEVICE_TROUBLE", "DEVICE_UNUSABLE", "POLICY_FAILED", "CANCELLED"];
+  for (const code of codes) assert.equal(failureCodeOf(formatFailureReason(code, "device s1: detail")), code);
 });
 
 test("through BullMQ: a rejected job fails after one attempt with its code; a duplicate id is not added", async (t) => {
