@@ -90,10 +90,10 @@ export class DeviceSlot {
       store: this.deps.store,
       metrics: this.deps.metrics,
       logger: this.deps.logger,
-      sessionFor: (task, data) => this.sessions.sessionFor(task, data.options),
+      sessionFor: (task) => this.sessions.sessionFor(task),
       drainSignal: this.drain.signal,
       retire: (reason) => this.retire(reason),
-      recoverInBackground: (done) => this.recoverInBackground(done),
+      recoverInBackground: (recover) => this.recoverInBackground(recover),
       setBusy: (busy) => {
         if (busy || this._state === "busy") this.setState(busy ? "busy" : "ready");
       },
@@ -118,13 +118,15 @@ export class DeviceSlot {
     this.log.info({ event: "device:bound", workerName: worker.opts.name }, "device bound; taking jobs");
   }
 
-  private recoverInBackground(done: Promise<unknown>): void {
+  private recoverInBackground(recover: () => Promise<unknown>): void {
     const w = this.worker;
     this.setState("recovering");
     // Called from inside the processor: do not wait for the active job (it is this one).
     void w?.pause(true);
     this.log.warn({ event: "device:recovering" }, "device in recovery; its job goes back to the queue");
-    this.recovering = done.then(
+    // Recovery starts on the next turn of the event loop, once the processor has given its job back.
+    const started = new Promise<void>((r) => setImmediate(r)).then(recover);
+    this.recovering = started.then(
       () => undefined,
       () => undefined,
     ).then(() => {

@@ -8,10 +8,20 @@
  *   DelayedError      → handed back without using an attempt (drain cancelled the episode)
  */
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { DEVICE_TROUBLE, EpisodeError, type DeviceSession, type EpisodeTrajectory } from "@farm/episode";
+import { DEVICE_TROUBLE, EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { EPISODE_JOB_VERSION, formatFailureReason, parseEpisodeJobResult, resolveEpisodeJob, type EpisodeJobData, type EpisodeJobResult } from "@farm/queue";
+import {
+  EPISODE_JOB_VERSION,
+  JobRejectedError,
+  formatFailureReason,
+  parseEpisodeJobResult,
+  resolveEpisodeJob,
+  type EpisodeJobData,
+  type EpisodeJobResult,
+  type EpisodeOptions,
+  type QueueErrorCode,
+} from "@farm/queue";
 import { episodeIdOf, type StoredEpisode } from "@farm/trajectory";
 import type { LoadedTask } from "@farm/task";
 import type { EpisodeStore } from "./episode-store.ts";
@@ -26,14 +36,14 @@ export interface ProcessorContext {
   store: EpisodeStore;
   metrics: FarmMetrics;
   logger: Logger;
-  /** Bound session for the task and options (binds when needed). */
-  sessionFor(task: LoadedTask, data: EpisodeJobData): Promise<DeviceSession>;
+  /** Bound session for the task (binds when needed). */
+  sessionFor(task: LoadedTask): Promise<DeviceSession>;
   /** Aborted when the worker drains past its grace period: the running episode is handed back. */
   drainSignal: AbortSignal;
   /** The device cannot run episodes any more: stop taking jobs on it (must not wait for this job). */
   retire(reason: string): void;
-  /** The device is in recovery until `done` settles: take no jobs meanwhile, then resume or retire. */
-  recoverInBackground(done: Promise<unknown>): void;
+  /** Pause taking jobs, run `recover` (the session's recovery), then resume or retire. Must not wait for this job. */
+  recoverInBackground(recover: () => Promise<unknown>): void;
   /** Busy/idle, for the device gauge. */
   setBusy(busy: boolean): void;
 }
@@ -53,6 +63,18 @@ function resultOf(t: Pick<EpisodeTrajectory, "outcome" | "cause" | "totalReward"
 }
 
 const fromStored = (e: StoredEpisode, file: string): EpisodeJobResult => resultOf(e, file, e.worker, e.deviceSerial);
+
+/** A retryable failure whose failedReason starts with its code (a plain Error: BullMQ retries it). */
+const retryable = (code: QueueErrorCode, detail: string): Error => new Error(formatFailureReason(code, detail));
+
+/** The job's limits for `runEpisode` (each overrides the task's or the session config's for this episode). */
+function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
+  return {
+    ...(o.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: o.maxEpisodeSteps } : {}),
+    ...(o.maxEpisodeSec !== undefined ? { maxEpisodeSec: o.maxEpisodeSec } : {}),
+    ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.stepTimeoutMs } : {}),
+  };
+}
 
 export function createEpisodeProcessor(ctx: ProcessorContext) {
   return async function processEpisodeJob(job: Job, token?: string, bullSignal?: AbortSignal): Promise<EpisodeJobResult> {
@@ -87,11 +109,11 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
     try {
       let session: DeviceSession;
       try {
-        session = await ctx.sessionFor(task, data);
+        session = await ctx.sessionFor(task);
       } catch (e) {
         if (EpisodeError.is(e) && !e.retryable) {
           log.warn({ event: "job:rejected", reason: e.message }, "task cannot run");
-          throw new UnrecoverableError(formatFailureReason("TASK_NOT_RUNNABLE", `job ${job.id}: ${e.message}`));
+          throw new JobRejectedError("TASK_NOT_RUNNABLE", `job ${job.id}: ${e.message}`);
         }
         throw e;
       }
@@ -99,7 +121,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
         // Unusable: this device stops taking jobs. Closed: the device is being unbound. Either way retry elsewhere.
         const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
         if (session.state === "unusable") ctx.retire(why);
-        throw new Error(formatFailureReason("DEVICE_UNUSABLE", `device ${ctx.serial}: ${why}`));
+        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${why}`);
       }
 
       const ac = new AbortController();
@@ -109,41 +131,33 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       if (ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
       log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
       const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
-      // The runner hands the trajectory to the sink before it sends a troubled device through recovery.
-      // With attempts left, the job goes back to BullMQ at once (to another device) while this device
-      // recovers in the background, paused.
-      let troubled: EpisodeTrajectory | undefined;
-      let onTrouble: () => void = () => undefined;
-      const troubleSeen = new Promise<undefined>((resolve) => (onTrouble = () => resolve(undefined)));
       let traj: EpisodeTrajectory;
       try {
-        const run = session.runEpisode({
+        // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
+        traj = await session.runEpisode({
           seed: data.seed,
           index: data.episodeIndex,
           policy,
           signal: ac.signal,
+          limits: limitsOf(data.options),
+          deferRecovery: true,
           ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
-          sink: (t) => {
-            if (attemptsLeft && DEVICE_TROUBLE.has(t.cause)) {
-              troubled = t;
-              onTrouble();
-            }
-          },
         });
-        const first = await Promise.race([run, troubleSeen]);
-        if (first === undefined && troubled) {
-          ctx.recoverInBackground(run);
-          traj = troubled;
-        } else traj = first ?? (await run);
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.
         if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
-        throw new Error(formatFailureReason("DEVICE_UNUSABLE", `device ${ctx.serial}: ${(e as Error).message}`));
+        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${(e as Error).message}`);
       } finally {
         ctx.drainSignal.removeEventListener("abort", onAbort);
         bullSignal?.removeEventListener("abort", onAbort);
       }
-      // runEpisode may have sent the device through recovery, past its budget.
+      if ((session.state as string) === "needs_recovery") {
+        // With attempts left the job goes back to BullMQ at once (to another device) while this device
+        // recovers, paused. The last attempt waits for recovery and keeps the truncated episode as data.
+        if (attemptsLeft) ctx.recoverInBackground(() => session.recover());
+        else await session.recover();
+      }
+      // Recovery (a relaunch before the episode, or ours above on the last attempt) may have spent the budget.
       if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
       log.info({ event: "episode:end", episodeId, outcome: traj.outcome, cause: traj.cause, steps: traj.steps.length, reward: traj.totalReward }, "episode ended");
 
@@ -154,11 +168,10 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
           log.info({ event: "job:handed-back", episodeId }, "episode cancelled by drain; job handed back");
           throw new DelayedError();
         }
-        throw new Error(formatFailureReason("CANCELLED", `job ${job.id}: episode cancelled`));
+        throw retryable("CANCELLED", `job ${job.id}: episode cancelled`);
       }
       if ((DEVICE_TROUBLE.has(traj.cause) || traj.cause === "policy_failed") && attemptsLeft) {
-        const code = traj.cause === "policy_failed" ? "POLICY_FAILED" : "DEVICE_TROUBLE";
-        throw new Error(formatFailureReason(code, `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`));
+        throw retryable(traj.cause === "policy_failed" ? "POLICY_FAILED" : "DEVICE_TROUBLE", `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`);
       }
       // The last attempt keeps even a device-trouble truncation: it is data, and the campaign gets its record.
 

@@ -4,13 +4,12 @@
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { UnrecoverableError } from "bullmq";
-import { formatFailureReason, type PolicyRef } from "@farm/queue";
+import { JobRejectedError, type PolicyRef } from "@farm/queue";
 import { isPolicyError, policyFromSpec, type Policy } from "@farm/policy";
 
 export async function policyForJob(ref: PolicyRef, policyDir: string | undefined): Promise<Policy> {
   const spec = ref.spec;
-  const reject = (detail: string) => new UnrecoverableError(formatFailureReason("POLICY_UNKNOWN", detail));
+  const reject = (detail: string) => new JobRejectedError("POLICY_UNKNOWN", detail);
   let cliSpec = spec;
   const named = /^(scripted|module):(.+)$/.exec(spec);
   if (named) {
@@ -26,6 +25,6 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
     if (isPolicyError(e) && e.retryable) throw new Error(`policy ${spec}: ${e.message}`);
-    throw new UnrecoverableError(formatFailureReason("POLICY_INVALID", `policy ${spec}: ${(e as Error).message}`));
+    throw new JobRejectedError("POLICY_INVALID", `policy ${spec}: ${(e as Error).message}`);
   }
 }
