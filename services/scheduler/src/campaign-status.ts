@@ -11,7 +11,11 @@ export interface CampaignSummary {
   notRun: number;
   byOutcome: Record<string, number>;
   byCause: Record<string, number>;
-  /** Failed jobs by the `[CODE]` of their failedReason ("error" = retries exhausted on a plain error). */
+  /**
+   * Failed jobs by the `[CODE]` of their failedReason: a `QueueErrorCode` of @farm/queue (e.g. TASK_UNKNOWN,
+   * POLICY_INVALID, TASK_NOT_RUNNABLE, DEVICE_TROUBLE, DEVICE_UNUSABLE, POLICY_FAILED, CANCELLED), or "error" =
+   * retries exhausted on a plain error without a code. Keyed by string: a code read back from Redis is not trusted.
+   */
   failuresByCode: Record<string, number>;
   /** Over completed episodes; null when none completed. */
   meanReward: number | null;
