@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { inflateSync } from "node:zlib";
 import { httpPolicy, PolicyError, type WireRequest } from "../src/index.ts";
-import { context, observation } from "./helpers.ts";
+import { context, observation, rejectsWithPolicyError as rejectsWith } from "./helpers.ts";
 
 /** Ports other developers' services use; the OS hands them out only rarely, but never take one. */
 const reserved = (p: number) => p === 5037 || p === 6379 || (p >= 5554 && p <= 5585);
@@ -82,16 +82,6 @@ after(async () => {
   server.closeAllConnections();
   await new Promise((r) => server.close(r));
 });
-
-async function rejectsWith(p: Promise<unknown>, code: string, pattern: RegExp, retryable?: boolean): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof PolicyError, String(e));
-    assert.equal(e.code, code, e.message);
-    assert.match(e.message, pattern);
-    if (retryable !== undefined) assert.equal(e.retryable, retryable);
-    return true;
-  });
-}
 
 test("good reply: action parsed, version from X-Policy-Version, observation and context sent", async () => {
   const p = httpPolicy(`${base}/good`, { timeoutMs: 1000 });

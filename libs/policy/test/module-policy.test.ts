@@ -1,33 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { modulePolicy, PolicyError } from "../src/index.ts";
-import { context, observation } from "./helpers.ts";
+import { test } from "node:test";
+import { modulePolicy } from "../src/index.ts";
+import { context, observation, rejectsWithPolicyError as rejectsWith, useTempDir } from "./helpers.ts";
 
-let dir: string;
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "policy-module-"));
-});
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function file(name: string, content: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, content);
-  return path;
-}
-
-async function rejectsWith(p: Promise<unknown>, code: string, pattern: RegExp): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof PolicyError, String(e));
-    assert.equal(e.code, code);
-    assert.match(e.message, pattern);
-    return true;
-  });
-}
+const tmp = useTempDir("policy-module-");
+const file = tmp.file;
 
 test("a .ts file exporting createPolicy(options): options passed, actions validated, version = content hash", async () => {
   const path = await file(
@@ -68,7 +47,7 @@ test("a default-exported policy object in a .mjs file; name defaults to the file
 });
 
 test("an edited file reloads with a new version", async () => {
-  const path = join(dir, "edit.mjs");
+  const path = join(tmp.dir, "edit.mjs");
   await writeFile(path, `export default { act: () => ({ actionType: "LIFT" }) };`);
   const a = await modulePolicy(path);
   await writeFile(path, `export default { act: () => ({ actionType: "REPEAT" }) };`);
@@ -84,7 +63,7 @@ test("shape errors are clear", async () => {
   await rejectsWith(modulePolicy(await file("pix.mjs", `export default { act() {}, needsPixels: "yes" };`)), "bad_module", /needsPixels must be a boolean/);
   await rejectsWith(modulePolicy(await file("throws.mjs", `export function createPolicy() { throw new Error("no model"); }`)), "bad_module", /createPolicy\(\) in .*throws\.mjs threw: no model/);
   await rejectsWith(modulePolicy(await file("syntax.mjs", `export default {`)), "bad_module", /importing .*syntax\.mjs failed/);
-  await rejectsWith(modulePolicy(join(dir, "missing.mjs")), "bad_module", /cannot read .*missing\.mjs/);
+  await rejectsWith(modulePolicy(join(tmp.dir, "missing.mjs")), "bad_module", /cannot read .*missing\.mjs/);
 });
 
 test("an invalid action or a throw from act() is a bad_action error", async () => {

@@ -1,24 +1,11 @@
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { PolicyError, scriptedPolicy, type Policy } from "../src/index.ts";
-import { context, observation } from "./helpers.ts";
+import { test } from "node:test";
+import { scriptedPolicy, type Policy } from "../src/index.ts";
+import { context, observation, rejectsWithPolicyError, useTempDir } from "./helpers.ts";
 
-let dir: string;
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), "policy-scripted-"));
-});
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function file(name: string, content: string): Promise<string> {
-  const path = join(dir, name);
-  await writeFile(path, content);
-  return path;
-}
+const tmp = useTempDir("policy-scripted-");
+const file = tmp.file;
 
 async function take(p: Policy, n: number): Promise<string[]> {
   const out: string[] = [];
@@ -64,14 +51,7 @@ test("version follows the content", async () => {
   assert.notEqual(a.version, c.version);
 });
 
-async function rejects(path: string, code: string, pattern: RegExp): Promise<void> {
-  await assert.rejects(scriptedPolicy(path), (e: unknown) => {
-    assert.ok(e instanceof PolicyError);
-    assert.equal(e.code, code);
-    assert.match(e.message, pattern);
-    return true;
-  });
-}
+const rejects = (path: string, code: string, pattern: RegExp) => rejectsWithPolicyError(scriptedPolicy(path), code, pattern);
 
 test("errors name file:line for JSONL and the index for JSON", async () => {
   const badPos = await file("bad-pos.jsonl", `{"actionType":"LIFT"}\n\n{"actionType":"TOUCH","touchPosition":[0.5,1.5]}\n`);
@@ -85,5 +65,5 @@ test("errors name file:line for JSONL and the index for JSON", async () => {
   const badEnd = await file("bad-end.json", `{"atEnd":"stop","actions":[]}`);
   await rejects(badEnd, "bad_script", /atEnd must be "loop" or "lift"/);
   await rejects(await file("empty.jsonl", "\n\n"), "bad_script", /holds no actions/);
-  await rejects(join(dir, "missing.jsonl"), "bad_script", /cannot read .*missing\.jsonl/);
+  await rejects(join(tmp.dir, "missing.jsonl"), "bad_script", /cannot read .*missing\.jsonl/);
 });
