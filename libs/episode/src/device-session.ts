@@ -120,7 +120,7 @@ export class DeviceSession {
 
   /** Why the session needs recovery (state `needs_recovery`), else undefined. */
   get pendingRecovery(): string | undefined {
-    return this._pendingRecovery;
+    return this._state === "needs_recovery" ? this._pendingRecovery : undefined;
   }
 
   /**
