@@ -103,15 +103,35 @@ export async function waitForCampaign(h: Harness, campaignId: string, episodes: 
   }
 }
 
-export async function readEpisodes(out: string): Promise<StoredEpisode[]> {
+/** Every episode stored under `out`, or only those of `campaignId`. */
+export async function readEpisodes(out: string, campaignId?: string): Promise<StoredEpisode[]> {
   const all: StoredEpisode[] = [];
   try {
     statSync(out);
   } catch {
     return all;
   }
-  for await (const e of readTrajectories(out)) all.push(e);
+  for await (const e of readTrajectories(out)) if (campaignId === undefined || e.campaignId === campaignId) all.push(e);
   return all;
+}
+
+/** The campaign's episode jobs by index (undefined where a job is gone). */
+export async function campaignJobs(h: Harness, campaignId: string, episodes: number): Promise<Array<Job | undefined>> {
+  return Promise.all(Array.from({ length: episodes }, (_, i) => h.queue.getJob(episodeJobId(campaignId, i))));
+}
+
+/** Polls `check` every `everyMs` until it holds; after `timeoutMs` fails naming `what` (and `detail()`, if given). */
+export async function until(what: string, timeoutMs: number, check: () => boolean | Promise<boolean>, o: { everyMs?: number; detail?: () => string } = {}): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${o.detail ? `: ${o.detail()}` : ""}`);
+    await new Promise((r) => setTimeout(r, o.everyMs ?? 20));
+  }
+}
+
+/** Files under `out` that are not committed trajectory files: anything but `*.avro`, and hidden files. */
+export function temporaryFiles(out: string): string[] {
+  return listFiles(out).filter((f) => !f.endsWith(".avro") || path.basename(f).startsWith("."));
 }
 
 /** Every file under `dir` (recursively), hidden ones included. */

@@ -9,7 +9,7 @@ import path from "node:path";
 import { failureCodeOf, episodeJobId, parseEpisodeJobResult } from "@farm/queue";
 import { Scheduler } from "@farm/scheduler";
 import { resolveWorkerConfig, WorkerService } from "../src/index.ts";
-import { addCampaign, FAST_EPISODE, listFiles, readEpisodes, startHarness, TASK_FILE, waitForCampaign, type Harness } from "./harness.ts";
+import { addCampaign, campaignJobs, FAST_EPISODE, listFiles, readEpisodes, startHarness, TASK_FILE, temporaryFiles, until as untilHolds, waitForCampaign, type Harness } from "./harness.ts";
 
 let h: Harness;
 let worker: WorkerService;
@@ -72,7 +72,7 @@ test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exac
   const result = parseEpisodeJobResult(job?.returnvalue, job?.id);
   assert.equal(result.trajectoryFile, eps.find((e) => e.episodeId === "c40-7")?.file);
   const filesBefore = listFiles(out);
-  assert.equal(filesBefore.filter((f) => !f.endsWith(".avro")).length, 0, `no temporary files: ${filesBefore.join(", ")}`);
+  assert.deepEqual(temporaryFiles(out), [], "no temporary files");
 
   // The same jobs added again directly (same ids): nothing new to run, nothing new written.
   await addCampaign(h, { campaignId: "c40", episodes: 40 });
@@ -114,7 +114,7 @@ test("a job naming an unknown task or a wrong hash fails at once, not retried, w
 test("job options apply per episode: step limit and frame cadence", async () => {
   await addCampaign(h, { campaignId: "opts", episodes: 2, options: { maxEpisodeSteps: 10, frameEvery: 5 } });
   assert.deepEqual(await waitForCampaign(h, "opts", 2, 30_000), { completed: 2, failed: 0 });
-  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "opts");
+  const eps = await readEpisodes(out, "opts");
   assert.equal(eps.length, 2);
   for (const e of eps) {
     assert.equal(e.cause, "step_limit");
@@ -124,13 +124,11 @@ test("job options apply per episode: step limit and frame cadence", async () => 
 });
 
 test("a device that goes away stops taking jobs, its episode is retried elsewhere, and it is bound again when it comes back", async () => {
-  await addCampaign(h, { campaignId: "drop", episodes: 12, options: { maxEpisodeSteps: 150 } });
-  const busy = await someDevice("busy");
-  const sim = h.sims.devices.find((d) => d.serial === busy)!;
+  const { busy, sim } = await campaignOnBusyDevice("drop", 12);
   sim.faults.dropConnection();
   await until(`${busy} unbound`, 30_000, () => worker.deviceStates()[busy] === undefined);
   assert.deepEqual(await waitForCampaign(h, "drop", 12, 90_000), { completed: 12, failed: 0 });
-  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "drop");
+  const eps = await readEpisodes(out, "drop");
   assert.equal(eps.length, 12);
   assert.equal(new Set(eps.map((e) => e.episodeId)).size, 12);
   assert.ok(eps.every((e) => e.cause === "step_limit" || e.cause === "episode_end"), JSON.stringify(eps.map((e) => `${e.episodeId}:${e.cause}`)));
@@ -140,34 +138,30 @@ test("a device that goes away stops taking jobs, its episode is retried elsewher
 });
 
 test("device trouble: the job goes back to the queue at once while the device recovers (paused), then the device takes jobs again", async () => {
-  await addCampaign(h, { campaignId: "blip", episodes: 8, options: { maxEpisodeSteps: 150 } });
-  const busy = await someDevice("busy");
-  const sim = h.sims.devices.find((d) => d.serial === busy)!;
+  const { busy, sim } = await campaignOnBusyDevice("blip", 8);
   sim.faults.hang(true);
   await until(`${busy} recovering`, 30_000, () => worker.deviceStates()[busy] === "recovering");
   sim.faults.hang(false);
   assert.deepEqual(await waitForCampaign(h, "blip", 8, 60_000), { completed: 8, failed: 0 });
   await until(`${busy} ready again`, 30_000, () => worker.deviceStates()[busy] === "ready");
-  const retried = (await Promise.all(Array.from({ length: 8 }, (_, i) => h.queue.getJob(episodeJobId("blip", i))))).filter((j) => (j?.attemptsMade ?? 0) > 0);
+  const retried = (await campaignJobs(h, "blip", 8)).filter((j) => (j?.attemptsMade ?? 0) > 0);
   assert.ok(retried.length >= 1, "the troubled episode was retried");
   await addCampaign(h, { campaignId: "blip2", episodes: 12, options: { maxEpisodeSteps: 30 } });
   assert.deepEqual(await waitForCampaign(h, "blip2", 12, 60_000), { completed: 12, failed: 0 });
-  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "blip2");
+  const eps = await readEpisodes(out, "blip2");
   assert.ok(eps.some((e) => e.deviceSerial === busy), "the recovered device runs episodes again");
 });
 
 test("a hung device ends its episode as device trouble, becomes unusable after recovery fails, its job is retried on another device; it is bound again later", async () => {
-  await addCampaign(h, { campaignId: "hang", episodes: 8, options: { maxEpisodeSteps: 150 } });
-  const busy = await someDevice("busy");
-  const sim = h.sims.devices.find((d) => d.serial === busy)!;
+  const { busy, sim } = await campaignOnBusyDevice("hang", 8);
   sim.faults.hang(true);
   // Recovery cannot reach it: the device is retired (no slot) while the others finish the campaign.
   await until(`${busy} retired`, 60_000, () => worker.deviceStates()[busy] === undefined);
   assert.deepEqual(await waitForCampaign(h, "hang", 8, 90_000), { completed: 8, failed: 0 });
-  const eps = (await readEpisodes(out)).filter((e) => e.campaignId === "hang");
+  const eps = await readEpisodes(out, "hang");
   assert.equal(eps.length, 8);
   assert.equal(new Set(eps.map((e) => e.episodeId)).size, 8);
-  const retried = await Promise.all(Array.from({ length: 8 }, (_, i) => h.queue.getJob(episodeJobId("hang", i))));
+  const retried = await campaignJobs(h, "hang", 8);
   const again = retried.filter((j) => (j?.attemptsMade ?? 0) > 0);
   assert.ok(again.length >= 1, "the hung device's job was retried");
   for (const j of again) {
@@ -178,19 +172,21 @@ test("a hung device ends its episode as device trouble, becomes unusable after r
   await until(`${busy} bound again`, 30_000, () => worker.deviceStates()[busy] === "ready");
 });
 
-async function until(what: string, timeoutMs: number, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(worker.deviceStates())}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits for a condition on the worker; a timeout shows the device states. */
+const until = (what: string, timeoutMs: number, check: () => boolean) => untilHolds(what, timeoutMs, check, { detail: () => JSON.stringify(worker.deviceStates()) });
 
 /** A device currently in `state`. */
 async function someDevice(state: string): Promise<string> {
   let found: string | undefined;
   await until(`a ${state} device`, 30_000, () => (found = Object.entries(worker.deviceStates()).find(([, s]) => s === state)?.[0]) !== undefined);
   return found!;
+}
+
+/** Adds a campaign of long episodes and returns a device running one of them, with its simulator. */
+async function campaignOnBusyDevice(campaignId: string, episodes: number) {
+  await addCampaign(h, { campaignId, episodes, options: { maxEpisodeSteps: 150 } });
+  const busy = await someDevice("busy");
+  return { busy, sim: h.sims.devices.find((d) => d.serial === busy)! };
 }
 
 /** Sum of every sample of `name` (with any labels) in an exposition text. */

@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { episodeJobId } from "@farm/queue";
-import { addCampaign, listFiles, readEpisodes, REPO, startHarness, TASK_FILE, waitForCampaign, type Harness } from "./harness.ts";
+import { addCampaign, campaignJobs, readEpisodes, REPO, startHarness, TASK_FILE, temporaryFiles, until, waitForCampaign, type Harness } from "./harness.ts";
 
 let h: Harness;
 
@@ -50,14 +50,6 @@ async function startWorker(out: string, extra: string[] = []): Promise<WorkerPro
   return { child, exited, stderr: () => err };
 }
 
-async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 async function states(campaignId: string, n: number): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (let i = 0; i < n; i++) {
@@ -72,10 +64,15 @@ test("SIGKILL mid-episode, then a new worker: exactly 40 episodes, none lost, no
   const first = await startWorker(out);
   await addCampaign(h, { campaignId: "k40", episodes: 40, options: { maxEpisodeSteps: 60 } });
   // Kill while episodes are running and some are already committed.
-  await until("10 completed and 4 active", 60_000, async () => {
-    const s = await states("k40", 40);
-    return (s.completed ?? 0) >= 10 && (s.active ?? 0) >= 4;
-  });
+  await until(
+    "10 completed and 4 active",
+    60_000,
+    async () => {
+      const s = await states("k40", 40);
+      return (s.completed ?? 0) >= 10 && (s.active ?? 0) >= 4;
+    },
+    { everyMs: 50 },
+  );
   first.child.kill("SIGKILL");
   assert.equal(await first.exited, null);
   const atKill = await states("k40", 40);
@@ -93,7 +90,7 @@ test("SIGKILL mid-episode, then a new worker: exactly 40 episodes, none lost, no
   const ids = eps.map((e) => e.episodeId);
   assert.equal(new Set(ids).size, 40, "40 distinct episode ids");
   assert.equal(ids.length, 40, "no duplicate records");
-  const stalled = await Promise.all(Array.from({ length: 40 }, (_, i) => h.queue.getJob(episodeJobId("k40", i))));
+  const stalled = await campaignJobs(h, "k40", 40);
   assert.ok(stalled.some((j) => (j?.attemptsStarted ?? 0) > 1), "some job was started again after the kill");
 });
 
@@ -101,15 +98,14 @@ test("SIGTERM drains: running episodes finish within the grace period, exit 0, n
   const out = path.join(h.tmp, "term-finish");
   const w = await startWorker(out, ["--drain-ms", "30000"]);
   await addCampaign(h, { campaignId: "tf", episodes: 12, options: { maxEpisodeSteps: 60 } });
-  await until("4 active", 30_000, async () => ((await states("tf", 12)).active ?? 0) >= 4);
+  await until("4 active", 30_000, async () => ((await states("tf", 12)).active ?? 0) >= 4, { everyMs: 50 });
   w.child.kill("SIGTERM");
   assert.equal(await w.exited, 0, w.stderr().slice(-3000));
   const s = await states("tf", 12);
   assert.equal(s.active ?? 0, 0, `nothing left active: ${JSON.stringify(s)}`);
   assert.equal(s.failed ?? 0, 0);
   assert.ok((s.completed ?? 0) >= 4, `the running episodes finished: ${JSON.stringify(s)}`);
-  const files = listFiles(out);
-  assert.deepEqual(files.filter((f) => !f.endsWith(".avro") || path.basename(f).startsWith(".")), []);
+  assert.deepEqual(temporaryFiles(out), []);
   assert.equal((await readEpisodes(out)).length, s.completed);
   assert.match(w.stderr(), /"event":"worker:closed"/);
 
@@ -126,18 +122,18 @@ test("SIGTERM with a short grace period hands running episodes back without usin
   const out = path.join(h.tmp, "term-handback");
   const w = await startWorker(out, ["--drain-ms", "300"]);
   await addCampaign(h, { campaignId: "th", episodes: 4, options: { maxEpisodeSteps: 100_000, maxEpisodeSec: 600 } });
-  await until("4 active", 30_000, async () => ((await states("th", 4)).active ?? 0) >= 4);
+  await until("4 active", 30_000, async () => ((await states("th", 4)).active ?? 0) >= 4, { everyMs: 50 });
   await new Promise((r) => setTimeout(r, 500));
   w.child.kill("SIGTERM");
   assert.equal(await w.exited, 0, w.stderr().slice(-3000));
-  const jobs = await Promise.all(Array.from({ length: 4 }, (_, i) => h.queue.getJob(episodeJobId("th", i))));
+  const jobs = await campaignJobs(h, "th", 4);
   for (const j of jobs) {
     const state = await j!.getState();
     assert.ok(state === "waiting" || state === "delayed" || state === "prioritized", `job ${j!.id} handed back, is ${state}`);
     assert.equal(j!.attemptsMade, 0, "no attempt used");
   }
   assert.match(w.stderr(), /"event":"job:handed-back"/);
-  assert.deepEqual(listFiles(out).filter((f) => !f.endsWith(".avro") || path.basename(f).startsWith(".")), []);
+  assert.deepEqual(temporaryFiles(out), []);
   assert.equal((await readEpisodes(out)).length, 0, "cancelled episodes are not committed");
   await h.queue.obliterate({ force: true }).catch(() => undefined);
 });
