@@ -3,10 +3,19 @@
  * adb server, `farm sim` (simulated emulators), `farm scheduler` and `farm worker` as processes, and
  * Prometheus started from a copy of deploy/prometheus/prometheus.yml (scrape and evaluation interval
  * shortened to 1 s, targets files pointing at the processes' ports, the self-scrape of :9090 left out)
- * with deploy/prometheus/rules. A campaign submitted with `farm submit --api` must show up in
- * Prometheus exactly as the scheduler counted it (episodes by outcome and cause, steps), with one
+ * with deploy/prometheus/rules. Campaigns submitted with `farm submit --api` must show up in
+ * Prometheus exactly as the scheduler counted them (episodes by outcome and cause, steps), with one
  * trajectory file per episode, the scheduler's campaign and enqueue counters, and the recording rules
- * for devices and queue depth.
+ * for devices, queue depth and episodes/s.
+ *
+ * Why two campaigns: farm_episodes_total{task,outcome,cause} has no series until the first episode
+ * with those labels is counted, and rate() counts only increases between samples it has. The main
+ * campaign takes about one scrape interval (8 short episodes on 2 devices, ~1.3 s), so when every
+ * episode finished between two scrapes the series' first sample was already its final value and
+ * farm:episodes:rate5m stayed 0 for the whole 5 m window. So a first campaign of one episode (same
+ * task, policy and limits, hence the same labels) runs first, and the main campaign is submitted only
+ * once Prometheus holds a sample of that count: the main campaign then raises a series Prometheus
+ * already has, whatever the scrape timing.
  */
 import assert from "node:assert/strict";
 import { execFile, spawn, type ChildProcess } from "node:child_process";
@@ -22,6 +31,7 @@ import { freePort, PROM_DIR, REPO, requireBinary } from "./deploy-helpers.ts";
 const run = promisify(execFile);
 const FARM = path.join(REPO, "services", "cli", "bin", "farm.js");
 const EPISODES = 8;
+const FIRST_EPISODES = 1;
 const DEVICES = 2;
 
 let tmp = "";
@@ -150,31 +160,67 @@ after(async () => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-test("a campaign run by farm scheduler + farm worker shows up in Prometheus as the scheduler counted it", async () => {
-  const submitted = await run(process.execPath, [FARM, "submit", "tasks/classic_2048.textproto", "--episodes", String(EPISODES), "--max-steps", "15", "--seed", "7", "--api", apiUrl], { cwd: REPO, env, timeout: 30_000 });
+interface Summary {
+  state: string;
+  completed: number;
+  byOutcome: Record<string, number>;
+  byCause: Record<string, number>;
+  totalSteps: number;
+}
+
+/** `farm submit --api` then `farm watch` until the campaign ends; its summary, completed with every episode. */
+async function runCampaign(episodes: number): Promise<Summary> {
+  const submitted = await run(process.execPath, [FARM, "submit", "tasks/classic_2048.textproto", "--episodes", String(episodes), "--max-steps", "15", "--seed", "7", "--api", apiUrl], { cwd: REPO, env, timeout: 30_000 });
   const id = submitted.stdout.trim();
   const watched = await run(process.execPath, [FARM, "watch", id, "--api", apiUrl, "--interval-ms", "200"], { cwd: REPO, env, timeout: 90_000 });
-  const summary = JSON.parse(watched.stdout) as { state: string; completed: number; byOutcome: Record<string, number>; byCause: Record<string, number>; totalSteps: number };
+  const summary = JSON.parse(watched.stdout) as Summary;
   assert.equal(summary.state, "completed", watched.stdout);
-  assert.equal(summary.completed, EPISODES);
+  assert.equal(summary.completed, episodes, watched.stdout);
+  return summary;
+}
 
-  await eventually("every episode scraped", async () => assert.deepEqual((await query('sum(farm_episodes_total{job="farm-worker"})')).map((s) => Number(s.value[1])), [EPISODES]));
-  assert.deepEqual(byLabel(await query("sum by (outcome) (farm_episodes_total)"), "outcome"), summary.byOutcome);
-  assert.deepEqual(byLabel(await query("sum by (cause) (farm_episodes_total)"), "cause"), summary.byCause);
-  assert.deepEqual(byLabel(await query("sum by (task) (farm_steps_total)"), "task"), { classic_2048: summary.totalSteps });
-  assert.deepEqual(byLabel(await query("sum by (service) (farm_episodes_total)"), "service"), { worker: EPISODES });
+const addCounts = (a: Record<string, number>, b: Record<string, number>): Record<string, number> => {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  return out;
+};
+
+test("campaigns run by farm scheduler + farm worker show up in Prometheus as the scheduler counted them", async () => {
+  // The first campaign's episode, in Prometheus before the main campaign starts (see the file comment).
+  const first = await runCampaign(FIRST_EPISODES);
+  await eventually("the first campaign scraped", async () => assert.deepEqual((await query('sum(farm_episodes_total{job="farm-worker"})')).map((s) => Number(s.value[1])), [FIRST_EPISODES]));
+  const scrapedFirst = await query('farm_episodes_total{job="farm-worker"}');
+
+  const main = await runCampaign(EPISODES);
+  const total = FIRST_EPISODES + EPISODES;
+  const byOutcome = addCounts(first.byOutcome, main.byOutcome);
+  const byCause = addCounts(first.byCause, main.byCause);
+  const totalSteps = first.totalSteps + main.totalSteps;
+
+  await eventually("every episode scraped", async () => assert.deepEqual((await query('sum(farm_episodes_total{job="farm-worker"})')).map((s) => Number(s.value[1])), [total]));
+  // What makes farm:episodes:rate5m > 0 certain below: the main campaign raised a series Prometheus had before it.
+  const sameSeries = (a: Sample, b: Sample) => JSON.stringify(Object.entries(a.metric).sort()) === JSON.stringify(Object.entries(b.metric).sort());
+  const scrapedTotal = await query('farm_episodes_total{job="farm-worker"}');
+  assert.ok(
+    scrapedFirst.some((f) => scrapedTotal.some((t) => sameSeries(f, t) && Number(t.value[1]) > Number(f.value[1]))),
+    `a series of the first campaign grew: ${JSON.stringify(scrapedFirst)} then ${JSON.stringify(scrapedTotal)}`,
+  );
+  assert.deepEqual(byLabel(await query("sum by (outcome) (farm_episodes_total)"), "outcome"), byOutcome);
+  assert.deepEqual(byLabel(await query("sum by (cause) (farm_episodes_total)"), "cause"), byCause);
+  assert.deepEqual(byLabel(await query("sum by (task) (farm_steps_total)"), "task"), { classic_2048: totalSteps });
+  assert.deepEqual(byLabel(await query("sum by (service) (farm_episodes_total)"), "service"), { worker: total });
 
   // One trajectory file per episode, on disk and in the counter.
   const files = readdirSync(path.join(tmp, "trajectories"), { recursive: true }).map(String).filter((f) => f.endsWith(".avro") && !f.includes(".staging"));
-  assert.equal(files.length, EPISODES, files.join(", "));
-  assert.deepEqual((await query("sum(farm_trajectory_files_total)")).map((s) => Number(s.value[1])), [EPISODES]);
+  assert.equal(files.length, total, files.join(", "));
+  assert.deepEqual((await query("sum(farm_trajectory_files_total)")).map((s) => Number(s.value[1])), [total]);
   assert.ok(Number((await query("sum(farm_trajectory_bytes_total)"))[0]?.value[1]) > 0);
 
   // The scheduler's own counters, from its /metrics on the API port.
-  assert.deepEqual(byLabel(await query('sum by (job) (farm_campaigns_submitted_total)'), "job"), { "farm-scheduler": 1 });
-  assert.deepEqual(byLabel(await query("sum by (task) (farm_jobs_enqueued_total)"), "task"), { classic_2048: EPISODES });
+  assert.deepEqual(byLabel(await query('sum by (job) (farm_campaigns_submitted_total)'), "job"), { "farm-scheduler": 2 });
+  assert.deepEqual(byLabel(await query("sum by (task) (farm_jobs_enqueued_total)"), "task"), { classic_2048: total });
   assert.ok(Number((await query('sum(farm_job_start_latency_seconds_count{job="farm-worker"})'))[0]?.value[1]) >= 1);
-  assert.ok(Number((await query('sum(farm_step_phase_duration_seconds_count{phase="action"})'))[0]?.value[1]) >= summary.totalSteps);
+  assert.ok(Number((await query('sum(farm_step_phase_duration_seconds_count{phase="action"})'))[0]?.value[1]) >= totalSteps);
 
   // Recording rules from farm-rules.yml over the real processes' series.
   await eventually("devices ready", async () => assert.deepEqual(byLabel(await query("state:farm_devices:sum"), "state"), { ready: DEVICES }));
@@ -182,8 +228,9 @@ test("a campaign run by farm scheduler + farm worker shows up in Prometheus as t
     const q = byLabel(await query('queue_state:farm_queue_jobs:max{queue="episodes"}'), "state");
     assert.equal(q.waiting, undefined, JSON.stringify(q));
     assert.equal(q.active, undefined, JSON.stringify(q));
-    assert.equal(q.completed, EPISODES, JSON.stringify(q));
+    assert.equal(q.completed, total, JSON.stringify(q));
   });
+  // Evaluated every second over the scrapes that saw the main campaign's increase.
   await eventually("episodes/s recorded", async () => assert.ok(Number((await query("farm:episodes:rate5m"))[0]?.value[1]) > 0));
   const firing = (await query('ALERTS{alertstate="firing"}')).map((s) => s.metric.alertname);
   assert.deepEqual(firing, [], "no alert fires on a healthy farm");
