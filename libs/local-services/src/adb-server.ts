@@ -60,3 +60,32 @@ export async function startAdbServer(opts: { port?: number } = {}): Promise<Loca
     },
   };
 }
+
+/** The server's `host:devices` list as serial → state (`device`, `offline`, …). */
+export async function adbServerDevices(port: number, host = "127.0.0.1", timeoutMs = 2000): Promise<Map<string, string>> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect({ port, host });
+    let buf = Buffer.alloc(0);
+    const fail = (e: Error) => {
+      s.destroy();
+      reject(e);
+    };
+    s.setTimeout(timeoutMs, () => fail(new Error(`adb server ${host}:${port} did not answer host:devices within ${timeoutMs} ms`)));
+    s.once("error", fail);
+    s.once("connect", () => s.write("000chost:devices"));
+    s.on("data", (b) => {
+      buf = Buffer.concat([buf, b]);
+      if (buf.length >= 4 && buf.subarray(0, 4).toString() !== "OKAY") return fail(new Error(`adb server refused host:devices: ${buf.toString()}`));
+      if (buf.length < 8) return;
+      const len = parseInt(buf.subarray(4, 8).toString(), 16);
+      if (buf.length < 8 + len) return;
+      s.destroy();
+      const devices = new Map<string, string>();
+      for (const line of buf.subarray(8, 8 + len).toString().split("\n")) {
+        const [serial, state] = line.split("\t");
+        if (serial && state) devices.set(serial, state);
+      }
+      resolve(devices);
+    });
+  });
+}

@@ -8,5 +8,5 @@
  */
 export { freePort, waitForPort, isReservedPort } from "./ports.ts";
 export { startRedis, type LocalRedis } from "./redis.ts";
-export { startAdbServer, adbServerAnswers, type LocalAdbServer } from "./adb-server.ts";
+export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
 export { spawnManaged, type ManagedChild } from "./child.ts";

@@ -41,3 +41,13 @@ test("startAdbServer gives a private adb server that survives a restart on the s
   }
   assert.equal(await adbServerAnswers(adb.port), false);
 });
+
+test("adbServerDevices lists nothing on a fresh private server", async () => {
+  const { adbServerDevices } = await import("../src/index.ts");
+  const adb = await startAdbServer();
+  try {
+    assert.deepEqual([...(await adbServerDevices(adb.port)).entries()], []);
+  } finally {
+    await adb.stop();
+  }
+});

@@ -1,4 +1,5 @@
 import type { Logger } from "@farm/log";
+import { adbServerDevices } from "@farm/local-services";
 import { SimDevice, type LatencyProfile } from "./device.ts";
 
 export interface SimFleetOptions {
@@ -46,9 +47,27 @@ export async function startSimulatedDevices(opts: SimFleetOptions): Promise<SimF
       const failed = settled.find((r) => r.status === "rejected");
       if (failed) throw failed.reason;
     }
+    await waitListedAsDevice(opts.adbPort, opts.adbHost ?? "127.0.0.1", devices.map((d) => d.serial), 10_000);
   } catch (e) {
     await close();
     throw e;
   }
   return { devices, close };
+}
+
+/**
+ * A device counts itself online once it has answered the handshake, but the server may still list
+ * it as `offline` for a moment; callers expect `adb devices` to show every device ready.
+ */
+async function waitListedAsDevice(adbPort: number, adbHost: string, serials: string[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const listed = await adbServerDevices(adbPort, adbHost).catch(() => new Map<string, string>());
+    const notReady = serials.filter((s) => listed.get(s) !== "device");
+    if (notReady.length === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`adb server on ${adbHost}:${adbPort} does not list ${notReady.join(", ")} as 'device' after ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
