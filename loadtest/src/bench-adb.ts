@@ -5,13 +5,15 @@
  *   (b) adbkit with a new server connection and `shell:` stream per call (`shell('echo hi')` + read all),
  *   (c) the adb CLI spawned per call (`adb -P <port> -s <serial> shell echo hi`), AndroidEnv's way.
  * Options: --samples N (channel and stream; the CLI gets N/10, at least 50), --warmup N, --profile
- * <simulator latency profile, default instant>.
+ * <simulator latency profile, default instant>, --sim child|in-process (default child: the device runs
+ * in its own process, as an emulator does; in-process shares this process's event loop and CPU).
  * Last line: `channel_p50_ms=<x> stream_p50_ms=<y> cli_p50_ms=<z> cli_over_channel=<ratio>`.
  */
 import { execFile } from "node:child_process";
 import { AdbDriver, createAdbClient, readAll } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
+import { startSimChild } from "./sim-child.ts";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
@@ -44,13 +46,17 @@ export const scenario: Scenario = {
     const profile = typeof opts.profile === "string" ? opts.profile : "instant";
     if (profile !== "instant" && profile !== "emulator-adb" && profile !== "emulator-grpc")
       throw new Error(`--profile must be instant, emulator-adb or emulator-grpc, got ${profile}`);
+    const simMode = typeof opts.sim === "string" ? opts.sim : "child";
+    if (simMode !== "child" && simMode !== "in-process") throw new Error(`--sim must be child or in-process, got ${simMode}`);
     const adb = await startAdbServer();
-    const sims = await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile });
+    const sims =
+      simMode === "child"
+        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], close: () => c.stop() }))
+        : await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile }).then((f) => ({ serial: f.devices[0]?.serial, close: () => f.close() }));
     const driver = new AdbDriver({ port: adb.port });
     try {
-      const sim = sims.devices[0];
-      if (!sim) throw new Error("the simulator started no device");
-      const serial = sim.serial;
+      const serial = sims.serial;
+      if (!serial) throw new Error("the simulator started no device");
       const dev = driver.device(serial);
       const boot = await dev.waitBootComplete(10_000);
       if (boot.status !== "ok") throw new Error(`device ${serial} did not come up: ${boot.message}`);
@@ -104,7 +110,7 @@ export const scenario: Scenario = {
         ["(b2) driver Device.shell (echo hi)", b2],
         ["(c) adb CLI per call (echo hi)", c],
       ];
-      console.log(`adb round trips, 1 simulated device (${serial}, latency profile ${profile}), private adb server on port ${adb.port}`);
+      console.log(`adb round trips, 1 simulated device (${serial}, latency profile ${profile}, ${simMode === "child" ? "in a child process" : "in this process"}), private adb server on port ${adb.port}`);
       for (const line of latencyTable("path", 40, rows.map(([name, s]) => ({ name, q: s, errors: s.errors })))) console.log(line);
       if (firstError) console.log(`first error: ${firstError}`);
       const ratio = (x: number, y: number) => (Number.isFinite(x / y) ? (x / y).toFixed(1) : "n/a");

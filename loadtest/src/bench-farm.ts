@@ -12,11 +12,9 @@
  * --profile (simulator latency profile, default instant).
  * Last line: `devices=<n> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startAdbServer, startRedis } from "@farm/local-services";
 import { createLogger } from "@farm/log";
@@ -26,6 +24,7 @@ import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
+import { startSimChild } from "./sim-child.ts";
 import { quantile } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -59,33 +58,6 @@ function adbServerPid(port: number): number | undefined {
     // not Linux
   }
   return undefined;
-}
-
-/** `farm sim --devices N --adb-port P` as a child; resolves with its serials once every device is online. */
-async function startSimChild(devices: number, adbPort: number, profile: string): Promise<{ child: ChildProcess; serials: string[]; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile], {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FARM_LOG_LEVEL: "warn" },
-  });
-  let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-5000)));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const serials: string[] = [];
-  await new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (/^emulator-\d+$/.test(line)) serials.push(line);
-      if (line.startsWith("ready ")) resolve();
-    });
-    void exited.then(() => reject(new Error(`farm sim exited early:\n${err}`)));
-  });
-  return {
-    child,
-    serials,
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
 }
 
 export const scenario: Scenario = {

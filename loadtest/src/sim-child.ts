@@ -1,0 +1,44 @@
+/**
+ * Simulated emulators in a child process (`farm sim`), as real emulators are never inside the
+ * measuring process: its CPU and event loop stay separate from the code under test.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+
+export interface SimChild {
+  child: ChildProcess;
+  serials: string[];
+  stop(): Promise<void>;
+}
+
+/** `farm sim --devices N --adb-port P` as a child; resolves with its serials once every device is online. */
+export async function startSimChild(devices: number, adbPort: number, profile: string): Promise<SimChild> {
+  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, FARM_LOG_LEVEL: "warn" },
+  });
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-5000)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const serials: string[] = [];
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (/^emulator-\d+$/.test(line)) serials.push(line);
+      if (line.startsWith("ready ")) resolve();
+    });
+    void exited.then(() => reject(new Error(`farm sim exited early:\n${err}`)));
+  });
+  return {
+    child,
+    serials,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
