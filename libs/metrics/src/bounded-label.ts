@@ -30,16 +30,18 @@ export interface OpenLabelLimits {
  * An open set with a cap, for ids from a finite but not fixed pool (task ids, adb ops, queue names):
  * the first `maxValues` distinct well-formed values are kept as they are. The cap is per guard, and
  * guards are shared between the metrics that use the same label (one task set for all task metrics).
+ * `quiet` maps the value the same way (a well-formed value under the cap still takes a slot) but does not
+ * report or count an overflow: for declaring series, which records nothing.
  */
-export function cappedLabel(label: string, limits: OpenLabelLimits, report: OverflowReporter): (metric: string, value: string) => string {
+export function cappedLabel(label: string, limits: OpenLabelLimits, report: OverflowReporter): (metric: string, value: string, quiet?: boolean) => string {
   const seen = new Set<string>();
-  return (metric, value) => {
+  return (metric, value, quiet = false) => {
     if (seen.has(value)) return value;
     if (value !== OTHER && limits.pattern.test(value) && seen.size < limits.maxValues) {
       seen.add(value);
       return value;
     }
-    report(metric, label, value);
+    if (!quiet) report(metric, label, value);
     return OTHER;
   };
 }

@@ -26,7 +26,7 @@ import {
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
-import { ADB_STATUSES, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
+import { ADB_STATUSES, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
 
 export interface FarmMetricsOptions {
   /** Set as the `service` label on every series (e.g. "worker", "scheduler"). */
@@ -300,6 +300,20 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
         steps.inc({ task: t }, e.steps);
       }
       if (valid(METRIC.episodeReward, e.reward, true)) episodeReward.observe({ task: t }, e.reward);
+    },
+    /**
+     * Creates this task's counter series at 0 — farm_steps_total{task}, farm_extras_dropped_total{task}
+     * and farm_episodes_total{task,outcome,cause} for DECLARED_EPISODE_ENDS — so rate()/increase() count
+     * the first episode (they miss the first increase of a series whose first sample already holds it).
+     * Call it when a device is bound to the task, before its first episode. Idempotent. The task takes a
+     * slot of the task cap like any recording; past the cap (or an id that is not an id) it declares the
+     * "other" series, without counting an overflow (nothing was recorded).
+     */
+    declareTask(taskId: string): void {
+      const t = task(METRIC.episodes, taskId, true);
+      for (const [o, c] of DECLARED_EPISODE_ENDS) episodes.inc({ task: t, outcome: o, cause: c }, 0);
+      steps.inc({ task: t }, 0);
+      extrasDropped.inc({ task: t }, 0);
     },
     stepPhase(p: StepPhase, seconds: number): void {
       if (valid(METRIC.stepPhaseDuration, seconds)) stepPhaseDuration.observe({ phase: phase(p) }, seconds);

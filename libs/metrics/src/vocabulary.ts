@@ -28,6 +28,26 @@ const causes = {
 } satisfies Record<EndCause, true>;
 export const END_CAUSES = Object.keys(causes) as EndCause[];
 
+/**
+ * The (outcome, cause) pairs of farm_episodes_total that `declareTask` creates at 0 for a task, so
+ * rate()/increase() see their first episode: the common ends (the task's own end; the step limit, time
+ * limit and app-left truncations) and the device-trouble causes the worker retries (DEVICE_TROUBLE of
+ * @farm/episode; committed on a job's last attempt). Not all 22 combinations: every cause but
+ * episode_end truncates, so the other outcome/cause pairs never occur; a cancelled episode is never
+ * committed (handed back or retried); policy_failed is left to appear on its own. 9 series per task.
+ */
+export const DECLARED_EPISODE_ENDS = [
+  ["terminated", "episode_end"],
+  ["truncated", "step_limit"],
+  ["truncated", "time_limit"],
+  ["truncated", "app_left"],
+  ["truncated", "reset_failed"],
+  ["truncated", "action_failed"],
+  ["truncated", "observation_failed"],
+  ["truncated", "device_hung"],
+  ["truncated", "device_lost"],
+] as const satisfies readonly (readonly [EpisodeOutcome, EndCause])[];
+
 export const STEP_PHASES = ["policy", "action", "observation", "log"] as const;
 export type StepPhase = (typeof STEP_PHASES)[number];
 
