@@ -22,6 +22,8 @@ export class DeviceSessionCache {
     private readonly episodeConfig: EpisodeConfig,
     private readonly logger: Logger,
     private readonly onEvent: EventHook,
+    /** Told the task id before each bind (the worker declares the task's metric series at 0). */
+    private readonly onBind?: (taskId: string) => void,
   ) {}
 
   get current(): DeviceSession | undefined {
@@ -38,6 +40,7 @@ export class DeviceSessionCache {
     let b = this.bound;
     if (!b || b.key !== key || b.session.state === "closed") {
       await this.release();
+      this.onBind?.(loaded.task.id);
       const session = await DeviceSession.open({ device: this.device, task: loaded, config: this.episodeConfig, logger: this.logger, onEvent: this.onEvent });
       if (this.closed) {
         // Closed while binding (the device went away or the worker drains): let the session go.

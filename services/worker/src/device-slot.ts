@@ -45,7 +45,7 @@ export class DeviceSlot {
   ) {
     this.log = deps.logger.child({ component: "device", serial });
     const episodeConfig = { ...deps.config.episode, apkDirs: [...(deps.config.episode.apkDirs ?? []), ...deps.catalog.apkDirs] };
-    this.sessions = new DeviceSessionCache(deps.driver.device(serial), episodeConfig, deps.logger, deps.onEvent);
+    this.sessions = new DeviceSessionCache(deps.driver.device(serial), episodeConfig, deps.logger, deps.onEvent, (taskId) => deps.metrics.declareTask(taskId));
   }
 
   get state(): SlotState {
