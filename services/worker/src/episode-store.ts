@@ -60,7 +60,7 @@ export class EpisodeStore {
    * Removes hidden temporary files of commits abandoned by crashed processes (a commit holds one for
    * milliseconds; readers skip them anyway, this only frees the space). Returns how many were removed.
    */
-  sweepStaging(olderThanMs: number): Promise<number> {
+  sweepAbandonedTempFiles(olderThanMs: number): Promise<number> {
     return removeStaleEpisodeTempFiles(this.outDir, olderThanMs);
   }
 

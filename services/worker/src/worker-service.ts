@@ -89,8 +89,8 @@ export class WorkerService {
       { event: "worker:start", adb: `${this.config.adbHost}:${this.config.adbPort}`, devices: this.config.devices ?? "all", tasks: [...this.catalog.byId.keys()], out: this.config.outDir, metrics: this.metricsUrl },
       "worker started",
     );
-    const swept = await this.store.sweepStaging(10 * 60_000);
-    if (swept > 0) this.logger.warn({ event: "worker:staging-swept", folders: swept }, "removed staging folders abandoned by crashed workers");
+    const swept = await this.store.sweepAbandonedTempFiles(10 * 60_000);
+    if (swept > 0) this.logger.warn({ event: "worker:temp-files-swept", files: swept }, "removed temporary episode files abandoned by crashed workers");
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
   }
