@@ -6,6 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v adb >/dev/null 2>&1 || need_apt+=(adb)
@@ -15,11 +18,6 @@ command -v avrocat >/dev/null 2>&1 || need_apt+=(avro-bin)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "bootstrap: installing Debian packages: ${need_apt[*]}" >&2
-  if [ "$(id -u)" -ne 0 ]; then
-    SUDO=sudo
-  else
-    SUDO=
-  fi
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
@@ -29,11 +27,6 @@ fi
 # service starts during this install when the machine has none of its own.
 if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
   echo "bootstrap: installing Debian package: prometheus (service not started)" >&2
-  if [ "$(id -u)" -ne 0 ]; then
-    SUDO=sudo
-  else
-    SUDO=
-  fi
   policy=/usr/sbin/policy-rc.d
   own_policy=
   if [ ! -e "$policy" ]; then
