@@ -121,33 +121,22 @@ class SimNotes implements SimApp {
   viewHierarchy(): ViewNode {
     const { width: w, height: h } = this.host.screen;
     const title: ViewNode = { cls: "android.widget.TextView", id: "app:id/title", bounds: [0, 0, w, Math.round(0.1 * h)] };
+    const root = (id: string, content: ViewNode[]): ViewNode => ({ cls: "android.widget.LinearLayout", id, bounds: [0, 0, w, h], children: [title, ...content] });
     if (this.openNote === undefined) {
-      return {
-        cls: "android.widget.LinearLayout",
-        id: "app:id/notes_root",
-        bounds: [0, 0, w, h],
-        children: [
-          title,
-          {
-            cls: "android.widget.ListView",
-            id: "app:id/notes_list",
-            bounds: [0, Math.round(0.15 * h), w, Math.round(0.7 * h)],
-            children: Array.from({ length: NOTE_COUNT }, (_, i) => ({ cls: "android.widget.TextView", id: `app:id/note_${i}`, bounds: noteRowBox(i, w, h) })),
-          },
-          { cls: "android.widget.Button", id: "app:id/exit", bounds: exitButtonBox(w, h) },
-        ],
-      };
+      return root("app:id/notes_root", [
+        {
+          cls: "android.widget.ListView",
+          id: "app:id/notes_list",
+          bounds: [0, Math.round(0.15 * h), w, Math.round(0.7 * h)],
+          children: Array.from({ length: NOTE_COUNT }, (_, i) => ({ cls: "android.widget.TextView", id: `app:id/note_${i}`, bounds: noteRowBox(i, w, h) })),
+        },
+        { cls: "android.widget.Button", id: "app:id/exit", bounds: exitButtonBox(w, h) },
+      ]);
     }
-    return {
-      cls: "android.widget.LinearLayout",
-      id: "app:id/note_root",
-      bounds: [0, 0, w, h],
-      children: [
-        title,
-        { cls: "android.widget.TextView", id: "app:id/note_body", bounds: [Math.round(0.06 * w), Math.round(0.2 * h), Math.round(0.94 * w), Math.round(0.6 * h)] },
-        { cls: "android.widget.Button", id: "app:id/back", bounds: backButtonBox(w, h) },
-      ],
-    };
+    return root("app:id/note_root", [
+      { cls: "android.widget.TextView", id: "app:id/note_body", bounds: [Math.round(0.06 * w), Math.round(0.2 * h), Math.round(0.94 * w), Math.round(0.6 * h)] },
+      { cls: "android.widget.Button", id: "app:id/back", bounds: backButtonBox(w, h) },
+    ]);
   }
 }
 
