@@ -61,14 +61,27 @@ function checkIdentity(r: EpisodeRecord): void {
   if (!isAvroLong(r.seed)) throw invalid(r, "seed must be an integer within ±(2^53 − 2)");
 }
 
-export function effectiveFrameEvery(r: EpisodeRecord, writerFrameEvery: number): number {
+function effectiveFrameEvery(r: EpisodeRecord, writerFrameEvery: number): number {
   const k = r.frameEvery ?? writerFrameEvery;
   if (!Number.isSafeInteger(k) || k < 0) throw invalid(r, "frameEvery must be 0 (no frames) or a positive integer");
   return k;
 }
 
+/** Whether a step's frame is stored under cadence `frameEvery` (0 = never). */
+function keepsFrame(step: StepRecord, frameEvery: number): boolean {
+  return frameEvery > 0 && step.frame !== undefined && step.index % frameEvery === 0;
+}
+
+/** How many frames of the record its Avro form stores (`writerFrameEvery` as in episodeToAvro). */
+export function framesKept(r: EpisodeRecord, writerFrameEvery: number): number {
+  const frameEvery = effectiveFrameEvery(r, writerFrameEvery);
+  let n = 0;
+  for (const s of r.steps) if (keepsFrame(s, frameEvery)) n++;
+  return n;
+}
+
 function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {
-  const keepFrame = frameEvery > 0 && step.frame !== undefined && step.index % frameEvery === 0;
+  const keepFrame = keepsFrame(step, frameEvery);
   const f = step.frame;
   return {
     index: step.index,

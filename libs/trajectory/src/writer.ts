@@ -8,7 +8,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { blockCodec } from "./block-codecs.ts";
 import { ContainerFileWriter } from "./container-writer.ts";
-import { effectiveFrameEvery } from "./episode-codec.ts";
+import { framesKept } from "./episode-codec.ts";
 import { finalFileName, isValidWriterId, nextSequence, partitionDate, partitionDir, tempFileName } from "./partition.ts";
 import { EPISODE_SCHEMA_JSON, fileMeta, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
@@ -182,7 +182,7 @@ export class TrajectoryWriter {
       await file.writer.append(encoded);
       file.episodeIds.push(record.episodeId);
       this.stats.episodesAppended++;
-      this.stats.framesAppended += countFrames(record, effectiveFrameEvery(record, this.config.frameEvery));
+      this.stats.framesAppended += framesKept(record, this.config.frameEvery);
       if (file.writer.records >= this.config.maxEpisodesPerFile || file.writer.estimatedBytes() >= this.config.maxFileBytes) {
         await this.finishFile(dir);
       }
@@ -235,11 +235,4 @@ export class TrajectoryWriter {
       process.emitWarning(`TrajectoryWriter onFileClosed listener threw: ${(err as Error).message}`);
     }
   }
-}
-
-function countFrames(record: EpisodeRecord, every: number): number {
-  let n = 0;
-  if (every === 0) return 0;
-  for (const s of record.steps) if (s.frame && s.index % every === 0) n++;
-  return n;
 }
