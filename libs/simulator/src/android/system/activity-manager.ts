@@ -302,15 +302,17 @@ export class ActivityManager {
     const taskLine = (id: number, base: string, top: string, visible: boolean): string =>
       `  taskId=${id}: ${base} bounds=${bounds} userId=0 visible=${visible} topActivity=ComponentInfo{${top}}`;
     const launcher = flatComponent({ packageName: LAUNCHER_PACKAGE, className: LAUNCHER_ACTIVITY });
+    const stackHead = (stackId: number, activityType: string, seq: number): void => {
+      lines.push(`Stack id=${stackId} bounds=${bounds} displayId=0 userId=0`);
+      lines.push(` configuration={1.0 ?mcc?mnc [en_US] ldltr sw${width}dp w${width}dp h${height}dp 160dpi nrml port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - ${width}, ${height}) mAppBounds=Rect(0, 0 - ${width}, ${height}) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=${activityType}} s.${seq}}`);
+    };
     const home = (): void => {
-      lines.push(`Stack id=0 bounds=${bounds} displayId=0 userId=0`);
-      lines.push(` configuration={1.0 ?mcc?mnc [en_US] ldltr sw${width}dp w${width}dp h${height}dp 160dpi nrml port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - ${width}, ${height}) mAppBounds=Rect(0, 0 - ${width}, ${height}) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=home} s.1}`);
+      stackHead(0, "home", 1);
       lines.push(taskLine(HOME_TASK_ID, launcher, launcher, this.homeInFront));
     };
     if (this.homeInFront) home();
     this.tasks.forEach((t, i) => {
-      lines.push(`Stack id=${t.taskId - 10} bounds=${bounds} displayId=0 userId=0`);
-      lines.push(` configuration={1.0 ?mcc?mnc [en_US] ldltr sw${width}dp w${width}dp h${height}dp 160dpi nrml port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - ${width}, ${height}) mAppBounds=Rect(0, 0 - ${width}, ${height}) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=standard} s.${t.taskId}}`);
+      stackHead(t.taskId - 10, "standard", t.taskId);
       lines.push(taskLine(t.taskId, flatComponent(this.rootComponent(t)), flatComponent(this.topComponent(t)), !this.homeInFront && i === 0));
     });
     if (!this.homeInFront) home();
