@@ -10,8 +10,13 @@ export interface StepEnv {
   apkDirs: readonly string[];
 }
 
-/** `filesystem.path` as written → resolved location (missing files are a warning: they may arrive before the run). */
-export function filesystemLocation(env: StepEnv, declared: string, path: string): ApkLocation | undefined {
+/**
+ * `install_apk.filesystem.path` as written → resolved location (missing files are a warning: they may arrive
+ * before the run). `install` is the install_apk message, `p` its field path.
+ */
+export function filesystemLocation(env: StepEnv, install: Obj, p: string): ApkLocation | undefined {
+  const declared = str(obj(install.filesystem)?.path);
+  const path = `${p}.filesystem.path`;
   if (declared === "") {
     env.ck.fail("bad_apk", path, "empty APK path", "write the APK file's path, relative to the task file's folder, e.g. path: \"apks/app.apk\"");
     return undefined;
@@ -24,11 +29,7 @@ export function filesystemLocation(env: StepEnv, declared: string, path: string)
 export function currentStepPayload(env: StepEnv) {
   return (step: Obj, path: string): StepAction[] => {
     const { ck } = env;
-    if (step.step === "sleep") {
-      const timeSec = num(obj(step.sleep)?.time_sec);
-      if (timeSec < 0) ck.fail("negative_timeout", `${path}.sleep.time_sec`, `negative sleep ${timeSec}`, "use seconds >= 0");
-      return [{ kind: "sleep", timeSec }];
-    }
+    if (step.step === "sleep") return [sleep(ck, step, path)];
     if (step.step !== "adb_request") return [];
     const p = `${path}.adb_request`;
     const req = obj(step.adb_request) ?? {};
@@ -51,7 +52,7 @@ function currentCommand(env: StepEnv, req: Obj, base: string): AdbCommand | unde
   switch (name) {
     case "install_apk": {
       let location: ApkLocation | undefined;
-      if (c.location === "filesystem") location = filesystemLocation(env, str(obj(c.filesystem)?.path), `${p}.filesystem.path`);
+      if (c.location === "filesystem") location = filesystemLocation(env, c, p);
       else if (c.location === "blob") location = { kind: "blob", contents: new Uint8Array(obj(c.blob)?.contents as Uint8Array ?? []) };
       else ck.fail("bad_apk", p, "install_apk has no location", "add filesystem { path: \"apks/app.apk\" }");
       return location && { command: "install_apk", location };
@@ -122,6 +123,13 @@ function currentCommand(env: StepEnv, req: Obj, base: string): AdbCommand | unde
       ck.fail("empty_command", p, `unsupported command ${name}`, "use one of the 17 adb_request commands");
       return undefined;
   }
+}
+
+/** A `sleep` step (the same message in every dialect). */
+export function sleep(ck: Checker, step: Obj, path: string): StepAction {
+  const timeSec = num(obj(step.sleep)?.time_sec);
+  if (timeSec < 0) ck.fail("negative_timeout", `${path}.sleep.time_sec`, `negative sleep ${timeSec}`, "use seconds >= 0");
+  return { kind: "sleep", timeSec };
 }
 
 export function tap(ck: Checker, c: Obj, p: string): AdbCommand {

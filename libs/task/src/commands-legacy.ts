@@ -1,6 +1,6 @@
 /** Legacy dialects (a) and (b): `adb_call` → current commands and farm step kinds (task-format.md §5.3). */
 import { num, obj, type Obj, str, strings } from "./checker.ts";
-import { filesystemLocation, type StepEnv, tap } from "./commands-current.ts";
+import { filesystemLocation, sleep, type StepEnv, tap } from "./commands-current.ts";
 import type { AdbCommand, ApkLocation, StepAction } from "./model.ts";
 import { isActivityName } from "./names.ts";
 
@@ -14,11 +14,8 @@ export function legacyStepPayload(env: StepEnv) {
   return (step: Obj, path: string): StepAction[] => {
     const { ck } = env;
     switch (step.step) {
-      case "sleep": {
-        const timeSec = num(obj(step.sleep)?.time_sec);
-        if (timeSec < 0) ck.fail("negative_timeout", `${path}.sleep.time_sec`, `negative sleep ${timeSec}`, "use seconds >= 0");
-        return [{ kind: "sleep", timeSec }];
-      }
+      case "sleep":
+        return [sleep(ck, step, path)];
       case "tap":
         // Upstream never implemented SetupStep.tap (it logged and skipped the step).
         ck.fail("tap_step", `${path}.tap`, "SetupStep.tap was never implemented", "use adb_call { tap { x: <px> y: <px> } } instead");
@@ -44,7 +41,7 @@ function legacyCommand(env: StepEnv, call: Obj, base: string): StepAction[] {
   switch (name) {
     case "install_apk": {
       let location: ApkLocation | undefined;
-      if (c.location === "filesystem") location = filesystemLocation(env, str(obj(c.filesystem)?.path), `${p}.filesystem.path`);
+      if (c.location === "filesystem") location = filesystemLocation(env, c, p);
       else if (c.location === "mpm") {
         const m = obj(c.mpm) ?? {};
         const file = str(m.path);
