@@ -66,8 +66,3 @@ export function matchViewHierarchy(dump: string, path: readonly PyRegex[]): AppS
   return "SUCCESS";
 }
 
-/** Compiles a Python regex the way the task loader does (start-anchored, no u flag); for callers and tests without a loader. */
-export function pyRegex(source: string): PyRegex {
-  const translated = source.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>");
-  return { source, regex: source === "" ? /a^/ : new RegExp(`^(?:${translated})`) };
-}

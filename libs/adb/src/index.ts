@@ -14,7 +14,9 @@ export { resolveConfig, type AdbDriverConfig, type AdbCallEvent, type AdbEvents,
 export { ShellActionChannel } from "./action-channel.ts";
 export { ShellLogcatStream, logcatCommandLine } from "./logcat.ts";
 export { parseLogcatLine } from "./logcat-parse.ts";
-export { buildDumpTree, findViewHierarchy, matchViewHierarchy, pyRegex } from "./app-screen.ts";
+export { buildDumpTree, findViewHierarchy, matchViewHierarchy } from "./app-screen.ts";
+/** The task loader's Python-regex compiler, for building `AppScreen` view-hierarchy paths without a task file. */
+export { pyRegex } from "@farm/task";
 export { shQuote, shJoin, shSplit, quoteExtraArgs, ShellSyntaxError } from "./quote.ts";
 export { parsePmList, parseCurrentActivity, findPinnableTask, parseOrientation, parseWmSize } from "./parsers.ts";
 export { stepHandlers } from "./steps.ts";
