@@ -12,11 +12,10 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { blockCodec } from "./block-codecs.ts";
 import { ContainerFileWriter, fsyncDir } from "./container-writer.ts";
 import { dateDir, errorCode, readEpisodeFile } from "./episode-files.ts";
 import { episodeFileName, episodeTempFileName, isPublishableFileName } from "./partition.ts";
-import { EPISODE_SCHEMA_JSON, fileMeta, RecordEncoder } from "./record-encoding.ts";
+import { episodeFileHeader, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord, type StoredEpisode } from "./types.ts";
 
 /** Either the full path, or the partition parts (the task comes from the record). */
@@ -77,10 +76,7 @@ export async function writeEpisodeFile(record: EpisodeRecord, options: WriteEpis
     const file = await ContainerFileWriter.create({
       tmpPath,
       finalPath,
-      schemaJson: EPISODE_SCHEMA_JSON,
-      codecName: codec,
-      codec: blockCodec(codec),
-      meta: fileMeta(options.writerId ?? record.worker, frameEvery),
+      ...episodeFileHeader(codec, options.writerId ?? record.worker, frameEvery),
       blockBytes: encoded.length + 64,
     });
     try {

@@ -3,12 +3,14 @@
  * episode schema text, the header metadata and the encoding of one record.
  */
 import type { Type } from "avsc";
+import { blockCodec } from "./block-codecs.ts";
+import type { ContainerFileOptions } from "./container-writer.ts";
 import { episodeToAvro } from "./episode-codec.ts";
 import { avroTypeFor } from "./logical-types.ts";
 import { episodeSchema, META_FRAME_EVERY, META_SCHEMA_VERSION, META_WRITER_ID, SCHEMA_VERSION } from "./schema.ts";
-import { TrajectoryError, type EpisodeRecord } from "./types.ts";
+import { TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
 
-export const EPISODE_SCHEMA_JSON = JSON.stringify(episodeSchema);
+const EPISODE_SCHEMA_JSON = JSON.stringify(episodeSchema);
 
 let cachedType: Type | undefined;
 
@@ -17,12 +19,21 @@ export function episodeType(): Type {
   return (cachedType ??= avroTypeFor(episodeSchema));
 }
 
-/** The farm's header metadata (besides avro.schema and avro.codec). */
-export function fileMeta(writerId: string, frameEvery: number): Record<string, string> {
+/** The header of a farm container file: episode schema, codec and the farm's metadata (ContainerFileWriter.create). */
+export function episodeFileHeader(
+  codec: CodecName,
+  writerId: string,
+  frameEvery: number,
+): Pick<ContainerFileOptions, "schemaJson" | "codecName" | "codec" | "meta"> {
   return {
-    [META_SCHEMA_VERSION]: String(SCHEMA_VERSION),
-    [META_WRITER_ID]: writerId,
-    [META_FRAME_EVERY]: String(frameEvery),
+    schemaJson: EPISODE_SCHEMA_JSON,
+    codecName: codec,
+    codec: blockCodec(codec),
+    meta: {
+      [META_SCHEMA_VERSION]: String(SCHEMA_VERSION),
+      [META_WRITER_ID]: writerId,
+      [META_FRAME_EVERY]: String(frameEvery),
+    },
   };
 }
 

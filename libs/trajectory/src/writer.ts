@@ -6,11 +6,10 @@
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { blockCodec } from "./block-codecs.ts";
 import { ContainerFileWriter } from "./container-writer.ts";
 import { framesKept } from "./episode-codec.ts";
 import { finalFileName, isValidWriterId, nextSequence, partitionDate, partitionDir, tempFileName } from "./partition.ts";
-import { EPISODE_SCHEMA_JSON, fileMeta, RecordEncoder } from "./record-encoding.ts";
+import { episodeFileHeader, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
 
 export interface TrajectoryWriterOptions {
@@ -203,10 +202,7 @@ export class TrajectoryWriter {
     const writer = await ContainerFileWriter.create({
       tmpPath: path.join(dir, tempFileName(this.config.writerId, seq)),
       finalPath: path.join(dir, finalFileName(this.config.writerId, seq)),
-      schemaJson: EPISODE_SCHEMA_JSON,
-      codecName: this.config.codec,
-      codec: blockCodec(this.config.codec),
-      meta: fileMeta(this.config.writerId, this.config.frameEvery),
+      ...episodeFileHeader(this.config.codec, this.config.writerId, this.config.frameEvery),
       blockBytes: this.config.blockBytes,
     });
     this.stats.openFiles++;
