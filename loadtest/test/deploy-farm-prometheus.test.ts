@@ -18,7 +18,7 @@
  * already has, whatever the scrape timing.
  */
 import assert from "node:assert/strict";
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -26,7 +26,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
 import { spawnManaged, startAdbServer, startRedis, type LocalAdbServer, type LocalRedis, type ManagedChild } from "@farm/local-services";
-import { freePort, PROM_DIR, REPO, requireBinary } from "./deploy-helpers.ts";
+import { localPrometheus, PROM_DIR, REPO, requireBinary, type PromSample } from "./deploy-helpers.ts";
 
 const run = promisify(execFile);
 const FARM = path.join(REPO, "services", "cli", "bin", "farm.js");
@@ -38,16 +38,8 @@ let tmp = "";
 let redis: LocalRedis | undefined;
 let adb: LocalAdbServer | undefined;
 const children: ManagedChild[] = [];
-let prom: ChildProcess | undefined;
-let promLog = "";
-let base = "";
 let apiUrl = "";
 let env: NodeJS.ProcessEnv = {};
-
-interface Sample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
 
 /** Spawns `farm <args>` and waits for `pattern` in its output; returns the match. */
 async function startFarm(args: string[], pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
@@ -63,33 +55,14 @@ async function startFarm(args: string[], pattern: RegExp, timeoutMs = 30_000): P
   }
 }
 
-async function query(q: string): Promise<Sample[]> {
-  const res = await fetch(`${base}/api/v1/query?query=${encodeURIComponent(q)}`);
-  const body = (await res.json()) as { status: string; data?: { result: Sample[] }; error?: string };
-  assert.equal(body.status, "success", `${q}: ${body.error ?? ""}`);
-  return body.data?.result ?? [];
-}
+const prom = localPrometheus({
+  waitMs: 30_000,
+  diagnostics: () => `--- farm processes ---\n${children.map((c) => c.output().slice(-1500)).join("\n---\n")}`,
+});
+const { query, eventually } = prom;
 
-const byLabel = (samples: Sample[], label: string): Record<string, number> =>
+const byLabel = (samples: PromSample[], label: string): Record<string, number> =>
   Object.fromEntries(samples.filter((s) => Number(s.value[1]) !== 0).map((s) => [s.metric[label] ?? "", Number(s.value[1])]));
-
-async function eventually<T>(what: string, check: () => Promise<T>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      last = e;
-    }
-    if (prom && prom.exitCode !== null) assert.fail(`prometheus exited (${prom.exitCode}):\n${promLog.slice(-3000)}`);
-    if (Date.now() > deadline) {
-      const logs = children.map((c) => c.output().slice(-1500)).join("\n---\n");
-      assert.fail(`timed out waiting for ${what}: ${last instanceof Error ? last.message : String(last)}\n--- prometheus ---\n${promLog.slice(-1500)}\n--- farm processes ---\n${logs}`);
-    }
-    await sleep(250);
-  }
-}
 
 before(async () => {
   requireBinary("prometheus");
@@ -130,15 +103,7 @@ before(async () => {
   writeFileSync(path.join(promDir, "targets", "scheduler.yml"), `- targets: ["${schedTarget}"]\n`);
   writeFileSync(path.join(promDir, "targets", "workers.yml"), `- targets: ["${workerTarget}"]\n`);
 
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  prom = spawn(
-    "prometheus",
-    [`--config.file=${path.join(promDir, "prometheus.yml")}`, `--storage.tsdb.path=${path.join(tmp, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  prom.stdout?.on("data", (b: Buffer) => (promLog = (promLog + b.toString()).slice(-20_000)));
-  prom.stderr?.on("data", (b: Buffer) => (promLog = (promLog + b.toString()).slice(-20_000)));
+  await prom.start(path.join(promDir, "prometheus.yml"), path.join(tmp, "tsdb"));
   await eventually("both farm targets up", async () => {
     const up = await query("up");
     assert.deepEqual(byLabel(up, "job"), { "farm-scheduler": 1, "farm-worker": 1 });
@@ -146,13 +111,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (prom && prom.exitCode === null) {
-    const exited = new Promise((r) => prom?.once("exit", r));
-    prom.kill("SIGTERM");
-    const t = setTimeout(() => prom?.kill("SIGKILL"), 5000);
-    await exited;
-    clearTimeout(t);
-  }
+  await prom.stop();
   // Worker and scheduler drain on SIGTERM; then the simulated devices, adb and Redis.
   for (const c of [...children].reverse()) await c.stop();
   await adb?.stop();
@@ -199,7 +158,7 @@ test("campaigns run by farm scheduler + farm worker show up in Prometheus as the
 
   await eventually("every episode scraped", async () => assert.deepEqual((await query('sum(farm_episodes_total{job="farm-worker"})')).map((s) => Number(s.value[1])), [total]));
   // What makes farm:episodes:rate5m > 0 certain below: the main campaign raised a series Prometheus had before it.
-  const sameSeries = (a: Sample, b: Sample) => JSON.stringify(Object.entries(a.metric).sort()) === JSON.stringify(Object.entries(b.metric).sort());
+  const sameSeries = (a: PromSample, b: PromSample) => JSON.stringify(Object.entries(a.metric).sort()) === JSON.stringify(Object.entries(b.metric).sort());
   const scrapedTotal = await query('farm_episodes_total{job="farm-worker"}');
   assert.ok(
     scrapedFirst.some((f) => scrapedTotal.some((t) => sameSeries(f, t) && Number(t.value[1]) > Number(f.value[1]))),

@@ -1,13 +1,15 @@
 /**
  * Shared by the deploy-*.test.ts files: paths under deploy/, running promtool / prometheus (a missing
- * binary is a failure that points at deploy/bootstrap.sh, never a skip), PromQL name extraction, and
+ * binary is a failure that points at deploy/bootstrap.sh, never a skip), a real Prometheus started on a
+ * free port and queried through its HTTP API, PromQL name extraction, and
  * the metric names and label names the farm really exports (from @farm/metrics).
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { createFarmMetrics, METRIC } from "@farm/metrics";
 
@@ -57,6 +59,93 @@ export async function freePort(): Promise<number> {
     });
     if (port !== 9090 && port !== 5037 && port !== 6379 && !(port >= 5554 && port <= 5585)) return port;
   }
+}
+
+// --- a real Prometheus -------------------------------------------------------------------------
+
+/** One sample of an instant-vector answer. */
+export interface PromSample {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+export interface LocalPrometheus {
+  /** `http://127.0.0.1:<port>` once started. */
+  readonly base: string;
+  /** Spawns `prometheus` with `configFile` on a free loopback port, its TSDB in `dataDir` (does not wait for it). */
+  start(configFile: string, dataDir: string): Promise<void>;
+  /** `data` of an HTTP API answer, which must have status "success". */
+  api(pathAndQuery: string): Promise<unknown>;
+  /** The samples of an instant query (the answer must be a vector). */
+  query(q: string): Promise<PromSample[]>;
+  /**
+   * Polls `check` until it returns without throwing; fails with its last error (and Prometheus's log,
+   * then `diagnostics()`) after `waitMs`, or at once when Prometheus exited.
+   */
+  eventually<T>(what: string, check: () => Promise<T>): Promise<T>;
+  /** SIGTERM (SIGKILL after 5 s) and waits for the exit. */
+  stop(): Promise<void>;
+}
+
+export function localPrometheus(opts: { waitMs: number; diagnostics?: () => string }): LocalPrometheus {
+  let child: ChildProcess | undefined;
+  let log = "";
+  let base = "";
+  async function api(pathAndQuery: string): Promise<unknown> {
+    const res = await fetch(`${base}${pathAndQuery}`);
+    const body = (await res.json()) as { status: string; data?: unknown; error?: string };
+    assert.equal(body.status, "success", `${pathAndQuery}: ${body.error ?? ""}`);
+    return body.data;
+  }
+  return {
+    get base() {
+      return base;
+    },
+    async start(configFile, dataDir) {
+      const port = await freePort();
+      base = `http://127.0.0.1:${port}`;
+      child = spawn(
+        "prometheus",
+        [`--config.file=${configFile}`, `--storage.tsdb.path=${dataDir}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      const keep = (b: Buffer) => (log = (log + b.toString()).slice(-20_000));
+      child.stdout?.on("data", keep);
+      child.stderr?.on("data", keep);
+    },
+    api,
+    async query(q) {
+      const data = (await api(`/api/v1/query?query=${encodeURIComponent(q)}`)) as { resultType: string; result: PromSample[] };
+      assert.equal(data.resultType, "vector", q);
+      return data.result;
+    },
+    async eventually(what, check) {
+      const deadline = Date.now() + opts.waitMs;
+      let last: unknown;
+      for (;;) {
+        try {
+          return await check();
+        } catch (e) {
+          last = e;
+        }
+        if (child && child.exitCode !== null) assert.fail(`prometheus exited (${child.exitCode}) while waiting for ${what}:\n${log.slice(-3000)}`);
+        if (Date.now() > deadline) {
+          const more = opts.diagnostics ? `\n${opts.diagnostics()}` : "";
+          assert.fail(`timed out waiting for ${what}: ${last instanceof Error ? last.message : String(last)}\n--- prometheus log (tail) ---\n${log.slice(-2000)}${more}`);
+        }
+        await sleep(250);
+      }
+    },
+    async stop() {
+      const c = child;
+      if (!c || c.exitCode !== null) return;
+      const exited = new Promise((resolve) => c.once("exit", resolve));
+      c.kill("SIGTERM");
+      const t = setTimeout(() => c.kill("SIGKILL"), 5000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
 }
 
 // --- PromQL ----------------------------------------------------------------------------------

@@ -8,7 +8,6 @@
  * of the Grafana dashboard runs and each panel has data.
  */
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -17,26 +16,21 @@ import { after, before, test } from "node:test";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import {
   allPanels,
-  freePort,
+  localPrometheus,
   readDashboard,
   recordingRules,
   requireBinary,
   RULES_FILE,
   substituteGrafanaVariables,
+  type PromSample,
 } from "./deploy-helpers.ts";
 
 type EndCause = Parameters<FarmMetrics["episodeFinished"]>[0]["cause"];
 type Outcome = Parameters<FarmMetrics["episodeFinished"]>[0]["outcome"];
 
-interface Sample {
-  metric: Record<string, string>;
-  value: [number, string];
-}
-
 let dir = "";
-let prom: ChildProcess | undefined;
-let promLog = "";
-let base = "";
+const prom = localPrometheus({ waitMs: 15_000 });
+const { api, query, eventually } = prom;
 let workerServer: MetricsServer | undefined;
 let schedulerServer: MetricsServer | undefined;
 const worker = createFarmMetrics({ service: "worker" });
@@ -60,36 +54,7 @@ function episodes(n: number, taskId: string, outcome: Outcome, cause: EndCause, 
   }
 }
 
-async function api(pathAndQuery: string): Promise<unknown> {
-  const res = await fetch(`${base}${pathAndQuery}`);
-  const body = (await res.json()) as { status: string; data?: unknown; error?: string };
-  assert.equal(body.status, "success", `${pathAndQuery}: ${body.error ?? ""}`);
-  return body.data;
-}
-
-async function query(q: string): Promise<Sample[]> {
-  const data = (await api(`/api/v1/query?query=${encodeURIComponent(q)}`)) as { resultType: string; result: Sample[] };
-  assert.equal(data.resultType, "vector", q);
-  return data.result;
-}
-
-/** Polls `check` until it returns without throwing, or fails with its last error (and Prometheus's log). */
-async function eventually<T>(what: string, check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      last = e;
-    }
-    if (prom?.exitCode !== null && prom?.exitCode !== undefined) assert.fail(`prometheus exited (${prom.exitCode}) while waiting for ${what}:\n${promLog.slice(-3000)}`);
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}: ${last instanceof Error ? last.message : String(last)}\n--- prometheus log (tail) ---\n${promLog.slice(-2000)}`);
-    await sleep(250);
-  }
-}
-
-const byLabel = (samples: Sample[], label: string): Record<string, number> =>
+const byLabel = (samples: PromSample[], label: string): Record<string, number> =>
   Object.fromEntries(samples.map((s) => [s.metric[label] ?? "", Number(s.value[1])]));
 
 before(async () => {
@@ -116,8 +81,6 @@ before(async () => {
 
   workerServer = await startMetricsServer({ port: 0, metrics: worker });
   schedulerServer = await startMetricsServer({ port: 0, metrics: scheduler });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
   dir = mkdtempSync(path.join(os.tmpdir(), "farm-prometheus-"));
   const config = path.join(dir, "prometheus.yml");
   writeFileSync(
@@ -139,27 +102,15 @@ before(async () => {
       "",
     ].join("\n"),
   );
-  prom = spawn(
-    "prometheus",
-    [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, "data")}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  prom.stdout?.on("data", (b: Buffer) => (promLog += b.toString()));
-  prom.stderr?.on("data", (b: Buffer) => (promLog += b.toString()));
+  await prom.start(config, path.join(dir, "data"));
   await eventually("prometheus ready", async () => {
-    const res = await fetch(`${base}/-/ready`);
+    const res = await fetch(`${prom.base}/-/ready`);
     assert.equal(res.status, 200);
   });
 });
 
 after(async () => {
-  if (prom && prom.exitCode === null) {
-    const exited = new Promise((resolve) => prom?.once("exit", resolve));
-    prom.kill("SIGTERM");
-    const t = setTimeout(() => prom?.kill("SIGKILL"), 5000);
-    await exited;
-    clearTimeout(t);
-  }
+  await prom.stop();
   await workerServer?.close();
   await schedulerServer?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
