@@ -2,7 +2,7 @@
  * `am`: start (-W, -S, intent extras), force-stop, kill, crash, broadcast, start-service,
  * stack list, task lock <id> | stop, get-current-user. Output shapes follow Android 9/10.
  */
-import { fail, type CommandContext, type CommandTable } from "./types.ts";
+import { fail, stripUser, type CommandContext, type CommandTable } from "./types.ts";
 import { parseIntentArgs, describeIntent, type IntentSpec } from "./intent-args.ts";
 import { parseComponent, shortComponent, type ComponentName } from "../system/components.ts";
 
@@ -66,15 +66,6 @@ function amStart(args: string[], ctx: CommandContext): number {
       }
       return 0;
   }
-}
-
-function stripUser(args: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--user") i++;
-    else out.push(args[i]!);
-  }
-  return out;
 }
 
 function amBroadcast(args: string[], ctx: CommandContext): number {

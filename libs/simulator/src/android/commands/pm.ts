@@ -3,7 +3,7 @@
  * path, or `-S <size>` streamed on stdin as adb's streamed install sends it), uninstall, clear,
  * grant, revoke, dump.
  */
-import { fail, type CommandContext, type CommandTable } from "./types.ts";
+import { fail, stripUser, type CommandContext, type CommandTable } from "./types.ts";
 import { readStdin } from "../shell/io.ts";
 import type { InstalledPackage } from "../system/package-manager.ts";
 
@@ -92,12 +92,7 @@ async function install(args: string[], ctx: CommandContext): Promise<number> {
 }
 
 function lastPackageArg(args: string[]): string | undefined {
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--user") i++;
-    else if (!args[i]!.startsWith("-")) rest.push(args[i]!);
-  }
-  return rest[rest.length - 1];
+  return stripUser(args).filter((a) => !a.startsWith("-")).at(-1);
 }
 
 function requirePackage(ctx: CommandContext, name: string | undefined): InstalledPackage | number {
@@ -105,15 +100,6 @@ function requirePackage(ctx: CommandContext, name: string | undefined): Installe
   const p = ctx.sys.packages.get(name);
   if (!p) return fail(ctx, `Exception occurred while executing:\njava.lang.IllegalArgumentException: Unknown package: ${name}`, 255);
   return p;
-}
-
-function permissionArgs(args: string[]): [string | undefined, string | undefined] {
-  const rest: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--user") i++;
-    else rest.push(args[i]!);
-  }
-  return [rest[0], rest[1]];
 }
 
 export async function runPm(argsIn: string[], ctx: CommandContext): Promise<number> {
@@ -170,7 +156,7 @@ export async function runPm(argsIn: string[], ctx: CommandContext): Promise<numb
     }
     case "grant":
     case "revoke": {
-      const [name, perm] = permissionArgs(args);
+      const [name, perm] = stripUser(args);
       const p = requirePackage(ctx, name);
       if (typeof p === "number") return p;
       if (!perm) return fail(ctx, "Error: no permission specified", 255);

@@ -32,3 +32,13 @@ export function fail(ctx: CommandIO, message: string, code = 1): number {
   ctx.err(message.endsWith("\n") ? message : message + "\n");
   return code;
 }
+
+/** The arguments without `--user <id>` pairs (this device has only user 0). */
+export function stripUser(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--user") i++;
+    else out.push(args[i]!);
+  }
+  return out;
+}
