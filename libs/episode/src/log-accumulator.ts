@@ -6,7 +6,7 @@
 import type { LogcatRecord } from "@farm/adb";
 import type { ArraySpec, LogParsing, PyRegex } from "@farm/task";
 import { ExtrasBuffer, checkExtra } from "./extras.ts";
-import { LogParser } from "./log-parser.ts";
+import { LogParser, pyMatch } from "./log-parser.ts";
 import type { MessageWaiter } from "./step-interpreter.ts";
 import type { StepExtra } from "./trajectory-types.ts";
 
@@ -130,10 +130,7 @@ export class LogAccumulator {
     let matched = false;
     let wake: (() => void) | undefined;
     const fn = (msg: string) => {
-      if (matched || message.source === "") return;
-      message.regex.lastIndex = 0;
-      const m = message.regex.exec(msg);
-      if (m && m.index === 0) {
+      if (!matched && pyMatch(message, msg)) {
         matched = true;
         wake?.();
       }

@@ -15,7 +15,8 @@ export type LogEvent =
   | { kind: "extra"; name: string; value: unknown; source: "extra" | "json_extra" }
   | { kind: "malformed"; what: "score" | "reward" | "extra" | "json_extra"; detail: string };
 
-function match(re: PyRegex, text: string): RegExpExecArray | null {
+/** `re.match(text)` as Python does it: anchored at the start; an empty regex never matches. */
+export function pyMatch(re: PyRegex, text: string): RegExpExecArray | null {
   if (re.source === "") return null; // upstream compiles empty regexes as `a^`
   re.regex.lastIndex = 0;
   const m = re.regex.exec(text);
@@ -62,7 +63,7 @@ export class LogParser {
     const out: LogEvent[] = [];
     const c = this.cfg;
     if (c.score) {
-      const m = match(c.score, msg);
+      const m = pyMatch(c.score, msg);
       if (m) {
         const v = parsePyFloat(m[1] ?? "");
         if (v === undefined || Number.isNaN(v)) out.push({ kind: "malformed", what: "score", detail: `score ${JSON.stringify(m[1] ?? "")} is not a number: ${msg}` });
@@ -73,15 +74,15 @@ export class LogParser {
       }
     }
     for (const re of c.reward) {
-      const m = match(re, msg);
+      const m = pyMatch(re, msg);
       if (!m) continue;
       const v = parsePyFloat(m[1] ?? "");
       if (v === undefined || Number.isNaN(v)) out.push({ kind: "malformed", what: "reward", detail: `reward ${JSON.stringify(m[1] ?? "")} is not a number: ${msg}` });
       else out.push({ kind: "reward", reward: v, source: "reward" });
     }
-    if (c.episodeEnd.some((re) => match(re, msg))) out.push({ kind: "episode_end" });
+    if (c.episodeEnd.some((re) => pyMatch(re, msg))) out.push({ kind: "episode_end" });
     for (const re of c.extra) {
-      const m = match(re, msg);
+      const m = pyMatch(re, msg);
       if (!m) continue;
       const name = m.groups?.name;
       const text = m.groups?.extra ?? "";
@@ -94,7 +95,7 @@ export class LogParser {
       else out.push({ kind: "malformed", what: "extra", detail: `extra '${name}': ${p.error}: ${text}` });
     }
     for (const re of c.jsonExtra) {
-      const m = match(re, msg);
+      const m = pyMatch(re, msg);
       if (!m) continue;
       const text = m.groups?.json_extra ?? m[1] ?? "";
       let obj: unknown;
@@ -110,7 +111,7 @@ export class LogParser {
       }
       for (const [name, value] of Object.entries(obj as Record<string, unknown>)) out.push({ kind: "extra", name, value, source: "json_extra" });
     }
-    for (const ev of c.rewardEvent) if (match(ev.event, msg)) out.push({ kind: "reward", reward: ev.reward, source: "reward_event" });
+    for (const ev of c.rewardEvent) if (pyMatch(ev.event, msg)) out.push({ kind: "reward", reward: ev.reward, source: "reward_event" });
     return out;
   }
 }
