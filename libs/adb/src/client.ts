@@ -29,23 +29,18 @@ export interface CallHandle {
   destroy(): void;
 }
 
-export function callHandle(client: AdbClient, serial: string): CallHandle {
-  const dc = client.getDevice(serial);
+/** Hands out server connections from `open`, remembering each so `destroy()` can tear them all down (later ones too). */
+function connectionTracker(open: () => PromiseLike<Connection>): { connection: () => PromiseLike<Connection>; destroy(): void } {
   const conns: Connection[] = [];
   let destroyed = false;
-  const kill = (c: Connection) => {
-    const s = c.socket as { destroy?: () => void } | undefined;
-    s?.destroy?.();
-  };
-  // DeviceClient.transport() and syncService() obtain their connection through this method.
-  (dc as unknown as { connection: () => unknown }).connection = () =>
-    client.connection().then((c) => {
-      conns.push(c);
-      if (destroyed) kill(c);
-      return c;
-    });
+  const kill = (c: Connection) => (c.socket as { destroy?: () => void } | undefined)?.destroy?.();
   return {
-    dc,
+    connection: () =>
+      open().then((c) => {
+        conns.push(c);
+        if (destroyed) kill(c);
+        return c;
+      }),
     destroy() {
       destroyed = true;
       for (const c of conns) kill(c);
@@ -53,24 +48,20 @@ export function callHandle(client: AdbClient, serial: string): CallHandle {
   };
 }
 
+export function callHandle(client: AdbClient, serial: string): CallHandle {
+  const dc = client.getDevice(serial);
+  const t = connectionTracker(() => client.connection());
+  // DeviceClient.transport() and syncService() obtain their connection through this method.
+  (dc as unknown as { connection: () => unknown }).connection = t.connection;
+  return { dc, destroy: t.destroy };
+}
+
 /** A view of the client whose server connections are remembered, for host-level calls (`host:devices`…). */
 export function trackedClient(client: AdbClient): { client: AdbClient; destroy(): void } {
-  const conns: Connection[] = [];
-  let destroyed = false;
+  const t = connectionTracker(() => client.connection());
   const derived = Object.create(client) as AdbClient;
-  (derived as unknown as { connection: () => unknown }).connection = () =>
-    client.connection().then((c) => {
-      conns.push(c);
-      if (destroyed) (c.socket as { destroy?: () => void } | undefined)?.destroy?.();
-      return c;
-    });
-  return {
-    client: derived,
-    destroy() {
-      destroyed = true;
-      for (const c of conns) (c.socket as { destroy?: () => void } | undefined)?.destroy?.();
-    },
-  };
+  (derived as unknown as { connection: () => unknown }).connection = t.connection;
+  return { client: derived, destroy: t.destroy };
 }
 
 /** Races `work` against a timer; on expiry calls `onExpire` (which must release resources) and rejects with DeadlineError. */
