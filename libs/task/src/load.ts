@@ -66,7 +66,8 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   }
 
   const index = indexFieldLines(prepared, taskType(schema));
-  const dialect: Dialect = opts.dialect ?? (schema === "current" ? "current" : INTERNAL_ONLY.some((n) => index.mentions(n)) || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021");
+  const internalField = INTERNAL_ONLY.find((n) => index.mentions(n));
+  const dialect: Dialect = opts.dialect ?? (schema === "current" ? "current" : internalField || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021");
   const ck = new Checker(file, index);
   for (const f of fixes) {
     const at = index.fieldAt(f.line);
@@ -80,7 +81,7 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
     for (const name of NOT_IN_INTERNAL) {
       const at = index.occurrences.find((o) => o.name === name);
       if (at) {
-        const marker = INTERNAL_ONLY.find((n) => index.mentions(n)) ?? "the google3 proto-file header";
+        const marker = internalField ?? "the google3 proto-file header";
         ck.fail("mixed_dialect", at.path, `${name} does not exist in the early-2021 dialect this file uses (it has ${marker})`, "write the file in one dialect: drop the early-2021 fields (log_tag, log_prefix, apk_source, mpm) or this one");
       }
     }
