@@ -70,8 +70,9 @@ function ls(args: string[], ctx: CommandContext): number {
       continue;
     }
     if (paths.length > 1) ctx.out(`${raw}:\n`);
-    if (long) ctx.out(`total ${fs.list(p)!.length}\n`);
-    for (const e of fs.list(p)!) if (all || !e.name.startsWith(".")) ctx.out(line(e.name, e));
+    const entries = fs.list(p)!;
+    if (long) ctx.out(`total ${entries.length}\n`);
+    for (const e of entries) if (all || !e.name.startsWith(".")) ctx.out(line(e.name, e));
   }
   return status;
 }
