@@ -133,9 +133,10 @@ export async function runPm(argsIn: string[], ctx: CommandContext): Promise<numb
       return install(args, ctx);
     case "uninstall": {
       const name = lastPackageArg(args);
-      if (name && sys.packages.get(name) && !sys.packages.get(name)!.system) {
-        sys.activities.forceStop(name);
-        sys.packages.uninstall(name);
+      const p = name ? sys.packages.get(name) : undefined;
+      if (p && !p.system) {
+        sys.activities.forceStop(p.name);
+        sys.packages.uninstall(p.name);
         ctx.out("Success\n");
         return 0;
       }
