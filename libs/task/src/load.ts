@@ -141,9 +141,14 @@ function parseError(file: string, error: Error, index: LineIndex, type: protobuf
 
 const NUMBER = /^-?(?:0[xX][0-9A-Fa-f]+|[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?[fF]?|\.[0-9]+(?:[eE][+-]?[0-9]+)?[fF]?|inf|infinity|nan)$/i;
 
+/** The values of an enum field, else undefined. */
+function enumValuesOf(field: protobuf.Field): Record<string, number> | undefined {
+  return field.resolvedType && "values" in field.resolvedType ? (field.resolvedType as protobuf.Enum).values : undefined;
+}
+
 /** Whether a written scalar could be a value of `field` (enough to find the one protobufjs rejected). */
 function scalarFits(field: protobuf.Field, text: string, quoted: boolean): boolean {
-  const enumValues = field.resolvedType && "values" in field.resolvedType ? (field.resolvedType as protobuf.Enum).values : undefined;
+  const enumValues = enumValuesOf(field);
   if (enumValues) return !quoted && (text in enumValues || /^-?[0-9]+$/.test(text));
   if (field.type === "string" || field.type === "bytes") return quoted;
   if (field.type === "bool") return !quoted && /^(?:true|false|True|False|t|f|1|0)$/.test(text);
@@ -153,7 +158,7 @@ function scalarFits(field: protobuf.Field, text: string, quoted: boolean): boole
 }
 
 function valueHint(field: protobuf.Field): string {
-  const enumValues = field.resolvedType && "values" in field.resolvedType ? (field.resolvedType as protobuf.Enum).values : undefined;
+  const enumValues = enumValuesOf(field);
   if (enumValues) return `use one of ${Object.keys(enumValues).join(", ")}`;
   if (field.type === "string" || field.type === "bytes") return 'quote string values, e.g. "text"';
   return `write a value of type ${field.type}`;
