@@ -14,7 +14,7 @@ import type { DeviceSession } from "./device-session.ts";
 import { DeviceUnusableError, EpisodeError, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
-import { decideTransition } from "./limits.ts";
+import { decideTransition, timeLimitSec } from "./limits.ts";
 import { runSteps, sleep } from "./step-interpreter.ts";
 import type { EndCause, EpisodeOutcome, EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
 
@@ -82,7 +82,7 @@ function invalidAction(a: Action | undefined): string | undefined {
 
 /** A device that no answer came from may be gone rather than hung: ask the adb server (when the driver can). */
 async function refineCause(s: DeviceSession, end: End): Promise<End> {
-  if (!(end.cause === "device_hung" || end.cause === "action_failed" || end.cause === "observation_failed" || end.cause === "reset_failed") || !s.device.state) return end;
+  if (!DEVICE_TROUBLE.has(end.cause) || end.cause === "device_lost" || !s.device.state) return end;
   try {
     const r = await withDeadline(s.device.state({ timeoutMs: 2000 }), 2500);
     if (!r.timedOut && (r.value === "gone" || r.value === "offline")) return { ...end, cause: "device_lost", detail: `device ${r.value} (${end.detail})` };
@@ -159,7 +159,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
       s.acc.resumeFresh();
     }
     if (!stepsOk.ok) {
-      return trunc(causeOf(stepsOk.status, "reset_failed") === "cancelled" ? "cancelled" : "reset_failed", `reset step ${stepsOk.stepIndex + 1} (line ${stepsOk.line}): ${stepsOk.message}`);
+      return trunc(stepsOk.status === "cancelled" ? "cancelled" : "reset_failed", `reset step ${stepsOk.stepIndex + 1} (line ${stepsOk.line}): ${stepsOk.message}`);
     }
     taskStart = performance.now();
     lastObsAt = taskStart;
@@ -304,7 +304,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
       const detail =
         tr.cause === "app_left" ? `expected ${task.expectedAppScreen?.activity ?? "?"}, check said ${verdict?.match ?? "?"}` :
         tr.cause === "step_limit" ? `step ${episodeSteps} > max_episode_steps ${limits.maxEpisodeSteps}` :
-        tr.cause === "time_limit" ? `${(elapsedMs / 1000).toFixed(3)} s > max_episode_sec ${Math.trunc(limits.maxEpisodeSec)}` :
+        tr.cause === "time_limit" ? `${(elapsedMs / 1000).toFixed(3)} s > max_episode_sec ${timeLimitSec(limits.maxEpisodeSec)}` :
         "episode_end line";
       end = { outcome: tr.outcome, cause: tr.cause, detail };
     }
