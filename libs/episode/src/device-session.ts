@@ -16,7 +16,7 @@ import { Finger } from "./action.ts";
 import { AppScreenMonitor } from "./app-screen-monitor.ts";
 import { compileEpisodeConfig, type CompiledEpisodeConfig, type EpisodeConfig } from "./config.ts";
 import { withDeadline } from "./deadline.ts";
-import { coerceError } from "./errors.ts";
+import { adbErrorResult, coerceError } from "./errors.ts";
 import { safeEmit, type EpisodeEvent, type EventHook } from "./events.ts";
 import { LogAccumulator } from "./log-accumulator.ts";
 import { seededRng } from "./rng.ts";
@@ -261,7 +261,7 @@ export class DeviceSession {
       const attempt = this.recoveriesUsed;
       const t0 = performance.now();
       this.count("recovery_attempts");
-      const boot = await withDeadline(this.device.waitBootComplete(c.recoveryWaitMs).catch((e: unknown) => ({ status: "adb_error", message: coerceError(e).message }) as StepResult), c.recoveryWaitMs + 1000);
+      const boot = await withDeadline(this.device.waitBootComplete(c.recoveryWaitMs).catch(adbErrorResult), c.recoveryWaitMs + 1000);
       let ok = false;
       if (boot.timedOut || boot.value.status !== "ok") {
         lastDetail = boot.timedOut ? "device did not answer" : `device not ready: ${boot.value.status}: ${boot.value.message}`;

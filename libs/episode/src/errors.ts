@@ -4,6 +4,8 @@
  * already reported unusable.
  */
 
+import type { StepResult } from "@farm/adb";
+
 const BRAND = Symbol.for("@farm/episode/error");
 
 export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed";
@@ -42,4 +44,9 @@ export class DeviceUnusableError extends EpisodeError {
 
 export function coerceError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
+}
+
+/** A device call that threw, as the failed StepResult the adb driver returns (device trouble is data). */
+export function adbErrorResult(e: unknown): StepResult {
+  return { status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 };
 }

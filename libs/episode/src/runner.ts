@@ -11,7 +11,7 @@ import { encodePng, type Action, type ExtraValue, type Observation, type Pixels,
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
-import { DeviceUnusableError, EpisodeError, coerceError } from "./errors.ts";
+import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
 import { decideTransition, timeLimitSec } from "./limits.ts";
@@ -233,7 +233,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
       end = trunc("device_lost", "no action channel");
       break;
     }
-    const sent = await withDeadline(s.finger.apply(s.channel, action, s.screen).catch((e: unknown): StepResult => ({ status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 })), left());
+    const sent = await withDeadline(s.finger.apply(s.channel, action, s.screen).catch(adbErrorResult), left());
     phases.action = since(t0);
     if (sent.timedOut) {
       end = trunc("device_hung", `action did not complete in ${stepTimeoutMs} ms`);
@@ -255,7 +255,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     const wantFrame = frameEvery > 0 && episodeSteps % frameEvery === 0;
     let frame: Uint8Array | undefined;
     let obsFail: End | undefined;
-    const o = await withDeadline(observe(episodeSteps, wantFrame).catch((e: unknown) => ({ fail: { status: "adb_error", message: coerceError(e).message, output: "", durationMs: 0 } as StepResult })), left());
+    const o = await withDeadline(observe(episodeSteps, wantFrame).catch((e: unknown) => ({ fail: adbErrorResult(e) })), left());
     if (o.timedOut) obsFail = trunc("device_hung", `observation did not complete in ${stepTimeoutMs} ms`);
     else if ("fail" in o.value) obsFail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
     else {
