@@ -6,7 +6,7 @@
  * (the emulator's gRPC) can replace this one without touching them (see `actionChannelFactory`).
  */
 import type { Duplex } from "node:stream";
-import { callHandle, withDeadline } from "./client.ts";
+import { callHandle, underDeadline } from "./client.ts";
 import { report, type DeviceCtx } from "./exec.ts";
 import { describeError } from "./result.ts";
 import type { ActionChannel, StepResult, StepStatus } from "./types.ts";
@@ -121,19 +121,13 @@ export class ShellActionChannel implements ActionChannel {
     if (this.stream) return Promise.resolve();
     if (this.opening) return this.opening;
     const h = callHandle(this.ctx.client, this.ctx.serial);
-    const work = h.dc.shell("");
-    Promise.resolve(work).catch(() => undefined);
-    this.opening = withDeadline(work, timeoutMs, `opening the action channel on '${this.ctx.serial}'`, () => h.destroy())
+    this.opening = underDeadline(h, timeoutMs, `opening the action channel on '${this.ctx.serial}'`, () => h.dc.shell(""))
       .then((s) => {
         if (this.closed) {
           h.destroy();
           throw new Error("action channel closed while opening");
         }
         this.attach(s, () => h.destroy());
-      })
-      .catch((e: unknown) => {
-        h.destroy();
-        throw e;
       })
       .finally(() => {
         this.opening = undefined;

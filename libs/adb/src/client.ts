@@ -64,8 +64,27 @@ export function trackedClient(client: AdbClient): { client: AdbClient; destroy()
   return { client: derived, destroy: t.destroy };
 }
 
+/**
+ * Starts `start()` (whose server connections belong to `h`) and races it against the deadline. On expiry
+ * (DeadlineError) or failure `h.destroy()` releases those connections; a call abandoned at the deadline may
+ * reject later, which is never left unhandled.
+ */
+export function underDeadline<T>(h: { destroy(): void }, timeoutMs: number, op: string, start: () => PromiseLike<T>): Promise<T> {
+  let work: PromiseLike<T>;
+  try {
+    work = start();
+  } catch (e) {
+    work = Promise.reject(e);
+  }
+  Promise.resolve(work).catch(() => undefined);
+  return withDeadline(work, timeoutMs, op, () => h.destroy()).catch((e: unknown) => {
+    h.destroy();
+    throw e;
+  });
+}
+
 /** Races `work` against a timer; on expiry calls `onExpire` (which must release resources) and rejects with DeadlineError. */
-export function withDeadline<T>(work: PromiseLike<T>, timeoutMs: number, op: string, onExpire: () => void): Promise<T> {
+function withDeadline<T>(work: PromiseLike<T>, timeoutMs: number, op: string, onExpire: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {

@@ -3,7 +3,7 @@
  * `Device` handles. It never starts, kills or restarts the adb server (AndroidEnv does; on a shared
  * server that breaks every other emulator on the host).
  */
-import { createAdbClient, trackedClient, withDeadline, type AdbClient } from "./client.ts";
+import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
 import { report } from "./exec.ts";
@@ -46,14 +46,11 @@ export class AdbDriver {
   async listDevices(timeoutMs = this.config.queryTimeoutMs): Promise<DeviceListEntry[] | { status: "adb_error" | "timeout"; message: string }> {
     const t0 = performance.now();
     const h = trackedClient(this.client);
-    const work = h.client.listDevices();
-    Promise.resolve(work).catch(() => undefined);
     try {
-      const list = await withDeadline(work, timeoutMs, `listing devices on adb server ${this.config.host}:${this.config.port}`, () => h.destroy());
+      const list = await underDeadline(h, timeoutMs, `listing devices on adb server ${this.config.host}:${this.config.port}`, () => h.client.listDevices());
       report({ cfg: this.config }, "devices", "ok", performance.now() - t0);
       return list.map((d) => ({ serial: d.id, state: d.type }));
     } catch (e) {
-      h.destroy();
       const d = describeError(e, { host: this.config.host, port: this.config.port });
       report({ cfg: this.config }, "devices", d.status, performance.now() - t0, d.message);
       return { status: d.status === "timeout" ? "timeout" : "adb_error", message: d.message };

@@ -3,7 +3,7 @@
  * server connections on expiry, error classification, the metrics hook and a log line.
  */
 import type { ResolvedAdbConfig } from "./config.ts";
-import { callHandle, readAll, withDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
+import { callHandle, readAll, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
 
@@ -44,21 +44,12 @@ export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: numbe
     return { ok: false, status: "timeout", message: `${op} on '${ctx.serial}': no time left before the deadline`, durationMs: d };
   }
   const h = callHandle(ctx.client, ctx.serial);
-  let work: PromiseLike<T>;
   try {
-    work = fn(h.dc);
-  } catch (e) {
-    work = Promise.reject(e);
-  }
-  // The abandoned call may reject later (its socket destroyed); never leave that unhandled.
-  Promise.resolve(work).catch(() => undefined);
-  try {
-    const value = await withDeadline(work, timeoutMs, `${op} on '${ctx.serial}'`, () => h.destroy());
+    const value = await underDeadline(h, timeoutMs, `${op} on '${ctx.serial}'`, () => fn(h.dc));
     const d = performance.now() - t0;
     trace(ctx, op, "ok", d);
     return { ok: true, value, durationMs: d };
   } catch (e) {
-    h.destroy();
     const d = performance.now() - t0;
     const { status, message } = describeError(e, { serial: ctx.serial, host: ctx.cfg.host, port: ctx.cfg.port });
     trace(ctx, op, status, d, message);

@@ -5,7 +5,7 @@
  * budget it turns `failed` and tells its listeners.
  */
 import type { Duplex } from "node:stream";
-import { callHandle, withDeadline } from "./client.ts";
+import { callHandle, underDeadline } from "./client.ts";
 import { report, shellExec, type DeviceCtx } from "./exec.ts";
 import { parseLogcatLine } from "./logcat-parse.ts";
 import { shJoin } from "./quote.ts";
@@ -104,10 +104,8 @@ export class ShellLogcatStream implements LogcatStream {
   /** One attempt to open the shell stream; returns an error message or undefined. */
   private async connect(): Promise<string | undefined> {
     const h = callHandle(this.ctx.client, this.ctx.serial);
-    const work = h.dc.shell(logcatCommandLine(this.opts.filters));
-    Promise.resolve(work).catch(() => undefined);
     try {
-      const s = await withDeadline(work, this.ctx.cfg.queryTimeoutMs, `opening logcat on '${this.ctx.serial}'`, () => h.destroy());
+      const s = await underDeadline(h, this.ctx.cfg.queryTimeoutMs, `opening logcat on '${this.ctx.serial}'`, () => h.dc.shell(logcatCommandLine(this.opts.filters)));
       if (this._state === "closed") {
         h.destroy();
         return undefined;
@@ -116,7 +114,6 @@ export class ShellLogcatStream implements LogcatStream {
       this._state = "open";
       return undefined;
     } catch (e) {
-      h.destroy();
       return describeError(e, { serial: this.ctx.serial, host: this.ctx.cfg.host, port: this.ctx.cfg.port }).message;
     }
   }
