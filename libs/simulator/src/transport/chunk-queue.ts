@@ -19,10 +19,6 @@ export class ChunkQueue implements AsyncIterable<Uint8Array> {
     this.wakeReader();
   }
 
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
   private wakeReader(): void {
     const w = this.wake;
     this.wake = undefined;

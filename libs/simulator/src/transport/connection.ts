@@ -45,10 +45,6 @@ export class AdbConnection implements StreamSink {
     return this.negotiatedMaxData;
   }
 
-  get closedSignal(): Promise<void> {
-    return new Promise((resolve) => (this.dead ? resolve() : this.socket.once("close", () => resolve())));
-  }
-
   /** Freezes (true) or thaws (false) the connection: nothing is read, nothing is sent meanwhile. */
   setPaused(on: boolean): void {
     if (this.paused === on) return;

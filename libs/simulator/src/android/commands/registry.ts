@@ -44,7 +44,3 @@ export function findCommand(name: string): CommandSpec | undefined {
   const t = table();
   return Object.hasOwn(t, name) ? t[name] : undefined;
 }
-
-export function commandNames(): string[] {
-  return Object.keys(table()).sort();
-}
