@@ -25,3 +25,12 @@ export function avroTypeFor(schema: Schema): Type {
   // A fresh options object each time: avsc keeps its name registry in it.
   return avro.Type.forSchema(schema, { logicalTypes: { "timestamp-millis": TimestampMillisType } });
 }
+
+const typeCache = new Map<Schema, Type>();
+
+/** avroTypeFor, built once per schema object (building a type is not free); shared by writers and readers. */
+export function cachedAvroTypeFor(schema: Schema): Type {
+  let t = typeCache.get(schema);
+  if (!t) typeCache.set(schema, (t = avroTypeFor(schema)));
+  return t;
+}

@@ -1,10 +1,10 @@
 /** Reading trajectory files and folders back into episode records. Temporary and hidden files are never read. */
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import type { Schema, Type } from "avsc";
+import type { Schema } from "avsc";
 import { openContainer, type ContainerInfo } from "./container-reader.ts";
 import { episodeFromAvro, type AvroEpisode } from "./episode-codec.ts";
-import { avroTypeFor } from "./logical-types.ts";
+import { cachedAvroTypeFor } from "./logical-types.ts";
 import { isInvisibleName } from "./partition.ts";
 import { episodeSchema, META_SCHEMA_VERSION } from "./schema.ts";
 import type { StoredEpisode } from "./types.ts";
@@ -43,13 +43,6 @@ export async function listTrajectoryFiles(pathsOrDirs: readonly string[]): Promi
   return { files: [...new Set(files)], skipped };
 }
 
-const readerTypes = new Map<Schema, Type>();
-function readerTypeFor(schema: Schema): Type {
-  let t = readerTypes.get(schema);
-  if (!t) readerTypes.set(schema, (t = avroTypeFor(schema)));
-  return t;
-}
-
 export interface OpenedTrajectoryFile {
   file: string;
   info: ContainerInfo;
@@ -59,7 +52,7 @@ export interface OpenedTrajectoryFile {
 }
 
 export async function openTrajectoryFile(file: string, options: ReadOptions = {}): Promise<OpenedTrajectoryFile> {
-  const { info, records } = await openContainer(file, readerTypeFor(options.readerSchema ?? episodeSchema));
+  const { info, records } = await openContainer(file, cachedAvroTypeFor(options.readerSchema ?? episodeSchema));
   async function* episodes(): AsyncGenerator<StoredEpisode> {
     for await (const r of records) yield episodeFromAvro(r as AvroEpisode, file);
   }

@@ -6,18 +6,11 @@ import type { Type } from "avsc";
 import { blockCodec } from "./block-codecs.ts";
 import type { ContainerFileOptions } from "./container-writer.ts";
 import { episodeToAvro } from "./episode-codec.ts";
-import { avroTypeFor } from "./logical-types.ts";
+import { cachedAvroTypeFor } from "./logical-types.ts";
 import { episodeSchema, META_FRAME_EVERY, META_SCHEMA_VERSION, META_WRITER_ID, SCHEMA_VERSION } from "./schema.ts";
 import { TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
 
 const EPISODE_SCHEMA_JSON = JSON.stringify(episodeSchema);
-
-let cachedType: Type | undefined;
-
-/** The avsc type of the episode schema (built once: building it is not free). */
-export function episodeType(): Type {
-  return (cachedType ??= avroTypeFor(episodeSchema));
-}
 
 /** The header of a farm container file: episode schema, codec and the farm's metadata (ContainerFileWriter.create). */
 export function episodeFileHeader(
@@ -40,7 +33,7 @@ export function episodeFileHeader(
 /** Encodes records into a reused scratch buffer; a returned buffer is valid until the next `encode`. */
 export class RecordEncoder {
   private scratch = Buffer.allocUnsafe(64 * 1024);
-  private readonly type = episodeType();
+  private readonly type = cachedAvroTypeFor(episodeSchema);
 
   encode(record: EpisodeRecord, frameEvery: number): Buffer {
     const value = episodeToAvro(record, frameEvery);
