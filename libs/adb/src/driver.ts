@@ -111,11 +111,8 @@ export class AdbDriver {
           }
           tracker = t as unknown as typeof tracker;
           // Each changeSet follows a full list from the server; rebuild the list from the tracker's view.
-          let current = new Map<string, string>();
-          let first = true;
+          const current = new Map<string, string>();
           t.on("changeSet", (cs: { added: Array<{ id: string; type: string }>; changed: Array<{ id: string; type: string }>; removed: Array<{ id: string; type: string }> }) => {
-            if (first) current = new Map();
-            first = false;
             for (const d of cs.removed) current.delete(d.id);
             for (const d of [...cs.added, ...cs.changed]) current.set(d.id, d.type);
             apply([...current].map(([id, type]) => ({ id, type })));
