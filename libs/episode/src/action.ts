@@ -16,10 +16,6 @@ const OK: StepResult = { status: "ok", message: "", output: "", durationMs: 0 };
 export class Finger {
   private down: [number, number] | undefined;
 
-  get isDown(): boolean {
-    return this.down !== undefined;
-  }
-
   async apply(channel: ActionChannel, action: Action, screen: { width: number; height: number }): Promise<StepResult> {
     if (action.actionType === "REPEAT") return OK;
     if (action.actionType === "TOUCH") {

@@ -65,10 +65,6 @@ export class LogAccumulator {
     this.paused = false;
   }
 
-  get isPaused(): boolean {
-    return this.paused;
-  }
-
   /** Feed one logcat record (the device session's logcat listener calls this). */
   onRecord(rec: Pick<LogcatRecord, "message">): void {
     const msg = this.parser.messageOf(rec);
