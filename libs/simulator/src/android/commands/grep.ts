@@ -34,7 +34,7 @@ async function grep(args: string[], ctx: CommandContext): Promise<number> {
         else if (f === "q") quiet = true;
         else if (f !== "a" && f !== "s" && f !== "h") return fail(ctx, `grep: Unknown option '${f}'`, 2);
       }
-    } else if (patterns.length === 0 && !args.slice(0, i).includes("-e")) patterns.push(a);
+    } else if (patterns.length === 0) patterns.push(a);
     else files.push(a);
   }
   if (patterns.length === 0) return fail(ctx, "usage: grep [-EFivcq] [-e PATTERN] PATTERN [FILE...]", 2);
