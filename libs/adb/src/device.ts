@@ -15,7 +15,7 @@ import { checkActivity } from "./validate.ts";
 
 const OK = { status: "ok", message: "" };
 
-function isResult(v: unknown): v is StepResult {
+function isResult(v: unknown): v is { status: string; message: string } {
   return typeof v === "object" && v !== null && "status" in v && "message" in v && !(v instanceof Uint8Array);
 }
 
@@ -32,10 +32,10 @@ export class AdbDevice implements Device {
   }
 
   /** Reports one public operation (metrics hook + log): `status` of a result, or ok for a value. */
-  private async timed<T>(op: string, work: () => Promise<T>, statusOf: (v: T) => { status: string; message: string }): Promise<T> {
+  private async timed<T>(op: string, work: () => Promise<T>): Promise<T> {
     const t0 = performance.now();
     const v = await work();
-    const st = statusOf(v);
+    const st = isResult(v) ? v : OK;
     report(this.ctx, op, st.status, performance.now() - t0, st.message);
     return v;
   }
@@ -68,12 +68,12 @@ export class AdbDevice implements Device {
   }
 
   shell(commandLine: string, opts?: { timeoutMs?: number }): Promise<ShellResult> {
-    return this.timed("shell", () => shellExec(this.ctx, commandLine, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs), (r) => r);
+    return this.timed("shell", () => shellExec(this.ctx, commandLine, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs));
   }
 
   /** The device's state on the adb server: `device`, `offline`, `unauthorized`, … or `gone` when the server does not list it. */
   state(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
-    return this.timed("state", () => this.stateQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+    return this.timed("state", () => this.stateQuiet(opts));
   }
 
   private async stateQuiet(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
@@ -88,7 +88,7 @@ export class AdbDevice implements Device {
    * `device` on the server; this is how the driver tells it stopped answering (`timeout`).
    */
   probe(opts?: { timeoutMs?: number }): Promise<StepResult> {
-    return this.timed("probe", () => this.probeQuiet(opts), (r) => r);
+    return this.timed("probe", () => this.probeQuiet(opts));
   }
 
   private async probeQuiet(opts?: { timeoutMs?: number }): Promise<StepResult> {
@@ -99,7 +99,7 @@ export class AdbDevice implements Device {
 
   /** Waits for the device to appear on the server, then for `sys.boot_completed=1`. */
   waitBootComplete(timeoutMs: number): Promise<StepResult> {
-    return this.timed("wait_boot", () => this.waitBootQuiet(timeoutMs), (r) => r);
+    return this.timed("wait_boot", () => this.waitBootQuiet(timeoutMs));
   }
 
   private async waitBootQuiet(timeoutMs: number): Promise<StepResult> {
@@ -132,7 +132,7 @@ export class AdbDevice implements Device {
 
   /** §7.4: activity from `am stack list`, then the view-hierarchy path over `dumpsys activity <pkg> <pkg>`. */
   async matchAppScreen(screen: AppScreen, opts?: { timeoutMs?: number }): Promise<AppScreenMatch> {
-    const r = await this.timed("app_screen", () => this.matchAppScreenDetailed(screen, opts), (v) => v);
+    const r = await this.timed("app_screen", () => this.matchAppScreenDetailed(screen, opts));
     return r.match;
   }
 
@@ -154,7 +154,7 @@ export class AdbDevice implements Device {
   }
 
   installedPackages(opts?: { timeoutMs?: number }): Promise<string[] | StepResult> {
-    return this.timed("packages", () => this.installedPackagesQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+    return this.timed("packages", () => this.installedPackagesQuiet(opts));
   }
 
   private async installedPackagesQuiet(opts?: { timeoutMs?: number }): Promise<string[] | StepResult> {
@@ -164,7 +164,7 @@ export class AdbDevice implements Device {
   }
 
   screenshot(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
-    return this.timed("screenshot", () => this.screenshotQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+    return this.timed("screenshot", () => this.screenshotQuiet(opts));
   }
 
   private async screenshotQuiet(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
@@ -178,7 +178,7 @@ export class AdbDevice implements Device {
   }
 
   screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
-    return this.timed("screenshot_png", () => this.screenshotPngQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+    return this.timed("screenshot_png", () => this.screenshotPngQuiet(opts));
   }
 
   private async screenshotPngQuiet(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
@@ -189,7 +189,7 @@ export class AdbDevice implements Device {
   }
 
   orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
-    return this.timed("orientation", () => this.orientationQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+    return this.timed("orientation", () => this.orientationQuiet(opts));
   }
 
   private async orientationQuiet(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
@@ -200,7 +200,7 @@ export class AdbDevice implements Device {
   }
 
   screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult> {
-    return this.timed("screen_size", () => this.screenSizeQuiet(opts), (v) => (isResult(v) ? { status: v.status, message: v.message } : OK));
+    return this.timed("screen_size", () => this.screenSizeQuiet(opts));
   }
 
   private async screenSizeQuiet(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult> {
