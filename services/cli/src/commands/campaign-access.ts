@@ -9,6 +9,7 @@
  */
 import type { Command } from "commander";
 import type { CampaignClient } from "@farm/scheduler";
+import { collect } from "./options.ts";
 
 export interface AccessOptions {
   api?: string;
@@ -17,8 +18,6 @@ export interface AccessOptions {
   prefix?: string;
   tasks: string[];
 }
-
-export const collect = (v: string, prev: string[]) => [...prev, v];
 
 export function addAccessOptions(cmd: Command): Command {
   return cmd
@@ -50,11 +49,4 @@ export async function withCampaignClient<T>(o: AccessOptions, fn: (c: CampaignCl
   } finally {
     await client.close();
   }
-}
-
-export function parseIntOption(name: string, v: string | undefined, min = 0): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got '${v}'`);
-  return n;
 }

@@ -5,7 +5,8 @@
 import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
-import { addAccessOptions, parseIntOption, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
+import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
+import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
 

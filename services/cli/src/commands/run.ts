@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface RunOptions {
@@ -12,15 +13,6 @@ interface RunOptions {
   apkDir: string[];
   settleMs?: string;
   frameEvery?: string;
-}
-
-const collect = (v: string, prev: string[]) => [...prev, v];
-
-function intOption(name: string, v: string | undefined, min: number): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be an integer >= ${min}, got '${v}'`);
-  return n;
 }
 
 /**
@@ -58,10 +50,10 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { policyFromSpec } = await import("@farm/policy");
   const { createLogger } = await import("@farm/log");
 
-  const episodes = intOption("episodes", o.episodes, 1)!;
-  const seed0 = intOption("seed", o.seed, Number.MIN_SAFE_INTEGER)!;
-  const settleMs = intOption("settle-ms", o.settleMs, 0);
-  const frameEvery = intOption("frame-every", o.frameEvery, 0) ?? 0;
+  const episodes = parseIntOption("episodes", o.episodes, 1)!;
+  const seed0 = parseIntOption("seed", o.seed, Number.MIN_SAFE_INTEGER)!;
+  const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
+  const frameEvery = parseIntOption("frame-every", o.frameEvery, 0) ?? 0;
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -84,7 +76,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
     let adbPort: number;
     let serial: string;
     if (o.device) {
-      adbPort = intOption("adb-port", o.adbPort, 1)!;
+      adbPort = parseIntOption("adb-port", o.adbPort, 1)!;
       serial = o.device;
     } else {
       const { startAdbServer } = await import("@farm/local-services");

@@ -5,7 +5,7 @@
  * FARM_TASKS, FARM_WINDOW_SIZE). stdout: one JSON line `{"event":"scheduler:ready",…}`; logs on stderr.
  */
 import type { Command } from "commander";
-import { collect } from "./campaign-access.ts";
+import { collect } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface SchedulerCliOptions {

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface SimOptions {
@@ -11,12 +12,6 @@ interface SimOptions {
 }
 
 const PROFILES = ["instant", "emulator-adb", "emulator-grpc"] as const;
-
-function positiveInt(name: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, got '${v}'`);
-  return n;
-}
 
 /**
  * `farm sim --devices N [--adb-port P]`: starts N simulated emulators registered with an adb server
@@ -37,7 +32,7 @@ export const simCommand: CommandModule = {
       .action(async (o: SimOptions) => {
         const { adbServerAnswers, startAdbServer } = await import("@farm/local-services");
         const { startSimulatedDevices } = await import("@farm/simulator");
-        const count = positiveInt("devices", o.devices);
+        const count = parseIntOption("devices", o.devices, 1)!;
         const seed = o.seed === undefined ? 1 : Number(o.seed);
         if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got '${o.seed}'`);
         const profile = o.latencyProfile;
@@ -53,7 +48,7 @@ export const simCommand: CommandModule = {
         const adbHost = o.adbHost ?? "127.0.0.1";
 
         // Use the server answering on --adb-port; otherwise start a private one (on that port if given).
-        const wanted = o.adbPort === undefined ? undefined : positiveInt("adb-port", o.adbPort);
+        const wanted = o.adbPort === undefined ? undefined : parseIntOption("adb-port", o.adbPort, 1);
         const existing = wanted !== undefined && (await adbServerAnswers(wanted, adbHost));
         if (!existing && adbHost !== "127.0.0.1" && adbHost !== "localhost") {
           throw new Error(`no adb server answers on ${adbHost}:${wanted}`);

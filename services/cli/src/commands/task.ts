@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
+import { collect } from "./options.ts";
 import type { CommandModule } from "./types.ts";
-
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 /** JSON for `task show`: regexes as their Python source, bytes as base64. */
 function taskJsonReplacer(_key: string, value: unknown): unknown {

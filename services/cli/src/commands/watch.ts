@@ -6,7 +6,8 @@
  */
 import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
-import { addAccessOptions, parseIntOption, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
+import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
+import { parseIntOption } from "./options.ts";
 
 const RATE_WINDOW_MS = 10_000;
 

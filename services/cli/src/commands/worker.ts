@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface WorkerOptions {
@@ -19,15 +20,6 @@ interface WorkerOptions {
   drainMs?: string;
   settleMs?: string;
   stepTimeoutMs?: string;
-}
-
-const collect = (v: string, prev: string[]) => [...prev, v];
-
-function int(name: string, v: string | undefined): number | undefined {
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`--${name} must be a non-negative integer, got '${v}'`);
-  return n;
 }
 
 /**
@@ -59,13 +51,13 @@ export const workerCommand: CommandModule = {
       .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
       .action(async (o: WorkerOptions) => {
         const { runWorkerMain } = await import("@farm/worker");
-        const lockDurationMs = int("lock-ms", o.lockMs);
-        const stalledIntervalMs = int("stalled-ms", o.stalledMs);
-        const drainTimeoutMs = int("drain-ms", o.drainMs);
-        const adbPort = int("adb-port", o.adbPort);
-        const metricsPort = int("metrics-port", o.metricsPort);
-        const settleMs = int("settle-ms", o.settleMs);
-        const stepTimeoutMs = int("step-timeout-ms", o.stepTimeoutMs);
+        const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
+        const stalledIntervalMs = parseIntOption("stalled-ms", o.stalledMs);
+        const drainTimeoutMs = parseIntOption("drain-ms", o.drainMs);
+        const adbPort = parseIntOption("adb-port", o.adbPort);
+        const metricsPort = parseIntOption("metrics-port", o.metricsPort);
+        const settleMs = parseIntOption("settle-ms", o.settleMs);
+        const stepTimeoutMs = parseIntOption("step-timeout-ms", o.stepTimeoutMs);
         await runWorkerMain({
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { queuePrefix: o.prefix } : {}),
