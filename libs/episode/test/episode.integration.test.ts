@@ -67,6 +67,15 @@ function policyOf(name: string, fn: (i: number, obs: Observation) => Action | Pr
 const touch = (x: number, y: number): Action => ({ actionType: "TOUCH", touchPosition: [x, y] });
 const lift = (): Action => ({ actionType: "LIFT", touchPosition: [0, 0] });
 const tapAt = (x: number, y: number) => (i: number) => (i % 2 === 0 ? touch(x, y) : lift());
+/** Taps in the middle; at act() call `at` the device hangs and answers again `forMs` later. */
+const hangsAt = (dev: SimDev, at: number, forMs: number): Policy =>
+  policyOf("hang", (i) => {
+    if (i === at) {
+      dev.faults.hang(true);
+      setTimeout(() => dev.faults.hang(false), forMs);
+    }
+    return tapAt(0.5, 0.5)(i);
+  });
 
 const TWOZERO_SPEC = 'extras_spec: [{ name: "grid" shape: [4, 4] dtype: INT32 }, { name: "direction" shape: [1] dtype: INT32 }]';
 
@@ -276,14 +285,7 @@ test("a hung device ends the step as device_hung; it recovers once it answers ag
   const events: EpisodeEvent[] = [];
   const s = await open(task({ id: "ehang", app: "twozero", maxEpisodeSteps: 50 }), dev, { stepTimeoutMs: 800, recoveryWaitMs: 1500 }, events);
   try {
-    const hangAt3 = policyOf("hang", (i) => {
-      if (i === 3) {
-        dev.faults.hang(true);
-        setTimeout(() => dev.faults.hang(false), 1500);
-      }
-      return tapAt(0.5, 0.5)(i);
-    });
-    const t = await s.runEpisode({ seed: 1, index: 0, policy: hangAt3 });
+    const t = await s.runEpisode({ seed: 1, index: 0, policy: hangsAt(dev, 3, 1500) });
     assert.equal(t.outcome, "truncated");
     assert.equal(t.cause, "device_hung", t.causeDetail);
     assert.equal(t.steps.length, 3);
@@ -301,14 +303,7 @@ test("deferRecovery: a hung device's episode returns with the session needing re
   const events: EpisodeEvent[] = [];
   const s = await open(task({ id: "edefer", app: "twozero", maxEpisodeSteps: 5 }), dev, { stepTimeoutMs: 800, recoveryWaitMs: 1500 }, events);
   try {
-    const hangAt3 = policyOf("hang", (i) => {
-      if (i === 3) {
-        dev.faults.hang(true);
-        setTimeout(() => dev.faults.hang(false), 1500);
-      }
-      return tapAt(0.5, 0.5)(i);
-    });
-    const t = await s.runEpisode({ seed: 1, index: 0, policy: hangAt3, deferRecovery: true });
+    const t = await s.runEpisode({ seed: 1, index: 0, policy: hangsAt(dev, 3, 1500), deferRecovery: true });
     assert.equal(t.cause, "device_hung", t.causeDetail);
     assert.equal(s.state, "needs_recovery");
     assert.match(s.pendingRecovery ?? "", /^device_hung: /);
