@@ -6,7 +6,7 @@
  */
 import type { CommandContext } from "./types.ts";
 import type { ViewNode } from "../../apps/app-types.ts";
-import type { TaskRecord } from "../system/activity-manager.ts";
+import { LAUNCHER_PID, type TaskRecord } from "../system/activity-manager.ts";
 import { shortComponent, simpleClass, flatComponent } from "../system/components.ts";
 import { LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE } from "../system/package-manager.ts";
 import { hashString } from "../system/rng.ts";
@@ -108,7 +108,7 @@ export function dumpsysActivity(args: string[], ctx: CommandContext): number {
   if (first === "top") {
     const front = am.foregroundTask();
     if (front) ctx.out(printTask(ctx, front, true));
-    else ctx.out(`TASK ${LAUNCHER_PACKAGE} id=1 userId=0\n  ACTIVITY ${shortComponent({ packageName: LAUNCHER_PACKAGE, className: LAUNCHER_ACTIVITY })} ${objectId(ctx, "launcher")} pid=1130\n`);
+    else ctx.out(`TASK ${LAUNCHER_PACKAGE} id=1 userId=0\n  ACTIVITY ${shortComponent({ packageName: LAUNCHER_PACKAGE, className: LAUNCHER_ACTIVITY })} ${objectId(ctx, "launcher")} pid=${LAUNCHER_PID}\n`);
     return 0;
   }
   if (SUBCOMMANDS.has(first)) {

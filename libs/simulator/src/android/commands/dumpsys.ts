@@ -7,6 +7,7 @@ import { fail, type CommandContext, type CommandTable } from "./types.ts";
 import { dumpsysActivity, objectId } from "./dumpsys-activity.ts";
 import { flatComponent, shortComponent } from "../system/components.ts";
 import { runPm } from "./pm.ts";
+import { LAUNCHER_PID } from "../system/activity-manager.ts";
 
 const SERVICES = ["activity", "display", "input", "package", "power", "settings", "window", "SurfaceFlinger"];
 
@@ -24,7 +25,7 @@ function dumpsysWindow(ctx: CommandContext): number {
     [
       "WINDOW MANAGER WINDOWS (dumpsys window windows)",
       `  Window #0 ${win}:`,
-      "    mDisplayId=0 rootTaskId=" + (front?.taskId ?? 1) + " mSession=Session{" + objectId(ctx, "session") + " " + (front?.process.pid ?? 1130) + ":u0a10100} mClient=android.os.BinderProxy@" + objectId(ctx, "client"),
+      "    mDisplayId=0 rootTaskId=" + (front?.taskId ?? 1) + " mSession=Session{" + objectId(ctx, "session") + " " + (front?.process.pid ?? LAUNCHER_PID) + ":u0a10100} mClient=android.os.BinderProxy@" + objectId(ctx, "client"),
       `    mOwnerUid=10100 mShowForAllUsers=false package=${cmp.packageName} appop=NONE`,
       `    mAttrs={(0,0)(fillxfill) sim=adjust_pan ty=BASE_APPLICATION fmt=TRANSPARENT wanim=0x10302f8}`,
       "    isOnScreen=true",

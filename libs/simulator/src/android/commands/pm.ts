@@ -6,6 +6,7 @@
 import { fail, stripUser, type CommandContext, type CommandTable } from "./types.ts";
 import { readStdin } from "../shell/io.ts";
 import type { InstalledPackage } from "../system/package-manager.ts";
+import { SYSTEM_SERVER_PID } from "../system/activity-manager.ts";
 
 const FEATURES = [
   "android.hardware.audio.output", "android.hardware.faketouch", "android.hardware.screen.landscape", "android.hardware.screen.portrait",
@@ -86,7 +87,7 @@ async function install(args: string[], ctx: CommandContext): Promise<number> {
   }
   // Replacing a package kills its running process.
   ctx.sys.activities.forceStop(result.pkg.name);
-  ctx.sys.log.append({ pid: 520, tid: 547, priority: "I", tag: "PackageManager", message: `Package ${result.pkg.name} codePath changed; installed versionCode ${result.pkg.versionCode}`, buffer: "system" });
+  ctx.sys.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "PackageManager", message: `Package ${result.pkg.name} codePath changed; installed versionCode ${result.pkg.versionCode}`, buffer: "system" });
   ctx.out("Success\n");
   return 0;
 }
