@@ -1,4 +1,5 @@
 /** Parsers for device command output (task-format.md §8.4), pure functions over the text a device prints. */
+import { expandActivity } from "./validate.ts";
 
 /** `pm list packages|features|libraries`: whitespace-split, keep items with the prefix, strip it. */
 export function parsePmList(output: string, prefix: "package:" | "feature:" | "library:"): string[] {
@@ -34,11 +35,7 @@ export function parseResumedActivity(dumpsysActivities: string): string | undefi
   const m = /(?:mResumedActivity|topResumedActivity)[:=]\s*ActivityRecord\{\S+ \S+ ([^\s}]+)/.exec(dumpsysActivities);
   if (!m) return undefined;
   const full = m[1]!;
-  const slash = full.indexOf("/");
-  if (slash < 0) return undefined;
-  const pkg = full.slice(0, slash);
-  const cls = full.slice(slash + 1);
-  return cls.startsWith(".") ? `${pkg}/${pkg}${cls}` : full;
+  return full.includes("/") ? expandActivity(full) : undefined;
 }
 
 /** `am stack list` is not there (newer Android) or failed. */
