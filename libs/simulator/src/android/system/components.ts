@@ -1,4 +1,5 @@
 /** Component names: `pkg/.Act` ↔ `pkg/pkg.Act`, and the short class names apps use. */
+import { expandActivityName } from "../../apk/sim-apk.ts";
 
 export interface ComponentName {
   packageName: string;
@@ -11,9 +12,7 @@ export function parseComponent(text: string): ComponentName | undefined {
   const slash = text.indexOf("/");
   if (slash <= 0 || slash === text.length - 1) return undefined;
   const packageName = text.slice(0, slash);
-  const cls = text.slice(slash + 1);
-  const className = cls.startsWith(".") ? packageName + cls : cls.includes(".") ? cls : `${packageName}.${cls}`;
-  return { packageName, className };
+  return { packageName, className: expandActivityName(packageName, text.slice(slash + 1)) };
 }
 
 /** `pkg/pkg.Act` — the form `am stack list` and `dumpsys window` report here. */
