@@ -13,8 +13,8 @@ import { randomBytes } from "node:crypto";
 import { link, mkdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ContainerFileWriter, fsyncDir } from "./container-writer.ts";
-import { dateDir, errorCode, readEpisodeFile } from "./episode-files.ts";
-import { episodeFileName, episodeTempFileName, isPublishableFileName } from "./partition.ts";
+import { dateDir, readEpisodeFile } from "./episode-files.ts";
+import { episodeFileName, episodeTempFileName, errorCode, isPublishableFileName } from "./partition.ts";
 import { episodeFileHeader, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord, type StoredEpisode } from "./types.ts";
 

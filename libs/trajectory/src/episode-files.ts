@@ -4,9 +4,9 @@
  * The name depends only on what the caller passes (not on a writer's sequence or the record's start
  * time), so every attempt of one episode aims at the same file. Written by writeEpisodeFile.
  */
-import { readdir, stat, unlink } from "node:fs/promises";
+import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { episodeFileName, isEpisodeTempFileName, partitionDay, taskDir } from "./partition.ts";
+import { episodeFileName, errorCode, isEpisodeTempFileName, partitionDay, readdirOrEmpty, taskDir } from "./partition.ts";
 import { openTrajectoryFile } from "./reader.ts";
 import { TrajectoryError, type StoredEpisode } from "./types.ts";
 
@@ -78,19 +78,6 @@ export async function removeStaleEpisodeTempFiles(outDir: string, olderThanMs: n
     }
   }
   return removed;
-}
-
-export function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}
-
-async function readdirOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (err) {
-    if (errorCode(err) === "ENOENT" || errorCode(err) === "ENOTDIR") return [];
-    throw err;
-  }
 }
 
 async function isFile(file: string): Promise<boolean> {

@@ -111,15 +111,23 @@ function escapeRegex(s: string): string {
 export async function nextSequence(dir: string, writerId: string): Promise<number> {
   const pattern = new RegExp(`^\\.?${escapeRegex(writerId)}-(\\d+)\\.avro(\\.tmp)?$`);
   let max = 0;
-  let names: string[] = [];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
-  }
-  for (const name of names) {
+  for (const name of await readdirOrEmpty(dir)) {
     const m = pattern.exec(name);
     if (m) max = Math.max(max, Number(m[1]));
   }
   return max + 1;
+}
+
+export function errorCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** The names in a folder; none when it does not exist or is not a folder. */
+export async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if (errorCode(err) === "ENOENT" || errorCode(err) === "ENOTDIR") return [];
+    throw err;
+  }
 }
