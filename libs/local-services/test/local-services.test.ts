@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startRedis, startAdbServer, adbServerAnswers, freePort, isReservedPort } from "../src/index.ts";
+import { startRedis, startAdbServer, adbServerAnswers, adbServerDevices, freePort, isReservedPort } from "../src/index.ts";
 
 async function redisPing(port: number): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -43,7 +43,6 @@ test("startAdbServer gives a private adb server that survives a restart on the s
 });
 
 test("adbServerDevices lists nothing on a fresh private server", async () => {
-  const { adbServerDevices } = await import("../src/index.ts");
   const adb = await startAdbServer();
   try {
     assert.deepEqual([...(await adbServerDevices(adb.port)).entries()], []);
