@@ -55,7 +55,7 @@ class Parser {
   describeNext(): string {
     const t = this.tokens[this.pos];
     if (!t) return "end of input";
-    return t.kind === "word" ? t.text : t.kind === "op" ? t.op : t.op;
+    return t.kind === "word" ? t.text : t.op;
   }
 
   private peek(): Token | undefined {
@@ -129,7 +129,7 @@ class Parser {
       const t = this.peek();
       if (!t || t.kind === "op") break;
       if (t.kind === "word") {
-        if (words.length === 0 && redirs.length === 0 && !t.quoted && terms.has(t.text)) break;
+        if (words.length === 0 && redirs.length === 0 && this.atTerminator(terms)) break;
         words.push(t.text);
         this.pos++;
       } else {
