@@ -1,10 +1,7 @@
-/** Test helpers: Python regexes compiled the way the task loader does (start-anchored, no u flag). */
-import type { LogParsing, PyRegex } from "@farm/task";
+/** Test helpers: Python regexes compiled by the task loader's own translation (start-anchored, no u flag). */
+import { pyRegex as py, type LogParsing } from "@farm/task";
 
-export function py(source: string): PyRegex {
-  const js = source.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>");
-  return { source, regex: new RegExp(`^(?:${js})`) };
-}
+export { py };
 
 /** The canonical regexes of task-format.md §6.1. */
 export function canonicalLogParsing(over: Partial<LogParsing> = {}): LogParsing {

@@ -97,7 +97,8 @@ test("log parser: malformed payloads are reported, not thrown (the upstream list
 test("log parser: every listener fires; reward_event adds a constant; empty regexes never match", () => {
   const p = new LogParser(
     canonicalLogParsing({
-      reward: [py("^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$"), py("")],
+      // An empty source with a match-all regex: the parser itself must treat it as never matching (upstream `a^`).
+      reward: [py("^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$"), { source: "", regex: /(?:)/ }],
       extra: [py("^extra: (?P<name>[^ ]*)[ ]?(?P<extra>.*)$"), py("^(?P<name>reward): (?P<extra>.*)$")],
       rewardEvent: [{ event: py("^reward: "), reward: 10 }, { event: py("^bonus$"), reward: 0.25 }],
     }),
