@@ -98,6 +98,10 @@ class SimNotes implements SimApp {
     c.fill(0xffffff);
     c.rect(0, 0, w, 0.1 * h, 0x3949ab);
     const fill = (b: Box, color: number): void => c.rect(b[0], b[1], b[2] - b[0], b[3] - b[1], color);
+    const button = (b: Box, color: number, label: string): void => {
+      fill(b, color);
+      c.textCentered(b[0], b[1], b[2] - b[0], b[3] - b[1], label, scale * 2, 0xffffff);
+    };
     if (this.openNote === undefined) {
       c.textCentered(0, 0, w, 0.1 * h, "SIM NOTES", scale * 2, 0xffffff);
       for (let i = 0; i < NOTE_COUNT; i++) {
@@ -105,16 +109,12 @@ class SimNotes implements SimApp {
         fill(b, 0xe8eaf6);
         c.text(b[0] + 0.04 * w, (b[1] + b[3]) / 2 - 3.5 * scale, `${i}  ${NOTE_TITLES[i]}`, scale, 0x1a237e);
       }
-      const e = exitButtonBox(w, h);
-      fill(e, 0xe53935);
-      c.textCentered(e[0], e[1], e[2] - e[0], e[3] - e[1], "EXIT", scale * 2, 0xffffff);
+      button(exitButtonBox(w, h), 0xe53935, "EXIT");
     } else {
       c.textCentered(0, 0, w, 0.1 * h, `NOTE ${this.openNote}`, scale * 2, 0xffffff);
       c.text(0.06 * w, 0.2 * h, NOTE_TITLES[this.openNote]!, scale * 2, 0x212121);
       for (let line = 0; line < 4; line++) c.rect(0.06 * w, (0.32 + 0.06 * line) * h, (0.88 - 0.12 * line) * w, 0.02 * h, 0xbdbdbd);
-      const b = backButtonBox(w, h);
-      fill(b, 0x757575);
-      c.textCentered(b[0], b[1], b[2] - b[0], b[3] - b[1], "BACK", scale * 2, 0xffffff);
+      button(backButtonBox(w, h), 0x757575, "BACK");
     }
   }
 
