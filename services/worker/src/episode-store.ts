@@ -63,7 +63,4 @@ export class EpisodeStore {
   sweepAbandonedTempFiles(olderThanMs: number): Promise<number> {
     return removeStaleEpisodeTempFiles(this.outDir, olderThanMs);
   }
-
-  /** Nothing to release (a commit holds no state between calls); kept for the service's shutdown sequence. */
-  async close(): Promise<void> {}
 }

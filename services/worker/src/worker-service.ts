@@ -181,7 +181,6 @@ export class WorkerService {
       this.tracking?.close();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
-      await this.store.close();
       await this.driver.close();
       await this.metricsServer?.close();
       this.logger.info({ event: "worker:closed" }, "worker closed");
