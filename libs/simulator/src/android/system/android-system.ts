@@ -63,7 +63,7 @@ export class AndroidSystem {
     this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
     this.packages = new PackageManager(this.fs);
     this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed);
-    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.activities.refreshTicking());
+    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen);
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "ActivityManager", message: "System now ready", buffer: "system" });

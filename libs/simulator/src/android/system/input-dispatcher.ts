@@ -21,7 +21,6 @@ export class InputDispatcher {
     private readonly packages: PackageManager,
     private readonly faults: FaultInjector,
     private readonly screen: { width: number; height: number },
-    private readonly onChange: () => void,
   ) {
     this.slop = Math.max(8, Math.round(0.02 * Math.min(screen.width, screen.height)));
   }
@@ -67,14 +66,14 @@ export class InputDispatcher {
     if (keycode === KEYCODE_BACK) return this.am.back();
     const proc = this.am.foregroundProcess();
     proc?.guard(() => proc.app.onKey?.(keycode));
-    this.onChange();
+    this.am.refreshTicking();
   }
 
   text(text: string): void {
     if (!this.admit()) return;
     const proc = this.am.foregroundProcess();
     proc?.guard(() => proc.app.onText?.(text));
-    this.onChange();
+    this.am.refreshTicking();
   }
 
   private touch(action: TouchAction, xIn: number, yIn: number): void {
@@ -94,7 +93,7 @@ export class InputDispatcher {
       return;
     }
     proc.guard(() => (isTap ? proc.app.onTap?.(start.x, start.y) : proc.app.onSwipe?.(start.x, start.y, x, y)));
-    this.onChange();
+    this.am.refreshTicking();
   }
 
   private launcherTap(x: number, y: number): void {
