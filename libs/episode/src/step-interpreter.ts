@@ -101,17 +101,27 @@ async function executeAction(action: StepAction, ctx: StepRunContext): Promise<A
   }
 }
 
+/** Probes every POLL_MS until one says done, the budget is spent or the step is cancelled; a probe gets the time left. */
+async function pollUntil(ctx: StepRunContext, budgetMs: number, probe: (timeoutMs: number) => Promise<boolean>): Promise<boolean> {
+  const start = Date.now();
+  while (Date.now() - start < budgetMs && !ctx.signal?.aborted) {
+    if (await probe(Math.max(1, budgetMs - (Date.now() - start)))) return true;
+    await sleep(POLL_MS, ctx.signal);
+  }
+  return false;
+}
+
 async function waitForAppScreen(ctx: StepRunContext, check: Extract<SuccessCheck, { kind: "wait_for_app_screen" }>): Promise<AttemptResult> {
   const start = Date.now();
-  const budgetMs = check.timeoutSec * 1000;
   let last = "";
   try {
-    while (Date.now() - start < budgetMs && !ctx.signal?.aborted) {
-      const m = await ctx.device.matchAppScreen(check.appScreen, { timeoutMs: Math.max(1, budgetMs - (Date.now() - start)) });
-      if (m === "SUCCESS") return { ok: true };
+    const reached = await pollUntil(ctx, check.timeoutSec * 1000, async (timeoutMs) => {
+      const m = await ctx.device.matchAppScreen(check.appScreen, { timeoutMs });
+      if (m === "SUCCESS") return true;
       last = m;
-      await sleep(POLL_MS, ctx.signal);
-    }
+      return false;
+    });
+    if (reached) return { ok: true };
   } finally {
     bump(ctx.counters, "total_time_waiting_for_app_screen_ms", Date.now() - start);
   }
@@ -124,16 +134,14 @@ async function runCheck(check: SuccessCheck, ctx: StepRunContext, waiter: Messag
     case "wait_for_app_screen":
       return waitForAppScreen(ctx, check);
     case "check_install": {
-      const start = Date.now();
-      const budgetMs = check.timeoutSec * 1000;
       let lastErr = "";
-      while (Date.now() - start < budgetMs && !ctx.signal?.aborted) {
-        const r = await ctx.device.installedPackages({ timeoutMs: Math.max(1, budgetMs - (Date.now() - start)) });
-        if (Array.isArray(r)) {
-          if (r.includes(check.packageName)) return { ok: true };
-        } else lastErr = `${r.status}: ${r.message}`;
-        await sleep(POLL_MS, ctx.signal);
-      }
+      const installed = await pollUntil(ctx, check.timeoutSec * 1000, async (timeoutMs) => {
+        const r = await ctx.device.installedPackages({ timeoutMs });
+        if (Array.isArray(r)) return r.includes(check.packageName);
+        lastErr = `${r.status}: ${r.message}`;
+        return false;
+      });
+      if (installed) return { ok: true };
       bump(ctx.counters, "error_count_check_install");
       return { ok: false, status: "check_failed", message: `check_install ${check.packageName}: not installed after ${check.timeoutSec} s${lastErr ? ` (${lastErr})` : ""}` };
     }
