@@ -246,6 +246,22 @@ export async function farmSeriesInfo(): Promise<FarmSeriesInfo> {
   return { metrics, seriesNames, labelsOf: (s) => labels.get(s) };
 }
 
+/** The expression of the `expr:` line at `i` (inline, or the `|` / `>` block under it joined by spaces); undefined when line `i` is not one. */
+function exprAt(lines: string[], i: number): string | undefined {
+  const e = /^(\s*)expr:\s*(.*)$/.exec(lines[i] ?? "");
+  if (!e) return undefined;
+  const text = e[2] ?? "";
+  if (text !== "|" && text !== ">") return text;
+  const indent = (e[1] ?? "").length;
+  const body: string[] = [];
+  for (let j = i + 1; j < lines.length; j++) {
+    const l = lines[j] ?? "";
+    if (l.trim() !== "" && l.length - l.trimStart().length <= indent) break;
+    body.push(l.trim());
+  }
+  return body.join(" ").trim();
+}
+
 /** Recording rules of farm-rules.yml: name → expression text (read by line; the file is our own plain YAML). */
 export function recordingRules(file = RULES_FILE): Map<string, string> {
   const lines = readFileSync(file, "utf8").split("\n");
@@ -253,20 +269,9 @@ export function recordingRules(file = RULES_FILE): Map<string, string> {
   for (let i = 0; i < lines.length; i++) {
     const rec = /^\s*- record:\s*(\S+)\s*$/.exec(lines[i] ?? "");
     if (!rec?.[1]) continue;
-    const exprLine = /^(\s*)expr:\s*(.*)$/.exec(lines[i + 1] ?? "");
-    assert.ok(exprLine, `line ${i + 2} of ${file}: expr after record ${rec[1]}`);
-    let text = exprLine[2] ?? "";
-    if (text === "|" || text === ">") {
-      const indent = (exprLine[1] ?? "").length;
-      const body: string[] = [];
-      for (let j = i + 2; j < lines.length; j++) {
-        const l = lines[j] ?? "";
-        if (l.trim() !== "" && l.length - l.trimStart().length <= indent) break;
-        body.push(l.trim());
-      }
-      text = body.join(" ").trim();
-    }
-    out.set(rec[1], text);
+    const expr = exprAt(lines, i + 1);
+    assert.ok(expr !== undefined, `line ${i + 2} of ${file}: expr after record ${rec[1]}`);
+    out.set(rec[1], expr);
   }
   return out;
 }
@@ -277,23 +282,10 @@ export function ruleExpressions(file = RULES_FILE): { name: string; expr: string
   const out: { name: string; expr: string }[] = [];
   let name = "";
   for (let i = 0; i < lines.length; i++) {
-    const l = lines[i] ?? "";
-    const head = /^\s*- (?:record|alert):\s*(\S+)/.exec(l);
+    const head = /^\s*- (?:record|alert):\s*(\S+)/.exec(lines[i] ?? "");
     if (head?.[1]) name = head[1];
-    const e = /^(\s*)expr:\s*(.*)$/.exec(l);
-    if (!e) continue;
-    let text = e[2] ?? "";
-    if (text === "|" || text === ">") {
-      const indent = (e[1] ?? "").length;
-      const body: string[] = [];
-      for (let j = i + 1; j < lines.length; j++) {
-        const b = lines[j] ?? "";
-        if (b.trim() !== "" && b.length - b.trimStart().length <= indent) break;
-        body.push(b.trim());
-      }
-      text = body.join(" ").trim();
-    }
-    out.push({ name, expr: text });
+    const expr = exprAt(lines, i);
+    if (expr !== undefined) out.push({ name, expr });
   }
   return out;
 }
