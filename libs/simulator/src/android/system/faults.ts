@@ -26,10 +26,6 @@ export class FaultInjector implements Faults {
     this.profile = name;
   }
 
-  get latencyProfile(): LatencyProfileName {
-    return this.profile;
-  }
-
   latencyMs(commandClass: string): number {
     return LATENCY_PROFILES[this.profile][latencyClassOf(commandClass)];
   }
