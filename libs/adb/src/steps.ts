@@ -3,11 +3,10 @@
  * by the task loader, §5.3). One handler per `AdbCommand` kind; the `Record` type makes the compiler
  * check that none is missing.
  */
-import fs from "node:fs";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
-import type { AdbCommand, AdbCommandName, ApkLocation } from "@farm/task";
+import { findApk, type AdbCommand, type AdbCommandName, type ApkLocation } from "@farm/task";
 import { deviceCall, shellExec, type CallOutcome, type DeviceCtx } from "./exec.ts";
 import { parseCurrentActivity, parseResumedActivity, stackListUnavailable, parseOrientation, parsePmInstall, parsePmList, findPinnableTask, amStartFailed, visibleLines, looksLikeDeviceError } from "./parsers.ts";
 import { quoteExtraArgs, shJoin, shQuote, shSplit, ShellSyntaxError } from "./quote.ts";
@@ -104,19 +103,19 @@ export async function pullContent(ctx: StepCtx, devicePath: string): Promise<Cal
 
 function resolveApk(loc: ApkLocation, apkDirs: readonly string[]): { ok: true; src: string | Uint8Array; name: string } | { ok: false; result: StepResult } {
   switch (loc.kind) {
-    case "filesystem":
+    case "filesystem": {
       if (loc.path === "") return { ok: false, result: precondition("install_apk: empty filesystem path") };
-      if (!fs.existsSync(loc.path)) return { ok: false, result: fail("internal_error", `install_apk: APK not found on this host at ${loc.path}`) };
-      return { ok: true, src: loc.path, name: path.basename(loc.path) };
+      const found = findApk(loc, apkDirs);
+      if (!found) return { ok: false, result: fail("internal_error", `install_apk: APK not found on this host at ${loc.path}`) };
+      return { ok: true, src: found, name: path.basename(found) };
+    }
     case "blob":
       if (loc.contents.byteLength === 0) return { ok: false, result: precondition("install_apk: empty blob") };
       return { ok: true, src: loc.contents, name: "blob.apk" };
     case "mpm": {
       const name = path.basename(loc.path);
-      for (const d of apkDirs) {
-        const p = path.join(d, name);
-        if (name !== "" && fs.existsSync(p)) return { ok: true, src: p, name };
-      }
+      const found = findApk(loc, apkDirs);
+      if (found) return { ok: true, src: found, name };
       return {
         ok: false,
         result: precondition(

@@ -4,10 +4,8 @@
  * re-executes the step from scratch. Results are data: the first step that fails its last attempt ends the
  * sequence with its status and message.
  */
-import fs from "node:fs";
-import path from "node:path";
 import type { Device, StepStatus } from "@farm/adb";
-import type { AdbRequest, PyRegex, SetupStep, StepAction, SuccessCheck, Task } from "@farm/task";
+import { findApk, type AdbRequest, type PyRegex, type SetupStep, type StepAction, type SuccessCheck, type Task } from "@farm/task";
 import { TaskNotRunnableError } from "./errors.ts";
 
 export const POLL_MS = 100;
@@ -196,8 +194,8 @@ export function assertRunnable(task: Task, apkDirs: readonly string[]): void {
       const loc = s.action.request.cmd.location;
       if (loc.kind === "blob") continue;
       const name = loc.path;
-      const candidates = path.isAbsolute(name) ? [name, ...apkDirs.map((d) => path.join(d, path.basename(name)))] : apkDirs.map((d) => path.join(d, name));
-      if (!candidates.some((c) => fs.existsSync(c))) {
+      // The same rule the driver's install uses, so a task that passes here can be installed.
+      if (findApk(loc, apkDirs) === undefined) {
         const where = loc.kind === "mpm" ? `mpm package ${loc.packageName} (${loc.label})` : "filesystem";
         throw new TaskNotRunnableError(
           `task ${task.id}: ${which} step at line ${s.line} installs ${name} (${where}), which is not in ${apkDirs.length ? apkDirs.join(", ") : "any APK folder (none configured)"}`,

@@ -19,23 +19,40 @@ export function locateFilesystemApk(declared: string, taskDir: string, apkDirs: 
 }
 
 /**
- * The host path of the APK to install for `location`. `filesystem` must exist; `mpm` (an internal package store
- * that does not exist outside Google) is runnable only when an APK folder holds a file named `mpm.path`; `blob`
- * contents are written once to a content-addressed temporary file. Throws an Error saying what to do otherwise.
+ * The one rule for which host file an install step means (the task loader, the runner's up-front check and
+ * the driver's install all use it): `filesystem` → its resolved path if it exists, else a file of the same
+ * name in an APK folder (the worker's host may keep APKs elsewhere than the loader's); `mpm` (an internal
+ * package store that does not exist outside Google) → a file named `mpm.path` in an APK folder.
+ * Undefined when there is none; `blob` has no host file.
+ */
+export function findApk(location: Exclude<ApkLocation, { kind: "blob" }>, apkDirs: readonly string[]): string | undefined {
+  if (location.kind === "filesystem" && location.path !== "" && existsSync(location.path)) return location.path;
+  const name = basename(location.path);
+  if (name === "") return undefined;
+  for (const dir of apkDirs) {
+    const p = join(dir, name);
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/**
+ * The host path of the APK to install for `location` (`findApk`'s rule); `blob` contents are written once to a
+ * content-addressed temporary file. Throws an Error saying what to do otherwise.
  */
 export function resolveApk(location: ApkLocation, apkDirs: readonly string[]): string {
   switch (location.kind) {
-    case "filesystem":
-      if (existsSync(location.path)) return location.path;
+    case "filesystem": {
+      const found = findApk(location, apkDirs);
+      if (found) return found;
       throw new Error(
         `APK not found: ${location.path} (written as "${location.declaredPath}"). Put the file there, or in an APK folder ` +
           `(apkDirs / --apk-dir), or change filesystem.path in the task (relative paths start at the task file's folder).`,
       );
+    }
     case "mpm": {
-      for (const dir of apkDirs) {
-        const p = join(dir, basename(location.path));
-        if (location.path && existsSync(p)) return p;
-      }
+      const found = findApk(location, apkDirs);
+      if (found) return found;
       throw new Error(
         `the task installs "${location.path}" from the internal mpm package store (${location.packageName}, label ${location.label}), ` +
           `which is not available outside its owner. Supply a local APK: put a file named "${basename(location.path)}" in an APK folder ` +

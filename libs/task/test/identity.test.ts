@@ -3,7 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadTaskFile, loadTaskSet, resolveApk, taskHash } from "../src/index.ts";
+import { findApk, loadTaskFile, loadTaskSet, resolveApk, taskHash } from "../src/index.ts";
 import { tasksDir } from "./helpers.ts";
 
 test("the hash is stable across loads and across a copy of the file in another folder", () => {
@@ -55,4 +55,15 @@ test("the project's own tasks load, in the intended dialects, and their APK path
     assert.ok(location.kind === "filesystem" && location.declaredPath.startsWith("apks/"));
     assert.equal(resolveApk(location, []), join(tasksDir, location.declaredPath));
   }
+});
+
+test("findApk: a filesystem APK missing at its resolved path is found by name in an APK folder; otherwise undefined", () => {
+  const dir = mkdtempSync(join(tmpdir(), "farm-apkdir-"));
+  writeFileSync(join(dir, "app.apk"), "x");
+  const location = { kind: "filesystem" as const, path: join(dir, "elsewhere", "app.apk"), declaredPath: "elsewhere/app.apk" };
+  assert.equal(findApk(location, []), undefined);
+  assert.throws(() => resolveApk(location, []), /APK not found/);
+  assert.equal(findApk(location, [dir]), join(dir, "app.apk"));
+  assert.equal(resolveApk(location, [dir]), join(dir, "app.apk"));
+  assert.equal(findApk({ ...location, path: "", declaredPath: "" }, [dir]), undefined);
 });
