@@ -14,7 +14,7 @@ import { AdbDriver, createAdbClient, readAll } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
-import { intOpt } from "./options.ts";
+import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
 
@@ -43,9 +43,7 @@ export const scenario: Scenario = {
     const samples = intOpt(opts, "samples", 3000);
     const cliSamples = Math.max(50, Math.floor(samples / 10));
     const warmup = intOpt(opts, "warmup", 100);
-    const profile = typeof opts.profile === "string" ? opts.profile : "instant";
-    if (profile !== "instant" && profile !== "emulator-adb" && profile !== "emulator-grpc")
-      throw new Error(`--profile must be instant, emulator-adb or emulator-grpc, got ${profile}`);
+    const profile = profileOpt(opts);
     const simMode = typeof opts.sim === "string" ? opts.sim : "child";
     if (simMode !== "child" && simMode !== "in-process") throw new Error(`--sim must be child or in-process, got ${simMode}`);
     const adb = await startAdbServer();

@@ -22,7 +22,7 @@ import { episodeJobId } from "@farm/queue";
 import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
-import { intOpt } from "./options.ts";
+import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { startSimChild } from "./sim-child.ts";
 import { quantile } from "./stats.ts";
@@ -68,7 +68,7 @@ export const scenario: Scenario = {
     const maxSteps = intOpt(opts, "max-steps", 50);
     const settleMs = intOpt(opts, "settle-ms", 20, 0);
     const window = intOpt(opts, "window", devices);
-    const profile = typeof opts.profile === "string" ? opts.profile : "instant";
+    const profile = profileOpt(opts);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-farm", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-"));

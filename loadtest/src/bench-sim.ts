@@ -16,8 +16,8 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { createAdbClient, readAll, type AdbClient } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
-import { startSimulatedDevices, type LatencyProfile } from "@farm/simulator";
-import { intOpt } from "./options.ts";
+import { startSimulatedDevices } from "@farm/simulator";
+import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
 
@@ -53,9 +53,7 @@ export const scenario: Scenario = {
     const calls = intOpt(opts, "calls", 1000);
     const warmup = intOpt(opts, "warmup", 50);
     const rounds = intOpt(opts, "rounds", 10);
-    const profile = typeof opts.profile === "string" ? opts.profile : "instant";
-    if (profile !== "instant" && profile !== "emulator-adb" && profile !== "emulator-grpc")
-      throw new Error(`--profile must be instant, emulator-adb or emulator-grpc, got ${profile}`);
+    const profile = profileOpt(opts);
     const gc = gcFunction();
     const adb = await startAdbServer();
     try {
@@ -63,7 +61,7 @@ export const scenario: Scenario = {
       await client.listDevices(); // load adbkit's code before the baseline
       const before = await settledMemory(gc);
       const t0 = performance.now();
-      const fleet = await startSimulatedDevices({ adbPort: adb.port, count, latencyProfile: profile as LatencyProfile });
+      const fleet = await startSimulatedDevices({ adbPort: adb.port, count, latencyProfile: profile });
       const startMs = performance.now() - t0;
       try {
         const serials = fleet.devices.map((d) => d.serial);

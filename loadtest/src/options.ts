@@ -1,4 +1,5 @@
 /** Reading the benchmarks' command-line options (`--devices 8` arrives as { devices: "8" }). */
+import type { LatencyProfile } from "@farm/simulator";
 import type { BenchOptions } from "./scenarios.ts";
 
 /** An integer option >= min (default 1), or `dflt` when absent; anything else is an error naming the option. */
@@ -8,4 +9,13 @@ export function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1):
   const n = Number(v);
   if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be ${min === 1 ? "a positive integer" : `an integer >= ${min}`}, got ${String(v)}`);
   return n;
+}
+
+const PROFILES: readonly LatencyProfile[] = ["instant", "emulator-adb", "emulator-grpc"];
+
+/** --profile: the simulator's latency profile (default instant); anything else is an error. */
+export function profileOpt(opts: BenchOptions): LatencyProfile {
+  const profile = typeof opts.profile === "string" ? opts.profile : "instant";
+  if (!(PROFILES as readonly string[]).includes(profile)) throw new Error(`--profile must be instant, emulator-adb or emulator-grpc, got ${profile}`);
+  return profile as LatencyProfile;
 }
