@@ -59,7 +59,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
   const apkDirs = [...o.apkDir.map((d) => path.resolve(d)), path.resolve(path.dirname(path.resolve(taskPath)), "apks")];
-  const loaded = await loadTaskFile(path.resolve(taskPath), { apkDirs });
+  const loaded = loadTaskFile(path.resolve(taskPath), { apkDirs });
   for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
 
   // LIFO cleanups, run on exit and on SIGINT/SIGTERM.
@@ -90,9 +90,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       logger.info({ serial, adbPort }, "simulated device started");
     }
     const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, logger });
-    cleanups.push(async () => {
-      await (driver as { close?: () => Promise<void> }).close?.();
-    });
+    cleanups.push(() => driver.close());
     const device = driver.device(serial);
 
     let writer: import("@farm/trajectory").TrajectoryWriter | undefined;
