@@ -15,9 +15,9 @@ export interface SimChild {
   stop(): Promise<void>;
 }
 
-/** `farm sim --devices N --adb-port P` as a child; resolves with its serials once every device is online. */
-export async function startSimChild(devices: number, adbPort: number, profile: string): Promise<SimChild> {
-  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile], {
+/** `farm sim --devices N --adb-port P [extra args, e.g. --screen WxH]` as a child; resolves with its serials once every device is online. */
+export async function startSimChild(devices: number, adbPort: number, profile: string, extraArgs: string[] = []): Promise<SimChild> {
+  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile, ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, FARM_LOG_LEVEL: "warn" },
   });

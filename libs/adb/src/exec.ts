@@ -3,6 +3,7 @@
  * server connections on expiry, error classification, the metrics hook and a log line.
  */
 import type { ResolvedAdbConfig } from "./config.ts";
+import type { FrameThreads } from "./frame-threads.ts";
 import { callHandle, readAll, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
@@ -11,6 +12,8 @@ export interface DeviceCtx {
   readonly client: AdbClient;
   readonly cfg: ResolvedAdbConfig;
   readonly serial: string;
+  /** Frame capture and encoding off the event loop (`Device.frame`); absent = on the event loop. */
+  readonly frameThreads?: FrameThreads;
 }
 
 export type CallOutcome<T> = { ok: true; value: T; durationMs: number } | { ok: false; status: StepStatus; message: string; durationMs: number };

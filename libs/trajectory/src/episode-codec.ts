@@ -17,7 +17,7 @@ interface AvroStep {
   frame: Buffer | null;
 }
 
-/** The Avro shape of `farm.trajectory.Episode` (version 1 fields; newer readers may see more). */
+/** The Avro shape of `farm.trajectory.Episode` (version 2 fields; newer readers may see more). */
 export interface AvroEpisode {
   schemaVersion: number;
   episodeId: string;
@@ -42,6 +42,8 @@ export interface AvroEpisode {
   frameEvery: number;
   counters: Record<string, number>;
   steps: AvroStep[];
+  /** v2 */
+  frameEncoding: string;
 }
 
 function invalid(record: EpisodeRecord, why: string): TrajectoryError {
@@ -124,6 +126,7 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     frameEvery,
     counters,
     steps: r.steps.map((s) => stepToAvro(s, frameEvery)),
+    frameEncoding: r.frameEncoding ?? "png",
   };
 }
 
@@ -163,5 +166,6 @@ export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
     }),
   };
   if (a.taskDialect !== null) out.taskDialect = a.taskDialect as Dialect;
+  out.frameEncoding = a.frameEncoding ?? "png";
   return out;
 }

@@ -7,6 +7,7 @@
  *                       became unusable stops taking jobs)
  *   DelayedError      → handed back without using an attempt (drain cancelled the episode)
  */
+import { frameEncodingOf } from "./frame-encoding.ts";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { DEVICE_TROUBLE, EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
@@ -142,6 +143,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
           limits: limitsOf(data.options),
           deferRecovery: true,
           ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
+          ...frameEncodingOf(data.options.frameEncoding),
         });
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.
