@@ -1,4 +1,6 @@
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { freePort } from "@farm/local-services";
 import { silentLogger, type Logger } from "@farm/log";
 import { SimAndroid } from "./android/index.ts";
@@ -7,6 +9,7 @@ import { DEVICE_PRODUCT, deviceBanner } from "./transport/banner.ts";
 import { AdbConnection } from "./transport/connection.ts";
 import { registerEmulator } from "./transport/registration.ts";
 import { createServiceRouter } from "./transport/services.ts";
+import { DeviceSnapshots } from "./snapshot/device-snapshots.ts";
 
 export type LatencyProfile = "instant" | "emulator-adb" | "emulator-grpc";
 
@@ -22,6 +25,13 @@ export interface SimDeviceOptions {
   latencyProfile?: LatencyProfile;
   /** Largest WRTE payload the device accepts (default 1 MiB, like adbd). */
   maxData?: number;
+  /**
+   * Folder of this device's snapshots (one sub-folder each); the AVD's `snapshots/` folder when
+   * launched from an AVD. Default: `<tmpdir>/farm-sim-snapshots/<serial>` (see defaultSnapshotDir).
+   */
+  snapshotDir?: string;
+  /** Delay of a snapshot load in ms; default from the latency profile (instant 0, emulator 650). */
+  snapshotLoadDelayMs?: number;
   logger?: Logger;
 }
 
@@ -35,6 +45,11 @@ export interface SimDeviceFaults {
   setLatencyProfile(name: LatencyProfile): void;
   crashApp(): void;
   setTapDropRate(p: number): void;
+}
+
+/** Where a device keeps its snapshots when not told: `<tmpdir>/farm-sim-snapshots/<serial>`. */
+export function defaultSnapshotDir(serial: string): string {
+  return path.join(os.tmpdir(), "farm-sim-snapshots", serial);
 }
 
 const RETRY_MS = 100;
@@ -73,6 +88,13 @@ function listenOn(server: net.Server, port: number): Promise<number> {
  */
 export class SimDevice {
   readonly faults: SimDeviceFaults;
+  /** Save / load / list / delete snapshots of the whole simulated device. */
+  readonly snapshots: DeviceSnapshots;
+  /** When the device started (ms since the epoch); gRPC getStatus reports uptime from it. */
+  readonly startedAtMs = Date.now();
+  /** Resolves once the device has stopped (close(), gRPC setVmState(SHUTDOWN), console `kill`). */
+  readonly whenClosed: Promise<void>;
+  private resolveClosed!: () => void;
   private readonly connections = new Set<AdbConnection>();
   private readonly onlineWaiters = new Set<() => void>();
   private hung = false;
@@ -109,6 +131,12 @@ export class SimDevice {
       device: prop("ro.product.device", DEVICE_PRODUCT.device),
     });
     this.router = createServiceRouter(android satisfies DeviceBackend);
+    this.snapshots = new DeviceSnapshots({
+      dir: opts.snapshotDir ?? defaultSnapshotDir(serial),
+      system: android.system,
+      loadDelayMs: () => opts.snapshotLoadDelayMs ?? android.system.faults.snapshotLoadMs(),
+    });
+    this.whenClosed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.adoptListener(listener);
   }
 
@@ -166,6 +194,16 @@ export class SimDevice {
     this.connections.clear();
     await closing;
     this.android.close();
+    this.resolveClosed();
+  }
+
+  /** True while the device is frozen by faults.hang(true). */
+  get isHung(): boolean {
+    return this.hung;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private adoptListener(server: net.Server): void {
