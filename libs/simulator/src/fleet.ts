@@ -15,8 +15,10 @@ export interface SimFleetOptions {
   /**
    * Whole emulators (console on N, adb on N+1, discovery file) instead of bare ADB devices.
    * `basePort`: device i gets console port basePort + 2i (default: free pairs).
+   * `grpc`: serve the gRPC endpoint (default true); device i on grpcBasePort + i (default: basePort
+   * + 3000 + 2i when basePort is given, as emulator-5554 has gRPC 8554; else free ports).
    */
-  emulator?: { basePort?: number; discovery?: boolean; tokenPath?: string };
+  emulator?: { basePort?: number; grpc?: boolean; grpcBasePort?: number; discovery?: boolean; tokenPath?: string };
 }
 
 export interface SimFleet {
@@ -74,6 +76,13 @@ export async function startSimulatedDevices(opts: SimFleetOptions): Promise<SimF
 
 async function startEmulators(opts: SimFleetOptions, emu: NonNullable<SimFleetOptions["emulator"]>, into: SimEmulator[]): Promise<void> {
   const ports = emu.basePort === undefined ? undefined : consolePortsFrom(emu.basePort, opts.count);
+  const grpcPort = (i: number): number => {
+    if (emu.grpcBasePort !== undefined) return emu.grpcBasePort + i;
+    return ports ? ports[i]! + 3000 : 0;
+  };
+  if (emu.grpc !== false && emu.grpcBasePort !== undefined && (!Number.isInteger(emu.grpcBasePort) || emu.grpcBasePort < 1024 || emu.grpcBasePort + opts.count - 1 > 65535)) {
+    throw new Error(`--grpc-base-port must be an integer >= 1024 with room for ${opts.count} ports below 65536, got ${emu.grpcBasePort}`);
+  }
   for (let i = 0; i < opts.count; i += START_BATCH) {
     const batch = Array.from({ length: Math.min(START_BATCH, opts.count - i) }, (_, j) =>
       SimEmulator.start({
@@ -86,6 +95,7 @@ async function startEmulators(opts: SimFleetOptions, emu: NonNullable<SimFleetOp
         ...(opts.logger ? { logger: opts.logger } : {}),
         ...(emu.discovery === false ? { discovery: false } : {}),
         ...(emu.tokenPath ? { tokenPath: emu.tokenPath } : {}),
+        grpc: emu.grpc === false ? false : { port: grpcPort(i + j) },
       }),
     );
     const settled = await Promise.allSettled(batch);
@@ -99,7 +109,7 @@ async function startEmulators(opts: SimFleetOptions, emu: NonNullable<SimFleetOp
 /** A taken port names the port and what to do, rather than a bare EADDRINUSE. */
 function portError(e: unknown): unknown {
   const err = e as NodeJS.ErrnoException & { port?: number };
-  if (err?.code === "EADDRINUSE") return new Error(`port ${err.port ?? "?"} is already in use; choose another --base-port (device i uses console port base+2i and adb port base+2i+1)`);
+  if (err?.code === "EADDRINUSE") return new Error(`port ${err.port ?? "?"} is already in use; choose another --base-port / --grpc-base-port (device i: console base+2i, adb base+2i+1, gRPC grpc-base+i)`);
   return e;
 }
 

@@ -26,8 +26,11 @@ export interface DiscoveryInfo {
   cmdline?: string;
 }
 
-/** The emulator version we advertise (the discovery file and `-version`). */
-export const EMULATOR_VERSION = "35.2.10.0";
+import { SIM_EMULATOR_VERSION } from "../grpc/emulator-grpc-server.ts";
+
+/** The emulator version and build we advertise (discovery file, `-version`, gRPC getStatus agree). */
+export const EMULATOR_VERSION = SIM_EMULATOR_VERSION.split(" ")[0]!;
+export const EMULATOR_BUILD = /build_id (\S+)\)/.exec(SIM_EMULATOR_VERSION)?.[1] ?? "0";
 
 export function discoveryDirectory(env: NodeJS.ProcessEnv = process.env): string {
   let root = env.XDG_RUNTIME_DIR;
@@ -78,7 +81,7 @@ export class DiscoveryFile {
 export function renderDiscovery(info: DiscoveryInfo): string {
   const entries: [string, string | number][] = [
     ["port.serial", info.consolePort],
-    ["emulator.build", "0"],
+    ["emulator.build", EMULATOR_BUILD],
     ["emulator.version", EMULATOR_VERSION],
     ["port.adb", info.adbPort],
     ["avd.name", info.avdName],

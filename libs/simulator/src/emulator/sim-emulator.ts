@@ -1,11 +1,14 @@
 /**
  * One whole simulated emulator with a real emulator's port layout: console on port N (even), the
- * ADB device on N+1 (serial `emulator-N`, registered with the adb server), and its discovery file.
- * `farm sim` starts many of these in one process; the `emulator` command starts one.
+ * ADB device on N+1 (serial `emulator-N`, registered with the adb server), the gRPC endpoint, and
+ * its discovery file. `farm sim` starts many of these in one process; the `emulator` command one.
+ * It stops as a whole, whoever stops it: close(), console `kill`, gRPC setVmState(SHUTDOWN).
  */
 import { freePort, isReservedPort } from "@farm/local-services";
 import { silentLogger, type Logger } from "@farm/log";
 import { SimDevice, type LatencyProfile } from "../device.ts";
+import { startEmulatorGrpc, type EmulatorGrpcServer } from "../grpc/emulator-grpc-server.ts";
+import type { DeviceSnapshots } from "../snapshot/device-snapshots.ts";
 import { defaultAuthTokenPath } from "./console/auth-token.ts";
 import type { ConsoleBackend, ConsoleSnapshots } from "./console/backend.ts";
 import { EmulatorConsole } from "./console/console-server.ts";
@@ -33,8 +36,13 @@ export interface SimEmulatorOptions {
   tokenPath?: string;
   /** false: do not wait for the adb server to attach (the `emulator` command may start before it). */
   awaitOnline?: boolean;
-  /** Snapshot operations for `avd snapshot …` (none: the console answers KO). */
-  snapshots?: ConsoleSnapshots;
+  /** The device's snapshot folder (an AVD's `snapshots/`); default: the device's own temp folder. */
+  snapshotDir?: string;
+  /**
+   * Serve the emulator's gRPC endpoint: `port` (0 or absent: a free one), `token` (require
+   * `authorization: Bearer <token>`, advertised as grpc.token). false or absent: no gRPC.
+   */
+  grpc?: { port?: number; token?: string } | false;
   /** Console `kill` (default: close this emulator). */
   onKill?: (emu: SimEmulator) => void;
   /** Console `crash` (default: close this emulator abruptly). */
@@ -46,15 +54,22 @@ const PAIR_ATTEMPTS = 50;
 
 export class SimEmulator {
   private discovery: DiscoveryFile | undefined;
+  private grpcServer: EmulatorGrpcServer | undefined;
   private vmStopped = false;
+  private killHandler: (() => void) | undefined;
   private closing: Promise<void> | undefined;
+  /** Resolves once the emulator has stopped and cleaned up, however it was stopped. */
+  readonly whenStopped: Promise<void>;
 
   private constructor(
     readonly device: SimDevice,
     readonly console: EmulatorConsole,
     private readonly opts: SimEmulatorOptions,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // gRPC setVmState(SHUTDOWN) closes the device itself: the rest of the emulator follows.
+    this.whenStopped = device.whenClosed.then(() => this.close());
+  }
 
   get serial(): string {
     return this.device.serial;
@@ -71,6 +86,10 @@ export class SimEmulator {
   get discoveryPath(): string | undefined {
     return this.discovery?.path;
   }
+  /** The gRPC endpoint, when serving one. */
+  get grpc(): EmulatorGrpcServer | undefined {
+    return this.grpcServer;
+  }
 
   static async start(opts: SimEmulatorOptions): Promise<SimEmulator> {
     const log = opts.logger ?? silentLogger;
@@ -79,6 +98,16 @@ export class SimEmulator {
     const { console: con, device } = opts.consolePort === undefined ? await startOnFreePair(opts, backend) : await startOnPair(opts.consolePort, opts, backend);
     emu = new SimEmulator(device, con, opts, log.child({ component: "sim-emulator", serial: device.serial }));
     try {
+      if (opts.grpc) {
+        emu.grpcServer = await startEmulatorGrpc(device, {
+          port: opts.grpc.port ?? 0,
+          avdName: emu.avdName,
+          ...(opts.grpc.token !== undefined ? { token: opts.grpc.token } : {}),
+          ...(opts.logger ? { logger: opts.logger } : {}),
+        }).catch((e: NodeJS.ErrnoException) => {
+          throw Object.assign(new Error(`gRPC port ${opts.grpc ? opts.grpc.port : "?"}: ${e.message}`), { code: /EADDRINUSE|address already in use/i.test(e.message) ? "EADDRINUSE" : e.code, port: opts.grpc ? opts.grpc.port : undefined });
+        });
+      }
       if (opts.discovery !== false) {
         emu.discovery = DiscoveryFile.write({
           consolePort: con.port,
@@ -86,6 +115,8 @@ export class SimEmulator {
           avdName: emu.avdName,
           avdDir: opts.avdDir ?? "",
           ...(opts.cmdline ? { cmdline: opts.cmdline } : {}),
+          ...(emu.grpcServer ? { grpcPort: emu.grpcServer.port } : {}),
+          ...(emu.grpcServer?.token !== undefined ? { grpcToken: emu.grpcServer.token } : {}),
         });
       }
     } catch (e) {
@@ -99,7 +130,7 @@ export class SimEmulator {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.discovery?.remove();
-      await Promise.all([this.console.close(), this.device.close()]);
+      await Promise.all([this.console.close(), this.device.close(), this.grpcServer?.close()]);
     })();
     return this.closing;
   }
@@ -113,15 +144,20 @@ export class SimEmulator {
       },
       avdDir: this.opts.avdDir ?? "",
       readOnly: this.opts.readOnly ?? false,
-      snapshots: this.opts.snapshots,
+      snapshots: consoleSnapshots(this.device.snapshots),
       discoveryPath: () => this.discovery?.path,
       isRunning: () => !this.vmStopped,
       stopVm: () => this.setVmStopped(true),
       startVm: () => this.setVmStopped(false),
       rotate: () => this.rotateClockwise(),
-      kill: () => (this.opts.onKill ? this.opts.onKill(this) : void this.close()),
+      kill: () => (this.killHandler ? this.killHandler() : this.opts.onKill ? this.opts.onKill(this) : void this.close()),
       crash: () => (this.opts.onCrash ? this.opts.onCrash(this) : void this.close()),
     };
+  }
+
+  /** Replaces what console `kill` does (the `emulator` command saves its snapshot first). */
+  setKillHandler(fn: () => void): void {
+    this.killHandler = fn;
   }
 
   /** `avd stop`: the VM pauses, so adb gets no answer until `avd start` (the simulator's hang fault). */
@@ -139,6 +175,18 @@ export class SimEmulator {
     sys.settings.put("system", "user_rotation", String(next));
     sys.onSettingChanged("system", "user_rotation");
   }
+}
+
+/** The console's `avd snapshot …` on the device's snapshots. */
+function consoleSnapshots(snaps: DeviceSnapshots): ConsoleSnapshots {
+  return {
+    directory: snaps.dir,
+    list: async () => (await snaps.list()).map((s) => ({ name: s.name, sizeBytes: s.sizeBytes, createdAt: new Date(s.createdAtMs) })),
+    save: async (name) => void (await snaps.save(name)),
+    load: (name) => snaps.load(name),
+    delete: (name) => snaps.delete(name),
+    lastLoaded: () => snaps.current,
+  };
 }
 
 /** The console needs the backend before the emulator object exists (both are built on the same ports). */
@@ -187,6 +235,7 @@ async function startOnPair(consolePort: number, opts: SimEmulatorOptions, backen
       ...(opts.screen ? { screen: opts.screen } : {}),
       ...(opts.latencyProfile ? { latencyProfile: opts.latencyProfile } : {}),
       ...(opts.awaitOnline === false ? { awaitOnline: false } : {}),
+      ...(opts.snapshotDir ? { snapshotDir: opts.snapshotDir } : {}),
       ...(opts.logger ? { logger: opts.logger } : {}),
     });
     return { console: con, device };

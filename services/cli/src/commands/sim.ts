@@ -10,6 +10,8 @@ interface SimOptions {
   latencyProfile?: string;
   screen?: string;
   basePort?: string;
+  grpc: boolean;
+  grpcBasePort?: string;
   discovery: boolean;
 }
 
@@ -20,7 +22,8 @@ const PROFILES = ["instant", "emulator-adb", "emulator-grpc"] as const;
  * (the one answering on P, else a private one it starts) and keeps them until SIGINT/SIGTERM.
  * Each device is a whole emulator: console port N, adb port N+1 (serial `emulator-N`), a discovery file.
  * stdout: `adb_port=P started_server=true|false`, then per device one line
- * `emulator-N console_port=N adb_port=N+1` (serial first), then `ready devices=N`.
+ * `emulator-N console_port=N adb_port=N+1 grpc_port=G` (serial first; no grpc_port with --no-grpc),
+ * then `ready devices=N`.
  */
 export const simCommand: CommandModule = {
   register(program: Command) {
@@ -34,6 +37,8 @@ export const simCommand: CommandModule = {
       .option("--latency-profile <name>", `added latency: ${PROFILES.join(", ")} (default instant)`)
       .option("--screen <WxH>", "screen size, e.g. 1080x1920 (default 360x640)")
       .option("--base-port <port>", "console port of the first device (even); device i: console base+2i, adb base+2i+1 (default: free ports)")
+      .option("--no-grpc", "do not serve the emulator gRPC endpoint (android.emulation.control) per device")
+      .option("--grpc-base-port <port>", "gRPC port of the first device, then +1 each (default: base-port + 3000 + 2i with --base-port, else free ports)")
       .option("--no-discovery", "do not write the emulator discovery files (pid_<pid>.ini under the running-AVD folder)")
       .action(async (o: SimOptions) => {
         const { adbServerAnswers, startAdbServer } = await import("@farm/local-services");
@@ -50,6 +55,7 @@ export const simCommand: CommandModule = {
         const adbHost = o.adbHost ?? "127.0.0.1";
         const basePort = o.basePort === undefined ? undefined : parseIntOption("base-port", o.basePort, 1024);
         if (basePort !== undefined) consolePortsFrom(basePort, count); // checks evenness and range before anything starts
+        const grpcBasePort = o.grpcBasePort === undefined ? undefined : parseIntOption("grpc-base-port", o.grpcBasePort, 1024);
 
         // Use the server answering on --adb-port; otherwise start a private one (on that port if given).
         const wanted = o.adbPort === undefined ? undefined : parseIntOption("adb-port", o.adbPort, 1);
@@ -68,12 +74,19 @@ export const simCommand: CommandModule = {
           seed,
           ...(screen ? { screen } : {}),
           ...(profile ? { latencyProfile: profile as (typeof PROFILES)[number] } : {}),
-          emulator: { ...(basePort !== undefined ? { basePort } : {}), discovery: o.discovery },
+          emulator: {
+            ...(basePort !== undefined ? { basePort } : {}),
+            ...(grpcBasePort !== undefined ? { grpcBasePort } : {}),
+            grpc: o.grpc,
+            discovery: o.discovery,
+          },
         }).catch(async (e: unknown) => {
           await server?.stop();
           throw e;
         });
-        for (const e of fleet.emulators) process.stdout.write(`${e.serial} console_port=${e.consolePort} adb_port=${e.adbPort}\n`);
+        for (const e of fleet.emulators) {
+          process.stdout.write(`${e.serial} console_port=${e.consolePort} adb_port=${e.adbPort}${e.grpc ? ` grpc_port=${e.grpc.port}` : ""}\n`);
+        }
         process.stdout.write(`ready devices=${fleet.devices.length}\n`);
         process.stderr.write(`farm sim: try \`adb -P ${adbPort} devices -l\`; Ctrl-C stops\n`);
 

@@ -3,11 +3,16 @@
  * file), registers it with the adb server on $ANDROID_ADB_SERVER_PORT (default 5037), prints the
  * lines a launcher waits for, and runs until console `kill`, SIGTERM/SIGINT or a shutdown request.
  */
+import crypto from "node:crypto";
+import fs from "node:fs";
 import net from "node:net";
+import path from "node:path";
 import { EmulatorArgsError, EMULATOR_USAGE, parseEmulatorArgs, type EmulatorArgs } from "./args.ts";
 import { AvdError, avdHome, listAvds, readAvd, type Avd } from "./avd.ts";
 import { BOOT_DELAY_MS, readEmulatorEnv, type EmulatorEnvConfig } from "./boot-profile.ts";
-import { EMULATOR_VERSION } from "../discovery.ts";
+import { EMULATOR_BUILD, EMULATOR_VERSION } from "../discovery.ts";
+import { SNAPSHOT_LOAD_MS } from "../../android/system/latency.ts";
+import { SNAPSHOT_STATE_FILE } from "../../snapshot/device-snapshots.ts";
 import { SimEmulator } from "../sim-emulator.ts";
 
 export interface EmulatorIO {
@@ -41,7 +46,7 @@ export async function runEmulator(argv: string[], env: NodeJS.ProcessEnv, io: Em
     return 0;
   }
   if (args.version) {
-    io.out(`Android emulator version ${EMULATOR_VERSION} (build_id 0) (CL:N/A) — simulated by the Android episode farm`);
+    io.out(`Android emulator version ${EMULATOR_VERSION} (build_id ${EMULATOR_BUILD}) (CL:N/A) — simulated by the Android episode farm`);
     return 0;
   }
   const home = avdHome(env);
@@ -75,7 +80,7 @@ function adbServerPortOf(env: NodeJS.ProcessEnv): number {
 
 async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbServerPort: number, argv: string[], io: EmulatorIO): Promise<number> {
   const started = Date.now();
-  io.out(log("INFO", `Android emulator version ${EMULATOR_VERSION} (build_id 0) (CL:N/A)`));
+  io.out(log("INFO", `Android emulator version ${EMULATOR_VERSION} (build_id ${EMULATOR_BUILD}) (CL:N/A)`));
   if (args.verbose && args.ignored.length) io.out(log("INFO", `Ignored by the simulated emulator: ${args.ignored.join(" ")}`));
   const consolePort = args.consolePort ?? (await firstFreeConsolePort());
   if (consolePort === undefined) {
@@ -83,13 +88,19 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
     return 1;
   }
 
-  const coldReason = args.noSnapshot || args.noSnapshotLoad ? "requested by the user" : "snapshot doesn't exist";
-  io.out(log("INFO", `Cold boot: ${coldReason}`));
-  await sleep(BOOT_DELAY_MS[cfg.profile].cold);
+  // Quick boot: from the named snapshot (default_boot unless -snapshot), when it exists and loading is allowed.
+  const snapshotName = args.snapshot ?? "default_boot";
+  const snapshotDir = path.join(avd.dir, "snapshots");
+  const canLoad = !args.noSnapshot && !args.noSnapshotLoad;
+  const fromSnapshot = canLoad && fs.existsSync(path.join(snapshotDir, snapshotName, SNAPSHOT_STATE_FILE));
+  const saveOnExit = !args.noSnapshot && !args.noSnapshotSave && !args.readOnly;
+  if (!fromSnapshot) io.out(log("INFO", `Cold boot: ${canLoad ? "snapshot doesn't exist" : "requested by the user"}`));
+  // A snapshot boot's delay includes the load itself, which the device's snapshot API waits.
+  const delay = fromSnapshot ? Math.max(0, BOOT_DELAY_MS[cfg.profile].snapshot - SNAPSHOT_LOAD_MS[cfg.profile]) : BOOT_DELAY_MS[cfg.profile].cold;
+  await sleep(delay);
 
-  let resolveStop!: (code: number) => void;
-  const stopped = new Promise<number>((r) => (resolveStop = r));
   const crash = io.crash ?? (() => process.kill(process.pid, "SIGKILL"));
+  const grpcToken = args.grpcUseToken ? crypto.randomBytes(24).toString("base64url") : undefined;
   let emu: SimEmulator;
   try {
     emu = await SimEmulator.start({
@@ -98,12 +109,14 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
       awaitOnline: false,
       avdName: avd.name,
       avdDir: avd.dir,
+      snapshotDir,
       screen: avd.screen,
       readOnly: args.readOnly,
       latencyProfile: cfg.profile,
+      // The emulator serves gRPC on 8554 for console 5554 when -grpc is not given: the same offset here.
+      grpc: { port: args.grpcPort ?? (await defaultGrpcPort(consolePort)), ...(grpcToken ? { token: grpcToken } : {}) },
       cmdline: ["emulator", ...argv].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(" "),
       ...(cfg.seed !== undefined ? { seed: cfg.seed } : {}),
-      onKill: () => resolveStop(0),
       onCrash: () => {
         io.err(log("FATAL", "console-initiated crash"));
         crash();
@@ -111,22 +124,49 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    io.err(log("FATAL", err.code === "EADDRINUSE" ? `console port ${consolePort} or adb port ${consolePort + 1} is already in use; pass other -ports` : err.message));
+    io.err(log("FATAL", err.code === "EADDRINUSE" ? `${err.message}: a port is already in use; pass other -ports / -grpc` : err.message));
     return 1;
   }
+  const grpc = emu.grpc!;
+  io.out(log("INFO", `Started GRPC server at 127.0.0.1:${grpc.port}, security: Local, auth: ${grpc.token ? "+token" : "none"}`));
   if (emu.discoveryPath) io.out(log("INFO", `Advertising in: ${emu.discoveryPath}`));
+  if (fromSnapshot) {
+    try {
+      await emu.device.snapshots.load(snapshotName);
+      io.out(log("INFO", `Successfully loaded snapshot '${snapshotName}'`));
+    } catch (e) {
+      io.out(log("WARNING", `Failed to load snapshot '${snapshotName}' (${(e as Error).message}); booted cold`));
+    }
+  }
   io.out(log("INFO", `Boot completed in ${Date.now() - started} ms`));
   const timers = injectFaults(emu, cfg, io, crash);
 
-  const stop = io.stopSignal ?? signalStop();
-  void stop.then((sig) => {
-    io.out(log("INFO", `Received ${sig}, shutting down`));
-    resolveStop(0);
-  });
-  const code = await stopped;
+  // Console `kill` and SIGTERM/SIGINT shut down gracefully (saving the quick-boot snapshot unless told
+  // not to); gRPC setVmState(SHUTDOWN) has already stopped the device, so there is nothing to save.
+  let shuttingDown = false;
+  const shutdown = async (why: string): Promise<void> => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    io.out(log("INFO", `Shutting down (${why})`));
+    if (saveOnExit && !emu.device.isClosed) {
+      await emu.device.snapshots.save(snapshotName).then(
+        () => io.out(log("INFO", `Saved snapshot '${snapshotName}'`)),
+        (e: unknown) => io.out(log("WARNING", `Could not save snapshot '${snapshotName}': ${(e as Error).message}`)),
+      );
+    }
+    await emu.close();
+  };
+  emu.setKillHandler(() => void shutdown("console kill"));
+  void (io.stopSignal ?? signalStop()).then((sig) => shutdown(`received ${sig}`));
+  await emu.whenStopped;
   for (const t of timers) clearTimeout(t);
-  await emu.close();
-  return code;
+  return 0;
+}
+
+/** 8554 for console 5554, and the same offset for any other console port; a free port when that one is taken. */
+async function defaultGrpcPort(consolePort: number): Promise<number> {
+  const p = consolePort + 3000;
+  return p <= 65535 && (await portFree(p)) ? p : 0;
 }
 
 function injectFaults(emu: SimEmulator, cfg: EmulatorEnvConfig, io: EmulatorIO, crash: () => void): NodeJS.Timeout[] {
