@@ -13,6 +13,9 @@ import { MAX_FRAMEBUFFER_BYTES } from "./framebuffer-socket.ts";
 import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
 import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
 import { FrameCaptureError } from "./frame-threads.ts";
+import { GrpcActionChannel } from "./grpc/action-channel.ts";
+import type { GrpcEndpoint } from "./grpc/endpoints.ts";
+import { grpcScreenshot } from "./grpc/screenshot.ts";
 import type { ActionChannel, AppScreenMatch, CapturedFrame, Device, FrameRequest, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { checkActivity } from "./validate.ts";
 
@@ -113,7 +116,17 @@ export class AdbDevice implements Device {
     return stepResult(r.status, r.status === "timeout" ? `device '${this.serial}' did not finish booting within ${timeoutMs} ms` : r.message, "", d);
   }
 
+  /** The device's emulator gRPC endpoint when the driver's gRPC transport is on and one is known; read when asked. */
+  grpcEndpoint(): GrpcEndpoint | undefined {
+    return this.ctx.grpc?.resolve(this.serial);
+  }
+
   async openActionChannel(): Promise<ActionChannel> {
+    const ep = this.actionChannelFactory ? undefined : this.grpcEndpoint();
+    if (ep) {
+      this.ctx.cfg.logger.info({ event: "adb:action-channel", serial: this.serial, transport: "grpc", endpoint: ep.address }, "actions over the emulator's gRPC");
+      return new GrpcActionChannel(this.ctx, ep);
+    }
     if (this.actionChannelFactory) {
       try {
         const custom = await this.actionChannelFactory(this.serial);
@@ -171,6 +184,12 @@ export class AdbDevice implements Device {
   }
 
   private async screenshotQuiet(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
+    const ep = this.grpcEndpoint();
+    if (ep) {
+      const t0 = performance.now();
+      const g = await grpcScreenshot(this.serial, ep, this.timeout(opts));
+      return "rgba" in g ? g : stepResult(g.status, g.message, "", performance.now() - t0);
+    }
     const r = await deviceCall(this.ctx, "framebuffer", this.timeout(opts), (dc) =>
       dc.framebuffer("raw").then((fb) => {
         const meta = fb.meta as unknown as FramebufferHeader;
@@ -201,7 +220,8 @@ export class AdbDevice implements Device {
       return { width: shot.width, height: shot.height, ...(req.raw ? { rgba: shot.rgba } : {}), ...(encoded ? { encoded } : {}) };
     }
     const { host, port } = this.ctx.cfg;
-    const job = this.ctx.frameThreads.capture({ host, port, serial: this.serial, timeoutMs, raw: req.raw, ...(req.encode ? { spec: req.encode } : {}) });
+    const ep = this.grpcEndpoint();
+    const job = this.ctx.frameThreads.capture({ host, port, serial: this.serial, timeoutMs, raw: req.raw, ...(req.encode ? { spec: req.encode } : {}), ...(ep ? { grpc: ep } : {}) });
     try {
       const got = await job.captured;
       return { ...got, ...(job.encoded ? { encoded: job.encoded } : {}) };

@@ -4,6 +4,7 @@
  * server that breaks every other emulator on the host).
  */
 import { FrameThreads } from "./frame-threads.ts";
+import { GrpcEndpoints, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
@@ -32,6 +33,8 @@ export interface AdbDriverOptions extends AdbDriverConfig {
   trackerRetryMs?: number;
   /** Threads that capture and encode frames off the event loop (`Device.frame`). Default: one per spare core, at most 2. */
   frameThreads?: number;
+  /** The emulator gRPC transport: actions and frames over gRPC for devices that have an endpoint. Default off. */
+  grpc?: GrpcTransportConfig;
 }
 
 export class AdbDriver {
@@ -40,12 +43,15 @@ export class AdbDriver {
   private readonly trackings = new Set<DeviceTracking>();
   private closed = false;
   private readonly frameThreads: FrameThreads;
+  /** Which devices have an emulator gRPC endpoint (config, discovery files, or off). */
+  readonly grpc: GrpcEndpoints;
 
   constructor(private readonly opts: AdbDriverOptions = {}) {
     this.config = resolveConfig(opts);
     this.client = createAdbClient(this.config);
     if (opts.frameThreads !== undefined && !(Number.isSafeInteger(opts.frameThreads) && opts.frameThreads >= 1)) throw new TypeError(`adb config: frameThreads must be a positive integer, got ${opts.frameThreads}`);
     this.frameThreads = new FrameThreads(opts.frameThreads);
+    this.grpc = new GrpcEndpoints(opts.grpc);
   }
 
   /** Devices on the server now; trouble comes back as `{ status, message }`. */
@@ -162,7 +168,7 @@ export class AdbDriver {
   /** A handle for one device (cheap; nothing is opened until it is used). */
   device(serial: string): AdbDevice {
     if (serial === "") throw new TypeError("device serial is empty");
-    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads }, this.opts.actionChannelFactory);
+    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads, grpc: this.grpc }, this.opts.actionChannelFactory);
   }
 
   /** Stops trackers. Devices' action channels and logcat streams are closed by their owners. */

@@ -7,6 +7,17 @@
 import { parentPort } from "node:worker_threads";
 import { encodeFrame, type FrameSpec } from "@farm/frames";
 import { CaptureError, captureFramebuffer } from "./framebuffer-socket.ts";
+import { grpcScreenshot } from "./grpc/screenshot.ts";
+import type { GrpcEndpoint } from "./grpc/endpoints.ts";
+import type { Screenshot } from "./types.ts";
+
+/** gRPC getScreenshot(RGBA8888); scaled by the emulator when only a smaller stored frame is wanted. */
+async function captureGrpc(req: FrameThreadRequest, ep: GrpcEndpoint): Promise<Screenshot> {
+  const size = !req.raw && req.spec?.size ? req.spec.size : undefined;
+  const r = await grpcScreenshot(req.serial, ep, req.timeoutMs, size);
+  if ("rgba" in r) return r;
+  throw new CaptureError(r.status, r.message);
+}
 
 export interface FrameThreadRequest {
   id: number;
@@ -16,6 +27,8 @@ export interface FrameThreadRequest {
   timeoutMs: number;
   raw: boolean;
   spec?: FrameSpec;
+  /** Capture over the emulator's gRPC (`getScreenshot`) instead of the adb server's `framebuffer:`. */
+  grpc?: GrpcEndpoint;
 }
 
 export type FrameThreadReply =
@@ -26,7 +39,7 @@ export type FrameThreadReply =
 async function handle(req: FrameThreadRequest, post: (r: FrameThreadReply, transfer?: ArrayBuffer[]) => void): Promise<void> {
   let shot;
   try {
-    shot = await captureFramebuffer(req.host, req.port, req.serial, req.timeoutMs);
+    shot = req.grpc ? await captureGrpc(req, req.grpc) : await captureFramebuffer(req.host, req.port, req.serial, req.timeoutMs);
   } catch (e) {
     const status = e instanceof CaptureError ? e.status : "internal_error";
     post({ id: req.id, kind: "error", stage: "capture", status, message: e instanceof Error ? e.message : String(e) });
@@ -34,8 +47,10 @@ async function handle(req: FrameThreadRequest, post: (r: FrameThreadReply, trans
   }
   const { width, height, rgba } = shot;
   if (req.raw) {
-    // The caller gets its own pixels; this thread keeps the original for the encoder when it needs it.
-    const mine = req.spec ? new Uint8Array(rgba) : rgba;
+    // The caller gets its own pixels, moved not copied when they fill their whole memory (a framebuffer read);
+    // a copy when the encoder still needs them or they share memory (a view into a decoded gRPC message).
+    const whole = rgba.byteOffset === 0 && rgba.byteLength === rgba.buffer.byteLength && !(rgba.buffer instanceof SharedArrayBuffer);
+    const mine = req.spec || !whole ? new Uint8Array(rgba) : rgba;
     post({ id: req.id, kind: "captured", width, height, rgba: mine }, [mine.buffer as ArrayBuffer]);
   } else post({ id: req.id, kind: "captured", width, height });
   if (!req.spec) return;

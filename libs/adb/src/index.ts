@@ -24,3 +24,6 @@ export { checkPackage, checkActivity, expandActivity } from "./validate.ts";
 export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
 export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";
+export { GrpcActionChannel } from "./grpc/action-channel.ts";
+export { GrpcEndpoints, readDiscoveryFiles, emulatorDiscoveryDir, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
+export { grpcKeyOf } from "./grpc/keys.ts";
