@@ -1,12 +1,13 @@
 /**
- * `farm bench frames [--screen 1080x1920] [--devices 2] [--seconds 5] [--encoding png]`: frames recorded
+ * `farm bench frames [--screen 1080x1920] [--devices 2] [--seconds 5] [--encoding png] [--transport grpc|adb]`: frames recorded
  * per second by one worker process, today's path against the new one, in one run on the same devices:
  *   old: adbkit `framebuffer:` read with chunks collected and concatenated, copied into a new RGBA array,
  *        converted to RGB in JavaScript and PNG-encoded with node:zlib on the event loop (the runner's
  *        code before issue 10, reproduced here so both sides run side by side);
- *   new: the driver's `Device.frame()`: the capture (the raw framebuffer read into one preallocated buffer)
- *        and the encode (libvips through sharp) run in the driver's frame threads, off the event loop; the
- *        episode's FrameRecorder collects the encodings while the next frame is taken.
+ *   new: the driver's `Device.frame()`: the capture (the emulator's gRPC `getScreenshot(RGBA8888)`; with
+ *        `--transport adb` the raw framebuffer read into one preallocated buffer) and the encode (libvips
+ *        through sharp) run in the driver's frame threads, off the event loop; the episode's FrameRecorder
+ *        collects the encodings while the next frame is taken.
  * `--devices` devices record frames back to back (each: take, encode); one more device runs taps all along,
  * and its tap latency is reported for each phase (no frames / old / new): the step latency seen while
  * frames are encoded. Worker CPU per frame is this process's CPU (all threads) over the frames; the
@@ -117,11 +118,14 @@ export const scenario: Scenario = {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const adb = await startAdbServer();
     const sim = await startSimChild(devices + 1, adb.port, "instant", ["--screen", `${screen.width}x${screen.height}`]);
-    const driver = new AdbDriver({ port: adb.port });
+    const transport = typeof opts.transport === "string" ? opts.transport : "grpc";
+    if (transport !== "grpc" && transport !== "adb") throw new Error(`--transport must be grpc or adb, got ${transport}`);
+    const probeDriver = new AdbDriver({ port: adb.port });
+    const driver = new AdbDriver({ port: adb.port, grpc: transport === "grpc" ? { mode: "config", endpoints: sim.grpcEndpoints } : { mode: "off" } });
     const client = createAdbClient({ host: "127.0.0.1", port: adb.port });
     try {
       const serials = sim.serials.slice(0, devices);
-      const probe = driver.device(sim.serials[devices]!);
+      const probe = probeDriver.device(sim.serials[devices]!);
       // Classic 2048 on every frame device, so the frames are a real app screen.
       const task = loadTaskFile(path.join(REPO, "tasks/classic_2048.textproto"));
       for (const serial of serials) {
@@ -159,7 +163,8 @@ export const scenario: Scenario = {
       );
 
       const rate = (p: Phase) => p.frames / p.seconds;
-      out(`frames: ${devices} devices at ${screen.width}x${screen.height} recording back to back for ${seconds} s per path, new encoding ${formatFrameSpec(spec)}; tap latency on one more device (a tap every 10 ms)`);
+      const via = driver.device(serials[0]!).grpcEndpoint() ? "gRPC getScreenshot" : "adb framebuffer";
+      out(`frames: ${devices} devices at ${screen.width}x${screen.height} recording back to back for ${seconds} s per path; new path: ${via} + ${formatFrameSpec(spec)} in frame threads; tap latency on one more device (a tap every 10 ms)`);
       out(`path  frames  frames/s  worker_cpu_ms/frame  kB/frame`);
       for (const [name, p] of [["old", old], ["new", fresh]] as const) {
         out(`${name.padEnd(5)} ${String(p.frames).padStart(6)} ${rate(p).toFixed(1).padStart(9)} ${(p.cpuMs / Math.max(1, p.frames)).toFixed(1).padStart(20)} ${(p.bytes / 1024 / Math.max(1, p.frames)).toFixed(1).padStart(9)}`);
@@ -174,6 +179,7 @@ export const scenario: Scenario = {
       out(`screen=${screen.width}x${screen.height} old_frames_s=${rate(old).toFixed(1)} new_frames_s=${rate(fresh).toFixed(1)} speedup=${Number.isFinite(speedup) ? speedup.toFixed(1) : "n/a"} new_worker_cpu_ms_per_frame=${cpu.toFixed(1)}`);
     } finally {
       await driver.close();
+      await probeDriver.close();
       await sim.stop();
       await adb.stop();
     }

@@ -35,8 +35,19 @@ export function dropClient(address: string): void {
   c?.close();
 }
 
+const EMPTY = new grpc.Metadata();
+const tokenMetadata = new Map<string, grpc.Metadata>();
+
+/** The call metadata of an endpoint (its bearer token, if any); built once, as calls only read it. */
 export function metadataOf(ep: GrpcEndpoint): grpc.Metadata {
-  return ep.token ? bearerMetadata(ep.token) : new grpc.Metadata();
+  if (!ep.token) return EMPTY;
+  let md = tokenMetadata.get(ep.token);
+  if (!md) {
+    md = bearerMetadata(ep.token);
+    if (tokenMetadata.size > 1024) tokenMetadata.clear();
+    tokenMetadata.set(ep.token, md);
+  }
+  return md;
 }
 
 /** One unary call with a deadline; resolves with the answer or the error (never rejects). */
