@@ -13,6 +13,7 @@ import { MAX_FRAMEBUFFER_BYTES } from "./framebuffer-socket.ts";
 import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
 import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
 import { FrameCaptureError } from "./frame-threads.ts";
+import { deviceSnapshot, type SnapshotOp } from "./snapshots.ts";
 import { GrpcActionChannel } from "./grpc/action-channel.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
 import { grpcScreenshot } from "./grpc/screenshot.ts";
@@ -229,6 +230,14 @@ export class AdbDevice implements Device {
       const status = e instanceof FrameCaptureError ? e.status : "internal_error";
       return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);
     }
+  }
+
+  /**
+   * Saves or loads the emulator snapshot `name`: gRPC SnapshotService when the device has an endpoint,
+   * else the console (`adb emu avd snapshot …`). `via` says which.
+   */
+  snapshot(op: SnapshotOp, name: string, opts?: { timeoutMs?: number }): Promise<StepResult & { via: "grpc" | "console" }> {
+    return deviceSnapshot(this.ctx, this.grpcEndpoint(), op, name, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs);
   }
 
   screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {

@@ -27,3 +27,4 @@ export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceCl
 export { GrpcActionChannel } from "./grpc/action-channel.ts";
 export { GrpcEndpoints, readDiscoveryFiles, emulatorDiscoveryDir, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 export { grpcKeyOf } from "./grpc/keys.ts";
+export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";

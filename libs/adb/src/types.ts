@@ -133,6 +133,8 @@ export interface Device {
    * may go on), with the encoding as a promise. Optional: without it callers use `screenshot()`.
    */
   frame?(req: FrameRequest): Promise<CapturedFrame | StepResult>;
+  /** Saves or loads an emulator snapshot by name (gRPC SnapshotService, else the console). Optional: emulators only. */
+  snapshot?(op: "save" | "load", name: string, opts?: { timeoutMs?: number }): Promise<StepResult & { via: "grpc" | "console" }>;
   orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult>;
   screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult>;
   /**

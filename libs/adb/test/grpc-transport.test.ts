@@ -149,6 +149,35 @@ describe("gRPC transport", () => {
     await ch.close();
   });
 
+  test("snapshots: saved and loaded over gRPC SnapshotService, and through the console without gRPC; the device state comes back", async () => {
+    const dev = driver.device(fleet.emulators[1]!.serial);
+    const mark = "/data/local/tmp/farm-snapshot-mark";
+    await sh(dev, `echo before > ${mark}`);
+    const saved = await dev.snapshot("save", "farm-test-1", { timeoutMs: 20_000 });
+    assert.deepEqual([saved.status, saved.via], ["ok", "grpc"], saved.message);
+    await sh(dev, `echo after > ${mark}`);
+    const loaded = await dev.snapshot("load", "farm-test-1", { timeoutMs: 20_000 });
+    assert.deepEqual([loaded.status, loaded.via], ["ok", "grpc"], loaded.message);
+    assert.equal((await sh(dev, `cat ${mark}`)).trim(), "before");
+    // The same device without gRPC: the console, through the real adb CLI.
+    const noGrpc = new AdbDriver({ port: adb.port });
+    try {
+      const d2 = noGrpc.device(dev.serial);
+      await sh(d2, `echo later > ${mark}`);
+      const c = await d2.snapshot("load", "farm-test-1", { timeoutMs: 20_000 });
+      assert.deepEqual([c.status, c.via], ["ok", "console"], c.message);
+      assert.equal((await sh(d2, `cat ${mark}`)).trim(), "before");
+      const missing = await d2.snapshot("load", "no-such-snapshot", { timeoutMs: 20_000 });
+      assert.equal(missing.status, "internal_error", missing.message);
+    } finally {
+      await noGrpc.close();
+    }
+    const missing = await dev.snapshot("load", "no-such-snapshot", { timeoutMs: 20_000 });
+    assert.notEqual(missing.status, "ok");
+    assert.match(missing.message, /no-such-snapshot/);
+    assert.equal((await dev.snapshot("load", "../etc", {})).status, "failed_precondition");
+  });
+
   test("Android key codes map to the emulator's key names; the rest go through adb", () => {
     assert.equal(grpcKeyOf("KEYCODE_BACK"), "GoBack");
     assert.equal(grpcKeyOf("4"), "GoBack");
