@@ -13,6 +13,7 @@ import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
 import { EpisodeFrames } from "./episode-frames.ts";
+import { snapshotBeforeReset, type ResetKind } from "./snapshot-reset.ts";
 import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
@@ -34,6 +35,8 @@ export interface RunEpisodeOptions {
   frameEvery?: number;
   /** How recorded frames are stored (`png`, `jpeg:85`, `webp:80@540x960`, …); overrides the config's `frameEncoding`. */
   frameEncoding?: FrameSpec;
+  /** Reset from a snapshot of the setup state, then the reset steps (snapshot-reset.ts). @default false */
+  resetFromSnapshot?: boolean;
   /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
   limits?: EpisodeLimitOverrides;
   /**
@@ -138,12 +141,21 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
 
   // ---- reset (§7.6) ----
   const tReset = performance.now();
+  let resetKind: ResetKind = "steps";
   const reset = async (): Promise<End | undefined> => {
     if (s.channel) {
       const lifted = await s.finger.lift(s.channel);
       if (lifted.status !== "ok") s.relaunchDue = `lifting the finger failed: ${lifted.message}`;
     }
     s.acc.pause();
+    if (opts.resetFromSnapshot) {
+      const how = await snapshotBeforeReset(s, resetCounters);
+      if ("fail" in how) {
+        s.acc.resumeFresh();
+        return trunc("reset_failed", how.fail);
+      }
+      resetKind = how.kind;
+    }
     let stepsOk;
     try {
       stepsOk = await runSteps(task.resetSteps, s.stepContext(opts.seed, resetCounters, ac.signal));
@@ -182,6 +194,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     end = trunc("reset_failed", `reset: ${coerceError(e).message}`);
   }
   const resetMs = performance.now() - tReset;
+  s.episodesSinceBind++;
   for (const [k, v] of Object.entries(resetCounters)) s.count(k, v);
   s.emit({ type: "episode:start", serial, taskId: task.id, episodeIndex: opts.index, seed: opts.seed, resetMs });
 
@@ -357,6 +370,8 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     ...(initialExtras.length ? { initialExtras } : {}),
     ...(s.acc.lastScore !== undefined ? { finalScore: s.acc.lastScore } : {}),
     ...(frameEvery > 0 ? { frameEncoding: frames.encoding } : {}),
+    resetKind,
+    resetMs,
   };
   const durationMs = performance.now() - tEpisode;
   s.logger.info(

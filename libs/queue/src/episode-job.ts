@@ -45,6 +45,8 @@ export const episodeOptionsSchema = z.strictObject({
     .max(40)
     .refine((v) => typeof parseFrameSpec(v) !== "string", { message: "frameEncoding: png, jpeg[:QUALITY] or webp[:QUALITY], optionally @WIDTHxHEIGHT (e.g. jpeg:85@540x960)" })
     .optional(),
+  /** Reset from a snapshot of the device's setup state (then the task's reset steps); emulators only, others fall back. */
+  resetFromSnapshot: z.boolean().optional(),
   /** Per-step deadline in milliseconds (a hung device truncates the episode). */
   stepTimeoutMs: z.int().min(100).max(600_000).optional(),
 });

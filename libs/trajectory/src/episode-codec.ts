@@ -44,6 +44,8 @@ export interface AvroEpisode {
   steps: AvroStep[];
   /** v2 */
   frameEncoding: string;
+  resetKind: string;
+  resetMs: number | null;
 }
 
 function invalid(record: EpisodeRecord, why: string): TrajectoryError {
@@ -127,6 +129,8 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     counters,
     steps: r.steps.map((s) => stepToAvro(s, frameEvery)),
     frameEncoding: r.frameEncoding ?? "png",
+    resetKind: r.resetKind ?? "steps",
+    resetMs: r.resetMs ?? null,
   };
 }
 
@@ -167,5 +171,7 @@ export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
   };
   if (a.taskDialect !== null) out.taskDialect = a.taskDialect as Dialect;
   out.frameEncoding = a.frameEncoding ?? "png";
+  out.resetKind = (a.resetKind ?? "steps") as StoredEpisode["resetKind"];
+  if (a.resetMs !== null && a.resetMs !== undefined) out.resetMs = a.resetMs;
   return out;
 }

@@ -119,5 +119,12 @@ export const episodeSchema: AvroSchema.RecordType = {
         "v2: how the steps' frames are encoded: png (lossless), jpeg:Q or webp:Q (lossy, quality Q), optionally @WxH when " +
         "stored at another size than the device's; \"png\" in files written before v2.",
     },
+    {
+      name: "resetKind",
+      type: "string",
+      default: "steps",
+      doc: "v2: how the device was reset: steps (the task's reset steps), snapshot (a snapshot of the setup state loaded, then the reset steps), snapshot_fallback (the snapshot did not load: full setup, then the reset steps).",
+    },
+    { name: "resetMs", type: ["null", "double"], default: null, doc: "v2: how long the reset took (ms), snapshot load or setup included; null in files before v2." },
   ],
 };

@@ -144,6 +144,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
           deferRecovery: true,
           ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
           ...frameEncodingOf(data.options.frameEncoding),
+          ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         });
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.

@@ -20,6 +20,7 @@ interface SubmitOptions extends AccessOptions {
   maxSec?: string;
   frameEvery?: string;
   frameEncoding?: string;
+  resetFromSnapshot?: boolean;
   stepTimeoutMs?: string;
   json?: boolean;
 }
@@ -56,6 +57,7 @@ export const campaignCommands: CommandModule = {
         .option("--max-steps <n>", "per-episode step limit (overrides the task's)")
         .option("--max-sec <s>", "per-episode time limit in seconds (overrides the task's)")
         .option("--frame-every <n>", "record a frame every N steps (0 = none)")
+        .option("--reset-from-snapshot", "reset each episode by loading a snapshot of the setup state (emulators), then the reset steps")
         .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--json", "print the whole result as JSON instead of the id"),
@@ -75,6 +77,7 @@ export const campaignCommands: CommandModule = {
         ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),
         ...(o.frameEvery !== undefined ? { frameEvery: parseIntOption("frame-every", o.frameEvery) } : {}),
         ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}),
+        ...(o.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
       };
       const input = {
