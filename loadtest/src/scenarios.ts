@@ -17,5 +17,6 @@ export const scenarios: Record<string, () => Promise<Scenario>> = {
   avro: () => import("./bench-avro.ts").then((m) => m.scenario),
   farm: () => import("./bench-farm.ts").then((m) => m.scenario),
   frames: () => import("./bench-frames.ts").then((m) => m.scenario),
+  reset: () => import("./bench-reset.ts").then((m) => m.scenario),
   sim: () => import("./bench-sim.ts").then((m) => m.scenario),
 };
