@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { readFileSync } from "node:fs";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
-import { emulatorGrpc, grpc, bearerMetadata } from "@farm/emulator-grpc";
+import { emulatorGrpc, grpc, bearerMetadata, CLIENT_CHANNEL_OPTIONS } from "@farm/emulator-grpc";
 import { SimDevice, startEmulatorGrpc, type EmulatorGrpcServer, type SimDeviceOptions } from "../src/index.ts";
 import { sh } from "./android-helpers.ts";
 
@@ -31,8 +31,8 @@ export async function startGrpcRig(): Promise<GrpcRig> {
       devices.push(device);
       const server = await startEmulatorGrpc(device, token === undefined ? {} : { token });
       const { EmulatorController, SnapshotService } = emulatorGrpc();
-      const ctl = new EmulatorController(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure()) as Client;
-      const snap = new SnapshotService(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure()) as Client;
+      const ctl = new EmulatorController(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS) as Client;
+      const snap = new SnapshotService(`127.0.0.1:${server.port}`, grpc.credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS) as Client;
       clients.push(ctl, snap);
       return { device, server, ctl, snap };
     },
