@@ -100,7 +100,7 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
       sendKey(device.android, call.request);
       cb(null, {});
     })) as Unary<KeyboardEventMsg, object>,
-    getVmState: ((_call, cb) => cb(null, { state: device.isHung ? RunState.PAUSED : RunState.RUNNING })) as Unary<unknown, VmRunStateMsg>,
+    getVmState: ((_call, cb) => cb(null, { state: RunState.RUNNING })) as Unary<unknown, VmRunStateMsg>,
     setVmState: ((call, cb) => {
       const state = call.request.state;
       if (state === RunState.SHUTDOWN || state === RunState.TERMINATE) {
@@ -118,8 +118,8 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   const snapshot = snapshotHandlers(device.snapshots, () => touches.reset(), log);
 
   const server = new grpc.Server();
-  server.addService(services.emulatorController, withAuth(controller, opts.token));
-  server.addService(services.snapshotService, withAuth(snapshot, opts.token));
+  server.addService(services.emulatorController, guarded(controller, opts.token, device));
+  server.addService(services.snapshotService, guarded(snapshot, opts.token, device));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
@@ -214,16 +214,30 @@ function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>
   tick();
 }
 
-/** Wraps every handler so a call without the right bearer token is refused (UNAUTHENTICATED). */
-function withAuth(handlers: Record<string, grpc.UntypedHandleCall>, token: string | undefined): grpc.UntypedServiceImplementation {
-  if (token === undefined) return handlers;
+type AnyCall = grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerWritableStream<unknown, unknown>;
+const HUNG_POLL_MS = 50;
+
+/**
+ * Wraps every handler: a call without the right bearer token is refused (UNAUTHENTICATED); while
+ * the device is hung (fault injection: the whole emulator frozen) a call waits, so clients see their
+ * deadline pass, and runs once the device resumes. The common case costs two checks.
+ */
+function guarded(handlers: Record<string, grpc.UntypedHandleCall>, token: string | undefined, device: GrpcDevice): grpc.UntypedServiceImplementation {
   const refuse = { code: grpc.status.UNAUTHENTICATED, details: "missing or wrong authorization: Bearer token (the emulator was started with a gRPC token)" };
   const out: grpc.UntypedServiceImplementation = {};
   for (const [name, h] of Object.entries(handlers)) {
-    out[name] = ((call: grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerWritableStream<unknown, unknown>, cb?: grpc.sendUnaryData<unknown>) => {
-      if (tokenFromMetadata(call.metadata) === token) return (h as (c: unknown, cb?: unknown) => void)(call, cb);
-      if (cb) return cb(refuse);
-      call.destroy(Object.assign(new Error(refuse.details), refuse));
+    const run = h as (c: AnyCall, cb?: grpc.sendUnaryData<unknown>) => void;
+    const whenResponsive = (call: AnyCall, cb: grpc.sendUnaryData<unknown> | undefined): void => {
+      if (!device.isHung) return run(call, cb);
+      if (call.cancelled || device.isClosed) return;
+      setTimeout(() => whenResponsive(call, cb), HUNG_POLL_MS);
+    };
+    out[name] = ((call: AnyCall, cb?: grpc.sendUnaryData<unknown>) => {
+      if (token !== undefined && tokenFromMetadata(call.metadata) !== token) {
+        if (cb) return cb(refuse);
+        return call.destroy(Object.assign(new Error(refuse.details), refuse));
+      }
+      whenResponsive(call, cb);
     }) as grpc.UntypedHandleCall;
   }
   return out;
