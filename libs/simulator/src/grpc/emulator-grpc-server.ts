@@ -67,7 +67,7 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   const log = (opts.logger ?? silentLogger).child({ component: "sim-grpc", serial: device.serial });
   const { services } = emulatorGrpc();
   const sys = device.android.system;
-  const touches = new TouchTracker(() => sys.input);
+  const touches = new TouchTracker(sys);
   let seq = 0;
   let closing: Promise<void> | undefined;
 
@@ -122,7 +122,7 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
     }) as Unary<VmRunStateMsg, object>,
   };
 
-  const snapshot = snapshotHandlers(device.snapshots, () => touches.reset(), log);
+  const snapshot = snapshotHandlers(device.snapshots, log);
 
   const server = new grpc.Server();
   server.addService(preserializedImages(services.emulatorController), guarded(controller, opts.token, device));

@@ -71,6 +71,8 @@ export class AndroidSystem {
   readonly activities: ActivityManager;
   readonly input: InputDispatcher;
   readonly display: DisplayState;
+  /** Counts snapshot loads, so input sources holding their own touch state (gRPC) know to forget it. */
+  private restores = 0;
   /** Aborted by close(): ends every following logcat and sleep on this device. */
   private readonly lifetime = new AbortController();
 
@@ -137,6 +139,12 @@ export class AndroidSystem {
     this.display.override = s.display.override && { ...s.display.override };
     this.display.overrideDensity = s.display.overrideDensity;
     this.log.restoreState(s.log);
+    this.restores++;
+  }
+
+  /** How many snapshot loads this device has had. */
+  get restoreCount(): number {
+    return this.restores;
   }
 
   /** Renders the current screen (the app in front, or the launcher). Portrait, whatever the rotation. */
