@@ -72,7 +72,7 @@ interface WrittenShard {
 export async function exportParquet(inputs: readonly string[], outDir: string, o: ExportOptions = {}): Promise<ExportReport> {
   const started = performance.now();
   const limit = o.shardBytes ?? DEFAULT_SHARD_BYTES;
-  if (!(limit >= 1024 * 1024)) throw new Error(`shard size must be at least 1 MB, got ${limit} bytes`);
+  if (!(limit >= 1e6)) throw new Error(`shard size must be at least 1 MB (10^6 bytes), got ${limit} bytes`);
   const compression = o.compression ?? "zstd";
   await mkdir(path.join(outDir, "data"), { recursive: true });
   await mkdir(path.join(outDir, "episodes"), { recursive: true });
@@ -93,7 +93,7 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   const counters: RowCounters = { extrasUnrepresentable: 0 };
   const written: WrittenShard[] = [];
   const report = { steps: 0, frames: 0, oversized: 0 };
-  let ratio = 1; // observed Parquet bytes / bound of the non-frame data, from the previous shard
+  let ratio = 1; // observed Parquet bytes / bound, from the previous shard (frames repeat too: static screens)
 
   const writeShard = async (rows: ShardRows): Promise<void> => {
     for (const part of await writeFitting(rows)) written.push(part);
@@ -107,8 +107,7 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
       return [...(await writeFitting(a)), ...(await writeFitting(b))];
     }
     if (bytes.byteLength > limit) report.oversized++;
-    const nonFrameBound = rows.boundBytes - rows.frameBytes;
-    if (nonFrameBound > 0) ratio = Math.min(1, Math.max(0.02, (bytes.byteLength - rows.frameBytes) / nonFrameBound));
+    if (rows.boundBytes > 0) ratio = Math.min(1, Math.max(0.02, bytes.byteLength / rows.boundBytes));
     const j = written.length;
     const tmpSteps = path.join("data", `.run${run}-${j}.parquet.tmp`);
     const tmpEpisodes = path.join("episodes", `.run${run}-${j}.parquet.tmp`);
@@ -118,7 +117,7 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   };
 
   let rows = new ShardRows(extras, counters);
-  const predicted = (r: { boundBytes: number; frameBytes: number }) => r.frameBytes + (r.boundBytes - r.frameBytes) * ratio + FOOTER_RESERVE;
+  const predicted = (r: { boundBytes: number; frameBytes: number }) => r.boundBytes * ratio + FOOTER_RESERVE;
   for (const { file, take } of plan.files) {
     const opened = await openTrajectoryFile(file);
     for await (const e of opened.episodes) {

@@ -5,7 +5,7 @@ import { readManifest } from "./manifest.ts";
 
 export interface QueryResult {
   columns: string[];
-  /** JSON-safe values: big integers beyond 2^53 as strings, blobs as base64… (DuckDB's JSON conversion). */
+  /** JSON-safe values: integers beyond 2^53 as decimal text, blobs as base64, times as ISO-8601. */
   rows: Record<string, unknown>[];
 }
 
@@ -26,11 +26,29 @@ export async function queryDataset(dir: string, sql: string): Promise<QueryResul
       await conn.run(`CREATE VIEW ${table} AS SELECT * FROM read_parquet([${files.map(sqlString).join(", ")}])`);
     }
     const reader = await conn.runAndReadAll(sql);
-    return { columns: reader.columnNames(), rows: reader.getRowObjectsJson() as Record<string, unknown>[] };
+    return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map(jsonSafeRow) };
   } finally {
     conn.closeSync();
     instance.closeSync();
   }
+}
+
+/** Integers as numbers when exact (else decimal text), blobs as base64, times as ISO-8601. */
+function jsonSafe(v: unknown): unknown {
+  if (typeof v === "bigint") return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+  if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.toISOString();
+  if (Array.isArray(v)) return v.map(jsonSafe);
+  if (v !== null && typeof v === "object") {
+    const out = Object.create(null) as Record<string, unknown>;
+    for (const [k, x] of Object.entries(v)) out[k] = jsonSafe(x);
+    return out;
+  }
+  return v;
+}
+
+function jsonSafeRow(row: Record<string, unknown>): Record<string, unknown> {
+  return jsonSafe(row) as Record<string, unknown>;
 }
 
 /** A plain text table: header, rule, rows; cells cut at 60 characters. */
