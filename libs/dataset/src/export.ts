@@ -19,7 +19,8 @@ import path from "node:path";
 import { openTrajectoryFile } from "@farm/trajectory";
 import { arrowSchema, buildTable } from "./arrow-table.ts";
 import { datasetCard } from "./card.ts";
-import { ExtrasSpec, type ExtraColumn } from "./extras-spec.ts";
+import type * as arrow from "apache-arrow";
+import { ExtrasSpec } from "./extras-spec.ts";
 import { huggingfaceMetadata } from "./features.ts";
 import { MANIFEST, MANIFEST_FORMAT, PENDING, manifestJson, readManifest, shardName, type Manifest, type PendingManifest, type ShardEntry } from "./manifest.ts";
 import { parquetBytes, syncDir, writeFileAtomic, writeFileSynced, type ParquetCompression } from "./parquet-file.ts";
@@ -96,24 +97,26 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   let ratio = 1; // observed Parquet bytes / bound, from the previous shard (frames repeat too: static screens)
 
   const writeShard = async (rows: ShardRows): Promise<void> => {
-    for (const part of await writeFitting(rows)) written.push(part);
+    const stepCounts = rows.episodes[STEP_COUNT]! as number[];
+    const shard: ShardInput = { steps: buildTable(stepSchema, rows.steps), episodes: rows.episodes, episodeIds: rows.episodeIds, stepCounts, boundBytes: rows.boundBytes };
+    rows.steps.length = 0; // the Arrow table holds the data now: let the JS values go
+    for (const part of await writeFitting(shard)) written.push(part);
   };
   /** Writes the rows as one shard, or splits them (by episodes) until every part fits the limit. */
-  const writeFitting = async (rows: ShardRows): Promise<WrittenShard[]> => {
-    const steps = buildTable(stepSchema, rows.steps);
-    const bytes = parquetBytes(steps, { compression, rowGroupRows: o.rowGroupRows ?? 4096 });
-    if (bytes.byteLength > limit && rows.episodeIds.length > 1) {
-      const [a, b] = splitRows(rows, extras, counters);
+  const writeFitting = async (shard: ShardInput): Promise<WrittenShard[]> => {
+    const bytes = parquetBytes(shard.steps, { compression, rowGroupRows: o.rowGroupRows ?? 4096 });
+    if (bytes.byteLength > limit && shard.episodeIds.length > 1) {
+      const [a, b] = splitShard(shard);
       return [...(await writeFitting(a)), ...(await writeFitting(b))];
     }
     if (bytes.byteLength > limit) report.oversized++;
-    if (rows.boundBytes > 0) ratio = Math.min(1, Math.max(0.02, bytes.byteLength / rows.boundBytes));
+    if (shard.boundBytes > 0) ratio = Math.min(1, Math.max(0.02, bytes.byteLength / shard.boundBytes));
     const j = written.length;
     const tmpSteps = path.join("data", `.run${run}-${j}.parquet.tmp`);
     const tmpEpisodes = path.join("episodes", `.run${run}-${j}.parquet.tmp`);
     await writeFileSynced(path.join(outDir, tmpSteps), bytes);
-    await writeFileSynced(path.join(outDir, tmpEpisodes), parquetBytes(buildTable(episodeSchema, rows.episodes), { compression, rowGroupRows: 1 << 20 }));
-    return [{ tmpSteps, tmpEpisodes, rows: rows.stepCount, bytes: bytes.byteLength, episodeIds: rows.episodeIds }];
+    await writeFileSynced(path.join(outDir, tmpEpisodes), parquetBytes(buildTable(episodeSchema, shard.episodes), { compression, rowGroupRows: 1 << 20 }));
+    return [{ tmpSteps, tmpEpisodes, rows: shard.steps.numRows, bytes: bytes.byteLength, episodeIds: shard.episodeIds }];
   };
 
   let rows = new ShardRows(extras, counters);
@@ -158,21 +161,31 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   };
 }
 
-/** Two halves (by episodes) of a shard's rows. */
-function splitRows(rows: ShardRows, extras: readonly ExtraColumn[], counters: RowCounters): [ShardRows, ShardRows] {
-  const half = Math.ceil(rows.episodeIds.length / 2);
+/** A shard's rows ready to write: steps as an Arrow table, the (small) episodes columns as values. */
+interface ShardInput {
+  steps: arrow.Table;
+  episodes: unknown[][];
+  episodeIds: string[];
+  stepCounts: number[];
+  boundBytes: number;
+}
+
+const STEP_COUNT = EPISODE_COLUMNS.findIndex((c) => c.name === "step_count");
+
+/** Two halves (by episodes) of a shard: Arrow slices share the buffers, nothing is copied. */
+function splitShard(s: ShardInput): [ShardInput, ShardInput] {
+  const half = Math.ceil(s.episodeIds.length / 2);
   let stepSplit = 0;
-  const stepCounts = rows.episodes[EPISODE_COLUMNS.findIndex((c) => c.name === "step_count")]! as number[];
-  for (let i = 0; i < half; i++) stepSplit += stepCounts[i]!;
-  const part = (from: number, to: number, sFrom: number, sTo: number): ShardRows => {
-    const r = new ShardRows(extras, counters);
-    r.steps.splice(0, r.steps.length, ...rows.steps.map((col) => col.slice(sFrom, sTo)));
-    r.episodes.splice(0, r.episodes.length, ...rows.episodes.map((col) => col.slice(from, to)));
-    r.episodeIds.splice(0, 0, ...rows.episodeIds.slice(from, to));
-    r.stepCount = sTo - sFrom;
-    return r;
-  };
-  return [part(0, half, 0, stepSplit), part(half, rows.episodeIds.length, stepSplit, rows.stepCount)];
+  for (let i = 0; i < half; i++) stepSplit += s.stepCounts[i]!;
+  const share = stepSplit / Math.max(1, s.steps.numRows);
+  const part = (from: number, to: number, sFrom: number, sTo: number, bound: number): ShardInput => ({
+    steps: s.steps.slice(sFrom, sTo),
+    episodes: s.episodes.map((col) => col.slice(from, to)),
+    episodeIds: s.episodeIds.slice(from, to),
+    stepCounts: s.stepCounts.slice(from, to),
+    boundBytes: bound,
+  });
+  return [part(0, half, 0, stepSplit, s.boundBytes * share), part(half, s.episodeIds.length, stepSplit, s.steps.numRows, s.boundBytes * (1 - share))];
 }
 
 /** Final names for all shards (old ones renumbered to the new total), journal, renames, card, manifest. */

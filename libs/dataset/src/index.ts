@@ -12,3 +12,4 @@ export { featuresYaml, huggingfaceMetadata } from "./features.ts";
 export { ExtrasSpec, type ExtraColumn } from "./extras-spec.ts";
 export { parquetBytes, type ParquetCompression } from "./parquet-file.ts";
 export { arrowSchema, buildTable } from "./arrow-table.ts";
+export { ShardRows } from "./rows.ts";

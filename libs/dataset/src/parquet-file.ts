@@ -24,6 +24,7 @@ const CODECS: Record<ParquetCompression, number> = { zstd: pq.Compression.ZSTD, 
 
 /** The complete Parquet file of `table`. Deterministic: no timestamps, `created_by` is the library's. */
 export function parquetBytes(table: arrow.Table, o: ParquetWriteOptions): Uint8Array {
+  // The IPC copy is only needed until it is in wasm memory (a temporary: collectable right after).
   const wasmTable = pq.Table.fromIPCStream(arrow.tableToIPC(table, "stream"));
   const props = new pq.WriterPropertiesBuilder()
     .setCompression(CODECS[o.compression] as never)
