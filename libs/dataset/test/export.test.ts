@@ -197,3 +197,20 @@ function typeOf(node: Awaited<ReturnType<typeof hyparquetSchema>>): Record<strin
   if (!t) throw new Error(`unexpected column ${el.name}: ${JSON.stringify(el)}`);
   return { dtype: t };
 }
+
+describe("shard size bound when the data changes from compressible to incompressible", () => {
+  it("a shard predicted from a well-compressing previous shard is split until it fits", async () => {
+    const src = await tempDir();
+    const out = path.join(await tempDir(), "ds");
+    // First episodes: the same few PNG frames over and over (zstd shrinks them); then distinct frames.
+    const { syntheticEpisode } = await import("@farm/trajectory");
+    const repeated = Array.from({ length: 12 }, (_, i) => ({ ...syntheticEpisode(i, { campaignId: "camp-r", episodeIndex: i, steps: 40, frames: true, frameSize: 96 }), frameEvery: 1 }));
+    await writeAvro(src, "a", repeated, 100);
+    await writeAvro(src, "b", campaignEpisodes(16, 0, "camp-z"), 100);
+    const r = await exportParquet([src], out, { shardBytes: SHARD });
+    assert.equal(r.episodes, 28);
+    for (const f of await parquetFiles(out, "data")) assert.ok((await stat(f)).size <= SHARD, `${f} is ${(await stat(f)).size} bytes`);
+    const [c] = await duckdb(`SELECT count(DISTINCT episode_id)::INTEGER AS n FROM read_parquet(${sqlList(await parquetFiles(out, "data"))})`);
+    assert.equal(c!.n, 28);
+  });
+});
