@@ -16,14 +16,28 @@ import { fileURLToPath } from "node:url";
 import { DuckDBInstance, blobValue, listValue, structValue, type DuckDBAppender, type DuckDBType, type DuckDBValue } from "@duckdb/node-api";
 import { ExtrasSpec, arrowSchema, buildTable, parquetBytes, stepColumns, ShardRows, type ColumnType, type ExportReport } from "@farm/dataset";
 import { readTrajectories, syntheticEpisode, TrajectoryWriter, type StoredEpisode } from "@farm/trajectory";
+import { encodeRgbPng } from "@farm/png";
+import { seededRandomFromState } from "@farm/seeded-random";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenarios.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
+/** A distinct PNG per step (noisy screens, as real screenshots differ): zstd cannot shrink them much. */
+function distinctPng(size: number, seed: number): Buffer {
+  const r = seededRandomFromState(seed);
+  const rgb = new Uint8Array(size * size * 3);
+  for (let i = 0; i < rgb.length; i++) rgb[i] = ((i >> 6) * 37 + (r.next() < 0.3 ? r.next() * 255 : 0)) & 255;
+  return encodeRgbPng(size, size, rgb);
+}
+
 async function makeInput(dir: string, o: { episodes: number; steps: number; frameEvery: number; frameSize: number }): Promise<void> {
   const w = await TrajectoryWriter.open({ outDir: dir, writerId: "bench", frameEvery: o.frameEvery });
-  for (let i = 0; i < o.episodes; i++) await w.append(syntheticEpisode(i, { steps: o.steps, frames: o.frameEvery > 0, frameSize: o.frameSize }));
+  for (let i = 0; i < o.episodes; i++) {
+    const e = syntheticEpisode(i, { steps: o.steps });
+    if (o.frameEvery > 0) for (const s of e.steps) if (s.index % o.frameEvery === 0) s.frame = distinctPng(o.frameSize, i * 100_003 + s.index);
+    await w.append(e);
+  }
   await w.close();
 }
 
@@ -93,7 +107,7 @@ export const scenario: Scenario = {
       const input = path.join(dir, "avro");
       await makeInput(input, o);
       const inputMb = (await dirBytes(input)) / 1e6;
-      console.log(`input: ${o.episodes} episodes x ${o.steps} steps, PNG ${o.frameSize}px frame every ${o.frameEvery} steps: ${inputMb.toFixed(1)} MB Avro (deflate)`);
+      console.log(`input: ${o.episodes} episodes x ${o.steps} steps, a distinct PNG ${o.frameSize}px frame every ${o.frameEvery} steps: ${inputMb.toFixed(1)} MB Avro (deflate)`);
 
       const ours = await runExport(input, path.join(dir, "ours"), o.shardMb);
       const oursMbS = inputMb / ours.seconds;

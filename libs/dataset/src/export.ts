@@ -128,9 +128,9 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
       take.delete(e.episodeId); // a second record with the same id in the same file is a duplicate
       const add = episodeBound(e, extras);
       const next = { boundBytes: rows.boundBytes + add.boundBytes, frameBytes: rows.frameBytes + add.frameBytes };
-      // Start a new shard when this episode would push the prediction over the limit, or the rows
-      // held in memory reach four times the limit (compressible data without frames).
-      if (rows.stepCount > 0 && (predicted(next) > limit || next.boundBytes > 4 * limit)) {
+      // Start a new shard when this episode would push the prediction over the limit, or the rows held
+      // reach the limit uncompressed (the memory bound; data that compresses well gives smaller shards).
+      if (rows.stepCount > 0 && (predicted(next) > limit || next.boundBytes > limit)) {
         await writeShard(rows);
         rows = new ShardRows(extras, counters);
       }

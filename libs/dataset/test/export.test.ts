@@ -214,3 +214,40 @@ describe("shard size bound when the data changes from compressible to incompress
     assert.equal(c!.n, 28);
   });
 });
+
+describe("an export that died while publishing", () => {
+  it("is finished by the next run from manifest.json.pending", async () => {
+    const src = await tempDir();
+    const out = path.join(await tempDir(), "ds");
+    await writeAvro(src, "w1", campaignEpisodes(10));
+    await exportParquet([src], out, { shardBytes: SHARD });
+    const before = (await readManifest(out))!;
+    await writeAvro(src, "w2", campaignEpisodes(8, 10));
+    await exportParquet([src], out, { shardBytes: SHARD, incremental: true });
+    const after = (await readManifest(out))!;
+    assert.ok(after.shards.length > before.shards.length);
+    // Put the folder back into the state of a crash mid-publish: journal written, the first old shard
+    // not yet renamed, the last new shard still under its temporary name, the old manifest in place.
+    const { rename: mv, writeFile: wf } = await import("node:fs/promises");
+    const first = after.shards[0]!;
+    const last = after.shards.at(-1)!;
+    const tmp = { steps: "data/.run2-9.parquet.tmp", episodes: "episodes/.run2-9.parquet.tmp" };
+    await mv(path.join(out, first.steps), path.join(out, before.shards[0]!.steps));
+    await mv(path.join(out, first.episodes), path.join(out, before.shards[0]!.episodes));
+    await mv(path.join(out, last.steps), path.join(out, tmp.steps));
+    await mv(path.join(out, last.episodes), path.join(out, tmp.episodes));
+    const renames = [
+      [before.shards[0]!.steps, first.steps], [before.shards[0]!.episodes, first.episodes],
+      [tmp.steps, last.steps], [tmp.episodes, last.episodes],
+    ];
+    await wf(path.join(out, "manifest.json.pending"), JSON.stringify({ ...after, renames }));
+    await wf(path.join(out, "manifest.json"), JSON.stringify(before));
+    const r = await exportParquet([src], out, { shardBytes: SHARD, incremental: true });
+    assert.equal(r.episodes, 0);
+    assert.deepEqual(await readManifest(out), after);
+    const names = [...(await parquetFiles(out, "data")), ...(await parquetFiles(out, "episodes"))].map((f) => path.relative(out, f)).sort();
+    assert.deepEqual(names, after.shards.flatMap((s) => [s.steps, s.episodes]).sort());
+    const [c] = (await queryDataset(out, "SELECT count(DISTINCT episode_id) AS n FROM steps")).rows;
+    assert.equal(c!.n, 18);
+  });
+});
