@@ -123,9 +123,9 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   const predicted = (r: { boundBytes: number; frameBytes: number }) => r.boundBytes * ratio + FOOTER_RESERVE;
   for (const { file, take } of plan.files) {
     const opened = await openTrajectoryFile(file);
+    let position = -1;
     for await (const e of opened.episodes) {
-      if (!take.has(e.episodeId)) continue;
-      take.delete(e.episodeId); // a second record with the same id in the same file is a duplicate
+      if (!take.has(++position)) continue; // the plan's choice: skipped, invalid and duplicate records stay out
       const add = episodeBound(e, extras);
       const next = { boundBytes: rows.boundBytes + add.boundBytes, frameBytes: rows.frameBytes + add.frameBytes };
       // Start a new shard when this episode would push the prediction over the limit, or the rows held

@@ -43,8 +43,13 @@ export async function readManifest<T extends Manifest = Manifest>(dir: string, n
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
   }
-  const m = JSON.parse(text) as T;
-  if (m.format !== MANIFEST_FORMAT) throw new Error(`${path.join(dir, name)}: format ${JSON.stringify(m.format)} is not ${MANIFEST_FORMAT}`);
+  let m: T;
+  try {
+    m = JSON.parse(text) as T;
+  } catch (err) {
+    throw new Error(`${path.join(dir, name)}: not valid JSON (${(err as Error).message}); the data set's manifest is damaged: export again into a new folder`);
+  }
+  if (m?.format !== MANIFEST_FORMAT) throw new Error(`${path.join(dir, name)}: format ${JSON.stringify(m.format)} is not ${MANIFEST_FORMAT}`);
   return m;
 }
 

@@ -19,13 +19,13 @@ export interface SkippedEpisode {
 }
 
 export interface ExportPlan {
-  /** Readable files in input order, each with the ids to export from it (a set: ids are unique). */
-  files: { file: string; take: Set<string> }[];
+  /** Readable files in input order, each with the positions (0-based record numbers) of the records to export. */
+  files: { file: string; take: Set<number> }[];
   episodes: number;
   extras: ExtrasSpec;
   corruptFiles: SkippedFile[];
   invalidEpisodes: SkippedEpisode[];
-  /** Episodes whose id was already taken by an earlier file of this run (a retry's duplicate). */
+  /** Records whose id an earlier record of this run already holds (a retry's duplicate). */
   duplicates: SkippedEpisode[];
   /** Episodes already in the data set (incremental). */
   alreadyExported: number;
@@ -69,34 +69,44 @@ export async function planExport(inputs: readonly string[], o: PlanOptions = {})
   const seen = new Set<string>();
   const readerSchema = frameless();
   for (const file of files) {
-    let read: StoredEpisode[] = [];
+    // Streamed: only ids and reasons are kept; the file's findings count only if it reads to the end.
+    const before = plan.extras.columns();
+    const take = new Set<number>();
+    const ids = new Set<string>();
+    let position = -1;
+    const invalid: SkippedEpisode[] = [];
+    const duplicates: SkippedEpisode[] = [];
+    let already = 0;
     try {
       const opened = await openTrajectoryFile(file, { readerSchema });
-      for await (const e of opened.episodes) read.push(e);
+      for await (const e of opened.episodes) {
+        position++;
+        if (o.exported?.has(e.episodeId)) {
+          already++;
+          continue;
+        }
+        if (seen.has(e.episodeId) || ids.has(e.episodeId)) {
+          duplicates.push({ episodeId: e.episodeId, file, reason: "duplicate id (an earlier record holds it)" });
+          continue;
+        }
+        const reason = invalidReason(e) ?? firstMisfit(e, plan.extras, grow);
+        if (reason) {
+          invalid.push({ episodeId: e.episodeId, file, reason });
+          continue;
+        }
+        if (grow) for (const s of e.steps) plan.extras.add(s.extras);
+        take.add(position);
+        ids.add(e.episodeId);
+      }
     } catch (err) {
       plan.corruptFiles.push({ file, error: (err as Error).message });
+      plan.extras = ExtrasSpec.from(before); // columns seen only in the unreadable file do not count
       continue;
     }
-    const take = new Set<string>();
-    for (const e of read) {
-      if (o.exported?.has(e.episodeId)) {
-        plan.alreadyExported++;
-        continue;
-      }
-      if (seen.has(e.episodeId) || take.has(e.episodeId)) {
-        plan.duplicates.push({ episodeId: e.episodeId, file, reason: "duplicate id (an earlier file holds it)" });
-        continue;
-      }
-      const reason = invalidReason(e) ?? firstMisfit(e, plan.extras, grow);
-      if (reason) {
-        plan.invalidEpisodes.push({ episodeId: e.episodeId, file, reason });
-        continue;
-      }
-      if (grow) for (const s of e.steps) plan.extras.add(s.extras);
-      take.add(e.episodeId);
-    }
-    read = [];
-    for (const id of take) seen.add(id);
+    plan.alreadyExported += already;
+    plan.invalidEpisodes.push(...invalid);
+    plan.duplicates.push(...duplicates);
+    for (const id of ids) seen.add(id);
     plan.episodes += take.size;
     if (take.size > 0) plan.files.push({ file, take });
   }

@@ -251,3 +251,22 @@ describe("an export that died while publishing", () => {
     assert.equal(c!.n, 18);
   });
 });
+
+describe("episodes that fail validation and duplicates", () => {
+  it("are skipped, counted and named; the rest is exported", async () => {
+    const src = await tempDir();
+    const out = path.join(await tempDir(), "ds");
+    const good = campaignEpisodes(4);
+    const broken = campaignEpisodes(1, 4)[0]!;
+    broken.steps[2]!.index = 9; // steps must be numbered 1..n
+    await writeAvro(src, "w1", [...good, broken]);
+    const retry = { ...campaignEpisodes(1, 1)[0]!, attempt: 2 }; // the same id again, from a retry
+    await writeAvro(src, "w2", [retry]);
+    const r = await exportParquet([src], out, { shardBytes: SHARD });
+    assert.equal(r.episodes, 4);
+    assert.deepEqual(r.invalidEpisodes.map((e) => [e.episodeId, e.reason]), [["camp-a-4", "step 3 has index 9 (steps must be numbered 1..n)"]]);
+    assert.deepEqual(r.duplicates.map((d) => d.episodeId), ["camp-a-1"]);
+    const rows = (await queryDataset(out, "SELECT episode_id, attempt FROM episodes ORDER BY episode_id")).rows.map((x) => ({ ...x }));
+    assert.deepEqual(rows, good.map((e) => ({ episode_id: e.episodeId, attempt: 1 })));
+  });
+});
