@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { adbServerAnswers, startAdbServer } from "@farm/local-services";
 import { adbCli, eventually } from "./transport-helpers.ts";
-import { freeConsoleRange, tempEnv } from "./emulator-helpers.ts";
+import { freeConsoleRange, tempEnv, type TempEnv } from "./emulator-helpers.ts";
 import { parseDiscovery } from "../src/index.ts";
 
 const FARM = fileURLToPath(new URL("../../../services/cli/bin/farm.js", import.meta.url));
@@ -15,13 +15,17 @@ const FARM = fileURLToPath(new URL("../../../services/cli/bin/farm.js", import.m
 /** Per device: `emulator-N console_port=N adb_port=N+1 [grpc_port=G]`. */
 const DEVICE_LINE = /^(emulator-(\d+)) console_port=(\d+) adb_port=(\d+)(?: grpc_port=(\d+))?$/;
 
-function startFarmSim(args: string[], env: NodeJS.ProcessEnv = tempEnv().env) {
+/** `farm sim …` with a private HOME / XDG_RUNTIME_DIR (console token, discovery files), removed on exit. */
+function startFarmSim(args: string[], given?: TempEnv) {
+  const t = given ?? tempEnv();
+  const env = t.env;
   const child = spawn(process.execPath, [FARM, "sim", ...args], { stdio: ["ignore", "pipe", "pipe"], env });
   let out = "";
   let err = "";
   child.stdout.on("data", (b: Buffer) => (out += b.toString()));
   child.stderr.on("data", (b: Buffer) => (err += b.toString()));
   const exited = new Promise<number | null>((r) => child.once("close", r));
+  if (!given) void exited.then(() => t.cleanup());
   return { child, exited, out: () => out, err: () => err };
 }
 
@@ -73,7 +77,7 @@ test("farm sim --base-port: one line per device with its ports, discovery files 
   const t = tempEnv();
   const adb = await startAdbServer();
   const base = await freeConsoleRange(2, 3000);
-  const sim = startFarmSim(["--devices", "2", "--adb-port", String(adb.port), "--base-port", String(base), "--grpc-base-port", String(base + 3000)], t.env);
+  const sim = startFarmSim(["--devices", "2", "--adb-port", String(adb.port), "--base-port", String(base), "--grpc-base-port", String(base + 3000)], t);
   try {
     assert.ok(await eventually(() => sim.out().includes("ready devices=2") || sim.child.exitCode !== null, 20_000), sim.out() + sim.err());
     const devices = sim.out().split("\n").filter((l) => l.startsWith("emulator-"));
