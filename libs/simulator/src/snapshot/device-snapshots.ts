@@ -25,7 +25,7 @@ export interface SnapshotInfo {
 
 /** A refused snapshot operation; `message` is what the console's `KO:` and gRPC's `err` carry. */
 export class SnapshotError extends Error {
-  constructor(message: string, readonly code: "invalid-name" | "not-found" | "io" | "corrupt") {
+  constructor(message: string, readonly code: "invalid-name" | "not-found" | "io" | "corrupt" | "incompatible") {
     super(message);
     this.name = "SnapshotError";
   }
@@ -100,7 +100,11 @@ export class DeviceSnapshots {
       }
       const delay = this.opts.loadDelayMs();
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      this.opts.system.restoreState(state);
+      try {
+        this.opts.system.restoreState(state);
+      } catch (e) {
+        throw new SnapshotError(`snapshot ${name} cannot be loaded on this device: ${(e as Error).message}`, "incompatible");
+      }
       this.lastLoaded = name;
     });
   }

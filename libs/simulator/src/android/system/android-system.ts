@@ -22,6 +22,9 @@ export interface ScreenSize {
   height: number;
 }
 
+/** Properties that name this device rather than its state; a snapshot load keeps them. */
+const IDENTITY_PROPS = ["ro.serialno", "ro.boot.serialno"] as const;
+
 export interface AndroidSystemOptions {
   serial: string;
   seed: number;
@@ -36,6 +39,8 @@ export interface AndroidSystemOptions {
  * thereby the orientation (a setting). Not in it: fault injection, which belongs to the test harness.
  */
 export interface SavedSystem {
+  /** The natural screen size; a snapshot loads only on a device of the same size (as an emulator refuses a snapshot of another hardware config). */
+  screen: ScreenSize;
   props: [string, string][];
   settings: ReturnType<SettingsStore["saveState"]>;
   files: SavedFsNode[];
@@ -104,6 +109,7 @@ export class AndroidSystem {
 
   saveState(): SavedSystem {
     return {
+      screen: { ...this.screen },
       props: this.props.saveState(),
       settings: this.settings.saveState(),
       files: this.fs.saveState(),
@@ -116,7 +122,13 @@ export class AndroidSystem {
 
   /** Puts the device back to a saved state; the log comes last so nothing the restore does shows in it. */
   restoreState(s: SavedSystem): void {
+    if (s.screen.width !== this.screen.width || s.screen.height !== this.screen.height) {
+      throw new Error(`snapshot is of a ${s.screen.width}x${s.screen.height} device, this one is ${this.screen.width}x${this.screen.height}`);
+    }
+    // The device keeps its own identity (its serial follows its port), as the emulator's does.
+    const identity = IDENTITY_PROPS.map((k) => [k, this.props.get(k)] as const);
     this.props.restoreState(s.props);
+    for (const [k, v] of identity) if (v !== undefined) this.props.set(k, v);
     this.settings.restoreState(s.settings);
     this.fs.restoreState(s.files);
     this.packages.restoreState(s.packages);
