@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { EmulatorArgsError, EMULATOR_USAGE, parseEmulatorArgs, type EmulatorArgs } from "./args.ts";
+import { EMULATOR_USAGE, parseEmulatorArgs, type EmulatorArgs } from "./args.ts";
 import { AvdError, avdHome, listAvds, readAvd, type Avd } from "./avd.ts";
 import { BOOT_DELAY_MS, readEmulatorEnv, type EmulatorEnvConfig } from "./boot-profile.ts";
 import { EMULATOR_BUILD, EMULATOR_VERSION } from "../discovery.ts";
@@ -38,7 +38,7 @@ export async function runEmulator(argv: string[], env: NodeJS.ProcessEnv, io: Em
     args = parseEmulatorArgs(argv);
     cfg = readEmulatorEnv(env);
   } catch (e) {
-    if (e instanceof EmulatorArgsError || e instanceof Error) io.err(log("ERROR", e.message));
+    io.err(log("ERROR", e instanceof Error ? e.message : String(e)));
     return 1;
   }
   if (args.help) {
