@@ -189,6 +189,18 @@ test("methods not served answer UNIMPLEMENTED at once (unary and streaming)", as
   assert.equal(code, grpc.status.UNIMPLEMENTED);
 });
 
+test("a hung device answers no gRPC call (the client's deadline passes) until it resumes", async () => {
+  const { device, ctl } = await rig.start();
+  device.faults.hang(true);
+  const code = await new Promise<number>((resolve) =>
+    ctl["getStatus"]!({}, { deadline: Date.now() + 500 }, (err: grpc.ServiceError | null) => resolve(err ? err.code : grpc.status.OK)),
+  );
+  assert.equal(code, grpc.status.DEADLINE_EXCEEDED);
+  const pending = call(ctl, "getStatus", {});
+  device.faults.hang(false);
+  assert.equal((await pending).booted, true);
+});
+
 test("setVmState(SHUTDOWN) stops the device as an emulator would: OK, then gone from adb and gRPC", async () => {
   const { device, ctl } = await rig.start();
   const serial = device.serial;

@@ -6,6 +6,7 @@
  */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { silentLogger, type Logger } from "@farm/log";
 import type { AndroidSystem, SavedSystem } from "../android/system/android-system.ts";
 import { decodeSnapshotFile, encodeSnapshotFile } from "./snapshot-file.ts";
 
@@ -44,6 +45,8 @@ export interface DeviceSnapshotsOptions {
   system: AndroidSystem;
   /** Delay of a load in ms, asked at each load (the device's latency profile may change). */
   loadDelayMs: () => number;
+  /** One line per save / load / delete (event snapshot:save|load|delete). */
+  logger?: Logger;
 }
 
 /** The device-level snapshot API (gRPC SnapshotService and the console's `avd snapshot …` use it). */
@@ -66,8 +69,13 @@ export class DeviceSnapshots {
     return this.serial(() => this.listNow());
   }
 
+  private get log(): Logger {
+    return this.opts.logger ?? silentLogger;
+  }
+
   save(name: string): Promise<SnapshotInfo> {
     return this.serial(async () => {
+      const t0 = performance.now();
       validateSnapshotName(name);
       const state = this.opts.system.saveState();
       const bytes = encodeSnapshotFile(state);
@@ -83,12 +91,14 @@ export class DeviceSnapshots {
         throw new SnapshotError(`could not save snapshot ${name} in ${folder}: ${(e as Error).message}`, "io");
       }
       this.lastLoaded = name;
+      this.log.info({ event: "snapshot:save", snapshot: name, bytes: info.sizeBytes, ms: Math.round(performance.now() - t0) }, "snapshot saved");
       return info;
     });
   }
 
   load(name: string): Promise<void> {
     return this.serial(async () => {
+      const t0 = performance.now();
       validateSnapshotName(name);
       const file = path.join(this.dir, name, SNAPSHOT_STATE_FILE);
       let state: SavedSystem;
@@ -106,6 +116,7 @@ export class DeviceSnapshots {
         throw new SnapshotError(`snapshot ${name} cannot be loaded on this device: ${(e as Error).message}`, "incompatible");
       }
       this.lastLoaded = name;
+      this.log.info({ event: "snapshot:load", snapshot: name, delay_ms: delay, ms: Math.round(performance.now() - t0) }, "snapshot loaded");
     });
   }
 
@@ -120,6 +131,7 @@ export class DeviceSnapshots {
       }
       await fs.rm(folder, { recursive: true, force: true });
       if (this.lastLoaded === name) this.lastLoaded = undefined;
+      this.log.info({ event: "snapshot:delete", snapshot: name }, "snapshot deleted");
     });
   }
 
