@@ -129,7 +129,7 @@ test("sendTouch: two fingers (identifiers) each reach the app; lifting one leave
   assert.equal(paddle(), 100, "a lift of a finger that is up does nothing");
 });
 
-test("sendKey: XKB, Evdev and W3C key names reach the app like `input keyevent`; keyup alone does nothing", async () => {
+test("sendKey: XKB, Evdev, Usb and W3C key names reach the app like `input keyevent`; keyup alone does nothing", async () => {
   const viaAdb = await rig.start({ seed: 9 });
   const viaGrpc = await rig.start({ seed: 9 });
   await installAndStart(viaAdb.device, "classic_2048.apk", G2048);
@@ -142,7 +142,7 @@ test("sendKey: XKB, Evdev and W3C key names reach the app like `input keyevent`;
   const beforeUp = JSON.stringify(viaGrpc.device.android.appState());
   await call(viaGrpc.ctl, "sendKey", { codeType: KeyCodeType.XKB, eventType: KeyEventType.keyup, keyCode: 0xff52 });
   assert.equal(JSON.stringify(viaGrpc.device.android.appState()), beforeUp, "keyup alone moves nothing");
-  await call(viaGrpc.ctl, "sendKey", { codeType: KeyCodeType.XKB, eventType: KeyEventType.keydown, keyCode: 0xff52 }); // Up
+  await call(viaGrpc.ctl, "sendKey", { codeType: KeyCodeType.Usb, eventType: KeyEventType.keydown, keyCode: 0x070052 }); // Up (HID)
   assert.deepEqual(viaGrpc.device.android.appState(), viaAdb.device.android.appState());
   // Android BACK (evdev KEY_BACK) leaves the game for the launcher.
   await call(viaGrpc.ctl, "sendKey", { codeType: KeyCodeType.Evdev, eventType: KeyEventType.keypress, keyCode: 158 });

@@ -7,7 +7,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { ImgFormat, SnapshotLoadStatus } from "@farm/emulator-grpc";
+import { ImgFormat, SnapshotFilterStatus, SnapshotLoadStatus } from "@farm/emulator-grpc";
 import { sh } from "./android-helpers.ts";
 import { call, installAndStart, startGrpcRig, touch, G2048, type Client, type GrpcRig } from "./grpc-helpers.ts";
 
@@ -99,6 +99,9 @@ test("snapshots survive a device restart (same snapshot folder), and loading res
   assert.equal((await sh(second.device.android, "getprop ro.serialno")).out, `${second.device.serial}\n`, "the device keeps its own serial");
 
   const other = await rig.start({ snapshotDir: dir, screen: { width: 480, height: 800 } });
+  assert.deepEqual((await call(other.snap, "ListSnapshots", {})).snapshots, [], "CompatibleOnly (default) leaves it out");
+  const listedAll = (await call(other.snap, "ListSnapshots", { statusFilter: SnapshotFilterStatus.All })).snapshots;
+  assert.deepEqual(listedAll.map((s: { snapshot_id: string; status: number }) => [s.snapshot_id, s.status]), [["mid_game", SnapshotLoadStatus.Incompatible]]);
   const refused = await call(other.snap, "LoadSnapshot", { snapshot_id: "mid_game" });
   assert.equal(refused.success, false);
   assert.match(Buffer.from(refused.err).toString(), /360x640 device, this one is 480x800/);

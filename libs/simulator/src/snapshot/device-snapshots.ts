@@ -22,6 +22,8 @@ export interface SnapshotInfo {
   sizeBytes: number;
   /** Display rotation when saved (0..3). */
   rotation: number;
+  /** False when the snapshot is of a device with another screen size (it would not load here). */
+  compatible: boolean;
 }
 
 /** A refused snapshot operation; `message` is what the console's `KO:` and gRPC's `err` carry. */
@@ -79,14 +81,14 @@ export class DeviceSnapshots {
       validateSnapshotName(name);
       const state = this.opts.system.saveState();
       const bytes = encodeSnapshotFile(state);
-      const info: SnapshotInfo = { name, createdAtMs: Date.now(), sizeBytes: bytes.length, rotation: this.opts.system.rotation() };
+      const info: SnapshotInfo = { name, createdAtMs: Date.now(), sizeBytes: bytes.length, rotation: this.opts.system.rotation(), compatible: true };
       const folder = path.join(this.dir, name);
       try {
         await fs.mkdir(folder, { recursive: true });
         const tmp = path.join(folder, `${SNAPSHOT_STATE_FILE}.${process.pid}.tmp`);
         await fs.writeFile(tmp, bytes);
         await fs.rename(tmp, path.join(folder, SNAPSHOT_STATE_FILE));
-        await fs.writeFile(path.join(folder, SNAPSHOT_INFO_FILE), JSON.stringify({ createdAtMs: info.createdAtMs, rotation: info.rotation }) + "\n");
+        await fs.writeFile(path.join(folder, SNAPSHOT_INFO_FILE), JSON.stringify({ createdAtMs: info.createdAtMs, rotation: info.rotation, screen: state.screen }) + "\n");
       } catch (e) {
         throw new SnapshotError(`could not save snapshot ${name} in ${folder}: ${(e as Error).message}`, "io");
       }
@@ -148,7 +150,9 @@ export class DeviceSnapshots {
         const file = path.join(this.dir, name, SNAPSHOT_STATE_FILE);
         const st = await fs.stat(file);
         const meta = await readInfo(path.join(this.dir, name, SNAPSHOT_INFO_FILE));
-        out.push({ name, createdAtMs: meta.createdAtMs ?? Math.round(st.mtimeMs), sizeBytes: st.size, rotation: meta.rotation ?? 0 });
+        const screen = this.opts.system.screen;
+        const compatible = !meta.screen || (meta.screen.width === screen.width && meta.screen.height === screen.height);
+        out.push({ name, createdAtMs: meta.createdAtMs ?? Math.round(st.mtimeMs), sizeBytes: st.size, rotation: meta.rotation ?? 0, compatible });
       } catch {
         // a folder without our state file is not one of our snapshots (e.g. a real emulator's)
       }
@@ -163,7 +167,7 @@ export class DeviceSnapshots {
   }
 }
 
-async function readInfo(file: string): Promise<{ createdAtMs?: number; rotation?: number }> {
+async function readInfo(file: string): Promise<{ createdAtMs?: number; rotation?: number; screen?: { width: number; height: number } }> {
   try {
     const v: unknown = JSON.parse(await fs.readFile(file, "utf8"));
     if (typeof v !== "object" || v === null) return {};
@@ -171,8 +175,14 @@ async function readInfo(file: string): Promise<{ createdAtMs?: number; rotation?
     return {
       ...(typeof o["createdAtMs"] === "number" ? { createdAtMs: o["createdAtMs"] } : {}),
       ...(typeof o["rotation"] === "number" ? { rotation: o["rotation"] } : {}),
+      ...(isSize(o["screen"]) ? { screen: o["screen"] } : {}),
     };
   } catch {
     return {};
   }
+}
+
+function isSize(v: unknown): v is { width: number; height: number } {
+  const o = v as { width?: unknown; height?: unknown } | null;
+  return typeof o === "object" && o !== null && typeof o.width === "number" && typeof o.height === "number";
 }
