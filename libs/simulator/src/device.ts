@@ -16,6 +16,10 @@ export type LatencyProfile = "instant" | "emulator-adb" | "emulator-grpc";
 export interface SimDeviceOptions {
   adbPort: number;
   adbHost?: string;
+  /** The device's own (emulator adb) port; the serial is `emulator-(port-1)`. Default: a free port. */
+  port?: number;
+  /** false: resolve once listening, and keep registering in the background (an emulator started before its adb server). */
+  awaitOnline?: boolean;
   seed?: number;
   screen?: { width: number; height: number };
   latencyProfile?: LatencyProfile;
@@ -65,6 +69,17 @@ async function listenOnFreePort(server: net.Server): Promise<number> {
     });
     if (ok) return port;
   }
+}
+
+/** Listens on exactly `port` (rejects with the listen error, e.g. EADDRINUSE, when it is taken). */
+function listenOn(server: net.Server, port: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve(port);
+    });
+  });
 }
 
 /**
@@ -129,12 +144,16 @@ export class SimDevice {
   /** Starts listening and registers with the adb server; resolves once the server has attached. */
   static async start(opts: SimDeviceOptions): Promise<SimDevice> {
     const server = net.createServer();
-    const port = await listenOnFreePort(server);
+    const port = opts.port === undefined ? await listenOnFreePort(server) : await listenOn(server, opts.port);
     const serial = `emulator-${port - 1}`;
     const android = new SimAndroid({ serial, seed: opts.seed ?? port, ...(opts.screen ? { screen: opts.screen } : {}) });
     if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
     const log = (opts.logger ?? silentLogger).child({ component: "sim-device", serial });
     const device = new SimDevice(port, serial, android, server, opts, log);
+    if (opts.awaitOnline === false) {
+      device.ensureRegistered();
+      return device;
+    }
     const online = device.waitOnline(10_000);
     device.ensureRegistered();
     try {

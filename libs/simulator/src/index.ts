@@ -23,3 +23,9 @@ export {
   PREBUILT_APKS, prebuiltApkFiles, type SimApkSpec, type SimApkManifest, LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY, RL_TAG,
   LATENCY_PROFILES, type LatencyProfileName,
 } from "./android/index.ts";
+export { SimEmulator, consolePortsFrom, type SimEmulatorOptions } from "./emulator/sim-emulator.ts";
+export type { ConsoleSnapshots, ConsoleSnapshotInfo, ConsoleBackend } from "./emulator/console/backend.ts";
+export { discoveryDirectory, parseDiscovery, DiscoveryFile, type DiscoveryInfo } from "./emulator/discovery.ts";
+export { defaultAuthTokenPath, loadOrCreateToken } from "./emulator/console/auth-token.ts";
+export { avdHome, createAvd, readAvd, listAvds, AvdError, type Avd } from "./emulator/launcher/avd.ts";
+export { runEmulator, type EmulatorIO } from "./emulator/launcher/run-emulator.ts";
