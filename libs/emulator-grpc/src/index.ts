@@ -5,7 +5,7 @@
  * (the simulator) and for clients (the farm's gRPC device transport, tests, benchmarks).
  *
  *   const { EmulatorController, SnapshotService } = emulatorGrpc();
- *   const client = new EmulatorController(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+ *   const client = new EmulatorController(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS);
  *   client.getStatus({}, (err, status) => …);
  *
  *   const server = new grpc.Server();
@@ -47,6 +47,18 @@ export interface EmulatorGrpc {
     snapshotService: grpc.ServiceDefinition;
   };
 }
+
+/**
+ * Client channel options: no message size cap (a 1080x1920 RGBA screenshot is 8 MB, over grpc's
+ * 4 MB default), as AndroidEnv sets for its emulator channel; and a 32 MB HTTP/2 receive window, so
+ * a screenshot streams in one go instead of stalling every 64 KB for a WINDOW_UPDATE (gRPC C-core
+ * clients grow their window by themselves; grpc-js keeps the 64 KB default unless told).
+ */
+export const CLIENT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  "grpc.max_receive_message_length": -1,
+  "grpc.max_send_message_length": -1,
+  "grpc-node.flow_control_window": 32 * 1024 * 1024,
+};
 
 let loaded: EmulatorGrpc | undefined;
 

@@ -135,6 +135,7 @@ export class SimDevice {
       dir: opts.snapshotDir ?? defaultSnapshotDir(serial),
       system: android.system,
       loadDelayMs: () => opts.snapshotLoadDelayMs ?? android.system.faults.snapshotLoadMs(),
+      logger: log,
     });
     this.whenClosed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.adoptListener(listener);

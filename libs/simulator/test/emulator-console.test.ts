@@ -187,3 +187,40 @@ test("hostile console clients: overlong lines, binary, HTTP, many sessions and a
     );
   });
 });
+
+test("console snapshots: save / list / load / delete on the device's snapshots; -read-only refuses them", async () => {
+  const t = tempEnv();
+  const adb = await startAdbServer();
+  const snapshotDir = `${t.home}/snapshots`;
+  const emu = await SimEmulator.start({ adbPort: adb.port, consolePort: await freeConsolePort(), tokenPath: t.tokenPath, discovery: false, snapshotDir });
+  const ro = await SimEmulator.start({ adbPort: adb.port, consolePort: await freeConsolePort(), tokenPath: t.tokenPath, discovery: false, snapshotDir, readOnly: true });
+  try {
+    const c = await authed(emu, t.tokenPath);
+    c.send("avd snapshot list\n");
+    assert.equal(await c.readUntil(/OK\r\n/), "There is no snapshot available.\r\nOK\r\n");
+    c.send("avd snapshot save clean\n");
+    assert.equal(await c.readUntil(/OK\r\n/), "OK\r\n");
+    c.send("avd snapshot list\n");
+    const list = await c.readUntil(/OK\r\n/);
+    assert.match(list, /^List of snapshots present on all disks:\r\nID {8}TAG {17}VM SIZE {16}DATE {7}VM CLOCK\r\n-- {8}clean {15}/);
+    c.send("avd snapshot get\n");
+    assert.equal(await c.readUntil(/OK\r\n/), "clean\r\nOK\r\n");
+    c.send("avd snapshot load ../etc\n");
+    assert.match(await c.readUntil(/\r\n/), /^KO: invalid snapshot name/);
+    c.send("avd snapshot del clean\n");
+    assert.equal(await c.readUntil(/OK\r\n/), "OK\r\n");
+    c.send("avd snapshot load clean\n");
+    assert.match(await c.readUntil(/\r\n/), /^KO: snapshot clean does not exist/);
+    c.close();
+
+    const r = await authed(ro, t.tokenPath);
+    r.send("avd snapshot save x\n");
+    assert.equal(await r.readUntil(/\r\n/), 'KO: Snapshot save is disabled because "-read-only" was specified\r\n');
+    r.close();
+  } finally {
+    await emu.close();
+    await ro.close();
+    await adb.stop();
+    t.cleanup();
+  }
+});

@@ -40,6 +40,18 @@ export async function freeConsolePort(): Promise<number> {
   }
 }
 
+/** A base console port for `count` devices: base..base+2·count-1 and base+grpcOffset.. +count-1 all free. */
+export async function freeConsoleRange(count: number, grpcOffset: number): Promise<number> {
+  for (;;) {
+    const base = await freeConsolePort();
+    const ports = [...Array.from({ length: 2 * count }, (_, i) => base + i), ...Array.from({ length: count }, (_, i) => base + grpcOffset + i)];
+    if (ports.some((p) => p > 65535 || isReservedPort(p))) continue;
+    let ok = true;
+    for (const p of ports) if (!(await portFree(p))) ok = false;
+    if (ok) return base;
+  }
+}
+
 function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const srv = net.createServer();

@@ -72,8 +72,12 @@ export class DiscoveryFile {
   remove(): void {
     if (this.removed) return;
     this.removed = true;
-    fs.rmSync(this.path, { force: true });
     if (this.holdsPlainName) plainNameHolder = undefined;
+    try {
+      fs.rmSync(this.path, { force: true });
+    } catch {
+      // a folder made read-only meanwhile: the next emulator collects the stale file by its dead pid
+    }
   }
 }
 

@@ -109,15 +109,20 @@ export class SimEmulator {
         });
       }
       if (opts.discovery !== false) {
-        emu.discovery = DiscoveryFile.write({
-          consolePort: con.port,
-          adbPort: device.port,
-          avdName: emu.avdName,
-          avdDir: opts.avdDir ?? "",
-          ...(opts.cmdline ? { cmdline: opts.cmdline } : {}),
-          ...(emu.grpcServer ? { grpcPort: emu.grpcServer.port } : {}),
-          ...(emu.grpcServer?.token !== undefined ? { grpcToken: emu.grpcServer.token } : {}),
-        });
+        try {
+          emu.discovery = DiscoveryFile.write({
+            consolePort: con.port,
+            adbPort: device.port,
+            avdName: emu.avdName,
+            avdDir: opts.avdDir ?? "",
+            ...(opts.cmdline ? { cmdline: opts.cmdline } : {}),
+            ...(emu.grpcServer ? { grpcPort: emu.grpcServer.port } : {}),
+            ...(emu.grpcServer?.token !== undefined ? { grpcToken: emu.grpcServer.token } : {}),
+          });
+        } catch (e) {
+          // As the emulator: an unwritable discovery folder is logged, the device still runs.
+          emu.log.warn({ event: "discovery:unwritable", err: (e as Error).message }, "could not write the discovery file");
+        }
       }
     } catch (e) {
       await emu.close();

@@ -12,6 +12,7 @@ import {
   type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type VmRunStateMsg,
 } from "@farm/emulator-grpc";
 import type { SimAndroid } from "../android/index.ts";
+import { Canvas } from "../android/graphics/canvas.ts";
 import type { DeviceSnapshots } from "../snapshot/device-snapshots.ts";
 import { TouchTracker } from "./touch-tracker.ts";
 import { androidKeyCode } from "./key-codes.ts";
@@ -55,6 +56,8 @@ export interface EmulatorGrpcServer {
 /** The emulator version string getStatus reports (a real emulator's shape, marked as ours). */
 export const SIM_EMULATOR_VERSION = "33.1.24.0 (build_id farm-sim) (CL:N/A)";
 const MOUSE_POINTER_ID = -1;
+/** google.protobuf.Empty, shared by every answer that carries nothing. */
+const EMPTY = Object.freeze({});
 
 type Unary<Req, Res> = grpc.handleUnaryCall<Req, Res>;
 
@@ -64,19 +67,23 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   const log = (opts.logger ?? silentLogger).child({ component: "sim-grpc", serial: device.serial });
   const { services } = emulatorGrpc();
   const sys = device.android.system;
-  const touches = new TouchTracker(() => sys.input);
+  const touches = new TouchTracker(sys);
   let seq = 0;
   let closing: Promise<void> | undefined;
 
-  const grpcLatency = (cls: "input" | "screencap"): number => sys.faults.grpcLatencyMs(cls);
-  /** Runs `fn` after the gRPC latency of its class; synchronously when there is none (the hot path). */
-  const after = (ms: number, fn: () => void): void => {
-    if (ms > 0) setTimeout(fn, ms);
-    else fn();
-  };
+  /** A handler that runs after the gRPC latency of its class; synchronously, without allocating, when there is none (the hot path). */
+  const withLatency = <Req, Res>(cls: "input" | "screencap", fn: Unary<Req, Res>): Unary<Req, Res> =>
+    (call, cb) => {
+      const ms = sys.faults.grpcLatencyMs(cls);
+      if (ms > 0) setTimeout(fn, ms, call, cb);
+      else fn(call, cb);
+    };
 
+  // Frames are drawn into one reused surface and serialized at once (below), so a screenshot costs
+  // no fresh frame-sized memory for the drawing.
+  const surface = new Canvas(sys.screen.width, sys.screen.height);
   const screenshot = (fmt: ImageFormatMsg): ImageMsg => {
-    const display = sys.displayFrame();
+    const display = sys.displayFrame(surface);
     const size = targetSize(display, fmt.width, fmt.height);
     const frame: Frame = scaleFrame(display, size.width, size.height);
     return imageMessage(frame, fmt.format, sys.rotation(), ++seq);
@@ -84,42 +91,42 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
 
   const controller: Record<string, grpc.UntypedHandleCall> = {
     getStatus: ((_call, cb) => cb(null, status(device, opts.avdName))) as Unary<unknown, EmulatorStatusMsg>,
-    getScreenshot: ((call, cb) => after(grpcLatency("screencap"), () => cb(null, screenshot(call.request)))) as Unary<ImageFormatMsg, ImageMsg>,
-    streamScreenshot: ((call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>) =>
-      streamScreens(call, () => screenshot(call.request), opts.streamPollMs ?? 50, device.whenClosed)) as grpc.handleServerStreamingCall<ImageFormatMsg, ImageMsg>,
-    sendTouch: ((call, cb) => after(grpcLatency("input"), () => {
+    getScreenshot: withLatency<ImageFormatMsg, Buffer>("screencap", (call, cb) => cb(null, serializeImage(screenshot(call.request)))),
+    streamScreenshot: ((call: grpc.ServerWritableStream<ImageFormatMsg, Buffer>) =>
+      streamScreens(call, () => screenshot(call.request), opts.streamPollMs ?? 50, device.whenClosed)) as grpc.handleServerStreamingCall<ImageFormatMsg, Buffer>,
+    sendTouch: withLatency<TouchEventMsg, object>("input", (call, cb) => {
       touches.apply(call.request.touches);
-      cb(null, {});
-    })) as Unary<TouchEventMsg, object>,
-    sendMouse: ((call, cb) => after(grpcLatency("input"), () => {
+      cb(null, EMPTY);
+    }),
+    sendMouse: withLatency<MouseEventMsg, object>("input", (call, cb) => {
       const m = call.request;
       touches.apply([{ x: m.x, y: m.y, identifier: MOUSE_POINTER_ID, pressure: m.buttons & 1 ? 1 : 0 }]);
-      cb(null, {});
-    })) as Unary<MouseEventMsg, object>,
-    sendKey: ((call, cb) => after(grpcLatency("input"), () => {
+      cb(null, EMPTY);
+    }),
+    sendKey: withLatency<KeyboardEventMsg, object>("input", (call, cb) => {
       sendKey(device.android, call.request);
-      cb(null, {});
-    })) as Unary<KeyboardEventMsg, object>,
-    getVmState: ((_call, cb) => cb(null, { state: device.isHung ? RunState.PAUSED : RunState.RUNNING })) as Unary<unknown, VmRunStateMsg>,
+      cb(null, EMPTY);
+    }),
+    getVmState: ((_call, cb) => cb(null, { state: RunState.RUNNING })) as Unary<unknown, VmRunStateMsg>,
     setVmState: ((call, cb) => {
       const state = call.request.state;
       if (state === RunState.SHUTDOWN || state === RunState.TERMINATE) {
         log.info({ event: "grpc:shutdown", state }, "setVmState asked the device to stop");
-        cb(null, {});
+        cb(null, EMPTY);
         // Answer first, then stop, as the emulator does: the client sees OK, then the device goes away.
         setImmediate(() => void device.close());
         return;
       }
-      if (state === RunState.RUNNING) return cb(null, {});
+      if (state === RunState.RUNNING) return cb(null, EMPTY);
       cb({ code: grpc.status.UNIMPLEMENTED, details: `setVmState(${state}) is not simulated; RUNNING, SHUTDOWN and TERMINATE are` });
     }) as Unary<VmRunStateMsg, object>,
   };
 
-  const snapshot = snapshotHandlers(device.snapshots, () => touches.reset(), log);
+  const snapshot = snapshotHandlers(device.snapshots, log);
 
   const server = new grpc.Server();
-  server.addService(services.emulatorController, withAuth(controller, opts.token));
-  server.addService(services.snapshotService, withAuth(snapshot, opts.token));
+  server.addService(preserializedImages(services.emulatorController), guarded(controller, opts.token, device));
+  server.addService(services.snapshotService, guarded(snapshot, opts.token, device));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
   );
@@ -135,6 +142,22 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   };
   void device.whenClosed.then(close);
   return { host, port, token: opts.token, close };
+}
+
+const IMAGE_METHODS = ["getScreenshot", "streamScreenshot"] as const;
+let imageSerializer: ((img: ImageMsg) => Buffer) | undefined;
+
+/** An Image message as bytes, now (the image may be a reused surface's bytes). */
+function serializeImage(img: ImageMsg): Buffer {
+  imageSerializer ??= emulatorGrpc().services.emulatorController["getScreenshot"]!.responseSerialize as (img: ImageMsg) => Buffer;
+  return imageSerializer(img);
+}
+
+/** The controller's definition with the image methods answering bytes serialized by serializeImage. */
+function preserializedImages(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...def };
+  for (const m of IMAGE_METHODS) out[m] = { ...def[m]!, responseSerialize: (b: unknown) => b as Buffer };
+  return out as grpc.ServiceDefinition;
 }
 
 function imageMessage(frame: Frame, format: number, rotation: number, seq: number): ImageMsg {
@@ -182,7 +205,7 @@ function sendKey(android: SimAndroid, ev: KeyboardEventMsg): void {
 }
 
 /** First frame at once, then a frame whenever the screen differs from the last one sent. */
-function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>, take: () => ImageMsg, pollMs: number, deviceClosed: Promise<void>): void {
+function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, Buffer>, take: () => ImageMsg, pollMs: number, deviceClosed: Promise<void>): void {
   let last: Uint8Array | undefined;
   let waitingForDrain = false;
   let ended = false;
@@ -192,7 +215,7 @@ function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>
     const bytes = img.image as Uint8Array;
     if (last && Buffer.compare(last, bytes) === 0) return;
     last = Uint8Array.from(bytes);
-    if (!call.write(img)) {
+    if (!call.write(serializeImage(img))) {
       waitingForDrain = true;
       call.once("drain", () => (waitingForDrain = false));
     }
@@ -214,16 +237,30 @@ function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>
   tick();
 }
 
-/** Wraps every handler so a call without the right bearer token is refused (UNAUTHENTICATED). */
-function withAuth(handlers: Record<string, grpc.UntypedHandleCall>, token: string | undefined): grpc.UntypedServiceImplementation {
-  if (token === undefined) return handlers;
+type AnyCall = grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerWritableStream<unknown, unknown>;
+const HUNG_POLL_MS = 50;
+
+/**
+ * Wraps every handler: a call without the right bearer token is refused (UNAUTHENTICATED); while
+ * the device is hung (fault injection: the whole emulator frozen) a call waits, so clients see their
+ * deadline pass, and runs once the device resumes. The common case costs two checks.
+ */
+function guarded(handlers: Record<string, grpc.UntypedHandleCall>, token: string | undefined, device: GrpcDevice): grpc.UntypedServiceImplementation {
   const refuse = { code: grpc.status.UNAUTHENTICATED, details: "missing or wrong authorization: Bearer token (the emulator was started with a gRPC token)" };
   const out: grpc.UntypedServiceImplementation = {};
   for (const [name, h] of Object.entries(handlers)) {
-    out[name] = ((call: grpc.ServerUnaryCall<unknown, unknown> & grpc.ServerWritableStream<unknown, unknown>, cb?: grpc.sendUnaryData<unknown>) => {
-      if (tokenFromMetadata(call.metadata) === token) return (h as (c: unknown, cb?: unknown) => void)(call, cb);
-      if (cb) return cb(refuse);
-      call.destroy(Object.assign(new Error(refuse.details), refuse));
+    const run = h as (c: AnyCall, cb?: grpc.sendUnaryData<unknown>) => void;
+    const whenResponsive = (call: AnyCall, cb: grpc.sendUnaryData<unknown> | undefined): void => {
+      if (!device.isHung) return run(call, cb);
+      if (call.cancelled || device.isClosed) return;
+      setTimeout(() => whenResponsive(call, cb), HUNG_POLL_MS);
+    };
+    out[name] = ((call: AnyCall, cb?: grpc.sendUnaryData<unknown>) => {
+      if (token !== undefined && tokenFromMetadata(call.metadata) !== token) {
+        if (cb) return cb(refuse);
+        return call.destroy(Object.assign(new Error(refuse.details), refuse));
+      }
+      whenResponsive(call, cb);
     }) as grpc.UntypedHandleCall;
   }
   return out;

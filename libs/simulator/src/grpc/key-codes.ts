@@ -1,6 +1,6 @@
 /**
  * gRPC KeyboardEvent → Android key code, as the emulator translates host keys: `codeType` XKB (X11
- * keysyms, what AndroidEnv sends on Linux) or Evdev (Linux input codes) with `keyCode`, or a W3C
+ * keysyms, what AndroidEnv sends on Linux), Evdev (Linux input codes) or Usb (HID usages) with `keyCode`, or a W3C
  * `key` name ("Enter", "ArrowLeft", "GoBack", …). Android key codes: android.view.KeyEvent.
  */
 import { KeyCodeType, type KeyboardEventMsg } from "@farm/emulator-grpc";
@@ -28,6 +28,13 @@ const EVDEV = new Map<number, number>([
 ]);
 /** evdev KEY_A… by row: q w e r t y u i o p / a s d f g h j k l / z x c v b n m */
 const EVDEV_LETTERS: [number, string][] = [[16, "qwertyuiop"], [30, "asdfghjkl"], [44, "zxcvbnm"]];
+
+/** USB HID usages (keyboard page 7), as the emulator's `Usb` codes carry them (0x07XXXX; the bare usage is accepted too). */
+const USB = new Map<number, number>([
+  [0x28, A.ENTER], [0x58, A.ENTER], [0x29, A.ESCAPE], [0x2a, A.DEL], [0x4c, A.FORWARD_DEL], [0x2b, A.TAB], [0x2c, A.SPACE],
+  [0x4f, A.DPAD_RIGHT], [0x50, A.DPAD_LEFT], [0x51, A.DPAD_DOWN], [0x52, A.DPAD_UP], [0x4a, A.MOVE_HOME], [0x4d, A.MOVE_END],
+  [0x65, A.MENU], [0x80, A.VOLUME_UP], [0x81, A.VOLUME_DOWN],
+]);
 
 /** W3C KeyboardEvent.key names the emulator understands in `key`. */
 const W3C = new Map<string, number>([
@@ -57,6 +64,14 @@ export function androidKeyCode(ev: KeyboardEventMsg): number | undefined {
     const k = XKB.get(code);
     if (k !== undefined) return k;
     return code >= 0x20 && code < 0x7f ? letterOrDigit(String.fromCharCode(code)) : undefined;
+  }
+  if (ev.codeType === KeyCodeType.Usb) {
+    const usage = code >> 16 === 7 ? code & 0xffff : code;
+    const k = USB.get(usage);
+    if (k !== undefined) return k;
+    if (usage >= 0x04 && usage <= 0x1d) return 29 + usage - 0x04; // a..z
+    if (usage >= 0x1e && usage <= 0x27) return 7 + ((usage - 0x1e + 1) % 10); // 1..9, 0
+    return undefined;
   }
   if (ev.codeType === KeyCodeType.Evdev) {
     const k = EVDEV.get(code);

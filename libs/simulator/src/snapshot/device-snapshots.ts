@@ -6,6 +6,7 @@
  */
 import fs from "node:fs/promises";
 import path from "node:path";
+import { silentLogger, type Logger } from "@farm/log";
 import type { AndroidSystem, SavedSystem } from "../android/system/android-system.ts";
 import { decodeSnapshotFile, encodeSnapshotFile } from "./snapshot-file.ts";
 
@@ -21,11 +22,13 @@ export interface SnapshotInfo {
   sizeBytes: number;
   /** Display rotation when saved (0..3). */
   rotation: number;
+  /** False when the snapshot is of a device with another screen size (it would not load here). */
+  compatible: boolean;
 }
 
 /** A refused snapshot operation; `message` is what the console's `KO:` and gRPC's `err` carry. */
 export class SnapshotError extends Error {
-  constructor(message: string, readonly code: "invalid-name" | "not-found" | "io" | "corrupt") {
+  constructor(message: string, readonly code: "invalid-name" | "not-found" | "io" | "corrupt" | "incompatible") {
     super(message);
     this.name = "SnapshotError";
   }
@@ -44,6 +47,8 @@ export interface DeviceSnapshotsOptions {
   system: AndroidSystem;
   /** Delay of a load in ms, asked at each load (the device's latency profile may change). */
   loadDelayMs: () => number;
+  /** One line per save / load / delete (event snapshot:save|load|delete). */
+  logger?: Logger;
 }
 
 /** The device-level snapshot API (gRPC SnapshotService and the console's `avd snapshot …` use it). */
@@ -66,29 +71,36 @@ export class DeviceSnapshots {
     return this.serial(() => this.listNow());
   }
 
+  private get log(): Logger {
+    return this.opts.logger ?? silentLogger;
+  }
+
   save(name: string): Promise<SnapshotInfo> {
     return this.serial(async () => {
+      const t0 = performance.now();
       validateSnapshotName(name);
       const state = this.opts.system.saveState();
       const bytes = encodeSnapshotFile(state);
-      const info: SnapshotInfo = { name, createdAtMs: Date.now(), sizeBytes: bytes.length, rotation: this.opts.system.rotation() };
+      const info: SnapshotInfo = { name, createdAtMs: Date.now(), sizeBytes: bytes.length, rotation: this.opts.system.rotation(), compatible: true };
       const folder = path.join(this.dir, name);
       try {
         await fs.mkdir(folder, { recursive: true });
         const tmp = path.join(folder, `${SNAPSHOT_STATE_FILE}.${process.pid}.tmp`);
         await fs.writeFile(tmp, bytes);
         await fs.rename(tmp, path.join(folder, SNAPSHOT_STATE_FILE));
-        await fs.writeFile(path.join(folder, SNAPSHOT_INFO_FILE), JSON.stringify({ createdAtMs: info.createdAtMs, rotation: info.rotation }) + "\n");
+        await fs.writeFile(path.join(folder, SNAPSHOT_INFO_FILE), JSON.stringify({ createdAtMs: info.createdAtMs, rotation: info.rotation, screen: state.screen }) + "\n");
       } catch (e) {
         throw new SnapshotError(`could not save snapshot ${name} in ${folder}: ${(e as Error).message}`, "io");
       }
       this.lastLoaded = name;
+      this.log.info({ event: "snapshot:save", snapshot: name, bytes: info.sizeBytes, ms: Math.round(performance.now() - t0) }, "snapshot saved");
       return info;
     });
   }
 
   load(name: string): Promise<void> {
     return this.serial(async () => {
+      const t0 = performance.now();
       validateSnapshotName(name);
       const file = path.join(this.dir, name, SNAPSHOT_STATE_FILE);
       let state: SavedSystem;
@@ -100,8 +112,13 @@ export class DeviceSnapshots {
       }
       const delay = this.opts.loadDelayMs();
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
-      this.opts.system.restoreState(state);
+      try {
+        this.opts.system.restoreState(state);
+      } catch (e) {
+        throw new SnapshotError(`snapshot ${name} cannot be loaded on this device: ${(e as Error).message}`, "incompatible");
+      }
       this.lastLoaded = name;
+      this.log.info({ event: "snapshot:load", snapshot: name, delay_ms: delay, ms: Math.round(performance.now() - t0) }, "snapshot loaded");
     });
   }
 
@@ -116,6 +133,7 @@ export class DeviceSnapshots {
       }
       await fs.rm(folder, { recursive: true, force: true });
       if (this.lastLoaded === name) this.lastLoaded = undefined;
+      this.log.info({ event: "snapshot:delete", snapshot: name }, "snapshot deleted");
     });
   }
 
@@ -132,7 +150,9 @@ export class DeviceSnapshots {
         const file = path.join(this.dir, name, SNAPSHOT_STATE_FILE);
         const st = await fs.stat(file);
         const meta = await readInfo(path.join(this.dir, name, SNAPSHOT_INFO_FILE));
-        out.push({ name, createdAtMs: meta.createdAtMs ?? Math.round(st.mtimeMs), sizeBytes: st.size, rotation: meta.rotation ?? 0 });
+        const screen = this.opts.system.screen;
+        const compatible = !meta.screen || (meta.screen.width === screen.width && meta.screen.height === screen.height);
+        out.push({ name, createdAtMs: meta.createdAtMs ?? Math.round(st.mtimeMs), sizeBytes: st.size, rotation: meta.rotation ?? 0, compatible });
       } catch {
         // a folder without our state file is not one of our snapshots (e.g. a real emulator's)
       }
@@ -147,7 +167,7 @@ export class DeviceSnapshots {
   }
 }
 
-async function readInfo(file: string): Promise<{ createdAtMs?: number; rotation?: number }> {
+async function readInfo(file: string): Promise<{ createdAtMs?: number; rotation?: number; screen?: { width: number; height: number } }> {
   try {
     const v: unknown = JSON.parse(await fs.readFile(file, "utf8"));
     if (typeof v !== "object" || v === null) return {};
@@ -155,8 +175,14 @@ async function readInfo(file: string): Promise<{ createdAtMs?: number; rotation?
     return {
       ...(typeof o["createdAtMs"] === "number" ? { createdAtMs: o["createdAtMs"] } : {}),
       ...(typeof o["rotation"] === "number" ? { rotation: o["rotation"] } : {}),
+      ...(isSize(o["screen"]) ? { screen: o["screen"] } : {}),
     };
   } catch {
     return {};
   }
+}
+
+function isSize(v: unknown): v is { width: number; height: number } {
+  const o = v as { width?: unknown; height?: unknown } | null;
+  return typeof o === "object" && o !== null && typeof o.width === "number" && typeof o.height === "number";
 }

@@ -10,7 +10,7 @@ interface SimOptions {
   latencyProfile?: string;
   screen?: string;
   basePort?: string;
-  grpc: boolean;
+  grpc?: boolean;
   grpcBasePort?: string;
   discovery: boolean;
 }
@@ -37,7 +37,8 @@ export const simCommand: CommandModule = {
       .option("--latency-profile <name>", `added latency: ${PROFILES.join(", ")} (default instant)`)
       .option("--screen <WxH>", "screen size, e.g. 1080x1920 (default 360x640)")
       .option("--base-port <port>", "console port of the first device (even); device i: console base+2i, adb base+2i+1 (default: free ports)")
-      .option("--no-grpc", "do not serve the emulator gRPC endpoint (android.emulation.control) per device")
+      .option("--grpc", "serve the emulator gRPC endpoint (android.emulation.control) per device (the default)")
+      .option("--no-grpc", "do not serve gRPC")
       .option("--grpc-base-port <port>", "gRPC port of the first device, then +1 each (default: base-port + 3000 + 2i with --base-port, else free ports)")
       .option("--no-discovery", "do not write the emulator discovery files (pid_<pid>.ini under the running-AVD folder)")
       .action(async (o: SimOptions) => {
@@ -77,7 +78,7 @@ export const simCommand: CommandModule = {
           emulator: {
             ...(basePort !== undefined ? { basePort } : {}),
             ...(grpcBasePort !== undefined ? { grpcBasePort } : {}),
-            grpc: o.grpc,
+            grpc: o.grpc !== false,
             discovery: o.discovery,
           },
         }).catch(async (e: unknown) => {

@@ -75,12 +75,21 @@ export class EmulatorConsole {
     this.sessions.add(socket);
     socket.once("close", () => this.sessions.delete(socket));
     socket.on("error", () => socket.destroy());
-    new ConsoleSession(socket, this.opts, token === "");
+    const session = new ConsoleSession(socket, this.opts, token === "");
+    // One line per session (not per command): what a console user did, for the emulator's log.
+    socket.once("close", () =>
+      (this.opts.logger ?? silentLogger).info(
+        { event: "console:session", port: this.port, commands: session.commands, authenticated: session.authenticated, ended: session.ended },
+        "console session ended",
+      ),
+    );
   }
 }
 
 /** One client: splits its bytes into lines and runs them one after another. */
 class ConsoleSession {
+  commands = 0;
+  ended: "client" | "quit" | "kill" | "crash" | "refused" = "client";
   private table: CommandDef[];
   private line: number[] = [];
   private readonly queue: Buffer[] = [];
@@ -110,6 +119,10 @@ class ConsoleSession {
     }
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("drain", () => this.resumeIfRoom());
+  }
+
+  get authenticated(): boolean {
+    return this.table === MAIN_COMMANDS;
   }
 
   private write(text: string): void {
@@ -156,9 +169,14 @@ class ConsoleSession {
     try {
       line = new TextDecoder("utf-8", { fatal: true }).decode(raw);
     } catch {
+      this.ended = "refused";
       return this.abort("KO: Forbidden binary request. Aborting\r\n");
     }
-    if (HTTP_REQUEST_LINE.test(line)) return this.abort("KO: Forbidden HTTP request. Aborting\r\n");
+    if (HTTP_REQUEST_LINE.test(line)) {
+      this.ended = "refused";
+      return this.abort("KO: Forbidden HTTP request. Aborting\r\n");
+    }
+    this.commands++;
     let outcome;
     try {
       outcome = await runLine(this.context, line, this.table);
@@ -172,11 +190,14 @@ class ConsoleSession {
       case "ko":
         return;
       case "quit":
+        this.ended = "quit";
         return this.abort("");
       case "kill":
+        this.ended = "kill";
         this.write("OK: killing emulator, bye bye\r\n");
         return this.endThen(() => this.opts.backend.kill());
       case "crash":
+        this.ended = "crash";
         this.write("OK: crashing emulator, bye bye\r\n");
         return this.endThen(() => this.opts.backend.crash());
     }

@@ -7,7 +7,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
-import { EmulatorArgsError, EMULATOR_USAGE, parseEmulatorArgs, type EmulatorArgs } from "./args.ts";
+import { EMULATOR_USAGE, parseEmulatorArgs, type EmulatorArgs } from "./args.ts";
 import { AvdError, avdHome, listAvds, readAvd, type Avd } from "./avd.ts";
 import { BOOT_DELAY_MS, readEmulatorEnv, type EmulatorEnvConfig } from "./boot-profile.ts";
 import { EMULATOR_BUILD, EMULATOR_VERSION } from "../discovery.ts";
@@ -38,7 +38,7 @@ export async function runEmulator(argv: string[], env: NodeJS.ProcessEnv, io: Em
     args = parseEmulatorArgs(argv);
     cfg = readEmulatorEnv(env);
   } catch (e) {
-    if (e instanceof EmulatorArgsError || e instanceof Error) io.err(log("ERROR", e.message));
+    io.err(log("ERROR", e instanceof Error ? e.message : String(e)));
     return 1;
   }
   if (args.help) {
@@ -80,6 +80,10 @@ function adbServerPortOf(env: NodeJS.ProcessEnv): number {
 
 async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbServerPort: number, argv: string[], io: EmulatorIO): Promise<number> {
   const started = Date.now();
+  // Listen for SIGTERM/SIGINT from the start: a launcher may stop an emulator that is still booting.
+  const stopSignal = io.stopSignal ?? signalStop();
+  let stopRequested: string | undefined;
+  void stopSignal.then((sig) => (stopRequested = sig));
   io.out(log("INFO", `Android emulator version ${EMULATOR_VERSION} (build_id ${EMULATOR_BUILD}) (CL:N/A)`));
   if (args.verbose && args.ignored.length) io.out(log("INFO", `Ignored by the simulated emulator: ${args.ignored.join(" ")}`));
   const consolePort = args.consolePort ?? (await firstFreeConsolePort());
@@ -97,7 +101,11 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
   if (!fromSnapshot) io.out(log("INFO", `Cold boot: ${canLoad ? "snapshot doesn't exist" : "requested by the user"}`));
   // A snapshot boot's delay includes the load itself, which the device's snapshot API waits.
   const delay = fromSnapshot ? Math.max(0, BOOT_DELAY_MS[cfg.profile].snapshot - SNAPSHOT_LOAD_MS[cfg.profile]) : BOOT_DELAY_MS[cfg.profile].cold;
-  await sleep(delay);
+  await Promise.race([sleep(delay), stopSignal]);
+  if (stopRequested) {
+    io.out(log("INFO", `Shutting down (received ${stopRequested} while booting)`));
+    return 0;
+  }
 
   const crash = io.crash ?? (() => process.kill(process.pid, "SIGKILL"));
   const grpcToken = args.grpcUseToken ? crypto.randomBytes(24).toString("base64url") : undefined;
@@ -157,7 +165,7 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
     await emu.close();
   };
   emu.setKillHandler(() => void shutdown("console kill"));
-  void (io.stopSignal ?? signalStop()).then((sig) => shutdown(`received ${sig}`));
+  void stopSignal.then((sig) => shutdown(`received ${sig}`));
   await emu.whenStopped;
   for (const t of timers) clearTimeout(t);
   return 0;
