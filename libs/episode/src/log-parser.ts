@@ -5,7 +5,7 @@
  * JSON object) are reported as `malformed` events — counted by the caller, never fatal.
  */
 import type { LogcatRecord } from "@farm/adb";
-import type { LogParsing, PyRegex } from "@farm/task";
+import { pyRegexAround, type LogParsing, type PyMatch, type PyRegex } from "@farm/task";
 import { parsePyFloat, parsePyLiteral } from "./py-literal.ts";
 
 export type LogEvent =
@@ -15,22 +15,19 @@ export type LogEvent =
   | { kind: "extra"; name: string; value: unknown; source: "extra" | "json_extra" }
   | { kind: "malformed"; what: "score" | "reward" | "extra" | "json_extra"; detail: string };
 
-/** `re.match(text)` as Python does it: anchored at the start; an empty regex never matches. */
-export function pyMatch(re: PyRegex, text: string): RegExpExecArray | null {
+/** `re.match(text)` as Python does it: anchored at the start; an empty regex never matches. Linear time. */
+export function pyMatch(re: PyRegex, text: string): PyMatch | null {
   if (re.source === "") return null; // upstream compiles empty regexes as `a^`
-  re.regex.lastIndex = 0;
-  const m = re.regex.exec(text);
-  return m && m.index === 0 ? m : null;
+  return re.match(text);
 }
 
 /** The message part after a dialect (b) `log_prefix`, or undefined when the prefix is absent. */
 function prefixMatcher(prefix: PyRegex | undefined): ((m: string) => string | undefined) | undefined {
   if (!prefix || prefix.source === "") return undefined;
-  const body = prefix.regex.source.replace(/^\^/, "");
-  const re = new RegExp(`^[ ]*(?:${body})[ ]`, prefix.regex.flags.replace(/[gy]/g, ""));
+  const re = pyRegexAround(prefix, "[ ]*", "[ ]");
   return (m) => {
-    const r = re.exec(m);
-    return r ? m.slice(r[0].length) : undefined;
+    const r = re.match(m);
+    return r ? m.slice(r[0]!.length) : undefined;
   };
 }
 

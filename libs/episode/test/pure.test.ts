@@ -98,7 +98,7 @@ test("log parser: every listener fires; reward_event adds a constant; empty rege
   const p = new LogParser(
     canonicalLogParsing({
       // An empty source with a match-all regex: the parser itself must treat it as never matching (upstream `a^`).
-      reward: [py("^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$"), { source: "", regex: /(?:)/ }],
+      reward: [py("^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$"), { source: "", match: () => ({ 0: "", groups: {} }), test: () => true }],
       extra: [py("^extra: (?P<name>[^ ]*)[ ]?(?P<extra>.*)$"), py("^(?P<name>reward): (?P<extra>.*)$")],
       rewardEvent: [{ event: py("^reward: "), reward: 10 }, { event: py("^bonus$"), reward: 0.25 }],
     }),

@@ -6,9 +6,7 @@ import type { CommandModule } from "./types.ts";
 /** JSON for `task show`: regexes as their Python source, bytes as base64. */
 function taskJsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
-  const regex = value as { source?: unknown; regex?: unknown } | null;
-  if (regex !== null && typeof regex === "object" && regex.regex instanceof RegExp) return regex.source;
-  return value;
+  return value; // regexes serialise as their Python source (PyRegex.toJSON)
 }
 
 /** `farm task validate <paths...>` and `farm task show <file>`: check and inspect task definitions (libs/task). */
