@@ -50,8 +50,22 @@ class CompiledPyRegex implements PyRegex {
   }
 }
 
+/** Compiled regexes by pattern: real task sets repeat the same few (a compiled regex is immutable). */
+const cache = new Map<string, PyRegex>();
+const CACHE_MAX = 2000;
+
 function build(source: string, pattern: string, checkLength = true): PyRegex {
   if (source === "") return new CompiledPyRegex(source, undefined, new Map());
+  const key = `${source.length}:${source}\u0000${pattern}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const compiled = compileFresh(source, pattern, checkLength);
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+  cache.set(key, compiled);
+  return compiled;
+}
+
+function compileFresh(source: string, pattern: string, checkLength: boolean): PyRegex {
   if (checkLength && source.length > MAX_REGEX_LENGTH) throw new PyRegexError(`regex of ${source.length} characters is longer than the ${MAX_REGEX_LENGTH} allowed`);
   try {
     const parsed = parsePython(pattern);

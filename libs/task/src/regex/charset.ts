@@ -32,20 +32,26 @@ function inClass(c: ClassEscape, cp: number): boolean {
   }
 }
 
+const singletons = new Map<number, CharSet>();
+
 export class CharSet {
-  private readonly ascii = new Uint8Array(128);
+  /** Membership of the ASCII characters, filled on first use. */
+  private ascii: Uint8Array | undefined;
 
   constructor(
     /** Inclusive [lo, hi] pairs. */
     private readonly ranges: readonly (readonly [number, number])[],
     private readonly classes: readonly ClassEscape[],
     private readonly negated: boolean,
-  ) {
-    for (let cp = 0; cp < 128; cp++) this.ascii[cp] = this.slowHas(cp) ? 1 : 0;
-  }
+  ) {}
 
   static of(cp: number): CharSet {
-    return new CharSet([[cp, cp]], [], false);
+    let set = singletons.get(cp);
+    if (!set) {
+      set = new CharSet([[cp, cp]], [], false);
+      if (singletons.size < 4096) singletons.set(cp, set);
+    }
+    return set;
   }
 
   /** Python's `.` without DOTALL: anything but a newline. */
@@ -58,7 +64,12 @@ export class CharSet {
   }
 
   has(cp: number): boolean {
-    return cp < 128 ? this.ascii[cp] === 1 : this.slowHas(cp);
+    if (cp >= 128) return this.slowHas(cp);
+    if (!this.ascii) {
+      this.ascii = new Uint8Array(128);
+      for (let c = 0; c < 128; c++) this.ascii[c] = this.slowHas(c) ? 1 : 0;
+    }
+    return this.ascii[cp] === 1;
   }
 
   private slowHas(cp: number): boolean {
