@@ -13,6 +13,7 @@ import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
 import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
+import { assertCommittable } from "./result-check.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
 import { decideTransition, timeLimitSec } from "./limits.ts";
 import { runSteps, sleep } from "./step-interpreter.ts";
@@ -66,7 +67,8 @@ function toRgb(rgba: Uint8Array, width: number, height: number): Pixels {
 }
 
 function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
-  const out: Record<string, ExtraValue[]> = {};
+  // Null prototype: names come from log lines ("constructor", "__proto__" are just names).
+  const out: Record<string, ExtraValue[]> = Object.create(null);
   for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
   return out;
 }
@@ -375,6 +377,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     "episode finished",
   );
   s.emit({ type: "episode:end", serial, taskId: task.id, episodeIndex: opts.index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: episodeSteps, totalReward, durationMs });
+  assertCommittable(trajectory);
   if (opts.sink) await opts.sink(trajectory);
 
   if (DEVICE_TROUBLE.has(end.cause)) {

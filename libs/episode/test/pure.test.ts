@@ -34,7 +34,8 @@ test("Python literals: numbers, strings, constants, lists, tuples, dicts, nestin
   assert.deepEqual(ok("(1,)"), [1]);
   assert.equal(ok("(7)"), 7);
   assert.deepEqual(ok("()"), []);
-  assert.deepEqual(ok("{'a': [1, 2], 'b': None}"), { a: [1, 2], b: null });
+  assert.deepEqual({ ...(ok("{'a': [1, 2], 'b': None}") as object) }, { a: [1, 2], b: null }); // a null-prototype dict
+  assert.equal(Object.getPrototypeOf(ok("{'__proto__': 1}")), null);
   assert.deepEqual(ok("{1, 2}"), [1, 2]);
   assert.deepEqual(ok("[['.', 'x'], ['o', '.']]"), [[".", "x"], ["o", "."]]);
   // Empty value = flag 1.
