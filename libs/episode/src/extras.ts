@@ -4,6 +4,7 @@
  * shape or dtype disagrees with its declared ArraySpec is dropped, counted and reported, never written.
  * Names the spec does not declare are kept with an inferred dtype (and counted as undeclared).
  */
+import type { ExtraValue } from "@farm/policy";
 import type { ArraySpec, DataType } from "@farm/task";
 import type { StepExtra } from "./trajectory-types.ts";
 
@@ -142,4 +143,11 @@ export class ExtrasBuffer {
     this.byName.clear();
     this.order = [];
   }
+}
+
+/** The extras of an observation, by name. Null prototype: names come from log lines ("constructor", "__proto__" are just names). */
+export function extrasByName(extras: readonly StepExtra[]): Record<string, ExtraValue[]> {
+  const out: Record<string, ExtraValue[]> = Object.create(null);
+  for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
+  return out;
 }

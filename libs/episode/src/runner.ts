@@ -7,12 +7,13 @@
  * caller's `session.recover()`); it is never thrown.
  */
 import type { StepResult, StepStatus } from "@farm/adb";
-import { encodePng, type Action, type ExtraValue, type Observation, type Pixels, type Policy } from "@farm/policy";
+import { encodePng, type Action, type Observation, type Pixels, type Policy } from "@farm/policy";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
 import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
+import { extrasByName } from "./extras.ts";
 import { assertCommittable } from "./result-check.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
 import { decideTransition, timeLimitSec } from "./limits.ts";
@@ -64,13 +65,6 @@ function toRgb(rgba: Uint8Array, width: number, height: number): Pixels {
     rgb[j + 2] = rgba[i + 2]!;
   }
   return { width, height, rgb };
-}
-
-function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
-  // Null prototype: names come from log lines ("constructor", "__proto__" are just names).
-  const out: Record<string, ExtraValue[]> = Object.create(null);
-  for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
-  return out;
 }
 
 /** Why an action breaks the contract (ActionType and a finite [x, y]), or undefined when it is fine. */
