@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { parseIntOption } from "./options.ts";
+import { parseIntOption, shown } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface SimOptions {
@@ -33,17 +33,18 @@ export const simCommand: CommandModule = {
         const { adbServerAnswers, startAdbServer } = await import("@farm/local-services");
         const { startSimulatedDevices } = await import("@farm/simulator");
         const count = parseIntOption("devices", o.devices, 1)!;
-        const seed = o.seed === undefined ? 1 : Number(o.seed);
-        if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got '${o.seed}'`);
+        const seed = parseIntOption("seed", o.seed, Number.MIN_SAFE_INTEGER) ?? 1;
         const profile = o.latencyProfile;
         if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) {
-          throw new Error(`--latency-profile must be one of ${PROFILES.join(", ")}, got '${profile}'`);
+          throw new Error(`--latency-profile must be one of ${PROFILES.join(", ")}, got '${shown(profile)}'`);
         }
         let screen: { width: number; height: number } | undefined;
         if (o.screen !== undefined) {
-          const m = /^(\d+)x(\d+)$/.exec(o.screen);
-          if (!m) throw new Error(`--screen must look like 1080x1920, got '${o.screen}'`);
-          screen = { width: Number(m[1]), height: Number(m[2]) };
+          const m = /^(\d{1,5})x(\d{1,5})$/.exec(o.screen);
+          const width = Number(m?.[1]);
+          const height = Number(m?.[2]);
+          if (!m || width < 1 || height < 1 || width > 8192 || height > 8192) throw new Error(`--screen must look like 1080x1920 (1..8192 each), got '${shown(o.screen)}'`);
+          screen = { width, height };
         }
         const adbHost = o.adbHost ?? "127.0.0.1";
 
