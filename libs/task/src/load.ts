@@ -138,6 +138,11 @@ function parseError(file: string, error: Error, index: LineIndex, type: protobuf
     const bad = index.occurrences.find((o) => o.scalar?.field && !scalarFits(o.scalar.field, o.scalar.text, o.scalar.quoted));
     if (bad) return new TaskLoadError("syntax", file, bad.line, bad.path, `${bad.scalar!.text} is not a valid ${bad.scalar!.field!.type} value`, valueHint(bad.scalar!.field!));
   }
+  // A string field whose escapes spell bytes that are not UTF-8: place it at the first such literal.
+  if (/invalid UTF-8/.test(detail)) {
+    const bad = index.occurrences.find((o) => o.scalar?.quoted && o.scalar.field?.type === "string" && /\\(?:x[89a-fA-F]|[2-3][0-7]{2})/.test(o.scalar.text));
+    if (bad) return new TaskLoadError("bad_text", file, bad.line, bad.path, "escapes in this string spell bytes that are not UTF-8 text", "write the character itself, or \\u escapes such as \\u00e9");
+  }
   // "multiple values" errors carry no line: place them at the second occurrence of the field.
   const multiple = /^\.?([\w.]*?)\.?(\w+): multiple values$/.exec(message);
   if (multiple) {
