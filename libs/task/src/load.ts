@@ -162,7 +162,7 @@ function enumValuesOf(field: protobuf.Field): Record<string, number> | undefined
 /** Whether a written scalar could be a value of `field` (enough to find the one protobufjs rejected). */
 function scalarFits(field: protobuf.Field, text: string, quoted: boolean): boolean {
   const enumValues = enumValuesOf(field);
-  if (enumValues) return !quoted && (text in enumValues || /^-?[0-9]+$/.test(text));
+  if (enumValues) return !quoted && (Object.hasOwn(enumValues, text) || /^-?[0-9]+$/.test(text));
   if (field.type === "string" || field.type === "bytes") return quoted;
   if (field.type === "bool") return !quoted && /^(?:true|false|True|False|t|f|1|0)$/.test(text);
   if (quoted || !NUMBER.test(text)) return false;

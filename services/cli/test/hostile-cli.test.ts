@@ -109,6 +109,8 @@ describe("the farm command", () => {
     [["submit", task, "--episodes", "-5"], /--episodes must be an integer/],
     [["watch", "c1", "--interval-ms", "-5"], /--interval-ms must be an integer/],
     [["scheduler", "--port", "99999"], /--port must be an integer in 0\.\.65535/],
+    [["bench", "constructor"], /unknown scenario 'constructor'/],
+    [["bench", "__proto__"], /unknown scenario '__proto__'/],
   ];
 
   test(`${CASES.length} hostile command lines: a clear line, exit 1, no stack trace, nothing raw`, { timeout: 300_000 }, async () => {
