@@ -16,7 +16,7 @@ function canonical(value: unknown): unknown {
   if (value !== null && typeof value === "object") {
     const o = value as Record<string, unknown>;
     if (typeof o.source === "string" && typeof o.match === "function" && typeof o.test === "function") return o.source;
-    const out: Record<string, unknown> = Object.create(null);
+    const out: Record<string, unknown> = {}; // keys are the model's own property names, never data
     const isFilesystem = o.kind === "filesystem" && typeof o.declaredPath === "string";
     for (const key of Object.keys(o).sort()) {
       if (o[key] === undefined || key === "line") continue;

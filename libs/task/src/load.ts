@@ -41,7 +41,8 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   const file = opts.sourcePath;
   prescanText(file, text);
   const { text: prepared, fixes } = rewriteLenientEscapes(text);
-  checkTokens(file, tokenize(prepared));
+  const tokens = tokenize(prepared);
+  checkTokens(file, tokens);
 
   const attempt = (schema: SchemaName): { raw: Obj } | { error: Error } => {
     try {
@@ -70,7 +71,7 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
     }
   }
 
-  const index = indexFieldLines(prepared, taskType(schema));
+  const index = indexFieldLines(prepared, taskType(schema), tokens);
   const internalField = INTERNAL_ONLY.find((n) => index.mentions(n));
   const dialect: Dialect = opts.dialect ?? (schema === "current" ? "current" : internalField || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021");
   const ck = new Checker(file, index);
