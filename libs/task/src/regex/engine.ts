@@ -13,6 +13,8 @@ type Inst =
   | { op: "jmp"; to: number }
   | { op: "save"; slot: number }
   | { op: "assert"; kind: AssertKind }
+  /** Python's rule for loops: an iteration that consumed nothing ends the loop (go to `exit`). */
+  | { op: "progress"; slot: number; exit: number }
   | { op: "match" };
 
 /** Programs above this many instructions are refused: the per-character cost is proportional to it. */
@@ -20,7 +22,16 @@ export const MAX_PROGRAM = 4000;
 
 export interface Program {
   insts: Inst[];
+  /** Capture slots plus loop-position slots. */
   slots: number;
+  /** The capture slots (what a match returns). */
+  groupSlots: number;
+  /**
+   * Loops whose body can match empty. Their captures can differ from Python's in one case: Python ends such a
+   * loop with one more, empty, iteration (so `(a?)+` on "aa" captures ""), which a Pike VM cannot always see
+   * (it keeps one thread per state). The whole match and its success are the same.
+   */
+  nullableLoops: number;
   /** Buffers reused across runs (matching is synchronous, so one set per program suffices). */
   scratch?: Scratch;
 }
@@ -34,8 +45,29 @@ interface Scratch {
   stackCaps: (Int32Array | null)[];
 }
 
+/** Whether `n` can match the empty string. */
+function nullable(n: Node): boolean {
+  switch (n.t) {
+    case "empty":
+    case "assert":
+      return true;
+    case "char":
+      return false;
+    case "cat":
+      return n.items.every(nullable);
+    case "alt":
+      return n.items.some(nullable);
+    case "group":
+      return nullable(n.body);
+    case "repeat":
+      return n.min === 0 || nullable(n.body);
+  }
+}
+
 export function compile(parsed: ParsedRegex): Program {
   const insts: Inst[] = [];
+  /** Slots after the capture slots: where the current iteration of a nullable loop started. */
+  let slots = 2 * (parsed.groupCount + 1);
   const emit = (inst: Inst): number => {
     if (insts.length >= MAX_PROGRAM) throw new RegexSyntaxError(`pattern too large for the linear-time engine (over ${MAX_PROGRAM} states; reduce counted repetitions)`);
     insts.push(inst);
@@ -78,22 +110,33 @@ export function compile(parsed: ParsedRegex): Program {
       }
       case "repeat": {
         for (let k = 0; k < n.min; k++) gen(n.body);
+        // A body that can match empty gets Python's rule: an empty iteration is the last one.
+        const slot = nullable(n.body) ? slots++ : -1;
+        const progress: number[] = [];
+        const iteration = (): void => {
+          if (slot >= 0) emit({ op: "save", slot });
+          gen(n.body);
+          if (slot >= 0) progress.push(emit({ op: "jmp", to: -1 }));
+        };
         if (n.max === Infinity) {
           // L: split body, out; body; jmp L
           const split = emit({ op: "jmp", to: -1 });
-          gen(n.body);
+          iteration();
           emit({ op: "jmp", to: split });
-          patch(split, n.greedy ? { op: "split", x: split + 1, y: insts.length } : { op: "split", x: insts.length, y: split + 1 });
+          const out = insts.length;
+          patch(split, n.greedy ? { op: "split", x: split + 1, y: out } : { op: "split", x: out, y: split + 1 });
+          for (const p of progress) patch(p, { op: "progress", slot, exit: out });
           return;
         }
         // (body (body (…)?)?)? for the optional copies
         const splits: number[] = [];
         for (let k = n.min; k < n.max; k++) {
           splits.push(emit({ op: "jmp", to: -1 }));
-          gen(n.body);
+          iteration();
         }
         const out = insts.length;
         for (const s of splits) patch(s, n.greedy ? { op: "split", x: s + 1, y: out } : { op: "split", x: out, y: s + 1 });
+        for (const p of progress) patch(p, { op: "progress", slot, exit: out });
         return;
       }
     }
@@ -103,7 +146,7 @@ export function compile(parsed: ParsedRegex): Program {
   gen(parsed.root);
   emit({ op: "save", slot: 1 });
   emit({ op: "match" });
-  return { insts, slots: 2 * (parsed.groupCount + 1) };
+  return { insts, slots, groupSlots: 2 * (parsed.groupCount + 1), nullableLoops: slots - 2 * (parsed.groupCount + 1) };
 }
 
 /** Thread lists: program counters in priority order, each with its capture slots. */
@@ -192,6 +235,11 @@ export function run(prog: Program, text: string, captures = true): Int32Array | 
           stackPc[sp] = pc + 1;
           stackCaps[sp++] = caps;
           break;
+        case "progress":
+          // Without captures (test) positions are not tracked; the loop exit is reachable through the split anyway.
+          stackPc[sp] = caps && caps[inst.slot] === pos ? inst.exit : pc + 1;
+          stackCaps[sp++] = caps;
+          break;
         case "assert":
           if (assertHolds(inst.kind, pos)) {
             stackPc[sp] = pc + 1;
@@ -231,7 +279,7 @@ export function run(prog: Program, text: string, captures = true): Int32Array | 
   }
   for (let k = 0; k < clist.size; k++) clist.caps[k] = null;
   sc.generation = generation;
-  return matched;
+  return matched && matched.length > prog.groupSlots ? matched.slice(0, prog.groupSlots) : matched;
 }
 
 function codePointBefore(text: string, pos: number): number {
