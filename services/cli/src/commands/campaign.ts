@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
-import { parseIntOption } from "./options.ts";
+import { parseIntOption, parsePositiveNumberOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
 
@@ -71,7 +71,7 @@ export const campaignCommands: CommandModule = {
         taskId = t.task.id;
         taskHash = t.hash;
       }
-      const maxSec = o.maxSec === undefined ? undefined : Number(o.maxSec);
+      const maxSec = parsePositiveNumberOption("max-sec", o.maxSec, 86_400);
       const options = {
         ...(o.maxSteps !== undefined ? { maxEpisodeSteps: parseIntOption("max-steps", o.maxSteps, 1) } : {}),
         ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),

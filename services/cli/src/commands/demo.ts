@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface DemoOptions {
@@ -18,9 +19,7 @@ export interface DemoConfig {
 }
 
 function intOption(name: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max}, got '${v}'`);
-  return n;
+  return parseIntOption(name, v, min, max)!;
 }
 
 /**
