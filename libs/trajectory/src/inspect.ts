@@ -1,6 +1,7 @@
 /** Summaries of trajectory files: counts, outcomes, reward statistics, duplicates, schema versions. */
 import { stat } from "node:fs/promises";
 import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
+import { escapeControl } from "./terminal-text.ts";
 import type { StoredEpisode } from "./types.ts";
 
 export interface DuplicateOccurrence {
@@ -140,8 +141,9 @@ export function formatSummary(s: TrajectorySummary): string {
     lines.push(`  ${d.episodeId}: ${d.occurrences.map((o) => `attempt ${o.attempt} ${o.outcome}/${o.cause} in ${o.file}`).join("; ")}`);
   }
   if (s.duplicates.length > 20) lines.push(`  … ${s.duplicates.length - 20} more (use --json)`);
-  for (const u of s.unreadable) lines.push(`unreadable: ${u.file}: ${u.error}`);
-  return lines.join("\n");
+  for (const u of s.unreadable) lines.push(u.error.startsWith(`${u.file}: `) ? `unreadable: ${u.error}` : `unreadable: ${u.file}: ${u.error}`);
+  // Names, ids and messages come from files: no terminal control sequences reach the screen.
+  return lines.map(escapeControl).join("\n");
 }
 
 function fmt(x: number): string {
