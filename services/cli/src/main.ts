@@ -10,8 +10,10 @@ async function main(): Promise<void> {
   await program.parseAsync(process.argv);
 }
 
-main().catch((err: unknown) => {
+main().catch(async (err: unknown) => {
   const msg = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`farm: ${msg}\n`);
+  // Errors may quote a Redis URL, an API token or a policy URL: never print credentials.
+  const { redactCredentials } = await import("@farm/queue");
+  process.stderr.write(`farm: ${redactCredentials(msg)}\n`);
   process.exitCode = 1;
 });

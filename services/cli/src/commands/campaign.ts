@@ -99,14 +99,18 @@ export const campaignCommands: CommandModule = {
         .argument("[campaign]", "campaign id")
         .option("--json", "print JSON"),
     ).action(async (id: string | undefined, o: AccessOptions & { json?: boolean }) => {
+      // Stored specs may hold a policy URL with a token in its query; ids and causes come from Redis.
+      const { redactCredentials } = await import("@farm/queue");
+      const { escapeControl } = await import("@farm/trajectory");
+      const out = (text: string) => process.stdout.write(`${text.split("\n").map((l) => escapeControl(redactCredentials(l))).join("\n")}\n`);
       await withCampaignClient(o, async (c) => {
         if (id) {
           const s = await c.status(id);
-          process.stdout.write(o.json ? `${JSON.stringify(s)}\n` : `${describeStatus(s)}\n`);
+          out(o.json ? JSON.stringify(s) : describeStatus(s));
         } else {
           const all = await c.list();
-          if (o.json) process.stdout.write(`${JSON.stringify(all)}\n`);
-          else process.stdout.write(all.length ? `${all.map(oneLine).join("\n")}\n` : "no campaigns\n");
+          if (o.json) out(JSON.stringify(all));
+          else out(all.length ? all.map(oneLine).join("\n") : "no campaigns");
         }
       });
     });
