@@ -53,7 +53,8 @@ export function redactRedisUrl(url: string): string {
  */
 export function redactCredentials(text: string): string {
   return text
-    .replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s"'<>]*)@/gi, (_m, scheme: string, info: string) => `${scheme}${maskUserInfo(info)}@`)
+    // `"` ends the match so JSON stays JSON (raw `"` cannot appear in a URL's user info anyway).
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)([^\s"<>]*)@/gi, (_m, scheme: string, info: string) => `${scheme}${maskUserInfo(info)}@`)
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g, "$1 ***")
     .replace(/([?&;\s](?:access_token|token|password|passwd|secret|api_key|apikey|key)=)[^&\s"']+/gi, "$1***");
 }

@@ -101,15 +101,17 @@ export const campaignCommands: CommandModule = {
     ).action(async (id: string | undefined, o: AccessOptions & { json?: boolean }) => {
       // Stored specs may hold a policy URL with a token in its query; ids and causes come from Redis.
       const { redactCredentials } = await import("@farm/queue");
-      const { escapeControl } = await import("@farm/trajectory");
+      const { escapeControl, terminalSafeJson } = await import("@farm/trajectory");
       const out = (text: string) => process.stdout.write(`${text.split("\n").map((l) => escapeControl(redactCredentials(l))).join("\n")}\n`);
+      const outJson = (value: unknown) => process.stdout.write(`${terminalSafeJson(redactCredentials(JSON.stringify(value)))}\n`);
       await withCampaignClient(o, async (c) => {
         if (id) {
           const s = await c.status(id);
-          out(o.json ? JSON.stringify(s) : describeStatus(s));
+          if (o.json) outJson(s);
+          else out(describeStatus(s));
         } else {
           const all = await c.list();
-          if (o.json) out(JSON.stringify(all));
+          if (o.json) outJson(all);
           else out(all.length ? all.map(oneLine).join("\n") : "no campaigns");
         }
       });
