@@ -36,8 +36,20 @@ export class BodyReadError extends Error {
 
 export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise<ExchangeResult> {
   const mod = url.protocol === "https:" ? https : http;
-  return new Promise((resolve, reject) => {
+  return new Promise((resolveOnce, rejectOnce) => {
     let answered = false;
+    let settled = false;
+    // destroy() below emits errors synchronously: the first outcome wins.
+    const resolve = (r: ExchangeResult) => {
+      if (settled) return;
+      settled = true;
+      resolveOnce(r);
+    };
+    const reject = (e: unknown) => {
+      if (settled) return;
+      settled = true;
+      rejectOnce(e);
+    };
     const req = mod.request(
       url,
       {
@@ -59,16 +71,16 @@ export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise
         };
         if (Number.isFinite(declared) && declared > opts.maxBytes) {
           size = declared;
-          res.destroy();
           finish(true);
+          res.destroy();
           return;
         }
         res.on("data", (c: Buffer) => {
           size += c.length;
           if (size > opts.maxBytes) {
             chunks.push(c.subarray(0, Math.max(0, opts.maxBytes - (size - c.length))));
-            res.destroy();
             finish(true);
+            res.destroy();
             return;
           }
           chunks.push(c);
