@@ -14,7 +14,10 @@ export function escapeControl(text: string): string {
   return text.replace(UNSAFE, (c) => (c.charCodeAt(0) <= 0xff ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
 }
 
-/** For JSON output: JSON.stringify leaves DEL, C1 and bidi characters raw; write them as `\uNNNN` (still the same JSON). */
+/** What JSON.stringify leaves raw inside strings: DEL, C1, bidi and separators (C0 it escapes itself; newlines between tokens are layout). */
+const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
+
+/** For JSON output: those characters as `\uNNNN` (still the same JSON). */
 export function terminalSafeJson(json: string): string {
-  return json.replace(UNSAFE, (c) => `\\u${hex(c, 4)}`);
+  return json.replace(UNSAFE_IN_JSON, (c) => `\\u${hex(c, 4)}`);
 }
