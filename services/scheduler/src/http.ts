@@ -134,6 +134,9 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(opts.port, host, (err?: Error) => (err ? reject(new Error(`scheduler API: cannot listen on ${host}:${opts.port}: ${err.message}`)) : resolve(s)));
   });
+  // Slow clients (slow-loris) cannot hold sockets for long: headers within 10 s, a whole request within 30 s.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
   log.info({ event: "http:listening", url, auth: token ? (access.exposed ? "token-all-routes" : "token-writes") : "loopback-only" }, "scheduler API listening");
