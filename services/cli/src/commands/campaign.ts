@@ -102,7 +102,9 @@ export const campaignCommands: CommandModule = {
       // Stored specs may hold a policy URL with a token in its query; ids and causes come from Redis.
       const { redactCredentials } = await import("@farm/queue");
       const { escapeControl, terminalSafeJson } = await import("@farm/trajectory");
-      const out = (text: string) => process.stdout.write(`${text.split("\n").map((l) => escapeControl(redactCredentials(l))).join("\n")}\n`);
+      // Lines and tab-separated columns are our layout; control characters inside the values are escaped.
+      const safeLine = (l: string) => l.split("\t").map((col) => escapeControl(redactCredentials(col))).join("\t");
+      const out = (text: string) => process.stdout.write(`${text.split("\n").map(safeLine).join("\n")}\n`);
       const outJson = (value: unknown) => process.stdout.write(`${terminalSafeJson(redactCredentials(JSON.stringify(value)))}\n`);
       await withCampaignClient(o, async (c) => {
         if (id) {
