@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { redactCredentials } from "@farm/queue";
 import { escapeControls } from "@farm/task";
 import { commandModules } from "./commands/index.ts";
 
@@ -16,8 +17,9 @@ async function main(): Promise<void> {
 /** One line on stderr and exit status 1; the stack only with FARM_DEBUG=1 (a bad input is not a crash). */
 function reportFatal(err: unknown, what = ""): void {
   const msg = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`farm: ${what}${escapeControls(msg)}\n`);
-  if (process.env.FARM_DEBUG === "1" && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  // Errors may quote a Redis URL, an API token or a policy URL: never print credentials.
+  process.stderr.write(`farm: ${what}${escapeControls(redactCredentials(msg))}\n`);
+  if (process.env.FARM_DEBUG === "1" && err instanceof Error && err.stack) process.stderr.write(`${redactCredentials(err.stack)}\n`);
   process.exitCode = 1;
 }
 

@@ -34,6 +34,8 @@ export interface ProcessorContext {
   workerName: string;
   tasksById: ReadonlyMap<string, LoadedTask>;
   policyDir: string | undefined;
+  /** Hosts `http:` policies may reach besides loopback (FARM_POLICY_ALLOWED_HOSTS). */
+  policyAllowedHosts?: readonly string[];
   store: EpisodeStore;
   metrics: FarmMetrics;
   logger: Logger;
@@ -102,7 +104,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       return fromStored(committed, committedFile);
     }
 
-    const policy = await policyForJob(data.policy, ctx.policyDir).catch((e: unknown) => {
+    const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts).catch((e: unknown) => {
       if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
       throw e;
     });

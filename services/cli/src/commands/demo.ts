@@ -85,7 +85,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
   const t0 = performance.now();
   try {
     let redisUrl = process.env.REDIS_URL;
-    if (redisUrl) say(`redis: ${redisUrl.replace(/\/\/[^@/]*@/, "//***@")} (REDIS_URL)`);
+    if (redisUrl) say(`redis: ${(await import("@farm/queue")).redactRedisUrl(redisUrl)} (REDIS_URL)`);
     else {
       const redis = await startRedis();
       cleanups.push({ what: "redis", run: () => redis.stop() });
