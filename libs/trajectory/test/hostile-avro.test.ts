@@ -101,24 +101,37 @@ function container(blocks: { count: number; data: Buffer; size?: number }[], met
 }
 
 const validRecord = (steps = 3) => type.toBuffer(episodeToAvro(syntheticEpisode(1, { steps }), 0));
-/** A record with no steps and no counters: its encoding ends in counters' and steps' end markers (0x00 0x00). */
+/** The fields after `steps` (added in v2), encoded on their own: they follow the steps array in a record. */
+const afterSteps = cachedAvroTypeFor({
+  type: "record",
+  name: "AfterSteps",
+  namespace: "farm.test",
+  fields: episodeSchema.fields.slice(episodeSchema.fields.findIndex((f) => f.name === "steps") + 1),
+});
+/** A record with no steps and no counters, up to its steps array: it ends in counters' and steps' end markers (0x00 0x00). */
 const emptyTail = () => {
   const e = episodeToAvro({ ...syntheticEpisode(2, { steps: 0 }), counters: {} }, 0);
   const b = type.toBuffer(e);
-  assert.deepEqual([...b.subarray(-2)], [0, 0]);
-  return b;
+  const upToSteps = b.subarray(0, b.length - afterSteps.toBuffer(e).length);
+  assert.deepEqual([...upToSteps.subarray(-2)], [0, 0]);
+  return upToSteps;
 };
 
-function withExtra(extra: Record<string, unknown>): Buffer {
+function withExtraRecord(extra: Record<string, unknown>) {
   const e = episodeToAvro(syntheticEpisode(3, { steps: 1 }), 0);
   e.steps[0]!.extras = [{ name: "x", dtype: "INT32", shape: [], doubles: null, longs: null, strings: null, booleans: null, json: null, ...extra } as never];
-  return type.toBuffer(e);
+  return e;
 }
 
-/** A record whose last step's frame union (second to last byte) names branch `byte`. */
+function withExtra(extra: Record<string, unknown>): Buffer {
+  return type.toBuffer(withExtraRecord(extra));
+}
+
+/** A record whose last step's frame union (the byte before the steps array's end marker) names branch `byte`. */
 function lastStepFrameBranch(byte: number): Buffer {
-  const b = withExtra({});
-  b[b.length - 2] = byte;
+  const e = withExtraRecord({});
+  const b = type.toBuffer(e);
+  b[b.length - afterSteps.toBuffer(e).length - 2] = byte;
   return b;
 }
 
