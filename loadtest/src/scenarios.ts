@@ -15,6 +15,7 @@ export interface Scenario {
 export const scenarios: Record<string, () => Promise<Scenario>> = {
   adb: () => import("./bench-adb.ts").then((m) => m.scenario),
   avro: () => import("./bench-avro.ts").then((m) => m.scenario),
+  chaos: () => import("./bench-chaos.ts").then((m) => m.scenario),
   farm: () => import("./bench-farm.ts").then((m) => m.scenario),
   sim: () => import("./bench-sim.ts").then((m) => m.scenario),
 };
