@@ -147,6 +147,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const poll = async () => {
       try {
         const s = await client!.status(campaignId);
+        if (s.finished !== progress) log(`progress ${s.finished}/${o.episodes} (t=${((Date.now() - t0) / 1000).toFixed(1)} s)`);
         progress = s.finished;
         state = s.state;
         summary = s.summary ?? s;
@@ -179,9 +180,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         await A.adb.restart();
       }],
       [0.5, async () => {
-        fault("SIGKILL Redis, restart from AOF after 1.5 s");
+        fault("SIGKILL Redis, restart from AOF after 1 s");
         redis.kill();
-        await sleep(1500);
+        await sleep(1000);
         await redis.restart();
       }],
       [0.6, async () => {
@@ -202,21 +203,36 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       await step();
     }
     await untilProgress(1.01);
-    log(`campaign ${state} after ${((Date.now() - t0) / 1000).toFixed(1)} s; draining workers`);
+    log(`campaign ${state} after ${((Date.now() - t0) / 1000).toFixed(1)} s; waiting for the workers to settle pending files`);
     for (const h of hosts) for (let i = 0; i < h.worker.hookFaults; i++) fault(`fault hook in worker ${h.name} (see its log)`);
-    await Promise.all(hosts.map((h) => h.worker.stop()));
-    await scheduler.stop();
+    // The workers settle files of lost attempts against the claims by themselves (every --resolve-ms):
+    // wait until the folders hold no file the claims do not name, then stop them. (An unclaimed file
+    // stays: its episode was never committed, e.g. a job that failed for good; reconcile reports it.)
+    const folders = hosts.map((h) => h.out);
+    const arbiterClient = createRedisClient(redis.url);
+    try {
+      const arbiter = new RedisCommitArbiter(arbiterClient, prefix);
+      const settleDeadline = Math.min(deadline, Date.now() + 60_000);
+      for (;;) {
+        const r = await reconcileFolders({ folders: folders.filter((d) => existsSync(d)), campaignId, arbiter });
+        if (r.extra.length === 0 || Date.now() > settleDeadline) break;
+        await sleep(500);
+      }
+    } finally {
+      arbiterClient.disconnect();
+    }
+    log(`settled after ${((Date.now() - t0) / 1000).toFixed(1)} s; stopping`);
+    await Promise.all([...hosts.map((h) => h.worker.stop(5000)), scheduler.stop(5000)]);
 
     // --- the checks ---------------------------------------------------------------------------
-    const folders = hosts.map((h) => h.out).filter((d) => existsSync(d));
-    const files = (await listTrajectoryFiles(folders)).files;
+    const files = (await listTrajectoryFiles(folders.filter((d) => existsSync(d)))).files;
     const byIndex = new Map<number, number>();
     for (const f of files) {
       const rec = await readEpisodeFile(f);
       if (rec?.campaignId === campaignId) byIndex.set(rec.episodeIndex, (byIndex.get(rec.episodeIndex) ?? 0) + 1);
     }
     const distinct = [...byIndex.keys()].filter((i) => i >= 0 && i < o.episodes).length;
-    const duplicates = [...byIndex.values()].reduce((a, n) => a + n - 1, 0);
+    const duplicates = [...byIndex.values()].reduce((a, n) => a + n - 1, 0) + [...byIndex.keys()].filter((i) => i < 0 || i >= o.episodes).length;
     const unreadableByAvrocat: string[] = [];
     for (const f of files) {
       const r = await run("avrocat", [f], { maxBuffer: 64 * 1024 * 1024 }).catch((e: Error) => ({ stdout: "", stderr: e.message }));
@@ -227,7 +243,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const redisClient = createRedisClient(redis.url);
     let reconcile: ReconcileReport;
     try {
-      reconcile = await reconcileFolders({ folders, campaignId, arbiter: new RedisCommitArbiter(redisClient, prefix), episodes: o.episodes });
+      reconcile = await reconcileFolders({ folders: folders.filter((d) => existsSync(d)), campaignId, arbiter: new RedisCommitArbiter(redisClient, prefix), episodes: o.episodes });
     } finally {
       redisClient.disconnect();
     }
@@ -236,7 +252,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       episodes: o.episodes,
       distinct,
       duplicates,
-      missing: o.episodes - distinct,
+      // An episode counts as present only when a visible file is its committed (claimed) record.
+      missing: Math.max(o.episodes - distinct, reconcile.missing.length),
       quarantined,
       faults: faultLog.length,
       faultLog,

@@ -44,7 +44,7 @@ export class FarmProcess {
       env: { ...process.env, FARM_LOG_LEVEL: process.env.FARM_LOG_LEVEL ?? "info", ...this.o.envFor?.(n) },
     });
     this.child = child;
-    this.log.write(`--- start ${n} pid ${child.pid}\n`);
+    this.log.write(`--- start ${n} pid ${child.pid} at ${Date.now()}\n`);
     child.stdout!.on("data", (d: Buffer) => this.log.write(d));
     child.stderr!.on("data", (d: Buffer) => {
       if (d.includes("fault:inject")) this.hookFaults += d.toString().split("fault:inject").length - 1;
@@ -52,7 +52,7 @@ export class FarmProcess {
     });
     this.exited = new Promise((resolve) =>
       child.once("exit", (code, signal) => {
-        this.log.write(`--- exit code ${code} signal ${signal}\n`);
+        this.log.write(`--- exit code ${code} signal ${signal} at ${Date.now()}\n`);
         resolve();
         if (!this.stopping) setTimeout(() => !this.stopping && this.start(), this.o.restartDelayMs ?? 300);
       }),

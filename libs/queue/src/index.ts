@@ -43,6 +43,7 @@ export {
   DEFAULT_CAMPAIGN_PRIORITY,
   bullPriority,
   retryBullPriority,
+  prioritizeRetry,
 } from "./job-options.ts";
 export { campaignKeys, campaignIndexKey, activeCampaignsKey, type CampaignKeys } from "./campaign-keys.ts";
 export { resolveEpisodeJob, type TaskIdentity } from "./task-check.ts";

@@ -41,6 +41,7 @@ export class RedisHealth {
   private downSince: number | undefined;
   private lastError = "";
   private readonly warned = new Set<string>();
+  private closed = false;
 
   constructor(
     private readonly log: Logger,
@@ -73,8 +74,13 @@ export class RedisHealth {
     return this;
   }
 
+  /** The process closes its connections on purpose: that is not an outage. */
+  close(): void {
+    this.closed = true;
+  }
+
   markDown(reason: string): void {
-    if (this.downSince !== undefined) return;
+    if (this.downSince !== undefined || this.closed) return;
     this.downSince = this.now();
     this.log.warn({ event: "redis:down", reason }, "Redis unreachable; retrying in the background (logged again when it is back)");
     this.events.onChange?.(false);
@@ -90,7 +96,7 @@ export class RedisHealth {
 
   /** An error from some other Redis user: connection errors are the outage (already logged); others once per message. */
   noteError(err: Error): void {
-    if (isConnectionError(err)) return;
+    if (isConnectionError(err) || this.closed) return;
     const key = err.message.slice(0, 200);
     if (this.warned.has(key)) return;
     if (this.warned.size < 100) this.warned.add(key);

@@ -320,6 +320,7 @@ export class Scheduler {
       this.timers = [];
       await this.events?.close();
       await Promise.allSettled([...this.topUps.values()].map((t) => t.done));
+      this.health.close();
       await this.queue.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       this.log.info({ event: "scheduler:closed" }, "scheduler closed");

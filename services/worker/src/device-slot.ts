@@ -113,8 +113,9 @@ export class DeviceSlot {
       autorun: true,
       lockDuration: config.lockDurationMs,
       stalledInterval: config.stalledIntervalMs,
-      // A host crash stalls every job it ran once; allow one more before giving the job up.
-      maxStalledCount: 2,
+      // A host crash stalls every job it ran once, a Redis outage longer than the lock stalls them again;
+      // allow a third before giving the job up (a job that crashes its worker every time still ends).
+      maxStalledCount: 3,
     });
     worker.on("error", (err) => {
       // "could not renew lock" is handled below; connection errors are the outage RedisHealth logs once.

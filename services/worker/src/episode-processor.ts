@@ -21,7 +21,7 @@ import {
   formatFailureReason,
   parseEpisodeJobResult,
   resolveEpisodeJob,
-  retryBullPriority,
+  prioritizeRetry,
   type ClaimOwner,
   type CommitArbiter,
   type EpisodeClaim,
@@ -103,10 +103,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
     ctx.metrics.episodeRetry(code);
     await ctx.arbiter.count(ref.campaignId, `retry:${code}`).catch(() => undefined);
     // Retries go first: BullMQ keeps the job's priority through backoff and re-queueing.
-    const priority = retryBullPriority(job.opts.priority);
-    if (job.opts.priority !== undefined && priority !== job.opts.priority) {
-      await job.changePriority({ priority }).catch((e: unknown) => log.debug({ event: "job:priority-failed", err: String(e) }, "could not raise the retry's priority"));
-    }
+    if (!(await prioritizeRetry(job))) log.debug({ event: "job:priority-unchanged" }, "the retry keeps its priority");
   }
 
   /** The lock is gone: another attempt owns the job. Nothing is committed or answered. */

@@ -228,6 +228,7 @@ export class WorkerService {
       await Promise.all([...this.stopping.values()]);
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
+      this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();
       await this.metricsServer?.close();
