@@ -49,13 +49,14 @@ async function processingOrder(raise: boolean): Promise<string[]> {
   }
 }
 
-test("a retried episode is taken before the campaign's new episodes (and was not without the retry priority)", async () => {
+test("a retried episode is taken before the campaign's new episodes (and was not without the retry priority)", async (t) => {
   const raised = await processingOrder(true);
   const plain = await processingOrder(false);
   const pos = (o: string[]) => o.indexOf("0r");
   // Backoff is 2 s (defaultEpisodeJobOptions) and each episode takes ≥ 120 ms, so the retry is due after
   // about 16 episodes started, with a window of 12 new episodes queued. Raised, it is the next job taken
   // once due; plain, it waits behind the queued window (FIFO within one priority).
+  t.diagnostic(`retry of episode 0 taken as job #${pos(raised) + 1} of ${raised.length} with the retry priority, #${pos(plain) + 1} without`);
   assert.ok(pos(raised) > 0 && pos(plain) > 0, `the retry ran in both: ${raised.join(" ")} | ${plain.join(" ")}`);
   assert.ok(pos(raised) + 5 <= pos(plain), `retry taken at position ${pos(raised)} with the retry priority, ${pos(plain)} without: ${raised.join(" ")} | ${plain.join(" ")}`);
   assert.ok(pos(raised) < raised.length - 5, `new episodes were still waiting when the retry ran: ${raised.join(" ")}`);
