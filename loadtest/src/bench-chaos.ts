@@ -37,8 +37,7 @@ export const scenario: Scenario = {
       out(`| visible files (both hosts) | ${r.files} |`);
       out(`| claims / matched / missing / extra (reconcile) | ${rec.claims} / ${rec.matched} / ${rec.missing.length} / ${rec.extra.length} |`);
       out(`| unreadable by avrocat / python avro | ${r.unreadableByAvrocat.length} / ${r.unreadableByPython.length} |`);
-      const commits = (r.summary as { commits?: unknown } | undefined)?.commits;
-      if (commits) out(`| commit accounting (campaign summary) | ${JSON.stringify(commits)} |`);
+      if (r.commits) out(`| commit accounting (farm status) | ${JSON.stringify(r.commits)} |`);
       out(`| faults | ${r.faultLog.join("; ")} |`);
       out("");
       ok = r.duplicates === 0 && r.missing === 0 && r.unreadableByAvrocat.length + r.unreadableByPython.length === 0;

@@ -58,6 +58,8 @@ export interface ChaosResult {
   reconcile: ReconcileReport;
   campaignState: string;
   summary: unknown;
+  /** The campaign's live commit accounting after the workers settled. */
+  commits: unknown;
   wallSec: number;
 }
 
@@ -107,26 +109,28 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     // Which fault hook each start of a worker arms: B stops right after its 2nd commit; A, restarted
     // after its SIGKILL, dies between publishing and claiming its first episode.
     const hooks: Record<string, Record<number, string>> = { A: { 1: "crash-after-publish:1" }, B: { 0: "crash-after-claim:2" } };
-    const hosts: Host[] = [];
-    for (const name of ["A", "B"]) {
-      const adb = await startAdbServer();
-      cleanups.push(() => adb.stop());
-      const sims = await startSimChild(o.devicesPerHost, adb.port, "instant");
-      const out = path.join(o.dir, `host${name}`);
-      const worker = new FarmProcess({
-        name: `worker${name}`,
-        args: workerArgs(`host${name}`, adb.port, out),
-        envFor: (n): Record<string, string> => {
-          const hook = hooks[name]?.[n];
-          return hook ? { FARM_FAULT_INJECT: hook } : {};
-        },
-        logFile: path.join(o.dir, `worker${name}.log`),
-      });
-      const host: Host = { name, adb, sims, worker, out };
-      cleanups.push(() => host.sims.stop());
-      cleanups.push(() => worker.stop());
-      hosts.push(host);
-    }
+    // Both hosts are set up side by side (each `farm sim` start is a few seconds of tsx on a busy machine).
+    const hosts: Host[] = await Promise.all(
+      ["A", "B"].map(async (name) => {
+        const adb = await startAdbServer();
+        cleanups.push(() => adb.stop());
+        const sims = await startSimChild(o.devicesPerHost, adb.port, "instant");
+        const out = path.join(o.dir, `host${name}`);
+        const worker = new FarmProcess({
+          name: `worker${name}`,
+          args: workerArgs(`host${name}`, adb.port, out),
+          envFor: (n): Record<string, string> => {
+            const hook = hooks[name]?.[n];
+            return hook ? { FARM_FAULT_INJECT: hook } : {};
+          },
+          logFile: path.join(o.dir, `worker${name}.log`),
+        });
+        const host: Host = { name, adb, sims, worker, out };
+        cleanups.push(() => host.sims.stop());
+        cleanups.push(() => worker.stop());
+        return host;
+      }),
+    );
     const scheduler = new FarmProcess({
       name: "scheduler",
       args: ["scheduler", "--redis", redis.url, "--prefix", prefix, "--port", "0", "--tasks", taskFile, "--window", String(o.window)],
@@ -144,6 +148,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     let progress = 0;
     let state = "running";
     let summary: unknown;
+    let commits: unknown;
     const poll = async () => {
       try {
         const s = await client!.status(campaignId);
@@ -151,6 +156,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         progress = s.finished;
         state = s.state;
         summary = s.summary ?? s;
+        commits = s.commits;
       } catch {
         // Redis down or restarting: try again
       }
@@ -222,6 +228,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       arbiterClient.disconnect();
     }
     log(`settled after ${((Date.now() - t0) / 1000).toFixed(1)} s; stopping`);
+    await poll();
     await Promise.all([...hosts.map((h) => h.worker.stop(5000)), scheduler.stop(5000)]);
 
     // --- the checks ---------------------------------------------------------------------------
@@ -263,6 +270,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       reconcile,
       campaignState: state,
       summary,
+      commits,
       wallSec: (Date.now() - t0) / 1000,
     };
   } finally {

@@ -18,4 +18,5 @@ export const scenarios: Record<string, () => Promise<Scenario>> = {
   chaos: () => import("./bench-chaos.ts").then((m) => m.scenario),
   farm: () => import("./bench-farm.ts").then((m) => m.scenario),
   sim: () => import("./bench-sim.ts").then((m) => m.scenario),
+  soak: () => import("./bench-soak.ts").then((m) => m.scenario),
 };

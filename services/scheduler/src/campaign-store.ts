@@ -203,6 +203,15 @@ export class CampaignStore {
     return commitStatsOf(await this.redis.hgetall(commitKeys(this.prefix, id).stats));
   }
 
+  /**
+   * Once a campaign is finished its claims are only needed for re-submissions and `reconcile`: they expire
+   * after `ttlSec` so Redis does not grow with every campaign ever run.
+   */
+  async expireCommits(id: string, ttlSec: number): Promise<void> {
+    const k = commitKeys(this.prefix, id);
+    await this.redis.multi().expire(k.claims, ttlSec).expire(k.stats, ttlSec).exec();
+  }
+
   async countRetry(id: string, cause: string): Promise<void> {
     await this.redis.hincrby(commitKeys(this.prefix, id).stats, `retry:${cause}`, 1);
   }

@@ -52,6 +52,9 @@ export const DEFAULT_WINDOW_SIZE = 1000;
 const ENQUEUE_BATCH = 500;
 const REMOVABLE_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-children"]);
 
+/** Claims of a finished campaign are kept this long (re-submissions complete from them; reconcile reads them). */
+const CLAIMS_TTL_SEC = 30 * 24 * 3600;
+
 /** How long an API call waits for Redis before answering REDIS_UNAVAILABLE (HTTP 503). */
 const API_REDIS_TIMEOUT_MS = 3000;
 
@@ -490,6 +493,7 @@ export class Scheduler {
     if (!to) return;
     const summary = summarize(rec, to, now, await this.store.commitStats(id));
     if (await this.store.finish(id, rec.state, to, summary, now)) {
+      await this.store.expireCommits(id, CLAIMS_TTL_SEC);
       this.log.info({ event: "campaign:finished", campaignId: id, ...summary }, "campaign finished");
     }
   }
