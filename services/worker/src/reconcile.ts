@@ -45,7 +45,14 @@ export async function reconcileFolders(o: ReconcileOptions): Promise<ReconcileRe
   const matchedIndexes = new Set<number>();
   for (const folder of o.folders) {
     const store = new EpisodeStore(path.resolve(folder), "deflate");
-    for (const file of (await listTrajectoryFiles([folder])).files) {
+    let files: string[];
+    try {
+      files = (await listTrajectoryFiles([folder])).files;
+    } catch (e) {
+      report.unreadable.push({ file: folder, error: (e as Error).message });
+      continue;
+    }
+    for (const file of files) {
       let rec;
       try {
         rec = await readEpisodeFile(file);
