@@ -23,7 +23,7 @@ import { startAdbServer, startRedis, type LocalAdbServer, type LocalRedis } from
 import { createRedisClient, RedisCommitArbiter } from "@farm/queue";
 import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
-import { listTrajectoryFiles, readEpisodeFile } from "@farm/trajectory";
+import { inspectTrajectories, listTrajectoryFiles, readEpisodeFile } from "@farm/trajectory";
 import { reconcileFolders, type ReconcileReport } from "@farm/worker";
 import { FarmProcess } from "./farm-process.ts";
 import { startSimChild, type SimChild } from "./sim-child.ts";
@@ -239,7 +239,12 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       if (rec?.campaignId === campaignId) byIndex.set(rec.episodeIndex, (byIndex.get(rec.episodeIndex) ?? 0) + 1);
     }
     const distinct = [...byIndex.keys()].filter((i) => i >= 0 && i < o.episodes).length;
-    const duplicates = [...byIndex.values()].reduce((a, n) => a + n - 1, 0) + [...byIndex.keys()].filter((i) => i < 0 || i >= o.episodes).length;
+    // `farm trajectories inspect` over both folders must agree: it counts duplicate episode ids on its own.
+    const inspected = await inspectTrajectories(folders.filter((d) => existsSync(d)));
+    const duplicates = Math.max(
+      [...byIndex.values()].reduce((a, n) => a + n - 1, 0) + [...byIndex.keys()].filter((i) => i < 0 || i >= o.episodes).length,
+      inspected.duplicates.reduce((a, d) => a + d.occurrences.length - 1, 0),
+    );
     const unreadableByAvrocat: string[] = [];
     for (const f of files) {
       const r = await run("avrocat", [f], { maxBuffer: 64 * 1024 * 1024 }).catch((e: Error) => ({ stdout: "", stderr: e.message }));
