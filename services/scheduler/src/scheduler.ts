@@ -55,8 +55,13 @@ const REMOVABLE_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-
 /** Claims of a finished campaign are kept this long (re-submissions complete from them; reconcile reads them). */
 const CLAIMS_TTL_SEC = 30 * 24 * 3600;
 
-/** How long an API call waits for Redis before answering REDIS_UNAVAILABLE (HTTP 503). */
-const API_REDIS_TIMEOUT_MS = 3000;
+/**
+ * How long an API call waits for a Redis that stopped answering (its connection still open) before
+ * answering REDIS_UNAVAILABLE (HTTP 503); a closed connection answers at once. Writes may enqueue a
+ * whole window of jobs, so they get longer.
+ */
+const API_READ_TIMEOUT_MS = 3000;
+const API_WRITE_TIMEOUT_MS = 10_000;
 
 export interface SchedulerOptions {
   /** Default: REDIS_URL, else redis://127.0.0.1:6379. */
@@ -167,10 +172,10 @@ export class Scheduler {
 
   /**
    * Runs an API call against Redis, answering REDIS_UNAVAILABLE (HTTP 503) at once while Redis is known
-   * to be down and after API_REDIS_TIMEOUT_MS when it stops answering (ioredis would queue the commands
+   * to be down and after `timeoutMs` when it stops answering (ioredis would queue the commands
    * and retry for a minute or more).
    */
-  private async answering<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  private async answering<T>(what: string, fn: () => Promise<T>, timeoutMs = API_READ_TIMEOUT_MS): Promise<T> {
     const unavailable = () =>
       new SchedulerError("REDIS_UNAVAILABLE", `cannot ${what}: Redis is unreachable${this.health.up ? "" : ` (for ${(this.health.outageMs / 1000).toFixed(0)} s: ${this.health.lastErrorMessage || "connection lost"})`}; the scheduler reconnects by itself, try again shortly`);
     if (!this.health.up) throw unavailable();
@@ -179,7 +184,7 @@ export class Scheduler {
       return await Promise.race([
         fn(),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(unavailable()), API_REDIS_TIMEOUT_MS);
+          timer = setTimeout(() => reject(unavailable()), timeoutMs);
         }),
       ]);
     } catch (e) {
@@ -221,7 +226,7 @@ export class Scheduler {
 
   submit(input: unknown): Promise<SubmitResult> {
     this.assertOpen();
-    return this.answering("submit the campaign", () => this.submitNow(input));
+    return this.answering("submit the campaign", () => this.submitNow(input), API_WRITE_TIMEOUT_MS);
   }
 
   private async submitNow(input: unknown): Promise<SubmitResult> {
@@ -285,7 +290,7 @@ export class Scheduler {
   /** Stops enqueuing, removes waiting/delayed jobs; running episodes finish and are counted. */
   cancel(id: string): Promise<CampaignStatus> {
     this.assertOpen();
-    return this.answering("cancel the campaign", () => this.cancelNow(id));
+    return this.answering("cancel the campaign", () => this.cancelNow(id), API_WRITE_TIMEOUT_MS);
   }
 
   private async cancelNow(id: string): Promise<CampaignStatus> {
