@@ -203,11 +203,15 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         B.sims = await startSimChild(o.devicesPerHost, B.adb.port, "instant");
       }],
     ];
+    // Each fault starts when the campaign reaches its share of episodes and runs on its own (a freeze
+    // lasts seconds, during which the other host keeps committing), so a fast campaign cannot outrun them.
+    const running: Promise<void>[] = [];
     for (const [at, step] of steps) {
       await untilProgress(at);
       if (state !== "running") break;
-      await step();
+      running.push(step());
     }
+    await Promise.all(running);
     await untilProgress(1.01);
     log(`campaign ${state} after ${((Date.now() - t0) / 1000).toFixed(1)} s; waiting for the workers to settle pending files`);
     for (const h of hosts) for (let i = 0; i < h.worker.hookFaults; i++) fault(`fault hook in worker ${h.name} (see its log)`);

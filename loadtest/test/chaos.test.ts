@@ -16,7 +16,7 @@ test("chaos (short): exactly N episodes across two hosts' folders under worker, 
   const dir = mkdtempSync(path.join(os.tmpdir(), "farm-chaos-test-"));
   let keep = true;
   try {
-    const r = await runChaos({ episodes: 16, devicesPerHost: 2, maxSteps: 12, lockMs: 3000, stalledMs: 1000, window: 6, dir, timeoutMs: 200_000, log: (l) => t.diagnostic(l) });
+    const r = await runChaos({ episodes: 16, devicesPerHost: 2, maxSteps: 30, lockMs: 3000, stalledMs: 1000, window: 6, dir, timeoutMs: 200_000, log: (l) => t.diagnostic(l) });
     t.diagnostic(`episodes=${r.episodes} distinct=${r.distinct} duplicates=${r.duplicates} missing=${r.missing} quarantined=${r.quarantined} faults=${r.faults} (${r.wallSec.toFixed(0)} s)`);
     assert.equal(r.campaignState, "completed");
     assert.equal(r.distinct, 16);
