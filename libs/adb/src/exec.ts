@@ -3,6 +3,8 @@
  * server connections on expiry, error classification, the metrics hook and a log line.
  */
 import type { ResolvedAdbConfig } from "./config.ts";
+import type { FrameThreads } from "./frame-threads.ts";
+import type { GrpcEndpoints } from "./grpc/endpoints.ts";
 import { callHandle, readAll, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
@@ -11,6 +13,10 @@ export interface DeviceCtx {
   readonly client: AdbClient;
   readonly cfg: ResolvedAdbConfig;
   readonly serial: string;
+  /** Frame capture and encoding off the event loop (`Device.frame`); absent = on the event loop. */
+  readonly frameThreads?: FrameThreads;
+  /** Where this driver's devices have an emulator gRPC endpoint (actions and frames go there). */
+  readonly grpc?: GrpcEndpoints;
 }
 
 export type CallOutcome<T> = { ok: true; value: T; durationMs: number } | { ok: false; status: StepStatus; message: string; durationMs: number };

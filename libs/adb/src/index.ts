@@ -23,4 +23,8 @@ export { stepHandlers } from "./steps.ts";
 export { checkPackage, checkActivity, expandActivity } from "./validate.ts";
 export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
-export { createAdbClient, readAll, type AdbClient, type AdbDeviceClient } from "./client.ts";
+export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";
+export { GrpcActionChannel } from "./grpc/action-channel.ts";
+export { GrpcEndpoints, readDiscoveryFiles, emulatorDiscoveryDir, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
+export { grpcKeyOf } from "./grpc/keys.ts";
+export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";

@@ -56,6 +56,10 @@ export class DeviceSession {
   relaunchDue: string | undefined;
   /** @internal Consecutive app-left episodes. */
   badEpisodes = 0;
+  /** @internal Episodes run since the last bind (setup); a snapshot of the setup state is taken only at 0. */
+  episodesSinceBind = 0;
+  /** @internal The snapshot of this session's setup state, once saved (snapshot-reset.ts). */
+  snapshotSaved: string | undefined;
   screen = { width: 0, height: 0 };
   orientation: 0 | 1 | 2 | 3 = 0;
   /** Cause-named counters over the session's life (android_env's stats()). */
@@ -226,6 +230,7 @@ export class DeviceSession {
         if (!steps.value.ok) return { ok: false, status: steps.value.status, detail: `setup step ${steps.value.stepIndex + 1} (line ${steps.value.line}): ${steps.value.message}` };
         const o = await this.readOrientation();
         if (o) return { ok: false, status: o.status, detail: `orientation: ${o.message}` };
+        this.episodesSinceBind = 0;
         return { ok: true };
       } catch (e) {
         return { ok: false, status: "adb_error", detail: coerceError(e).message };
@@ -235,6 +240,12 @@ export class DeviceSession {
     this.emit({ type: "device:bind", serial: this.device.serial, ok: result.ok, durationMs, detail: result.ok ? "" : result.detail });
     this.logger.info({ event: "device:bind", ok: result.ok, durationMs, detail: result.ok ? undefined : result.detail }, result.ok ? "device bound" : "device bind failed");
     return result;
+  }
+
+  /** @internal Binds again (setup steps included) for a reset that could not use its snapshot; false if that failed. */
+  async setupAgain(reason: string): Promise<boolean> {
+    this.logger.info({ event: "device:setup-again", reason }, "setting up again");
+    return (await this.bind()).ok;
   }
 
   /**

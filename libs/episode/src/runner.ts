@@ -7,10 +7,13 @@
  * caller's `session.recover()`); it is never thrown.
  */
 import type { StepResult, StepStatus } from "@farm/adb";
-import { encodePng, type Action, type ExtraValue, type Observation, type Pixels, type Policy } from "@farm/policy";
+import type { FrameSpec } from "@farm/frames";
+import type { Action, ExtraValue, Observation, Policy } from "@farm/policy";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
+import { EpisodeFrames } from "./episode-frames.ts";
+import { snapshotBeforeReset, type ResetKind } from "./snapshot-reset.ts";
 import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
@@ -28,8 +31,12 @@ export interface RunEpisodeOptions {
   sink?: (trajectory: EpisodeTrajectory) => void | Promise<void>;
   /** Aborting ends the episode at the next step boundary as `cancelled`. */
   signal?: AbortSignal;
-  /** Record a PNG frame every N steps; overrides the config's `frameEvery`. */
+  /** Record a frame every N steps; overrides the config's `frameEvery`. */
   frameEvery?: number;
+  /** How recorded frames are stored (`png`, `jpeg:85`, `webp:80@540x960`, …); overrides the config's `frameEncoding`. */
+  frameEncoding?: FrameSpec;
+  /** Reset from a snapshot of the setup state, then the reset steps (snapshot-reset.ts). @default false */
+  resetFromSnapshot?: boolean;
   /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
   limits?: EpisodeLimitOverrides;
   /**
@@ -53,16 +60,6 @@ function causeOf(status: StepStatus | "check_failed" | "cancelled", other: EndCa
   if (status === "adb_error") return "device_lost";
   if (status === "cancelled") return "cancelled";
   return other;
-}
-
-function toRgb(rgba: Uint8Array, width: number, height: number): Pixels {
-  const rgb = new Uint8Array(width * height * 3);
-  for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
-    rgb[j] = rgba[i]!;
-    rgb[j + 1] = rgba[i + 1]!;
-    rgb[j + 2] = rgba[i + 2]!;
-  }
-  return { width, height, rgb };
 }
 
 function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
@@ -106,6 +103,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
   const serial = s.device.serial;
   const policy = opts.policy;
   const frameEvery = opts.frameEvery ?? c.frameEvery;
+  const frames = new EpisodeFrames(s.device, opts.frameEncoding ?? c.frameEncoding, c.adbCallTimeoutMs);
   const stepTimeoutMs = limits.stepTimeoutMs;
   const startedAt = new Date();
   const tEpisode = performance.now();
@@ -123,14 +121,11 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
   let appScreenChecks = 0;
   s.logger.debug({ event: "episode:reset", index: opts.index, seed: opts.seed }, "reset");
 
-  /** Observation after an action (or the reset): pixels / frame only when asked for. */
-  const observe = async (stepIndex: number, wantFrame: boolean): Promise<{ obs: Observation; frame?: Uint8Array } | { fail: StepResult }> => {
-    let pixels: Pixels | undefined;
-    if (policy.needsPixels || wantFrame) {
-      const shot = await s.device.screenshot({ timeoutMs: c.adbCallTimeoutMs });
-      if (!("rgba" in shot)) return { fail: shot };
-      pixels = toRgb(shot.rgba, shot.width, shot.height);
-    }
+  /** Observation after an action (or the reset): the screen is taken only when the policy or the trajectory wants it. */
+  const observe = async (stepIndex: number, wantFrame: boolean): Promise<{ obs: Observation } | { fail: StepResult }> => {
+    const shot = await frames.take(stepIndex, policy.needsPixels, wantFrame);
+    if ("fail" in shot) return shot;
+    const pixels = shot.pixels;
     const now = performance.now();
     const o: Observation = {
       timedeltaUs: stepIndex === 0 ? 0 : Math.round((now - lastObsAt) * 1000),
@@ -138,20 +133,29 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
       extras: {},
       stepIndex,
       screen: { ...s.screen },
-      ...(pixels && policy.needsPixels ? { pixels } : {}),
+      ...(pixels ? { pixels } : {}),
     };
     lastObsAt = now;
-    return wantFrame && pixels ? { obs: o, frame: encodePng(pixels) } : { obs: o };
+    return { obs: o };
   };
 
   // ---- reset (§7.6) ----
   const tReset = performance.now();
+  let resetKind: ResetKind = "steps";
   const reset = async (): Promise<End | undefined> => {
     if (s.channel) {
       const lifted = await s.finger.lift(s.channel);
       if (lifted.status !== "ok") s.relaunchDue = `lifting the finger failed: ${lifted.message}`;
     }
     s.acc.pause();
+    if (opts.resetFromSnapshot) {
+      const how = await snapshotBeforeReset(s, resetCounters);
+      if ("fail" in how) {
+        s.acc.resumeFresh();
+        return trunc("reset_failed", how.fail);
+      }
+      resetKind = how.kind;
+    }
     let stepsOk;
     try {
       stepsOk = await runSteps(task.resetSteps, s.stepContext(opts.seed, resetCounters, ac.signal));
@@ -190,6 +194,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     end = trunc("reset_failed", `reset: ${coerceError(e).message}`);
   }
   const resetMs = performance.now() - tReset;
+  s.episodesSinceBind++;
   for (const [k, v] of Object.entries(resetCounters)) s.count(k, v);
   s.emit({ type: "episode:start", serial, taskId: task.id, episodeIndex: opts.index, seed: opts.seed, resetMs });
 
@@ -253,15 +258,11 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
       check = s.monitor.check(s.device, t0, Math.max(1, left()));
     }
     const wantFrame = frameEvery > 0 && episodeSteps % frameEvery === 0;
-    let frame: Uint8Array | undefined;
     let obsFail: End | undefined;
     const o = await withDeadline(observe(episodeSteps, wantFrame).catch((e: unknown) => ({ fail: adbErrorResult(e) })), left());
     if (o.timedOut) obsFail = trunc("device_hung", `observation did not complete in ${stepTimeoutMs} ms`);
     else if ("fail" in o.value) obsFail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
-    else {
-      obs = o.value.obs;
-      frame = o.value.frame;
-    }
+    else obs = o.value.obs;
     let verdict: AppScreenVerdict | undefined;
     if (check && !obsFail) {
       const v = await withDeadline(check, left());
@@ -286,7 +287,6 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
       action: { actionType: action.actionType, touchPosition: [action.touchPosition[0], action.touchPosition[1]] },
       reward: taken.reward,
       extras: taken.extras,
-      ...(frame ? { frame } : {}),
       ...(verdict ? { appScreen: verdict.match } : {}),
     };
     steps.push(rec);
@@ -347,6 +347,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
   const logcatMalformed = (s.logcat?.malformedLines ?? logcatMalformed0) - logcatMalformed0;
   if (logcatMalformed > 0) counters.logcat_malformed_lines = logcatMalformed;
   if (appScreenChecks > 0) counters.app_screen_checks = appScreenChecks;
+  await frames.attach(steps, counters);
   const totalReward = steps.reduce((a, st) => a + st.reward, 0);
   const trajectory: EpisodeTrajectory = {
     taskId: task.id,
@@ -368,6 +369,9 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     limits,
     ...(initialExtras.length ? { initialExtras } : {}),
     ...(s.acc.lastScore !== undefined ? { finalScore: s.acc.lastScore } : {}),
+    ...(frameEvery > 0 ? { frameEncoding: frames.encoding } : {}),
+    resetKind,
+    resetMs,
   };
   const durationMs = performance.now() - tEpisode;
   s.logger.info(

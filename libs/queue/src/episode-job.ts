@@ -6,6 +6,7 @@
  * unknown or the hash differs (see task-check.ts). Every field is bounded so a hostile or buggy producer
  * cannot make a worker run unbounded episodes.
  */
+import { parseFrameSpec } from "@farm/frames";
 import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
@@ -38,6 +39,14 @@ export const episodeOptionsSchema = z.strictObject({
   maxEpisodeSec: z.number().positive().max(86_400).optional(),
   /** Record a frame every N steps in the trajectory; 0 = no frames. */
   frameEvery: z.int().min(0).max(1_000_000).optional(),
+  /** How recorded frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH (see @farm/frames). */
+  frameEncoding: z
+    .string()
+    .max(40)
+    .refine((v) => typeof parseFrameSpec(v) !== "string", { message: "frameEncoding: png, jpeg[:QUALITY] or webp[:QUALITY], optionally @WIDTHxHEIGHT (e.g. jpeg:85@540x960)" })
+    .optional(),
+  /** Reset from a snapshot of the device's setup state (then the task's reset steps); emulators only, others fall back. */
+  resetFromSnapshot: z.boolean().optional(),
   /** Per-step deadline in milliseconds (a hung device truncates the episode). */
   stepTimeoutMs: z.int().min(100).max(600_000).optional(),
 });

@@ -17,7 +17,7 @@ interface AvroStep {
   frame: Buffer | null;
 }
 
-/** The Avro shape of `farm.trajectory.Episode` (version 1 fields; newer readers may see more). */
+/** The Avro shape of `farm.trajectory.Episode` (version 2 fields; newer readers may see more). */
 export interface AvroEpisode {
   schemaVersion: number;
   episodeId: string;
@@ -42,6 +42,10 @@ export interface AvroEpisode {
   frameEvery: number;
   counters: Record<string, number>;
   steps: AvroStep[];
+  /** v2 */
+  frameEncoding: string;
+  resetKind: string;
+  resetMs: number | null;
 }
 
 function invalid(record: EpisodeRecord, why: string): TrajectoryError {
@@ -124,6 +128,9 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     frameEvery,
     counters,
     steps: r.steps.map((s) => stepToAvro(s, frameEvery)),
+    frameEncoding: r.frameEncoding ?? "png",
+    resetKind: r.resetKind ?? "steps",
+    resetMs: r.resetMs ?? null,
   };
 }
 
@@ -163,5 +170,8 @@ export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
     }),
   };
   if (a.taskDialect !== null) out.taskDialect = a.taskDialect as Dialect;
+  out.frameEncoding = a.frameEncoding ?? "png";
+  out.resetKind = (a.resetKind ?? "steps") as StoredEpisode["resetKind"];
+  if (a.resetMs !== null && a.resetMs !== undefined) out.resetMs = a.resetMs;
   return out;
 }

@@ -5,6 +5,7 @@
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_REDIS_URL, parseRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
 import type { CodecName } from "@farm/trajectory";
 
@@ -47,6 +48,12 @@ export interface WorkerConfigInput {
   faultInject?: string;
   /** Runner settings (settleMs, stepTimeoutMs, …) for every session; a job's stepTimeoutMs overrides. */
   episode?: EpisodeConfig;
+  /**
+   * The emulator gRPC transport (actions and frames; steps and logcat stay on adb). Env FARM_GRPC = discover | config | off
+   * (default discover: devices whose emulator wrote a discovery file with a gRPC port use it), FARM_GRPC_ENDPOINTS =
+   * `serial=host:port[/token],…`, FARM_GRPC_DISCOVERY_DIR.
+   */
+  grpc?: GrpcTransportConfig;
 }
 
 export interface WorkerConfig {
@@ -71,6 +78,7 @@ export interface WorkerConfig {
   resolveIntervalMs: number;
   faultInject: string | undefined;
   episode: EpisodeConfig;
+  grpc: GrpcTransportConfig;
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -115,5 +123,25 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     resolveIntervalMs: intIn("resolveIntervalMs", input.resolveIntervalMs, 30_000, 100, 86_400_000),
     faultInject: input.faultInject ?? (env.FARM_FAULT_INJECT || undefined),
     episode: { ...input.episode },
+    grpc: grpcConfig(input.grpc, env),
   };
+}
+
+/** `serial=host:port[/token]` items, comma-separated. */
+function parseEndpoints(text: string): Record<string, GrpcEndpoint> {
+  const out: Record<string, GrpcEndpoint> = {};
+  for (const item of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9._:-]{1,128})=([A-Za-z0-9.\-]+:\d{1,5})(?:\/(\S{1,512}))?$/.exec(item);
+    if (!m) throw new RangeError(`worker config: FARM_GRPC_ENDPOINTS item '${item.slice(0, 80)}' must be serial=host:port or serial=host:port/token`);
+    out[m[1]!] = { address: m[2]!, ...(m[3] ? { token: m[3] } : {}) };
+  }
+  return out;
+}
+
+function grpcConfig(input: GrpcTransportConfig | undefined, env: NodeJS.ProcessEnv): GrpcTransportConfig {
+  const mode = input?.mode ?? ((env.FARM_GRPC || "discover") as GrpcMode);
+  if (!["off", "config", "discover"].includes(mode)) throw new RangeError(`worker config: grpc mode (FARM_GRPC) must be discover, config or off, got '${mode}'`);
+  const endpoints = input?.endpoints ?? (env.FARM_GRPC_ENDPOINTS ? parseEndpoints(env.FARM_GRPC_ENDPOINTS) : undefined);
+  const discoveryDir = input?.discoveryDir ?? env.FARM_GRPC_DISCOVERY_DIR;
+  return { mode, ...(endpoints ? { endpoints } : {}), ...(discoveryDir ? { discoveryDir } : {}), ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
 }

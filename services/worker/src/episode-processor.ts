@@ -36,6 +36,7 @@ import type { LoadedTask } from "@farm/task";
 import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
 import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
+import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
 import { attemptsLeft, decideAttempt } from "./retry-decision.ts";
 
@@ -207,6 +208,8 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
           limits: limitsOf(data.options),
           deferRecovery: true,
           ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
+          ...frameEncodingOf(data.options.frameEncoding),
+          ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         });
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.

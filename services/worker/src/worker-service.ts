@@ -73,7 +73,7 @@ export class WorkerService {
         onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
       });
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
-    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) } });
+    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
     const store = new EpisodeStore(config.outDir, config.codec);
     const faults = faultHooksFrom(config.faultInject);
     if (faults.armed.length > 0) logger.warn({ event: "worker:faults-armed", faults: faults.armed }, "FAULT INJECTION ENABLED (FARM_FAULT_INJECT): this process will crash on purpose");

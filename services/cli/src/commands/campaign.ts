@@ -19,6 +19,8 @@ interface SubmitOptions extends AccessOptions {
   maxSteps?: string;
   maxSec?: string;
   frameEvery?: string;
+  frameEncoding?: string;
+  resetFromSnapshot?: boolean;
   stepTimeoutMs?: string;
   json?: boolean;
 }
@@ -62,6 +64,8 @@ export const campaignCommands: CommandModule = {
         .option("--max-steps <n>", "per-episode step limit (overrides the task's)")
         .option("--max-sec <s>", "per-episode time limit in seconds (overrides the task's)")
         .option("--frame-every <n>", "record a frame every N steps (0 = none)")
+        .option("--reset-from-snapshot", "reset each episode by loading a snapshot of the setup state (emulators), then the reset steps")
+        .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--json", "print the whole result as JSON instead of the id"),
     ).action(async (taskArg: string, o: SubmitOptions) => {
@@ -79,6 +83,8 @@ export const campaignCommands: CommandModule = {
         ...(o.maxSteps !== undefined ? { maxEpisodeSteps: parseIntOption("max-steps", o.maxSteps, 1) } : {}),
         ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),
         ...(o.frameEvery !== undefined ? { frameEvery: parseIntOption("frame-every", o.frameEvery) } : {}),
+        ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}),
+        ...(o.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
       };
       const input = {
