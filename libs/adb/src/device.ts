@@ -1,6 +1,6 @@
 /** `Device` over an adb server with adbkit: every operation is deadline-bound and returns trouble as data. */
 import { encodeFrame } from "@farm/frames";
-import type { AdbRequest, AppScreen } from "@farm/task";
+import { TASK_LIMITS, type AdbRequest, type AppScreen } from "@farm/task";
 import { ShellActionChannel } from "./action-channel.ts";
 import { matchViewHierarchy } from "./app-screen.ts";
 import { readAll, readExactly } from "./client.ts";
@@ -21,6 +21,8 @@ import type { ActionChannel, AppScreenMatch, CapturedFrame, Device, FrameRequest
 import { checkActivity } from "./validate.ts";
 
 const OK = { status: "ok", message: "" };
+/** A step's own deadline: one day (the task loader's bound), far below what setTimeout can hold (24.8 days). */
+const MAX_STEP_TIMEOUT_SEC = TASK_LIMITS.maxDurationSec;
 
 function isResult(v: unknown): v is { status: string; message: string } {
   return typeof v === "object" && v !== null && "status" in v && "message" in v && !(v instanceof Uint8Array);
@@ -60,6 +62,7 @@ export class AdbDevice implements Device {
       return { ...r, durationMs };
     };
     if (!(request.timeoutSec >= 0)) return finish(fail("failed_precondition", `${name}: negative timeout_sec ${request.timeoutSec}`));
+    if (!(request.timeoutSec <= MAX_STEP_TIMEOUT_SEC)) return finish(fail("failed_precondition", `${name}: timeout_sec ${request.timeoutSec} is beyond ${MAX_STEP_TIMEOUT_SEC} s (a timer cannot hold it)`));
     // The step's own deadline, else the driver default; a caller's `opts.timeoutMs` can only shorten it.
     const own = request.timeoutSec > 0 ? Math.ceil(request.timeoutSec * 1000) : this.ctx.cfg.defaultTimeoutMs;
     const timeoutMs = opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Math.min(own, opts.timeoutMs) : own;

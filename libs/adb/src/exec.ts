@@ -8,6 +8,7 @@ import type { GrpcEndpoints } from "./grpc/endpoints.ts";
 import { callHandle, readAll, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
+import { checkShellRequest } from "./validate.ts";
 
 export interface DeviceCtx {
   readonly client: AdbClient;
@@ -77,6 +78,8 @@ const END_TAG = `__FARM_END_${process.pid.toString(36)}_`;
 export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: number, op = "shell"): Promise<ShellResult> {
   const t0 = performance.now();
   const marker = `${END_TAG}${++endSeq}__`;
+  const tooBig = checkShellRequest(commandLine, `\necho ${marker}`.length);
+  if (tooBig) return { status: "failed_precondition", message: `${op}: ${tooBig}`, stdout: "", durationMs: 0 };
   const r = await deviceCall(ctx, op, timeoutMs, (dc) => dc.shell(`${commandLine}\necho ${marker}`).then((s) => readAll(s)));
   if (!r.ok) return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
   const text = r.value.toString("utf8");

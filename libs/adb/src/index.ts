@@ -20,7 +20,7 @@ export { pyRegex } from "@farm/task";
 export { shQuote, shJoin, shSplit, quoteExtraArgs, ShellSyntaxError } from "./quote.ts";
 export { parsePmList, parseCurrentActivity, findPinnableTask, parseOrientation, parseWmSize } from "./parsers.ts";
 export { stepHandlers } from "./steps.ts";
-export { checkPackage, checkActivity, expandActivity } from "./validate.ts";
+export { checkPackage, checkActivity, expandActivity, checkInputText, checkShellRequest, splitForInput, ADB_REQUEST_MAX_BYTES, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS } from "./validate.ts";
 export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
 export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";

@@ -8,7 +8,7 @@ import type { StepResult } from "@farm/adb";
 
 const BRAND = Symbol.for("@farm/episode/error");
 
-export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed";
+export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed" | "invalid_result";
 
 export class EpisodeError extends Error {
   readonly [BRAND] = true;

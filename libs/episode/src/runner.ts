@@ -8,7 +8,7 @@
  */
 import type { StepResult, StepStatus } from "@farm/adb";
 import type { FrameSpec } from "@farm/frames";
-import type { Action, ExtraValue, Observation, Policy } from "@farm/policy";
+import type { Action, Observation, Policy } from "@farm/policy";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { DeviceSession } from "./device-session.ts";
@@ -16,6 +16,8 @@ import { EpisodeFrames } from "./episode-frames.ts";
 import { snapshotBeforeReset, type ResetKind } from "./snapshot-reset.ts";
 import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
+import { extrasByName } from "./extras.ts";
+import { assertCommittable } from "./result-check.ts";
 import { effectiveLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
 import { decideTransition, timeLimitSec } from "./limits.ts";
 import { runSteps, sleep } from "./step-interpreter.ts";
@@ -60,12 +62,6 @@ function causeOf(status: StepStatus | "check_failed" | "cancelled", other: EndCa
   if (status === "adb_error") return "device_lost";
   if (status === "cancelled") return "cancelled";
   return other;
-}
-
-function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
-  const out: Record<string, ExtraValue[]> = {};
-  for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
-  return out;
 }
 
 /** Why an action breaks the contract (ActionType and a finite [x, y]), or undefined when it is fine. */
@@ -379,6 +375,7 @@ export async function runEpisode(s: DeviceSession, opts: RunEpisodeOptions): Pro
     "episode finished",
   );
   s.emit({ type: "episode:end", serial, taskId: task.id, episodeIndex: opts.index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: episodeSteps, totalReward, durationMs });
+  assertCommittable(trajectory);
   if (opts.sink) await opts.sink(trajectory);
 
   if (DEVICE_TROUBLE.has(end.cause)) {

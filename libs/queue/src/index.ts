@@ -16,6 +16,7 @@ export {
   DEFAULT_REDIS_URL,
   parseRedisUrl,
   redactRedisUrl,
+  redactCredentials,
   redisConnection,
   createRedisClient,
   type ConnectionRole,
@@ -62,3 +63,5 @@ export {
   type CommitStats,
 } from "./commit-claims.ts";
 export { RedisHealth, checkRedisAccess, isConnectionError, isAccessError, type RedisHealthEvents } from "./redis-health.ts";
+export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
+export { jobIdForMessage } from "./episode-job.ts";

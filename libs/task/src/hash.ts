@@ -11,13 +11,12 @@ export function canonicalJson(value: unknown): string {
 }
 
 function canonical(value: unknown): unknown {
-  if (value instanceof RegExp) return value.source;
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === "object") {
     const o = value as Record<string, unknown>;
-    if (typeof o.source === "string" && o.regex instanceof RegExp) return o.source;
-    const out: Record<string, unknown> = {};
+    if (typeof o.source === "string" && typeof o.match === "function" && typeof o.test === "function") return o.source;
+    const out: Record<string, unknown> = {}; // keys are the model's own property names, never data
     const isFilesystem = o.kind === "filesystem" && typeof o.declaredPath === "string";
     for (const key of Object.keys(o).sort()) {
       if (o[key] === undefined || key === "line") continue;

@@ -5,6 +5,7 @@ import type { Dialect } from "@farm/task";
 import { isAvroLong } from "./avro-long.ts";
 import { episodeIdOf } from "./episode-id.ts";
 import { extraFromAvro, extraToAvro, type AvroExtra } from "./extras-codec.ts";
+import { resolveReadLimits, type ReadLimits } from "./read-limits.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { TrajectoryError, type EpisodeRecord, type StoredEpisode } from "./types.ts";
 
@@ -134,7 +135,8 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
   };
 }
 
-export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
+export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadLimits, "maxShapeNodes"> = resolveReadLimits()): StoredEpisode {
+  const shapeBudget = { nodes: limits.maxShapeNodes };
   const out: StoredEpisode = {
     schemaVersion: a.schemaVersion,
     frameEvery: a.frameEvery,
@@ -157,13 +159,19 @@ export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
     causeDetail: a.causeDetail,
     totalReward: a.totalReward,
     counters: { ...a.counters },
-    steps: a.steps.map((s) => {
+    steps: a.steps.map((s, stepIndex) => {
       const step: StepRecord = {
         index: s.index,
         timeOffsetMs: s.timeOffsetMs,
         action: { actionType: s.action.actionType, touchPosition: [s.action.x, s.action.y] },
         reward: s.reward,
-        extras: s.extras.map(extraFromAvro),
+        extras: s.extras.map((x) => {
+          try {
+            return extraFromAvro(x, shapeBudget);
+          } catch (err) {
+            throw new Error(`steps[${stepIndex}] extra ${JSON.stringify(String(x.name).slice(0, 100))}: ${(err as Error).message}`);
+          }
+        }),
       };
       if (s.frame) step.frame = s.frame;
       return step;

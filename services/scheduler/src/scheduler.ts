@@ -21,6 +21,7 @@
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import {
+  EpisodeQueue,
   QUEUE_NAMES,
   QueueError,
   RedisHealth,
@@ -134,7 +135,7 @@ export class Scheduler {
       const qe = e as QueueError;
       throw new SchedulerError(qe.code === "REDIS_ACCESS_DENIED" ? "REDIS_ACCESS_DENIED" : "REDIS_UNAVAILABLE", qe.message);
     }
-    const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
+    const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
     // One line when Redis goes away and one when it is back, however many clients retry meanwhile.
     const health = new RedisHealth(log, { onChange: (up) => opts.metrics?.setRedisUp(up) }).watch(redis);
     queue.on("error", (e) => health.noteError(e));

@@ -7,6 +7,7 @@ import path from "node:path";
 import { DEFAULT_REDIS_URL, parseRedisUrl, resolveQueuePrefix } from "@farm/queue";
 import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
+import { hostAllowList } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
 
 export interface WorkerConfigInput {
@@ -25,6 +26,8 @@ export interface WorkerConfigInput {
   apkDirs?: string[];
   /** Folder for `scripted:<name>` / `module:<name>` policies (names only, never paths). Env FARM_POLICY_DIR. */
   policyDir?: string;
+  /** Hosts `http:` policies of jobs may reach besides loopback (libs/policy url-guard syntax). Env FARM_POLICY_ALLOWED_HOSTS. */
+  policyAllowedHosts?: string[];
   /** Trajectory output folder. Env FARM_OUT_DIR. Default ./out/trajectories. */
   outDir?: string;
   codec?: CodecName;
@@ -66,6 +69,7 @@ export interface WorkerConfig {
   taskPaths: string[];
   apkDirs: string[];
   policyDir: string | undefined;
+  policyAllowedHosts: string[];
   outDir: string;
   codec: CodecName;
   metricsPort: number;
@@ -91,6 +95,16 @@ function intIn(name: string, v: number | string | undefined, dflt: number, min: 
   return n;
 }
 
+/** The allow-list entries, parsed once here so a typo fails at start-up rather than per job. */
+function checkedAllowList(entries: string[]): string[] {
+  try {
+    hostAllowList(entries);
+  } catch (e) {
+    throw new RangeError(`worker config: policyAllowedHosts: ${(e as Error).message}`);
+  }
+  return entries;
+}
+
 /** Validates and fills defaults; throws with a message naming the bad setting. */
 export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -111,6 +125,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     taskPaths,
     apkDirs: (input.apkDirs ?? list(env.FARM_APK_DIRS) ?? []).map((p) => path.resolve(p)),
     policyDir: policyDir ? path.resolve(policyDir) : undefined,
+    policyAllowedHosts: checkedAllowList(input.policyAllowedHosts ?? list(env.FARM_POLICY_ALLOWED_HOSTS) ?? []),
     outDir: path.resolve(input.outDir ?? env.FARM_OUT_DIR ?? "out/trajectories"),
     codec,
     metricsPort: intIn("metricsPort", input.metricsPort ?? env.FARM_METRICS_PORT, 9465, 0, 65_535),

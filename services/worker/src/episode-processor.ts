@@ -46,6 +46,8 @@ export interface ProcessorContext {
   workerName: string;
   tasksById: ReadonlyMap<string, LoadedTask>;
   policyDir: string | undefined;
+  /** Hosts `http:` policies may reach besides loopback (FARM_POLICY_ALLOWED_HOSTS). */
+  policyAllowedHosts?: readonly string[];
   store: EpisodeStore;
   /** The farm-wide commit arbiter (claims in Redis). */
   arbiter: CommitArbiter;
@@ -166,7 +168,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       }
     }
 
-    const policy = await policyForJob(data.policy, ctx.policyDir).catch((e: unknown) => {
+    const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts).catch((e: unknown) => {
       if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
       throw e;
     });
