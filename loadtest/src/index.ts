@@ -2,4 +2,5 @@
  * @module @farm/loadtest
  * Benchmarks that measure the farm's figures side by side in one run; see scenarios.ts.
  */
+export { runChaos, type ChaosOptions, type ChaosResult } from "./chaos.ts";
 export { scenarios, type Scenario, type BenchOptions } from "./scenarios.ts";

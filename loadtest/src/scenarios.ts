@@ -15,9 +15,11 @@ export interface Scenario {
 export const scenarios: Record<string, () => Promise<Scenario>> = {
   adb: () => import("./bench-adb.ts").then((m) => m.scenario),
   avro: () => import("./bench-avro.ts").then((m) => m.scenario),
+  chaos: () => import("./bench-chaos.ts").then((m) => m.scenario),
   export: () => import("./bench-export.ts").then((m) => m.scenario),
   farm: () => import("./bench-farm.ts").then((m) => m.scenario),
   frames: () => import("./bench-frames.ts").then((m) => m.scenario),
   reset: () => import("./bench-reset.ts").then((m) => m.scenario),
   sim: () => import("./bench-sim.ts").then((m) => m.scenario),
+  soak: () => import("./bench-soak.ts").then((m) => m.scenario),
 };

@@ -7,28 +7,51 @@ import { freePort, waitForPort } from "./ports.ts";
 export interface LocalRedis {
   readonly port: number;
   readonly url: string;
+  /** The server's data folder (AOF files when `appendOnly`). */
+  readonly dir: string;
   stop(): Promise<void>;
   /** Stops the server without waiting for a clean shutdown (for restart tests). */
   kill(): void;
+  /** Starts the server again on the same port and data folder (after kill() or a crash). */
+  restart(): Promise<void>;
 }
 
-/** Starts a private redis-server (no persistence) on a free loopback port. */
-export async function startRedis(opts: { port?: number } = {}): Promise<LocalRedis> {
+export interface StartRedisOptions {
+  port?: number;
+  /**
+   * Persist every write to an append-only file, fsynced before the reply (`appendfsync always`): a claim
+   * Redis acknowledged survives a Redis crash. Default false.
+   */
+  appendOnly?: boolean;
+  /** Require this password (for tests of credential errors). */
+  requirePass?: string;
+}
+
+/** Starts a private redis-server (no persistence unless `appendOnly`) on a free loopback port. */
+export async function startRedis(opts: StartRedisOptions = {}): Promise<LocalRedis> {
   const port = opts.port ?? (await freePort());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-redis-"));
   const bin = process.env.REDIS_SERVER_BIN ?? "redis-server";
-  const child = spawnManaged(bin, [
-    "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+  const args = [
+    "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", opts.appendOnly ? "yes" : "no",
     "--dir", dir, "--protected-mode", "yes", "--loglevel", "warning",
-  ]);
-  try {
-    await waitForPort(port, 10_000);
-  } catch (e) {
-    await child.stop();
-    throw new Error(`redis-server did not start on port ${port} (is the Debian package redis-server installed? run: bash deploy/bootstrap.sh)\n${child.output()}`, { cause: e });
-  }
+    ...(opts.appendOnly ? ["--appendfsync", "always"] : []),
+    ...(opts.requirePass ? ["--requirepass", opts.requirePass] : []),
+  ];
+  const launch = async () => {
+    const c = spawnManaged(bin, args);
+    try {
+      await waitForPort(port, 10_000);
+    } catch (e) {
+      await c.stop();
+      throw new Error(`redis-server did not start on port ${port} (is the Debian package redis-server installed? run: bash deploy/bootstrap.sh)\n${c.output()}`, { cause: e });
+    }
+    return c;
+  };
+  let child = await launch();
   return {
     port,
+    dir,
     url: `redis://127.0.0.1:${port}`,
     async stop() {
       await child.stop();
@@ -36,6 +59,13 @@ export async function startRedis(opts: { port?: number } = {}): Promise<LocalRed
     },
     kill() {
       child.process.kill("SIGKILL");
+    },
+    async restart() {
+      if (child.process.exitCode === null && child.process.signalCode === null) {
+        child.process.kill("SIGKILL");
+        await new Promise<void>((r) => child.process.once("exit", () => r()));
+      }
+      child = await launch();
     },
   };
 }

@@ -26,7 +26,7 @@ import {
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
-import { ADB_STATUSES, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
+import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
 
 export interface FarmMetricsOptions {
   /** Set as the `service` label on every series (e.g. "worker", "scheduler"). */
@@ -273,6 +273,32 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       })()),
   });
 
+  // --- exactly-once commits and Redis --------------------------------------------------------
+  const commits = new Counter({
+    name: METRIC.commits,
+    help: "Episode commit attempts by result: committed, duplicate_prevented (another attempt had committed), completed_from_claim, lock_lost",
+    labelNames: ["result"] as const,
+    registers,
+  });
+  const commitResult = closedLabel(METRIC.commits, "result", COMMIT_RESULTS, report);
+  const filesQuarantined = new Counter({
+    name: METRIC.filesQuarantined,
+    help: "Episode files moved out of readers' sight because the farm-wide claim names another file",
+    registers,
+  });
+  const retries = new Counter({
+    name: METRIC.episodeRetries,
+    help: "Episode attempts that end in a retry, by cause",
+    labelNames: ["cause"] as const,
+    registers,
+  });
+  const retryCause = closedLabel(METRIC.episodeRetries, "cause", RETRY_CAUSES, report);
+  const redisUp = new Gauge({ name: METRIC.redisUp, help: "1 while this process reaches Redis, 0 during an outage", registers });
+  redisUp.set(1);
+  const redisOutages = new Counter({ name: METRIC.redisOutages, help: "Redis outages seen by this process", registers });
+  for (const r of COMMIT_RESULTS) commits.inc({ result: r }, 0);
+  for (const c of RETRY_CAUSES) retries.inc({ cause: c }, 0);
+
   registry.registerMetric(labelOverflow);
   registry.registerMetric(invalidValues);
   registry.registerMetric(collectErrors);
@@ -352,6 +378,21 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     /** A worker started a job `latencySec` after it was enqueued. */
     jobStarted(latencySec: number): void {
       if (valid(METRIC.jobStartLatency, latencySec)) jobStartLatency.observe(latencySec);
+    },
+    commit(result: CommitResult): void {
+      commits.inc({ result: commitResult(result) });
+    },
+    fileQuarantined(n = 1): void {
+      if (valid(METRIC.filesQuarantined, n)) filesQuarantined.inc(n);
+    },
+    /** `cause`: a retryable QueueErrorCode (any case) or "stalled"; unknown causes become "other". */
+    episodeRetry(cause: string): void {
+      retries.inc({ cause: retryCause(cause.toLowerCase()) });
+    },
+    /** Redis reachable (true) or not; each change to false counts one outage. */
+    setRedisUp(up: boolean): void {
+      if (!up) redisOutages.inc();
+      redisUp.set(up ? 1 : 0);
     },
     campaignSubmitted(): void {
       campaigns.inc();

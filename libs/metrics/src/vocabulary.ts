@@ -79,3 +79,10 @@ export const POLICY_ERROR_CODES = Object.keys(policyCodes) as PolicyErrorCode[];
 /** BullMQ job states (Queue.getJobCounts). */
 export const QUEUE_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "paused", "completed", "failed"] as const;
 export type QueueState = (typeof QUEUE_STATES)[number];
+
+/** How one attempt's commit went (farm_commits_total{result}); see services/worker/README.md. */
+export const COMMIT_RESULTS = ["committed", "duplicate_prevented", "completed_from_claim", "lock_lost"] as const;
+export type CommitResult = (typeof COMMIT_RESULTS)[number];
+
+/** Why an episode job is tried again (farm_episode_retries_total{cause}): the worker's retryable codes, lower-cased, and stalls. */
+export const RETRY_CAUSES = ["device_trouble", "device_unusable", "policy_failed", "cancelled", "lock_lost", "stalled"] as const;

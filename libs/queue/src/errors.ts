@@ -8,6 +8,10 @@ import { UnrecoverableError } from "bullmq";
 export type QueueErrorCode =
   /** REDIS_URL (or a given URL) cannot be used. */
   | "REDIS_URL_INVALID"
+  /** Redis refused the credentials or an ACL denies a command the farm needs (fatal at start-up). */
+  | "REDIS_ACCESS_DENIED"
+  /** Redis does not answer. */
+  | "REDIS_UNAVAILABLE"
   /** A job's data does not match `EpisodeJobData`. */
   | "JOB_PAYLOAD_INVALID"
   /** A job id is not `<campaignId>-<index>`. */
@@ -34,7 +38,9 @@ export type QueueErrorCode =
   /** The policy threw or timed out during the episode. Retried. */
   | "POLICY_FAILED"
   /** The episode was cancelled (not by a drain, which hands the job back without failing it). */
-  | "CANCELLED";
+  | "CANCELLED"
+  /** The worker lost the job's lock (it stalled past the lock duration): another attempt owns the episode. */
+  | "LOCK_LOST";
 
 /** An error in this library's domain. `retryable` says whether trying again could help. */
 export class QueueError extends Error {

@@ -43,8 +43,25 @@ export {
   CAMPAIGN_PRIORITY_MAX,
   DEFAULT_CAMPAIGN_PRIORITY,
   bullPriority,
+  retryBullPriority,
+  prioritizeRetry,
 } from "./job-options.ts";
 export { campaignKeys, campaignIndexKey, activeCampaignsKey, type CampaignKeys } from "./campaign-keys.ts";
 export { resolveEpisodeJob, type TaskIdentity } from "./task-check.ts";
+export {
+  RedisCommitArbiter,
+  commitKeys,
+  commitStatsOf,
+  jobLockKey,
+  episodeClaimSchema,
+  type CommitArbiter,
+  type EpisodeClaim,
+  type EpisodeRef,
+  type ClaimOwner,
+  type ClaimOutcome,
+  type CommitCounter,
+  type CommitStats,
+} from "./commit-claims.ts";
+export { RedisHealth, checkRedisAccess, isConnectionError, isAccessError, type RedisHealthEvents } from "./redis-health.ts";
 export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
 export { jobIdForMessage } from "./episode-job.ts";

@@ -1,6 +1,9 @@
 /** What `status` reports about a campaign, and the summary written when it finishes. Pure functions. */
 import type { CampaignRecord, CampaignState } from "./campaign-store.ts";
 import type { CampaignSpec } from "./campaign-spec.ts";
+import type { CommitStats } from "@farm/queue";
+
+const NO_COMMITS: CommitStats = { committed: 0, duplicatesPrevented: 0, completedFromClaim: 0, quarantined: 0, retriesByCause: {} };
 
 export interface CampaignSummary {
   state: CampaignState;
@@ -23,6 +26,13 @@ export interface CampaignSummary {
   totalSteps: number;
   durationSec: number;
   episodesPerSec: number;
+  /**
+   * Farm-wide commit accounting: committed = episodes claimed (one record each, across all hosts);
+   * duplicatesPrevented = second records written but refused by the claim; completedFromClaim = retries
+   * answered from the claim without running; quarantined = loser files moved out of readers' sight;
+   * retriesByCause = DEVICE_TROUBLE, DEVICE_UNUSABLE, POLICY_FAILED, CANCELLED, LOCK_LOST, STALLED.
+   */
+  commits: CommitStats;
 }
 
 export interface CampaignStatus {
@@ -48,6 +58,8 @@ export interface CampaignStatus {
   /** Seconds to go at that rate; null when unknown or finished. */
   etaSec: number | null;
   summary?: CampaignSummary;
+  /** Farm-wide commit accounting so far (see CampaignSummary.commits). */
+  commits: CommitStats;
 }
 
 function rateOf(rec: CampaignRecord, nowMs: number): number {
@@ -56,7 +68,7 @@ function rateOf(rec: CampaignRecord, nowMs: number): number {
   return (rec.completed + rec.failed) / sec;
 }
 
-export function summarize(rec: CampaignRecord, finalState: CampaignState, nowMs: number): CampaignSummary {
+export function summarize(rec: CampaignRecord, finalState: CampaignState, nowMs: number, commits: CommitStats = NO_COMMITS): CampaignSummary {
   const finished = rec.completed + rec.failed;
   return {
     state: finalState,
@@ -72,10 +84,11 @@ export function summarize(rec: CampaignRecord, finalState: CampaignState, nowMs:
     totalSteps: rec.stepsSum,
     durationSec: Math.max(0, (nowMs - rec.createdAtMs) / 1000),
     episodesPerSec: finished / Math.max(0.001, (nowMs - rec.createdAtMs) / 1000),
+    commits,
   };
 }
 
-export function statusOf(rec: CampaignRecord, inFlight: number, running: number, nowMs: number): CampaignStatus {
+export function statusOf(rec: CampaignRecord, inFlight: number, running: number, nowMs: number, commits: CommitStats = NO_COMMITS): CampaignStatus {
   const finished = rec.completed + rec.failed;
   const rate = rateOf(rec, nowMs);
   const remaining = rec.spec.episodes - finished;
@@ -94,6 +107,7 @@ export function statusOf(rec: CampaignRecord, inFlight: number, running: number,
     createdAt: new Date(rec.createdAtMs).toISOString(),
     episodesPerSec: rate,
     etaSec: rec.state === "running" && rate > 0 ? remaining / rate : null,
+    commits,
   };
   if (rec.finishedAtMs !== undefined) status.finishedAt = new Date(rec.finishedAtMs).toISOString();
   if (rec.summary !== undefined) status.summary = rec.summary as CampaignSummary;

@@ -13,7 +13,7 @@
  * (SETBIT returns the old bit), and finishing happens once (guarded by `finishedAtMs`).
  */
 import type { Redis } from "ioredis";
-import { activeCampaignsKey, campaignIndexKey, campaignKeys } from "@farm/queue";
+import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, type CommitStats } from "@farm/queue";
 import type { CampaignSpec } from "./campaign-spec.ts";
 
 export type CampaignState = "running" | "completed" | "cancelled" | "failed";
@@ -196,6 +196,24 @@ export class CampaignStore {
         : ["failed", "", tally.code, 0, 0];
     const r = (await this.redis.eval(RECORD, 3, k.record, k.inflight, k.done, index, ...args, nowMs)) as number;
     return r === 1;
+  }
+
+  /** The campaign's farm-wide commit accounting (claims made, duplicates prevented, quarantined, retries). */
+  async commitStats(id: string): Promise<CommitStats> {
+    return commitStatsOf(await this.redis.hgetall(commitKeys(this.prefix, id).stats));
+  }
+
+  /**
+   * Once a campaign is finished its claims are only needed for re-submissions and `reconcile`: they expire
+   * after `ttlSec` so Redis does not grow with every campaign ever run.
+   */
+  async expireCommits(id: string, ttlSec: number): Promise<void> {
+    const k = commitKeys(this.prefix, id);
+    await this.redis.multi().expire(k.claims, ttlSec).expire(k.stats, ttlSec).exec();
+  }
+
+  async countRetry(id: string, cause: string): Promise<void> {
+    await this.redis.hincrby(commitKeys(this.prefix, id).stats, `retry:${cause}`, 1);
   }
 
   /** running → cancelled. Returns the state the campaign was in (undefined = no such campaign). */

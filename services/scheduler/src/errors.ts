@@ -10,8 +10,10 @@ export type SchedulerErrorCode =
   /** A campaign with this id exists with a different spec. */
   | "CAMPAIGN_CONFLICT"
   | "CAMPAIGN_NOT_FOUND"
-  /** Redis cannot be reached (at start-up). */
+  /** Redis cannot be reached (at start-up, or while an API call waits). */
   | "REDIS_UNAVAILABLE"
+  /** Redis refused the credentials or an ACL denies a command (fatal at start-up). */
+  | "REDIS_ACCESS_DENIED"
   /** The scheduler is closed. */
   | "CLOSED";
 
@@ -22,6 +24,7 @@ export const HTTP_STATUS_OF: Record<SchedulerErrorCode, number> = {
   CAMPAIGN_CONFLICT: 409,
   CAMPAIGN_NOT_FOUND: 404,
   REDIS_UNAVAILABLE: 503,
+  REDIS_ACCESS_DENIED: 503,
   CLOSED: 503,
 };
 

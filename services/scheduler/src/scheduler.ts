@@ -23,7 +23,10 @@ import type { Redis } from "ioredis";
 import {
   EpisodeQueue,
   QUEUE_NAMES,
+  QueueError,
+  RedisHealth,
   bullPriority,
+  checkRedisAccess,
   CAMPAIGN_ID_PATTERN,
   DEFAULT_REDIS_URL,
   createRedisClient,
@@ -49,6 +52,17 @@ export const DEFAULT_WINDOW_SIZE = 1000;
 /** Jobs per addBulk call. */
 const ENQUEUE_BATCH = 500;
 const REMOVABLE_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-children"]);
+
+/** Claims of a finished campaign are kept this long (re-submissions complete from them; reconcile reads them). */
+const CLAIMS_TTL_SEC = 30 * 24 * 3600;
+
+/**
+ * How long an API call waits for a Redis that stopped answering (its connection still open) before
+ * answering REDIS_UNAVAILABLE (HTTP 503); a closed connection answers at once. Writes may enqueue a
+ * whole window of jobs, so they get longer.
+ */
+const API_READ_TIMEOUT_MS = 3000;
+const API_WRITE_TIMEOUT_MS = 10_000;
 
 export interface SchedulerOptions {
   /** Default: REDIS_URL, else redis://127.0.0.1:6379. */
@@ -102,6 +116,7 @@ export class Scheduler {
     private readonly cfg: { redisUrl: string | undefined; prefix: string; windowSize: number; tickMs: number; reconcileMs: number; enqueueOnSubmit: boolean },
     private readonly log: Logger,
     private readonly metrics: FarmMetrics | undefined,
+    private readonly health: RedisHealth,
   ) {}
 
   static async create(opts: SchedulerOptions = {}): Promise<Scheduler> {
@@ -110,22 +125,24 @@ export class Scheduler {
     const windowSize = opts.windowSize ?? DEFAULT_WINDOW_SIZE;
     if (!Number.isSafeInteger(windowSize) || windowSize < 1) throw new SchedulerError("SPEC_INVALID", `windowSize must be a positive integer, got ${windowSize}`);
     const catalog = opts.tasks ?? folderTaskCatalog(opts.taskPaths ?? ["tasks"], log);
-    const redis = createRedisClient(opts.redisUrl);
+    const redisUrl = opts.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+    const redis = createRedisClient(redisUrl);
+    // Bad credentials or ACLs fail now with a clear message; an unreachable Redis after connectTimeoutMs.
+    try {
+      await checkRedisAccess(redis, redisUrl, prefix, opts.connectTimeoutMs ?? 5000);
+    } catch (e) {
+      redis.disconnect();
+      const qe = e as QueueError;
+      throw new SchedulerError(qe.code === "REDIS_ACCESS_DENIED" ? "REDIS_ACCESS_DENIED" : "REDIS_UNAVAILABLE", qe.message);
+    }
     const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
-    // ioredis retries forever; remember the last error so a dead Redis fails start-up with a reason.
-    let lastError: Error | undefined;
-    let warned = false;
-    const onError = (e: Error) => {
-      lastError = e;
-      if (!warned) log.warn({ event: "redis:error", error: e.message }, "Redis connection error (retrying)");
-      warned = true;
-    };
-    redis.on("error", onError);
-    queue.on("error", onError);
+    // One line when Redis goes away and one when it is back, however many clients retry meanwhile.
+    const health = new RedisHealth(log, { onChange: (up) => opts.metrics?.setRedisUp(up) }).watch(redis);
+    queue.on("error", (e) => health.noteError(e));
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        Promise.all([redis.ping(), queue.waitUntilReady()]),
+        queue.waitUntilReady(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error("timed out")), opts.connectTimeoutMs ?? 5000);
         }),
@@ -133,13 +150,12 @@ export class Scheduler {
     } catch (e) {
       redis.disconnect();
       void queue.close().catch(() => undefined);
-      const url = redactRedisUrl(opts.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
-      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${url}: ${(lastError ?? (e as Error)).message} (set REDIS_URL or --redis)`);
+      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${redactRedisUrl(redisUrl)}: ${(e as Error).message} (set REDIS_URL or --redis)`);
     } finally {
       clearTimeout(timer);
     }
     const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true };
-    const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics);
+    const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics, health);
     opts.metrics?.setQueueDepthSource(async () =>
       Object.entries(await queue.getJobCounts()).map(([state, count]) => ({ queue: queue.name, state, count })),
     );
@@ -150,6 +166,37 @@ export class Scheduler {
     return this.cfg.prefix;
   }
 
+  /** False while this process cannot reach Redis. */
+  get redisUp(): boolean {
+    return this.health.up;
+  }
+
+  /**
+   * Runs an API call against Redis, answering REDIS_UNAVAILABLE (HTTP 503) at once while Redis is known
+   * to be down and after `timeoutMs` when it stops answering (ioredis would queue the commands
+   * and retry for a minute or more).
+   */
+  private async answering<T>(what: string, fn: () => Promise<T>, timeoutMs = API_READ_TIMEOUT_MS): Promise<T> {
+    const unavailable = () =>
+      new SchedulerError("REDIS_UNAVAILABLE", `cannot ${what}: Redis is unreachable${this.health.up ? "" : ` (for ${(this.health.outageMs / 1000).toFixed(0)} s: ${this.health.lastErrorMessage || "connection lost"})`}; the scheduler reconnects by itself, try again shortly`);
+    if (!this.health.up) throw unavailable();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        fn(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(unavailable()), timeoutMs);
+        }),
+      ]);
+    } catch (e) {
+      if (e instanceof SchedulerError) throw e;
+      if ((e as Error).message && /ECONNREFUSED|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable/.test((e as Error).message)) throw unavailable();
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Starts counting (QueueEvents), top-up and the periodic tick/reconcile. */
   async start(): Promise<void> {
     if (this.events) return;
@@ -157,16 +204,33 @@ export class Scheduler {
     this.events = events;
     events.on("completed", ({ jobId, returnvalue }) => void this.onJobFinished(jobId, this.tallyOfResult(jobId, returnvalue)));
     events.on("failed", ({ jobId, failedReason }) => void this.onJobFinished(jobId, { kind: "failed", code: failureCodeOf(failedReason) }));
-    events.on("error", (error) => this.log.warn({ event: "scheduler:events-error", error: error.message }, "queue events error"));
+    events.on("error", (error) => this.health.noteError(error));
+    // A stalled job (its worker died or froze past the lock) is retried by BullMQ: count it by campaign.
+    events.on("stalled", ({ jobId }) => {
+      const ref = parseEpisodeJobId(jobId);
+      this.metrics?.episodeRetry("stalled");
+      if (ref) void this.store.countRetry(ref.campaignId, "STALLED").catch(() => undefined);
+    });
     await events.waitUntilReady();
     await this.reconcileAll();
-    this.timers.push(setInterval(() => void this.tick().catch((e: Error) => this.log.warn({ event: "scheduler:tick-failed", error: e.message }, "tick failed")), this.cfg.tickMs));
-    this.timers.push(setInterval(() => void this.reconcileAll().catch((e: Error) => this.log.warn({ event: "scheduler:reconcile-failed", error: e.message }, "reconcile failed")), this.cfg.reconcileMs));
+    // While Redis is down the loops skip their turn (the outage is logged once by RedisHealth).
+    const loop = (name: string, fn: () => Promise<void>) => () => {
+      if (!this.health.up) return;
+      void fn().catch((e: Error) => {
+        if (this.health.up) this.log.warn({ event: `scheduler:${name}-failed`, error: e.message }, `${name} failed`);
+      });
+    };
+    this.timers.push(setInterval(loop("tick", () => this.tick()), this.cfg.tickMs));
+    this.timers.push(setInterval(loop("reconcile", () => this.reconcileAll()), this.cfg.reconcileMs));
     this.log.info({ event: "scheduler:started", prefix: this.cfg.prefix, windowSize: this.cfg.windowSize }, "scheduler started");
   }
 
-  async submit(input: unknown): Promise<SubmitResult> {
+  submit(input: unknown): Promise<SubmitResult> {
     this.assertOpen();
+    return this.answering("submit the campaign", () => this.submitNow(input), API_WRITE_TIMEOUT_MS);
+  }
+
+  private async submitNow(input: unknown): Promise<SubmitResult> {
     const parsed = parseCampaignInput(input);
     const task = this.catalog.get(parsed.taskId);
     if (!task) {
@@ -195,37 +259,49 @@ export class Scheduler {
       this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
     }
     if (this.cfg.enqueueOnSubmit) await this.requestTopUp(spec.id);
-    return { created: r.created, campaign: await this.status(spec.id) };
+    return { created: r.created, campaign: await this.statusNow(spec.id) };
   }
 
-  async status(id: string): Promise<CampaignStatus> {
+  status(id: string): Promise<CampaignStatus> {
+    return this.answering("read the campaign", () => this.statusNow(id));
+  }
+
+  private async statusNow(id: string): Promise<CampaignStatus> {
     const rec = await this.record(id);
-    const [inFlight, running] = await Promise.all([this.store.inflightCount(id), this.runningByCampaign()]);
-    return statusOf(rec, inFlight, running.get(id) ?? 0, Date.now());
+    const [inFlight, running, commits] = await Promise.all([this.store.inflightCount(id), this.runningByCampaign(), this.store.commitStats(id)]);
+    return statusOf(rec, inFlight, running.get(id) ?? 0, Date.now(), commits);
   }
 
   /** Newest first. */
-  async list(limit = 100): Promise<CampaignStatus[]> {
+  list(limit = 100): Promise<CampaignStatus[]> {
+    return this.answering("list campaigns", () => this.listNow(limit));
+  }
+
+  private async listNow(limit: number): Promise<CampaignStatus[]> {
     const ids = await this.store.listIds(limit);
     const running = await this.runningByCampaign();
     const out: CampaignStatus[] = [];
     for (const id of ids) {
       const rec = await this.store.get(id);
-      if (rec) out.push(statusOf(rec, await this.store.inflightCount(id), running.get(id) ?? 0, Date.now()));
+      if (rec) out.push(statusOf(rec, await this.store.inflightCount(id), running.get(id) ?? 0, Date.now(), await this.store.commitStats(id)));
     }
     return out;
   }
 
   /** Stops enqueuing, removes waiting/delayed jobs; running episodes finish and are counted. */
-  async cancel(id: string): Promise<CampaignStatus> {
+  cancel(id: string): Promise<CampaignStatus> {
     this.assertOpen();
+    return this.answering("cancel the campaign", () => this.cancelNow(id), API_WRITE_TIMEOUT_MS);
+  }
+
+  private async cancelNow(id: string): Promise<CampaignStatus> {
     assertKnownIdShape(id);
     const was = await this.store.cancel(id, Date.now());
     if (was === undefined) throw new SchedulerError("CAMPAIGN_NOT_FOUND", `no campaign '${id}'`);
     const removed = await this.removeQueuedJobs(id);
     if (was === "running") this.log.info({ event: "campaign:cancelled", campaignId: id, removedJobs: removed }, "campaign cancelled");
     await this.maybeFinish(id);
-    return this.status(id);
+    return this.statusNow(id);
   }
 
   /** One pass of the safety loop over unfinished campaigns (also driven by the timer). */
@@ -253,6 +329,7 @@ export class Scheduler {
       this.timers = [];
       await this.events?.close();
       await Promise.allSettled([...this.topUps.values()].map((t) => t.done));
+      this.health.close();
       await this.queue.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       this.log.info({ event: "scheduler:closed" }, "scheduler closed");
@@ -420,8 +497,9 @@ export class Scheduler {
     if (rec.state === "running" && rec.completed + rec.failed >= rec.spec.episodes) to = rec.completed > 0 ? "completed" : "failed";
     else if (rec.state === "cancelled" && (await this.store.inflightCount(id)) === 0) to = "cancelled";
     if (!to) return;
-    const summary = summarize(rec, to, now);
+    const summary = summarize(rec, to, now, await this.store.commitStats(id));
     if (await this.store.finish(id, rec.state, to, summary, now)) {
+      await this.store.expireCommits(id, CLAIMS_TTL_SEC);
       this.log.info({ event: "campaign:finished", campaignId: id, ...summary }, "campaign finished");
     }
   }

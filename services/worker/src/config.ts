@@ -45,6 +45,10 @@ export interface WorkerConfigInput {
   drainTimeoutMs?: number;
   /** After a device became unusable, try to bind it again after this long (0 = only when it reappears). Default 60000. */
   unusableRetryMs?: number;
+  /** How often files left pending by a crash or a lost lock are settled against the claims. Default 30000. */
+  resolveIntervalMs?: number;
+  /** Fault injection for the chaos bench (`crash-after-claim`, …). Env FARM_FAULT_INJECT. Off by default. */
+  faultInject?: string;
   /** Runner settings (settleMs, stepTimeoutMs, …) for every session; a job's stepTimeoutMs overrides. */
   episode?: EpisodeConfig;
   /**
@@ -75,6 +79,8 @@ export interface WorkerConfig {
   stalledIntervalMs: number;
   drainTimeoutMs: number;
   unusableRetryMs: number;
+  resolveIntervalMs: number;
+  faultInject: string | undefined;
   episode: EpisodeConfig;
   grpc: GrpcTransportConfig;
 }
@@ -129,6 +135,8 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     stalledIntervalMs: intIn("stalledIntervalMs", input.stalledIntervalMs, 30_000, 500, 3_600_000),
     drainTimeoutMs: intIn("drainTimeoutMs", input.drainTimeoutMs, 60_000, 0, 86_400_000),
     unusableRetryMs: intIn("unusableRetryMs", input.unusableRetryMs, 60_000, 0, 86_400_000),
+    resolveIntervalMs: intIn("resolveIntervalMs", input.resolveIntervalMs, 30_000, 100, 86_400_000),
+    faultInject: input.faultInject ?? (env.FARM_FAULT_INJECT || undefined),
     episode: { ...input.episode },
     grpc: grpcConfig(input.grpc, env),
   };

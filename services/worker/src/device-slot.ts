@@ -7,11 +7,12 @@ import type { AdbDriver } from "@farm/adb";
 import type { EventHook } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { EpisodeJobWorker, QUEUE_NAMES, redisConnection, type EpisodeJobResult } from "@farm/queue";
+import { EpisodeJobWorker, QUEUE_NAMES, redisConnection, type CommitArbiter, type EpisodeJobResult, type RedisHealth } from "@farm/queue";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSessionCache } from "./device-session-cache.ts";
-import { createEpisodeProcessor } from "./episode-processor.ts";
+import { createEpisodeProcessor, LOCK_LOST_REASON } from "./episode-processor.ts";
 import type { EpisodeStore } from "./episode-store.ts";
+import type { FaultHooks } from "./fault-hooks.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
 
 export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable" | "closed";
@@ -21,6 +22,10 @@ export interface SlotDeps {
   driver: AdbDriver;
   catalog: TaskCatalog;
   store: EpisodeStore;
+  arbiter: CommitArbiter;
+  faults: FaultHooks;
+  /** The process's Redis connection state: BullMQ's connection errors go there (logged once per outage). */
+  redisHealth: RedisHealth;
   metrics: FarmMetrics;
   logger: Logger;
   onEvent: EventHook;
@@ -89,6 +94,8 @@ export class DeviceSlot {
       policyDir: config.policyDir,
       policyAllowedHosts: config.policyAllowedHosts,
       store: this.deps.store,
+      arbiter: this.deps.arbiter,
+      faults: this.deps.faults,
       metrics: this.deps.metrics,
       logger: this.deps.logger,
       sessionFor: (task) => this.sessions.sessionFor(task),
@@ -108,10 +115,22 @@ export class DeviceSlot {
       autorun: true,
       lockDuration: config.lockDurationMs,
       stalledInterval: config.stalledIntervalMs,
-      // A host crash stalls every job it ran once; allow one more before giving the job up.
-      maxStalledCount: 2,
+      // A host crash stalls every job it ran once, a Redis outage longer than the lock stalls them again;
+      // allow a third before giving the job up (a job that crashes its worker every time still ends).
+      maxStalledCount: 3,
     });
-    worker.on("error", (err) => this.log.error({ event: "worker:error", err: err.message }, "BullMQ worker error"));
+    worker.on("error", (err) => {
+      // "could not renew lock" is handled below; connection errors are the outage RedisHealth logs once.
+      if (!/could not renew lock/.test(err.message)) this.deps.redisHealth.noteError(err);
+    });
+    // Frozen or cut off past the lock duration: the job may already run elsewhere. Cancel our episode; the
+    // claim (checked against the lock atomically) would refuse its commit anyway.
+    worker.on("lockRenewalFailed", (jobIds) => {
+      for (const id of jobIds) {
+        this.log.warn({ event: "job:lock-renewal-failed", jobId: id }, "could not renew the job's lock; cancelling its episode");
+        worker.cancelJob(id, LOCK_LOST_REASON);
+      }
+    });
     worker.on("failed", (job, err) => {
       if (job) this.log.warn({ event: "job:failed", jobId: job.id, attemptsMade: job.attemptsMade, reason: err.message }, "job attempt failed");
     });

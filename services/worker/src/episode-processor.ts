@@ -1,15 +1,18 @@
 /**
- * What one device does with one episode job: check the task, skip episodes already committed, run the
- * episode, commit its trajectory exactly once, and answer BullMQ:
+ * What one device does with one episode job: check the task, complete from the farm-wide claim when the
+ * episode is committed already (on any host), else run it, publish the file on this host, claim it (the
+ * commit), and answer BullMQ:
  *   result            → job completed (the scheduler counts it from the returned EpisodeJobResult)
  *   JobRejectedError  → failed now, no retry (unknown task, hash mismatch, bad payload/policy)
- *   plain Error       → retried with backoff (device trouble; preferably elsewhere: a device that
- *                       became unusable stops taking jobs)
- *   DelayedError      → handed back without using an attempt (drain cancelled the episode)
+ *   plain Error       → retried with backoff, ahead of the campaign's new episodes (device trouble;
+ *                       preferably elsewhere: a device that became unusable stops taking jobs)
+ *   DelayedError      → BullMQ leaves the job alone: handed back by a drain (no attempt used), or the
+ *                       lock was lost (the attempt that owns the job now decides)
+ * What to do after the episode is `decideAttempt` (retry-decision.ts); the commit steps are in commit-flow.ts.
  */
-import { frameEncodingOf } from "./frame-encoding.ts";
+import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { DEVICE_TROUBLE, EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
+import { EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
 import {
@@ -18,15 +21,24 @@ import {
   formatFailureReason,
   parseEpisodeJobResult,
   resolveEpisodeJob,
+  prioritizeRetry,
+  type ClaimOwner,
+  type CommitArbiter,
+  type EpisodeClaim,
   type EpisodeJobData,
   type EpisodeJobResult,
   type EpisodeOptions,
+  type EpisodeRef,
   type QueueErrorCode,
 } from "@farm/queue";
 import { episodeIdOf, type StoredEpisode } from "@farm/trajectory";
 import type { LoadedTask } from "@farm/task";
+import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
 import type { EpisodeStore } from "./episode-store.ts";
+import type { FaultHooks } from "./fault-hooks.ts";
+import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
+import { attemptsLeft, decideAttempt } from "./retry-decision.ts";
 
 /** What the processor needs from its device slot. */
 export interface ProcessorContext {
@@ -37,6 +49,10 @@ export interface ProcessorContext {
   /** Hosts `http:` policies may reach besides loopback (FARM_POLICY_ALLOWED_HOSTS). */
   policyAllowedHosts?: readonly string[];
   store: EpisodeStore;
+  /** The farm-wide commit arbiter (claims in Redis). */
+  arbiter: CommitArbiter;
+  /** Fault injection (chaos bench only; inert unless FARM_FAULT_INJECT is set). */
+  faults: FaultHooks;
   metrics: FarmMetrics;
   logger: Logger;
   /** Bound session for the task (binds when needed). */
@@ -70,6 +86,9 @@ const fromStored = (e: StoredEpisode, file: string): EpisodeJobResult => resultO
 /** A retryable failure whose failedReason starts with its code (a plain Error: BullMQ retries it). */
 const retryable = (code: QueueErrorCode, detail: string): Error => new Error(formatFailureReason(code, detail));
 
+/** Why BullMQ's abort signal fired when it could not renew the job's lock (see device-slot.ts). */
+export const LOCK_LOST_REASON = "lock_lost";
+
 /** The job's limits for `runEpisode` (each overrides the task's or the session config's for this episode). */
 function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
   return {
@@ -80,6 +99,34 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
 }
 
 export function createEpisodeProcessor(ctx: ProcessorContext) {
+  const commitDeps: CommitDeps = { store: ctx.store, arbiter: ctx.arbiter, metrics: ctx.metrics, logger: ctx.logger, workerName: ctx.workerName };
+
+  /** Counts a retry (Redis stats by campaign, metric by cause) and moves the job ahead of its campaign's new episodes. */
+  async function noteRetry(job: Job, ref: EpisodeRef, code: QueueErrorCode, log: Logger): Promise<void> {
+    ctx.metrics.episodeRetry(code);
+    await ctx.arbiter.count(ref.campaignId, `retry:${code}`).catch(() => undefined);
+    // Retries go first: BullMQ keeps the job's priority through backoff and re-queueing.
+    if (!(await prioritizeRetry(job))) log.debug({ event: "job:priority-unchanged" }, "the retry keeps its priority");
+  }
+
+  /** The lock is gone: another attempt owns the job. Nothing is committed or answered. */
+  function lockLost(ref: EpisodeRef, log: Logger, episodeId: string): never {
+    ctx.metrics.commit("lock_lost");
+    ctx.metrics.episodeRetry("LOCK_LOST");
+    void ctx.arbiter.count(ref.campaignId, "retry:LOCK_LOST").catch(() => undefined);
+    log.warn({ event: "job:lock-lost", episodeId }, "lost the job's lock (stalled past the lock duration); not committing, the job's new owner decides");
+    throw new DelayedError();
+  }
+
+  /** The episode is committed (claim exists): settle any file of ours against it and answer with its result. */
+  async function completeFromClaim(ref: EpisodeRef, claim: EpisodeClaim, localFile: string | undefined, log: Logger, episodeId: string): Promise<EpisodeJobResult> {
+    if (localFile) await settleAgainstClaim(commitDeps, ref, localFile, claim);
+    await ctx.arbiter.count(ref.campaignId, "completedFromClaim");
+    ctx.metrics.commit("completed_from_claim");
+    log.info({ event: "episode:already-committed", episodeId, committedBy: claim.host, file: claim.location }, "episode is committed already; completing from its claim without running it");
+    return claim.result;
+  }
+
   return async function processEpisodeJob(job: Job, token?: string, bullSignal?: AbortSignal): Promise<EpisodeJobResult> {
     const log = ctx.logger.child({ jobId: job.id, serial: ctx.serial });
     const attempt = Math.max(1, job.attemptsStarted || job.attemptsMade + 1);
@@ -93,15 +140,32 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       throw e;
     }
     const { data, task } = resolved;
+    const ref: EpisodeRef = { campaignId: data.campaignId, episodeIndex: data.episodeIndex };
     const episodeId = episodeIdOf(data.campaignId, data.episodeIndex);
+    const owner: ClaimOwner | undefined = job.id && token ? { jobId: job.id, token } : undefined;
     // job.timestamp is when the job was added: the same for every attempt, so the path is too.
     const finalFile = ctx.store.finalPath(task.task.id, job.timestamp, episodeId);
 
-    const committedFile = await ctx.store.findCommitted(task.task.id, episodeId);
-    const committed = committedFile ? await ctx.store.readCommitted(committedFile) : undefined;
-    if (committedFile && committed) {
-      log.info({ event: "episode:already-committed", episodeId, file: committedFile }, "episode was committed by an earlier attempt; not running it again");
-      return fromStored(committed, committedFile);
+    // 1. Committed already, on any host? Complete from the claim.
+    const localFile = await ctx.store.findLocal(task.task.id, episodeId);
+    const claimed = await ctx.arbiter.lookup(ref);
+    if (claimed) return completeFromClaim(ref, claimed, localFile, log, episodeId);
+
+    // 2. A file of this episode on our storage that nobody claimed (a crash between publish and claim
+    //    here, or another host's on shared storage): it is complete, so claim it instead of re-running.
+    if (localFile) {
+      const record = await ctx.store.readRecord(localFile);
+      if (record) {
+        const file = { path: localFile, checksum: await ctx.store.checksum(localFile), bytes: (await stat(localFile)).size };
+        const result = fromStored(record, localFile);
+        const c = await claimFile(commitDeps, ref, file, record.attempt, result, owner);
+        if (c.kind === "not-owner") lockLost(ref, log, episodeId);
+        if (c.kind === "taken") return completeFromClaim(ref, c.claim, localFile, log, episodeId);
+        await ctx.store.clearPending(localFile);
+        ctx.metrics.commit("committed");
+        log.info({ event: "episode:committed", episodeId, file: localFile, adopted: true }, "unclaimed file of an earlier attempt committed");
+        return result;
+      }
     }
 
     const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts).catch((e: unknown) => {
@@ -120,10 +184,12 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
         }
         throw e;
       }
+      const facts = { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
       if (session.state !== "ready") {
         // Unusable: this device stops taking jobs. Closed: the device is being unbound. Either way retry elsewhere.
         const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
         if (session.state === "unusable") ctx.retire(why);
+        if (attemptsLeft(facts)) await noteRetry(job, ref, "DEVICE_UNUSABLE", log);
         throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${why}`);
       }
 
@@ -133,7 +199,6 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       bullSignal?.addEventListener("abort", onAbort, { once: true });
       if (ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
       log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
-      const attemptsLeft = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
       let traj: EpisodeTrajectory;
       try {
         // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
@@ -151,56 +216,87 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.
         if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
+        if (attemptsLeft(facts)) await noteRetry(job, ref, "DEVICE_UNUSABLE", log);
         throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${(e as Error).message}`);
       } finally {
         ctx.drainSignal.removeEventListener("abort", onAbort);
         bullSignal?.removeEventListener("abort", onAbort);
       }
-      if ((session.state as string) === "needs_recovery") {
-        // With attempts left the job goes back to BullMQ at once (to another device) while this device
-        // recovers, paused. The last attempt waits for recovery and keeps the truncated episode as data.
-        if (attemptsLeft) ctx.recoverInBackground(() => session.recover());
-        else await session.recover();
-      }
+      const decision = decideAttempt({
+        ...facts,
+        cause: traj.cause,
+        drained: ctx.drainSignal.aborted,
+        lockLost: bullSignal?.aborted === true && bullSignal.reason === LOCK_LOST_REASON,
+        needsRecovery: (session.state as string) === "needs_recovery",
+      });
+      // With a retry the job goes back to BullMQ at once (to another device) while this device recovers,
+      // paused. A commit waits for recovery (the last attempt keeps the truncated episode as data).
+      if (decision.recovery === "background") ctx.recoverInBackground(() => session.recover());
+      else if (decision.recovery === "inline") await session.recover();
       // Recovery (a relaunch before the episode, or ours above on the last attempt) may have spent the budget.
       if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
-      log.info({ event: "episode:end", episodeId, outcome: traj.outcome, cause: traj.cause, steps: traj.steps.length, reward: traj.totalReward }, "episode ended");
+      log.info({ event: "episode:end", episodeId, outcome: traj.outcome, cause: traj.cause, steps: traj.steps.length, reward: traj.totalReward, decision: decision.kind }, "episode ended");
 
-      if (traj.cause === "cancelled") {
-        if (ctx.drainSignal.aborted && token) {
-          // Hand the job back without using an attempt; another worker (or this one, restarted) runs it.
-          await job.moveToDelayed(Date.now(), token);
-          log.info({ event: "job:handed-back", episodeId }, "episode cancelled by drain; job handed back");
-          throw new DelayedError();
-        }
-        throw retryable("CANCELLED", `job ${job.id}: episode cancelled`);
+      switch (decision.kind) {
+        case "abandon":
+          return lockLost(ref, log, episodeId);
+        case "hand-back":
+          if (token) {
+            // Hand the job back without using an attempt; another worker (or this one, restarted) runs it.
+            await job.moveToDelayed(Date.now(), token);
+            log.info({ event: "job:handed-back", episodeId }, "episode cancelled by drain; job handed back");
+            throw new DelayedError();
+          }
+          throw retryable("CANCELLED", `job ${job.id}: episode cancelled`);
+        case "retry":
+          await noteRetry(job, ref, decision.code, log);
+          throw retryable(decision.code, decision.code === "CANCELLED" ? `job ${job.id}: episode cancelled` : `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`);
+        case "commit":
+          break;
       }
-      if ((DEVICE_TROUBLE.has(traj.cause) || traj.cause === "policy_failed") && attemptsLeft) {
-        throw retryable(traj.cause === "policy_failed" ? "POLICY_FAILED" : "DEVICE_TROUBLE", `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`);
-      }
-      // The last attempt keeps even a device-trouble truncation: it is data, and the campaign gets its record.
 
+      // 3. Publish on this host, then claim farm-wide (only while the job's lock is still ours).
       const frameEvery = data.options.frameEvery ?? session.config.frameEvery;
-      const c = await ctx.store.commit(
-        { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: ctx.workerName, taskDialect: task.dialect, frameEvery },
-        finalFile,
-        frameEvery,
-      );
-      if (c.alreadyCommitted && c.existing) {
-        log.info({ event: "episode:already-committed", episodeId, file: c.path }, "another attempt committed this episode first; its record stands");
-        return fromStored(c.existing, c.path);
+      const record = { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: ctx.workerName, taskDialect: task.dialect, frameEvery };
+      const done = ctx.store.beginCommit(finalFile);
+      try {
+        await ctx.store.markPending({ ...ref, file: finalFile });
+        const p = await ctx.store.publish(record, finalFile, frameEvery);
+        ctx.faults.at("crash-after-publish");
+        if (!p.created && !p.existing) throw retryable("DEVICE_TROUBLE", `job ${job.id}: ${p.path} exists but cannot be read back`);
+        // A file already at the path (an earlier attempt on this storage) is the one to claim.
+        const result = p.created ? parseEpisodeJobResult(resultOf(traj, p.path, ctx.workerName, ctx.serial), job.id) : fromStored(p.existing!, p.path);
+        const c = await claimFile(commitDeps, ref, p, p.created ? attempt : p.existing!.attempt, result, owner);
+        if (c.kind === "not-owner") return lockLost(ref, log, episodeId); // the marker stays: resolved once the episode has a claim
+        if (c.kind === "taken") {
+          if (c.claim.checksum !== p.checksum) {
+            await ctx.arbiter.count(ref.campaignId, "duplicatesPrevented");
+            ctx.metrics.commit("duplicate_prevented");
+            await settleAgainstClaim(commitDeps, ref, p.path, c.claim, p.checksum);
+          }
+          await ctx.store.clearPending(finalFile);
+          log.info({ event: "episode:already-committed", episodeId, committedBy: c.claim.host, file: c.claim.location }, "another attempt committed this episode first; its record stands");
+          return c.claim.result;
+        }
+        await ctx.store.clearPending(finalFile);
+        ctx.faults.at("crash-after-claim");
+        ctx.metrics.commit("committed");
+        if (p.created) {
+          ctx.metrics.trajectoryWritten({ bytes: p.bytes, files: 1 });
+          ctx.metrics.episodeFinished({
+            taskId: task.task.id,
+            outcome: traj.outcome,
+            cause: traj.cause,
+            durationSec: (traj.endedAt.getTime() - traj.startedAt.getTime()) / 1000,
+            steps: traj.steps.length,
+            reward: traj.totalReward,
+          });
+        }
+        log.info({ event: "episode:committed", episodeId, file: p.path, bytes: p.bytes }, "episode committed");
+        return result;
+      } finally {
+        done();
       }
-      ctx.metrics.trajectoryWritten({ bytes: c.bytes, files: 1 });
-      ctx.metrics.episodeFinished({
-        taskId: task.task.id,
-        outcome: traj.outcome,
-        cause: traj.cause,
-        durationSec: (traj.endedAt.getTime() - traj.startedAt.getTime()) / 1000,
-        steps: traj.steps.length,
-        reward: traj.totalReward,
-      });
-      log.info({ event: "episode:committed", episodeId, file: c.path, bytes: c.bytes }, "episode committed");
-      return parseEpisodeJobResult(resultOf(traj, c.path, ctx.workerName, ctx.serial), job.id);
     } finally {
       ctx.setBusy(false);
       await policy.close().catch(() => undefined);

@@ -5,5 +5,8 @@
  */
 export { resolveWorkerConfig, type WorkerConfig, type WorkerConfigInput } from "./config.ts";
 export { WorkerService, type WorkerServiceOptions } from "./worker-service.ts";
-export { EpisodeStore, type CommitResult } from "./episode-store.ts";
+export { EpisodeStore, fileChecksum, type PublishResult, type PendingMarker } from "./episode-store.ts";
+export { decideAttempt, attemptsLeft, type AttemptFacts, type AttemptDecision } from "./retry-decision.ts";
 export { runWorkerMain } from "./main.ts";
+export { reconcileFolders, formatReconcile, type ReconcileReport, type ReconcileOptions } from "./reconcile.ts";
+export { resolvePending } from "./commit-flow.ts";

@@ -10,9 +10,13 @@
 import { AdbDriver, type DeviceChange } from "@farm/adb";
 import { createLogger, type Logger } from "@farm/log";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
+import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
+import type { Redis } from "ioredis";
+import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSlot } from "./device-slot.ts";
 import { EpisodeStore } from "./episode-store.ts";
+import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 
@@ -35,6 +39,11 @@ export class WorkerService {
   private metricsServer: MetricsServer | undefined;
   private closing: Promise<void> | undefined;
   private started = false;
+  private resolveTimer: NodeJS.Timeout | undefined;
+  private resolving: Promise<unknown> = Promise.resolve();
+  readonly arbiter: RedisCommitArbiter;
+  readonly redisHealth: RedisHealth;
+  private readonly commitDeps: CommitDeps;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -44,8 +53,13 @@ export class WorkerService {
     private readonly logger: Logger,
     metrics: FarmMetrics,
     private readonly serveMetrics: boolean,
+    private readonly redis: Redis,
+    private readonly faults: FaultHooks,
   ) {
     this.metrics = metrics;
+    this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
+    this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
+    this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -61,7 +75,18 @@ export class WorkerService {
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
     const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
     const store = new EpisodeStore(config.outDir, config.codec);
-    return new WorkerService(config, catalog, driver, store, logger, metrics, !opts.noMetricsServer);
+    const faults = faultHooksFrom(config.faultInject);
+    if (faults.armed.length > 0) logger.warn({ event: "worker:faults-armed", faults: faults.armed }, "FAULT INJECTION ENABLED (FARM_FAULT_INJECT): this process will crash on purpose");
+    // One command connection for claims; fail now, clearly, on bad credentials or ACLs (never retry those forever).
+    const redis = createRedisClient(config.redisUrl);
+    try {
+      await checkRedisAccess(redis, config.redisUrl, config.queuePrefix);
+    } catch (e) {
+      redis.disconnect();
+      await driver.close();
+      throw e;
+    }
+    return new WorkerService(config, catalog, driver, store, logger, metrics, !opts.noMetricsServer, redis, faults);
   }
 
   /** Where /metrics is served, once started (undefined when not served). */
@@ -91,8 +116,25 @@ export class WorkerService {
     );
     const swept = await this.store.sweepAbandonedTempFiles(10 * 60_000);
     if (swept > 0) this.logger.warn({ event: "worker:temp-files-swept", files: swept }, "removed temporary episode files abandoned by crashed workers");
+    await this.resolvePendingFiles();
+    this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
+    this.resolveTimer.unref();
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
+  }
+
+  /** Settles files left pending (a crash between publish and claim, a lost lock) once their episode has a claim. */
+  resolvePendingFiles(): Promise<unknown> {
+    this.resolving = this.resolving.then(async () => {
+      if (!this.redisHealth.up) return;
+      try {
+        const r = await resolvePending(this.commitDeps);
+        if (r.quarantined > 0 || r.settled > 0) this.logger.info({ event: "commit:pending-resolved", ...r }, "pending episode files settled against their claims");
+      } catch (e) {
+        this.logger.warn({ event: "commit:resolve-failed", err: (e as Error).message }, "settling pending episode files failed (tried again later)");
+      }
+    });
+    return this.resolving;
   }
 
   private wanted(serial: string): boolean {
@@ -122,6 +164,9 @@ export class WorkerService {
       driver: this.driver,
       catalog: this.catalog,
       store: this.store,
+      arbiter: this.arbiter,
+      faults: this.faults,
+      redisHealth: this.redisHealth,
       metrics: this.metrics,
       logger: this.logger,
       onEvent: episodeEventsToMetrics(this.metrics),
@@ -181,6 +226,10 @@ export class WorkerService {
       this.tracking?.close();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
+      if (this.resolveTimer) clearInterval(this.resolveTimer);
+      await this.resolvePendingFiles();
+      this.redisHealth.close();
+      await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();
       await this.metricsServer?.close();
       this.logger.info({ event: "worker:closed" }, "worker closed");

@@ -55,6 +55,9 @@ test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exac
     assert.equal(st.state, "completed", JSON.stringify(st));
     assert.equal(st.completed, 40);
     assert.equal(st.failed, 0);
+    assert.equal(st.commits.committed, 40, "one claim per episode");
+    assert.equal(st.commits.duplicatesPrevented, 0);
+    assert.equal(st.commits.quarantined, 0);
     // Re-submitting the same campaign adds nothing.
     const again = await scheduler.submit(input);
     assert.equal(again.created, false);
@@ -86,6 +89,8 @@ test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exac
   assert.deepEqual(listFiles(out), filesBefore);
   const eps2 = await readEpisodes(out);
   assert.equal(eps2.length, 40);
+  // …by their claims: the re-run completed from them without running anything.
+  assert.equal((await worker.arbiter.stats("c40")).completedFromClaim, 40);
 
   // /metrics counts the campaign once.
   const text = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
@@ -95,6 +100,8 @@ test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exac
   assert.equal(sumOf(text, "farm_steps_total"), eps.reduce((a, e) => a + e.steps.length, 0));
   assert.ok(sumOf(text, "farm_job_start_latency_seconds_count") >= 40);
   assert.match(text, /farm_devices\{[^}]*state="(ready|busy)"[^}]*\} [1-4]/);
+  assert.equal(sumOf(text, "farm_commits_total"), 40 + 40, "40 committed + 40 completed from the claim");
+  assert.equal(sumOf(text, "farm_redis_up"), 1);
 });
 
 test("a job naming an unknown task or a wrong hash fails at once, not retried, with the reason", async () => {

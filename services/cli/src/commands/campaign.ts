@@ -28,7 +28,9 @@ interface SubmitOptions extends AccessOptions {
 /** One line per campaign, for `farm status` without an id. */
 function oneLine(s: CampaignStatus): string {
   const pct = s.episodes > 0 ? ((100 * s.finished) / s.episodes).toFixed(1) : "0.0";
-  return `${s.id}\t${s.state}\t${s.spec.taskId}\t${s.finished}/${s.episodes} (${pct}%)\tfailed ${s.failed}\trunning ${s.running}\t${s.createdAt}`;
+  const c = s.commits;
+  const commits = c ? `\tcommitted ${c.committed}\tduplicates prevented ${c.duplicatesPrevented}\tquarantined ${c.quarantined}` : "";
+  return `${s.id}\t${s.state}\t${s.spec.taskId}\t${s.finished}/${s.episodes} (${pct}%)\tfailed ${s.failed}\trunning ${s.running}${commits}\t${s.createdAt}`;
 }
 
 export function describeStatus(s: CampaignStatus): string {
@@ -38,6 +40,11 @@ export function describeStatus(s: CampaignStatus): string {
     `  episodes ${s.episodes}: enqueued ${s.enqueued}, completed ${s.completed}, failed ${s.failed}, in flight ${s.inFlight} (running ${s.running}, waiting ${s.waiting})`,
     `  ${s.episodesPerSec.toFixed(2)} episodes/s${s.etaSec !== null ? `, ETA ${Math.round(s.etaSec)} s` : ""}; created ${s.createdAt}${s.finishedAt ? `, finished ${s.finishedAt}` : ""}`,
   ];
+  const c = s.commits;
+  if (c) {
+    const retries = Object.entries(c.retriesByCause).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+    lines.push(`  commits: committed ${c.committed}, duplicates prevented ${c.duplicatesPrevented}, completed from claim ${c.completedFromClaim}, quarantined files ${c.quarantined}; retries: ${retries}`);
+  }
   if (s.summary) lines.push(`  summary ${JSON.stringify(s.summary)}`);
   return lines.join("\n");
 }

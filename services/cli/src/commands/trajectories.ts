@@ -18,7 +18,10 @@ async function writeOut(text: string): Promise<boolean> {
   });
 }
 
-/** `farm trajectories inspect|export|query`: the farm's Avro trajectory files (libs/trajectory) and Parquet data sets (libs/dataset). */
+/**
+ * `farm trajectories inspect|reconcile|export|query`: the farm's Avro trajectory files (libs/trajectory),
+ * checked against the farm-wide commit claims (reconcile), and Parquet data sets (libs/dataset).
+ */
 export const trajectoriesCommand: CommandModule = {
   register(program: Command) {
     const cmd = program.command("trajectories").description("inspect and export trajectory files (Avro)");
@@ -33,6 +36,39 @@ export const trajectoriesCommand: CommandModule = {
         const summary = await inspectTrajectories(paths);
         process.stdout.write(opts.json ? `${terminalSafeJson(JSON.stringify(summary, null, 2))}\n` : `${formatSummary(summary)}\n`);
         if (summary.unreadable.length > 0) process.exitCode = 1;
+      });
+
+    cmd
+      .command("reconcile")
+      .description("check folders (one per host, or a shared one) against the farm-wide claims of a campaign: lists missing and extra files; exit 1 when any")
+      .argument("<folders...>", "trajectory folders of every host")
+      .requiredOption("--campaign <id>", "campaign id")
+      .option("--redis <url>", "Redis URL (default: REDIS_URL or redis://127.0.0.1:6379)")
+      .option("--prefix <prefix>", "queue prefix (default: FARM_QUEUE_PREFIX or {farm})")
+      .option("--quarantine", "move extra files whose episode is committed by another file into <folder>/.quarantine/", false)
+      .option("--json", "print the report as JSON", false)
+      .action(async (folders: string[], opts: { campaign: string; redis?: string; prefix?: string; quarantine: boolean; json: boolean }) => {
+        const { RedisCommitArbiter, campaignKeys, checkRedisAccess, createRedisClient, resolveQueuePrefix, DEFAULT_REDIS_URL } = await import("@farm/queue");
+        const { reconcileFolders, formatReconcile } = await import("@farm/worker");
+        const url = opts.redis ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+        const prefix = resolveQueuePrefix(opts.prefix);
+        const redis = createRedisClient(url);
+        try {
+          await checkRedisAccess(redis, url, prefix);
+          const episodes = await redis.hget(campaignKeys(prefix, opts.campaign).record, "episodes");
+          const report = await reconcileFolders({
+            folders,
+            campaignId: opts.campaign,
+            arbiter: new RedisCommitArbiter(redis, prefix),
+            ...(episodes !== null ? { episodes: Number(episodes) } : {}),
+            quarantine: opts.quarantine,
+          });
+          process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReconcile(report)}\n`);
+          const open = report.missing.length + report.extra.filter((e) => !e.quarantined).length + report.unreadable.length;
+          if (open > 0) process.exitCode = 1;
+        } finally {
+          redis.disconnect();
+        }
       });
 
     cmd

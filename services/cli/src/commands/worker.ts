@@ -18,6 +18,7 @@ interface WorkerOptions {
   lockMs?: string;
   stalledMs?: string;
   drainMs?: string;
+  resolveMs?: string;
   settleMs?: string;
   stepTimeoutMs?: string;
   grpc?: string;
@@ -48,6 +49,7 @@ export const workerCommand: CommandModule = {
       .option("--name <name>", "worker name in results and trajectories (default <host>-<pid>)")
       .option("--lock-ms <ms>", "BullMQ job lock duration (default 30000)")
       .option("--stalled-ms <ms>", "stalled-job check interval (default 30000)")
+      .option("--resolve-ms <ms>", "how often files left pending by a crash or a lost lock are settled against the claims (default 30000)")
       .option("--drain-ms <ms>", "on SIGTERM, how long a running episode may finish before it is handed back (default 60000)")
       .option("--settle-ms <ms>", "wait after each setup/reset step (default 500)")
       .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
@@ -58,6 +60,7 @@ export const workerCommand: CommandModule = {
         const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
         const stalledIntervalMs = parseIntOption("stalled-ms", o.stalledMs);
         const drainTimeoutMs = parseIntOption("drain-ms", o.drainMs);
+        const resolveIntervalMs = parseIntOption("resolve-ms", o.resolveMs);
         const adbPort = parseIntOption("adb-port", o.adbPort);
         const metricsPort = parseIntOption("metrics-port", o.metricsPort);
         const settleMs = parseIntOption("settle-ms", o.settleMs);
@@ -78,6 +81,7 @@ export const workerCommand: CommandModule = {
           ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
           ...(stalledIntervalMs !== undefined ? { stalledIntervalMs } : {}),
           ...(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}),
+          ...(resolveIntervalMs !== undefined ? { resolveIntervalMs } : {}),
           ...(o.grpc || o.grpcDiscoveryDir
             ? { grpc: { ...(o.grpc ? { mode: o.grpc as "off" | "config" | "discover" } : {}), ...(o.grpcDiscoveryDir ? { discoveryDir: o.grpcDiscoveryDir } : {}) } }
             : {}),

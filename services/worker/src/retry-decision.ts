@@ -1,0 +1,54 @@
+/**
+ * What to do with an episode that ended (or was cut short), as one pure function of the facts, so every
+ * rule is in one place and unit-tested (test/retry-decision.test.ts):
+ *
+ *   lock lost            → abandon: not committed, not answered; the attempt that now owns the job decides
+ *   cancelled by a drain → hand back (no attempt used)
+ *   cancelled otherwise  → retry CANCELLED
+ *   device trouble / policy failure with attempts left → retry DEVICE_TROUBLE / POLICY_FAILED
+ *   anything else        → commit (the last attempt keeps a device-trouble truncation: it is data)
+ *
+ * A session that needs recovery recovers in the background (the job goes back at once, to another
+ * device) unless the episode is committed, which waits for recovery first (the session must be sound
+ * before this device takes the next job).
+ */
+import { DEVICE_TROUBLE, type EndCause } from "@farm/episode";
+import type { QueueErrorCode } from "@farm/queue";
+
+export interface AttemptFacts {
+  /** Why the episode ended (EpisodeTrajectory.cause). */
+  cause: EndCause;
+  /** job.attemptsMade before this attempt. */
+  attemptsMade: number;
+  /** job.opts.attempts (1 when unset). */
+  attempts: number;
+  /** The worker drains (its drain signal aborted the episode). */
+  drained: boolean;
+  /** This worker no longer holds the job's lock (BullMQ could not renew it). */
+  lockLost: boolean;
+  /** The session was left `needs_recovery`. */
+  needsRecovery: boolean;
+}
+
+export type Recovery = "none" | "inline" | "background";
+
+export type AttemptDecision =
+  | { kind: "commit"; recovery: Recovery }
+  | { kind: "retry"; code: Extract<QueueErrorCode, "DEVICE_TROUBLE" | "POLICY_FAILED" | "CANCELLED">; recovery: Recovery }
+  | { kind: "hand-back"; recovery: Recovery }
+  | { kind: "abandon"; recovery: Recovery };
+
+export function attemptsLeft(f: Pick<AttemptFacts, "attemptsMade" | "attempts">): boolean {
+  return f.attemptsMade + 1 < Math.max(1, f.attempts);
+}
+
+export function decideAttempt(f: AttemptFacts): AttemptDecision {
+  const recovery = (commit: boolean): Recovery => (!f.needsRecovery ? "none" : commit ? "inline" : "background");
+  if (f.lockLost) return { kind: "abandon", recovery: recovery(false) };
+  if (f.cause === "cancelled") return f.drained ? { kind: "hand-back", recovery: recovery(false) } : { kind: "retry", code: "CANCELLED", recovery: recovery(false) };
+  if (attemptsLeft(f)) {
+    if (DEVICE_TROUBLE.has(f.cause)) return { kind: "retry", code: "DEVICE_TROUBLE", recovery: recovery(false) };
+    if (f.cause === "policy_failed") return { kind: "retry", code: "POLICY_FAILED", recovery: recovery(false) };
+  }
+  return { kind: "commit", recovery: recovery(true) };
+}
