@@ -15,7 +15,7 @@ import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
 
 /** Quantiles of the successful samples, and how many failed. */

@@ -14,7 +14,7 @@ import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import avro from "avsc";
 import { avroTypeFor, avscEncoderCodecs, CODEC_NAMES, episodeSchema, episodeToAvro, syntheticEpisode, TrajectoryWriter, type CodecName, type EpisodeRecord } from "@farm/trajectory";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 
 interface Figures {
   records: number;

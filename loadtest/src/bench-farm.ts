@@ -23,7 +23,7 @@ import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 import { quantile } from "./stats.ts";
 

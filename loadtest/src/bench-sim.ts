@@ -18,7 +18,7 @@ import { createAdbClient, readAll, type AdbClient } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
 
 /** A callable gc() even without --expose-gc, so memory figures are not inflated by garbage. */

@@ -2,15 +2,9 @@
  * Named benchmark scenarios for `npx farm bench <name>`. Each is loaded lazily so one scenario's
  * dependencies never slow another. A scenario prints its figures and ends with one `key=value` line.
  */
-export interface BenchOptions {
-  /** Free-form options from the command line (`--devices 8` becomes { devices: "8" }). */
-  [key: string]: string | boolean | undefined;
-}
+import type { Scenario } from "./scenario.ts";
 
-export interface Scenario {
-  describe: string;
-  run(opts: BenchOptions): Promise<void>;
-}
+export type { BenchOptions, Scenario } from "./scenario.ts";
 
 export const scenarios: Record<string, () => Promise<Scenario>> = {
   adb: () => import("./bench-adb.ts").then((m) => m.scenario),
