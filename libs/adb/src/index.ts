@@ -24,3 +24,5 @@ export { checkPackage, checkActivity, expandActivity } from "./validate.ts";
 export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
 export { createAdbClient, readAll, type AdbClient, type AdbDeviceClient } from "./client.ts";
+/** An in-memory Device for fast unit tests above the driver; passes the driver's conformance suite. */
+export { FakeDevice, type FakeApp, type FakeAppContext, type FakeDeviceOptions } from "./fake-device.ts";
