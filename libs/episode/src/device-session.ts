@@ -20,7 +20,8 @@ import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "
 import { safeEmit, type EpisodeEvent, type EventHook } from "./events.ts";
 import { LogAccumulator } from "./log-accumulator.ts";
 import { seededRng } from "./rng.ts";
-import { assertRunnable, runSteps, sleep, type StepRunContext, type StepsOutcome } from "./step-interpreter.ts";
+import { sleep } from "@farm/time";
+import { assertRunnable, runSteps, type StepRunContext, type StepsOutcome } from "./step-interpreter.ts";
 import { runEpisode } from "./runner.ts";
 import { DEVICE_TROUBLE, endCounterKey } from "./episode-end.ts";
 import { EpisodeRun, type RunEpisodeOptions } from "./episode-run.ts";

@@ -16,7 +16,7 @@ import { adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { decideTransition } from "./limits.ts";
 import type { SessionPort } from "./session-port.ts";
-import { sleep } from "./step-interpreter.ts";
+import { sleep } from "@farm/time";
 import type { EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
 
 export interface RunEpisodeOptions {
