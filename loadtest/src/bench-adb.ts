@@ -38,7 +38,6 @@ async function measure(n: number, warmup: number, once: () => Promise<boolean>):
 }
 
 export const scenario: Scenario = {
-  describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
   async run(opts: BenchOptions): Promise<void> {
     const samples = intOpt(opts, "samples", 3000);
     const cliSamples = Math.max(50, Math.floor(samples / 10));

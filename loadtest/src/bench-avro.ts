@@ -126,7 +126,6 @@ async function runVariant(name: string, frames: boolean, o: { codec: CodecName; 
 }
 
 export const scenario: Scenario = {
-  describe: "Avro trajectories: TrajectoryWriter to disk vs raw avsc BlockEncoder to a null sink (rec/s, MB/s, with and without frames)",
   async run(opts: BenchOptions): Promise<void> {
     const codec = (typeof opts.codec === "string" ? opts.codec : "deflate") as CodecName;
     if (!CODEC_NAMES.includes(codec)) throw new Error(`--codec must be one of ${CODEC_NAMES.join(", ")}`);

@@ -61,7 +61,6 @@ function adbServerPid(port: number): number | undefined {
 }
 
 export const scenario: Scenario = {
-  describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
   async run(opts: BenchOptions): Promise<void> {
     const devices = intOpt(opts, "devices", 16);
     const episodes = intOpt(opts, "episodes", 64);

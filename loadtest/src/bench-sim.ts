@@ -47,7 +47,6 @@ async function echoOnce(client: AdbClient, serial: string): Promise<number> {
 const MB = 1024 * 1024;
 
 export const scenario: Scenario = {
-  describe: "N simulated emulators in one process: memory per device and adbkit shell echo round trip (default N=64)",
   async run(opts: BenchOptions): Promise<void> {
     const count = intOpt(opts, "devices", 64);
     const calls = intOpt(opts, "calls", 1000);

@@ -2,4 +2,4 @@
  * @module @farm/loadtest
  * Benchmarks that measure the farm's figures side by side in one run; see scenarios.ts.
  */
-export { scenarios, type Scenario, type BenchOptions } from "./scenarios.ts";
+export { scenarios, type Scenario, type BenchOptions, type ScenarioEntry, type BenchOptionSpec } from "./scenarios.ts";

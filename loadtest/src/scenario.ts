@@ -1,10 +1,10 @@
 /** What a benchmark scenario is (its own file so the scenarios can import it without importing the list of scenarios). */
 export interface BenchOptions {
-  /** Free-form options from the command line (`--devices 8` becomes { devices: "8" }). */
+  /** The scenario's declared options (scenarios.ts) by flag name: `--devices 8` becomes { devices: "8" }. */
   [key: string]: string | boolean | undefined;
 }
 
 export interface Scenario {
-  describe: string;
+  /** Options arrive checked by `farm bench`'s parser, by flag name (`--max-steps 5` → { "max-steps": "5" }). */
   run(opts: BenchOptions): Promise<void>;
 }

@@ -6,9 +6,60 @@ import type { Scenario } from "./scenario.ts";
 
 export type { BenchOptions, Scenario } from "./scenario.ts";
 
-export const scenarios: Record<string, () => Promise<Scenario>> = {
-  adb: () => import("./bench-adb.ts").then((m) => m.scenario),
-  avro: () => import("./bench-avro.ts").then((m) => m.scenario),
-  farm: () => import("./bench-farm.ts").then((m) => m.scenario),
-  sim: () => import("./bench-sim.ts").then((m) => m.scenario),
+
+/** One option of a scenario, as `farm bench <name>` declares it to the option parser. */
+export interface BenchOptionSpec {
+  /** Commander's flag syntax, e.g. `--devices <n>`; the scenario reads it as `opts.devices`. */
+  flags: string;
+  description: string;
+}
+
+export interface ScenarioEntry {
+  describe: string;
+  options: readonly BenchOptionSpec[];
+  load(): Promise<Scenario>;
+}
+
+const profile: BenchOptionSpec = { flags: "--profile <name>", description: "simulator latency profile: instant | emulator-adb | emulator-grpc (default instant)" };
+
+/** Declared here (not in the scenario modules) so `farm bench --help` and option checking load no scenario. */
+export const scenarios: Record<string, ScenarioEntry> = {
+  adb: {
+    describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
+    options: [
+      { flags: "--samples <n>", description: "calls measured per method (default 3000)" },
+      { flags: "--warmup <n>", description: "calls before measuring (default 100)" },
+      profile,
+      { flags: "--sim <mode>", description: "where the simulated device runs: child | in-process (default child)" },
+    ],
+    load: () => import("./bench-adb.ts").then((m) => m.scenario),
+  },
+  avro: {
+    describe: "Avro trajectories: TrajectoryWriter to disk vs raw avsc BlockEncoder to a null sink (rec/s, MB/s, with and without frames)",
+    options: [{ flags: "--codec <name>", description: "null | deflate | snappy (default deflate)" }],
+    load: () => import("./bench-avro.ts").then((m) => m.scenario),
+  },
+  farm: {
+    describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators (default 16)" },
+      { flags: "--episodes <n>", description: "episodes in the campaign (default 64)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 50)" },
+      { flags: "--settle-ms <n>", description: "settle after setup/reset steps (default 20)" },
+      { flags: "--window <n>", description: "episodes enqueued ahead (default: --devices)" },
+      profile,
+    ],
+    load: () => import("./bench-farm.ts").then((m) => m.scenario),
+  },
+  sim: {
+    describe: "N simulated emulators in one process: memory per device and adbkit shell echo round trip (default N=64)",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators (default 64)" },
+      { flags: "--calls <n>", description: "shell round trips measured per round (default 1000)" },
+      { flags: "--warmup <n>", description: "round trips before measuring (default 50)" },
+      { flags: "--rounds <n>", description: "measured rounds (default 10)" },
+      profile,
+    ],
+    load: () => import("./bench-sim.ts").then((m) => m.scenario),
+  },
 };
