@@ -14,6 +14,7 @@ import { parseAction } from "./action.ts";
 import { PolicyError } from "./errors.ts";
 import type { Action, EpisodeContext, Observation, Policy } from "./types.ts";
 import { stringifyWire, toWireRequest, type PixelEncoding } from "./wire.ts";
+import { coerceError } from "@farm/errors";
 
 export interface HttpPolicyOptions {
   /** Deadline for one act(): request, server time and response body. Default 10 000 ms. */
@@ -93,7 +94,7 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
           return new PolicyError("timeout", `${where}: no answer within ${timeoutMs} ms ${during}; make the server faster or raise the policy timeout`, { retryable: true, cause: e });
         case undefined: {
           const code = (e as { cause?: { code?: string } }).cause?.code;
-          return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? (e as Error).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
+          return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? coerceError(e).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
         }
       }
     };
@@ -134,7 +135,7 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
     try {
       return parseAction(body);
     } catch (e) {
-      throw new PolicyError("bad_response", `${where}: answer is not a valid action: ${(e as Error).message}`, { cause: e });
+      throw new PolicyError("bad_response", `${where}: answer is not a valid action: ${coerceError(e).message}`, { cause: e });
     }
   }
 

@@ -1,4 +1,5 @@
 /** Load-time errors of task files: stable codes, a file:line, the field path, and what to do about it. */
+import { FarmError } from "@farm/errors";
 
 export type TaskErrorCode =
   | "read_failed"
@@ -24,10 +25,11 @@ export type TaskErrorCode =
   | "bad_value"
   | "duplicate_id";
 
-export class TaskLoadError extends Error {
+/** Not retryable: the same file fails the same way until someone edits it. */
+export class TaskLoadError extends FarmError<TaskErrorCode> {
   override readonly name = "TaskLoadError";
   constructor(
-    readonly code: TaskErrorCode,
+    code: TaskErrorCode,
     /** The task file (as given by the caller). */
     readonly file: string,
     /** 1-based line in the file. */
@@ -39,7 +41,7 @@ export class TaskLoadError extends Error {
     /** What to do about it. */
     readonly hint: string,
   ) {
-    super(formatParts(file, line, field, detail, hint));
+    super(code, formatParts(file, line, field, detail, hint));
   }
 }
 

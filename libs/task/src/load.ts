@@ -11,6 +11,7 @@ import { indexFieldLines, type LineIndex } from "./line-index.ts";
 import type { Dialect, LoadedTask, TaskWarning } from "./model.ts";
 import { normaliseTask } from "./normalise.ts";
 import { taskType, type SchemaName } from "./schema.ts";
+import { coerceError } from "@farm/errors";
 
 export interface LoadOptions {
   /** Folders searched for APKs named by relative `filesystem.path`s (after the task file's folder) and `mpm.path`s. */
@@ -189,7 +190,7 @@ export function loadTaskFile(path: string, opts: LoadOptions = {}): LoadedTask {
   try {
     text = readFileSync(path, "utf8");
   } catch (e) {
-    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${(e as Error).message}`, "check the path");
+    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${coerceError(e).message}`, "check the path");
   }
   return parseTaskText(text, { ...opts, sourcePath: path });
 }

@@ -9,6 +9,7 @@
  * UTF-16 code units, so an astral character counts as two.
  */
 import type { PyRegex } from "./model.ts";
+import { coerceError } from "@farm/errors";
 
 export class PyRegexError extends Error {
   override readonly name = "PyRegexError";
@@ -27,7 +28,7 @@ export function pyRegex(source: string): PyRegex {
   try {
     regex = new RegExp(`^(?:${body})`);
   } catch (e) {
-    throw new PyRegexError(`does not compile as a JavaScript regex: ${(e as Error).message}`);
+    throw new PyRegexError(`does not compile as a JavaScript regex: ${coerceError(e).message}`);
   }
   return { source, regex };
 }

@@ -2,6 +2,7 @@
 import { stat } from "node:fs/promises";
 import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
 import type { StoredEpisode } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 export interface DuplicateOccurrence {
   attempt: number;
@@ -103,7 +104,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promi
       s.schemaVersions[v] = (s.schemaVersions[v] ?? 0) + 1;
       s.codecs[opened.info.codec] = (s.codecs[opened.info.codec] ?? 0) + 1;
     } catch (err) {
-      s.unreadable.push({ file, error: (err as Error).message });
+      s.unreadable.push({ file, error: coerceError(err).message });
       continue;
     }
     for (const e of facts) {

@@ -43,6 +43,7 @@ import { CampaignStore, type CampaignRecord, type EpisodeTally } from "./campaig
 import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError } from "./errors.ts";
 import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
+import { coerceError } from "@farm/errors";
 
 export const DEFAULT_WINDOW_SIZE = 1000;
 /** Jobs per addBulk call. */
@@ -133,7 +134,7 @@ export class Scheduler {
       redis.disconnect();
       void queue.close().catch(() => undefined);
       const url = redactRedisUrl(opts.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL);
-      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${url}: ${(lastError ?? (e as Error)).message} (set REDIS_URL or --redis)`);
+      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${url}: ${(lastError ?? coerceError(e)).message} (set REDIS_URL or --redis)`);
     } finally {
       clearTimeout(timer);
     }
@@ -293,7 +294,7 @@ export class Scheduler {
       return { kind: "completed", outcome: r.outcome, cause: r.cause, reward: r.reward, steps: r.steps };
     } catch (e) {
       // A worker bug must not stall the campaign: count it, under a cause that says what happened.
-      this.log.warn({ event: "episode:result-invalid", jobId, error: (e as Error).message }, "episode result does not match the schema");
+      this.log.warn({ event: "episode:result-invalid", jobId, error: coerceError(e).message }, "episode result does not match the schema");
       return { kind: "completed", outcome: "unknown", cause: "result_invalid", reward: 0, steps: 0 };
     }
   }
@@ -304,7 +305,7 @@ export class Scheduler {
     try {
       if (await this.store.record(ref.campaignId, ref.episodeIndex, tally, Date.now())) await this.requestTopUp(ref.campaignId);
     } catch (e) {
-      this.log.warn({ event: "episode:count-failed", jobId, error: (e as Error).message }, "could not count a finished episode (reconcile will retry)");
+      this.log.warn({ event: "episode:count-failed", jobId, error: coerceError(e).message }, "could not count a finished episode (reconcile will retry)");
     }
   }
 

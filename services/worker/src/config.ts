@@ -18,7 +18,7 @@ export interface WorkerConfigInput {
   adbPort?: number;
   /** Serials to bind; empty or undefined = every device the adb server lists. Env FARM_DEVICES (comma-separated). */
   devices?: string[];
-  /** Task files or folders. Env FARM_TASK_DIRS (comma-separated). Default ["tasks"]. */
+  /** Task files or folders. Env FARM_TASKS (comma-separated; the scheduler's name too; the old FARM_TASK_DIRS is still read, with a warning). Default ["tasks"]. */
   taskPaths?: string[];
   /** Extra APK folders for install steps. Env FARM_APK_DIRS. The `apks/` folder beside each task path is always searched. */
   apkDirs?: string[];
@@ -77,12 +77,24 @@ function intIn(name: string, v: number | string | undefined, dflt: number, min: 
   return n;
 }
 
+let warnedTaskDirs = false;
+
+/** FARM_TASKS, as the scheduler reads it; the worker's old name FARM_TASK_DIRS still works, with one warning. */
+function envTaskPaths(env: NodeJS.ProcessEnv): string[] | undefined {
+  if (env.FARM_TASKS !== undefined || env.FARM_TASK_DIRS === undefined) return list(env.FARM_TASKS);
+  if (!warnedTaskDirs) {
+    warnedTaskDirs = true;
+    process.emitWarning("FARM_TASK_DIRS is deprecated; set FARM_TASKS (the same comma-separated task files or folders, as for the scheduler)", { code: "FARM_DEPRECATED_ENV" });
+  }
+  return list(env.FARM_TASK_DIRS);
+}
+
 /** Validates and fills defaults; throws with a message naming the bad setting. */
 export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
   parseRedisUrl(redisUrl); // throws REDIS_URL_INVALID with a redacted message
   const devices = input.devices ?? list(env.FARM_DEVICES);
-  const taskPaths = (input.taskPaths ?? list(env.FARM_TASK_DIRS) ?? ["tasks"]).map((p) => path.resolve(p));
+  const taskPaths = (input.taskPaths ?? envTaskPaths(env) ?? ["tasks"]).map((p) => path.resolve(p));
   if (taskPaths.length === 0) throw new RangeError("worker config: at least one task file or folder is needed");
   const codec = input.codec ?? ((env.FARM_TRAJECTORY_CODEC as CodecName | undefined) || "deflate");
   if (!["null", "deflate", "snappy"].includes(codec)) throw new RangeError(`worker config: codec must be null, deflate or snappy, got '${codec}'`);

@@ -13,6 +13,7 @@ import { DeviceSessionCache } from "./device-session-cache.ts";
 import { createEpisodeProcessor } from "./episode-processor.ts";
 import type { EpisodeStore } from "./episode-store.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
+import { coerceError } from "@farm/errors";
 
 export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable" | "closed";
 
@@ -78,7 +79,7 @@ export class DeviceSlot {
         }
       } catch (e) {
         // A task that cannot run is refused per job (with its reason); the device is fine.
-        this.log.warn({ event: "device:warmup-failed", err: (e as Error).message }, "binding at start failed; binding per job");
+        this.log.warn({ event: "device:warmup-failed", err: coerceError(e).message }, "binding at start failed; binding per job");
       }
     }
     if (this.stopping) return;

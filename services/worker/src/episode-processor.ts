@@ -26,6 +26,7 @@ import { episodeIdOf, type StoredEpisode } from "@farm/trajectory";
 import type { LoadedTask } from "@farm/task";
 import type { EpisodeStore } from "./episode-store.ts";
 import { policyForJob } from "./policy-resolver.ts";
+import { coerceError } from "@farm/errors";
 
 /** What the processor needs from its device slot. */
 export interface ProcessorContext {
@@ -86,7 +87,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
     try {
       resolved = resolveEpisodeJob(job.data, job.id, ctx.tasksById);
     } catch (e) {
-      log.warn({ event: "job:rejected", reason: (e as Error).message }, "job rejected");
+      log.warn({ event: "job:rejected", reason: coerceError(e).message }, "job rejected");
       throw e;
     }
     const { data, task } = resolved;
@@ -146,7 +147,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.
         if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
-        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${(e as Error).message}`);
+        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${coerceError(e).message}`);
       } finally {
         ctx.drainSignal.removeEventListener("abort", onAbort);
         bullSignal?.removeEventListener("abort", onAbort);

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { JobRejectedError, type PolicyRef } from "@farm/queue";
 import { isPolicyError, policyFromSpec, type Policy } from "@farm/policy";
+import { coerceError } from "@farm/errors";
 
 export async function policyForJob(ref: PolicyRef, policyDir: string | undefined): Promise<Policy> {
   const spec = ref.spec;
@@ -25,6 +26,6 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
     if (isPolicyError(e) && e.retryable) throw new Error(`policy ${spec}: ${e.message}`);
-    throw new JobRejectedError("POLICY_INVALID", `policy ${spec}: ${(e as Error).message}`);
+    throw new JobRejectedError("POLICY_INVALID", `policy ${spec}: ${coerceError(e).message}`);
   }
 }
