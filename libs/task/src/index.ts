@@ -8,3 +8,4 @@ export { TaskLoadError, formatTaskError, type TaskErrorCode } from "./errors.ts"
 export { pyRegex, PyRegexError } from "./pyregex.ts";
 export { findApk, resolveApk } from "./apk.ts";
 export { taskHash, canonicalJson } from "./hash.ts";
+export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";

@@ -183,7 +183,7 @@ export class Scheduler {
       );
     }
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
-    const work = { taskId: task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
+    const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
     const r = await this.store.create(spec, Date.now());
     if (!r.created && campaignIdentity(r.existing) !== campaignIdentity(spec)) {
