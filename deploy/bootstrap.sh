@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the farm needs on a fresh Debian machine; safe to run again (it only installs what is missing).
 #   Debian: redis-server, adb (the real adb server), avro-bin + python3-avro + python3-snappy (Avro interop checks),
+#           python3-yaml (the Parquet data set card check),
+#           python3-grpcio (a Python gRPC client with local credentials checks the simulator's gRPC endpoint),
 #           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port)
 #   npm:    the workspace's packages (npm ci against package-lock.json)
 set -euo pipefail
@@ -15,6 +17,8 @@ command -v adb >/dev/null 2>&1 || need_apt+=(adb)
 command -v avrocat >/dev/null 2>&1 || need_apt+=(avro-bin)
 [ -d /usr/lib/python3/dist-packages/avro ] || need_apt+=(python3-avro)
 [ -d /usr/lib/python3/dist-packages/snappy ] || need_apt+=(python3-snappy)
+[ -d /usr/lib/python3/dist-packages/yaml ] || need_apt+=(python3-yaml)   # reads the Parquet data set card in libs/dataset tests
+[ -d /usr/lib/python3/dist-packages/grpc ] || need_apt+=(python3-grpcio)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "bootstrap: installing Debian packages: ${need_apt[*]}" >&2

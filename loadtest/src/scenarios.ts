@@ -6,7 +6,6 @@ import type { Scenario } from "./scenario.ts";
 
 export type { BenchOptions, Scenario } from "./scenario.ts";
 
-
 /** One option of a scenario, as `farm bench <name>` declares it to the option parser. */
 export interface BenchOptionSpec {
   /** Commander's flag syntax, e.g. `--devices <n>`; the scenario reads it as `opts.devices`. */
@@ -36,8 +35,25 @@ export const scenarios: Record<string, ScenarioEntry> = {
   },
   avro: {
     describe: "Avro trajectories: TrajectoryWriter to disk vs raw avsc BlockEncoder to a null sink (rec/s, MB/s, with and without frames)",
-    options: [{ flags: "--codec <name>", description: "null | deflate | snappy (default deflate)" }],
+    options: [
+      { flags: "--codec <name>", description: "null | deflate | snappy (default deflate)" },
+      { flags: "--seconds <s>", description: "seconds measured per variant (default 2)" },
+      { flags: "--steps <n>", description: "steps per episode record (default 100)" },
+      { flags: "--frame-every <k>", description: "a PNG frame every k steps in the frame variants (default 5)" },
+      { flags: "--frame-size <px>", description: "frame width and height (default 48)" },
+    ],
     load: () => import("./bench-avro.ts").then((m) => m.scenario),
+  },
+  export: {
+    describe: "Parquet export (farm trajectories export --format parquet) beside DuckDB writing the same rows",
+    options: [
+      { flags: "--episodes <n>", description: "episodes exported (default 300)" },
+      { flags: "--steps <n>", description: "steps per episode (default 100)" },
+      { flags: "--frame-every <k>", description: "a PNG frame every k steps, 0 = none (default 2)" },
+      { flags: "--frame-size <px>", description: "frame width and height (default 64)" },
+      { flags: "--shard-mb <n>", description: "Parquet shard size (default 100)" },
+    ],
+    load: () => import("./bench-export.ts").then((m) => m.scenario),
   },
   farm: {
     describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
@@ -57,7 +73,9 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--devices <n>", description: "simulated emulators (default 64)" },
       { flags: "--calls <n>", description: "shell round trips measured per round (default 1000)" },
       { flags: "--warmup <n>", description: "round trips before measuring (default 50)" },
-      { flags: "--rounds <n>", description: "measured rounds (default 10)" },
+      { flags: "--rounds <n>", description: "concurrent rounds (default 10)" },
+      { flags: "--shots <n>", description: "screenshot samples per kind (default 200)" },
+      { flags: "--grpc <on|off>", description: "also measure the emulator gRPC endpoint (default on)" },
       profile,
     ],
     load: () => import("./bench-sim.ts").then((m) => m.scenario),

@@ -27,7 +27,8 @@ export async function startSimChild(devices: number, adbPort: number, profile: s
   const serials: string[] = [];
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
-      if (/^emulator-\d+$/.test(line)) serials.push(line);
+      const serial = /^(emulator-\d+)(?: |$)/.exec(line)?.[1];
+      if (serial) serials.push(serial);
       if (line.startsWith("ready ")) resolve();
     });
     void exited.then(() => reject(new Error(`farm sim exited early:\n${err}`)));

@@ -153,7 +153,9 @@ describe("step commands (device A)", () => {
     assert.equal(await A.matchAppScreen({ activity: NOTES_MAIN, viewHierarchyPath: [pyRegex("^DecorView@.*\\[MainActivity\\]$")] }), "SUCCESS");
     assert.equal(await A.matchAppScreen({ activity: NOTES_MAIN, viewHierarchyPath: [pyRegex("^DecorView@.*\\[NoteActivity\\]$")] }), "UNEXPECTED_VIEW_HIERARCHY");
     const bad = await run(A, { command: "start_activity", fullActivity: `${NOTES}/${NOTES}.NoSuchActivity`, extraArgs: [], forceStop: false });
+    // am exits 0 here, as on Android: the step fails because the output says `Error`.
     assert.equal(bad.status, "internal_error");
+    assert.match(bad.message, /does not exist/);
     assert.equal((await run(A, { command: "start_activity", fullActivity: "", extraArgs: [], forceStop: false })).status, "failed_precondition");
     assertOk(await run(A, { command: "force_stop", packageName: NOTES }), "force_stop");
     assert.notEqual(await currentActivity(A), NOTES_MAIN);

@@ -10,6 +10,10 @@ export interface SeededRandom {
   int(min: number, max: number): number;
   /** One element of a non-empty array, uniformly. */
   pick<T>(items: readonly T[]): T;
+  /** The generator's whole 32-bit state, so a saved state replays the same sequence (device snapshots). */
+  getState(): number;
+  /** Continues from a state returned by getState(). */
+  setState(state: number): void;
 }
 
 /**
@@ -51,6 +55,10 @@ export function seededRandomFromState(state: number): SeededRandom {
     pick: <T>(items: readonly T[]): T => {
       if (items.length === 0) throw new Error("pick from an empty array");
       return items[Math.floor(next() * items.length)]!;
+    },
+    getState: () => s,
+    setState: (state) => {
+      s = state >>> 0;
     },
   };
 }

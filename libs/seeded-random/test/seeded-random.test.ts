@@ -45,3 +45,13 @@ test("next is in [0, 1); int is in [min, max] inclusive and reaches both ends; p
   assert.deepEqual([...picks].sort(), ["a", "b", "c"]);
   assert.throws(() => r.pick([]), /empty/);
 });
+
+test("getState/setState: a saved state replays the same sequence", () => {
+  const r = createSeededRandom(99);
+  r.next();
+  const saved = r.getState();
+  const a = [r.next(), r.int(1, 100), r.next()];
+  r.next();
+  r.setState(saved);
+  assert.deepEqual([r.next(), r.int(1, 100), r.next()], a);
+});

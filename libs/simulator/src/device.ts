@@ -1,4 +1,6 @@
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { freePort } from "@farm/local-services";
 import { silentLogger, type Logger } from "@farm/log";
 import { SimAndroid } from "./android/index.ts";
@@ -7,17 +9,29 @@ import { DEVICE_PRODUCT, deviceBanner } from "./transport/banner.ts";
 import { AdbConnection } from "./transport/connection.ts";
 import { registerEmulator } from "./transport/registration.ts";
 import { createServiceRouter } from "./transport/services.ts";
+import { DeviceSnapshots } from "./snapshot/device-snapshots.ts";
 
 export type LatencyProfile = "instant" | "emulator-adb" | "emulator-grpc";
 
 export interface SimDeviceOptions {
   adbPort: number;
   adbHost?: string;
+  /** The device's own (emulator adb) port; the serial is `emulator-(port-1)`. Default: a free port. */
+  port?: number;
+  /** false: resolve once listening, and keep registering in the background (an emulator started before its adb server). */
+  awaitOnline?: boolean;
   seed?: number;
   screen?: { width: number; height: number };
   latencyProfile?: LatencyProfile;
   /** Largest WRTE payload the device accepts (default 1 MiB, like adbd). */
   maxData?: number;
+  /**
+   * Folder of this device's snapshots (one sub-folder each); the AVD's `snapshots/` folder when
+   * launched from an AVD. Default: `<tmpdir>/farm-sim-snapshots/<serial>` (see defaultSnapshotDir).
+   */
+  snapshotDir?: string;
+  /** Delay of a snapshot load in ms; default from the latency profile (instant 0, emulator 650). */
+  snapshotLoadDelayMs?: number;
   logger?: Logger;
 }
 
@@ -31,6 +45,11 @@ export interface SimDeviceFaults {
   setLatencyProfile(name: LatencyProfile): void;
   crashApp(): void;
   setTapDropRate(p: number): void;
+}
+
+/** Where a device keeps its snapshots when not told: `<tmpdir>/farm-sim-snapshots/<serial>`. */
+export function defaultSnapshotDir(serial: string): string {
+  return path.join(os.tmpdir(), "farm-sim-snapshots", serial);
 }
 
 const RETRY_MS = 100;
@@ -52,12 +71,30 @@ async function listenOnFreePort(server: net.Server): Promise<number> {
   }
 }
 
+/** Listens on exactly `port` (rejects with the listen error, e.g. EADDRINUSE, when it is taken). */
+function listenOn(server: net.Server, port: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve(port);
+    });
+  });
+}
+
 /**
  * One simulated emulator: a TCP listener speaking the device side of ADB, registered with an adb
  * server as `emulator-(PORT-1)`, re-registering whenever its transport closes (adb server restart).
  */
 export class SimDevice {
   readonly faults: SimDeviceFaults;
+  /** Save / load / list / delete snapshots of the whole simulated device. */
+  readonly snapshots: DeviceSnapshots;
+  /** When the device started (ms since the epoch); gRPC getStatus reports uptime from it. */
+  readonly startedAtMs = Date.now();
+  /** Resolves once the device has stopped (close(), gRPC setVmState(SHUTDOWN), console `kill`). */
+  readonly whenClosed: Promise<void>;
+  private resolveClosed!: () => void;
   private readonly connections = new Set<AdbConnection>();
   private readonly onlineWaiters = new Set<() => void>();
   private hung = false;
@@ -94,18 +131,29 @@ export class SimDevice {
       device: prop("ro.product.device", DEVICE_PRODUCT.device),
     });
     this.router = createServiceRouter(android satisfies DeviceBackend);
+    this.snapshots = new DeviceSnapshots({
+      dir: opts.snapshotDir ?? defaultSnapshotDir(serial),
+      system: android.system,
+      loadDelayMs: () => opts.snapshotLoadDelayMs ?? android.system.faults.snapshotLoadMs(),
+      logger: log,
+    });
+    this.whenClosed = new Promise((resolve) => (this.resolveClosed = resolve));
     this.adoptListener(listener);
   }
 
   /** Starts listening and registers with the adb server; resolves once the server has attached. */
   static async start(opts: SimDeviceOptions): Promise<SimDevice> {
     const server = net.createServer();
-    const port = await listenOnFreePort(server);
+    const port = opts.port === undefined ? await listenOnFreePort(server) : await listenOn(server, opts.port);
     const serial = `emulator-${port - 1}`;
     const android = new SimAndroid({ serial, seed: opts.seed ?? port, ...(opts.screen ? { screen: opts.screen } : {}) });
     if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
     const log = (opts.logger ?? silentLogger).child({ component: "sim-device", serial });
     const device = new SimDevice(port, serial, android, server, opts, log);
+    if (opts.awaitOnline === false) {
+      device.ensureRegistered();
+      return device;
+    }
     const online = device.waitOnline(10_000);
     device.ensureRegistered();
     try {
@@ -147,6 +195,16 @@ export class SimDevice {
     this.connections.clear();
     await closing;
     this.android.close();
+    this.resolveClosed();
+  }
+
+  /** True while the device is frozen by faults.hang(true). */
+  get isHung(): boolean {
+    return this.hung;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private adoptListener(server: net.Server): void {

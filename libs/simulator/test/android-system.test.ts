@@ -92,7 +92,9 @@ test("am start -W shapes, short-form expansion, unknown activity error", async (
   const again = await sh(d, "am start -W -n com.farm.simapps.notes/.MainActivity");
   assert.match(again.out, /brought to the front/);
   assert.ok(!again.out.includes("Error"));
-  const bad = await sh(d, "am start -W -n com.farm.simapps.notes/.Missing 2>&1");
+  const bad = await sh(d, "am start -W -n com.farm.simapps.notes/.Missing");
+  assert.equal(bad.code, 0, "Android's am exits 0 when the activity does not exist");
+  assert.match(bad.out, /^Error type 3$/m);
   assert.match(bad.out, /^Error: Activity class \{com\.farm\.simapps\.notes\/com\.farm\.simapps\.notes\.Missing\} does not exist\.$/m);
   assert.match((await sh(d, "am start -n no.such.pkg/.Main 2>&1")).out, /Error/);
   // A trailing component (no -n), and a trailing package name, resolve like am does.

@@ -88,10 +88,9 @@ export class SimAndroid {
     return { ok: true, packageName: r.pkg.name };
   }
 
-  /** The current screen as RGBA, rendered on demand. */
+  /** The current screen as RGBA, rendered on demand, as the display shows it (follows the rotation). */
   framebuffer(): { width: number; height: number; rgba: Uint8Array } {
-    const c = this.system.render();
-    return { width: c.width, height: c.height, rgba: c.rgba };
+    return this.system.displayFrame();
   }
 
   /** Stops app timers and open logcat followers; idempotent. */

@@ -179,8 +179,12 @@ async function runDemo(c: DemoConfig): Promise<void> {
     if (s) {
       say("");
       const rel = path.relative(process.cwd(), out);
-      say(`$ npx farm trajectories inspect ${rel && !rel.startsWith("..") ? rel : out}`);
+      const shown = rel && !rel.startsWith("..") ? rel : out;
+      say(`$ npx farm trajectories inspect ${shown}`);
       for (const line of formatSummary(s).split("\n")) say(`  ${line}`);
+      say("");
+      say("export this run as a Hugging Face data set (Parquet) and query it with SQL:");
+      for (const line of exportCommands(shown)) say(`$ ${line}`);
     }
     say("");
     await cleanup();
@@ -191,6 +195,16 @@ async function runDemo(c: DemoConfig): Promise<void> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+/** The commands that export the demo's trajectories to Parquet and query them (printed, not run). */
+export function exportCommands(trajectories: string): string[] {
+  const q = (a: string) => (/^[\w./:=-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
+  const dataset = `${trajectories.replace(/\/+$/, "")}-parquet`;
+  return [
+    `npx farm trajectories export --format parquet ${q(trajectories)} --out ${q(dataset)}`,
+    `npx farm trajectories query "SELECT task_id, policy_name, count(*) AS episodes, avg(episode_return) AS mean_return, quantile_cont(step_count, [0.5, 0.9]) AS steps_p50_p90 FROM episodes GROUP BY ALL" ${q(dataset)}`,
+  ];
 }
 
 /** A few counters from one scrape of /metrics, summed over their labels. */

@@ -3,12 +3,16 @@ import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface SimOptions {
-  devices: string;
+  devices?: string;
   adbPort?: string;
   adbHost?: string;
   seed?: string;
   latencyProfile?: string;
   screen?: string;
+  basePort?: string;
+  grpc?: boolean;
+  grpcBasePort?: string;
+  discovery: boolean;
 }
 
 const PROFILES = ["instant", "emulator-adb", "emulator-grpc"] as const;
@@ -16,22 +20,31 @@ const PROFILES = ["instant", "emulator-adb", "emulator-grpc"] as const;
 /**
  * `farm sim --devices N [--adb-port P]`: starts N simulated emulators registered with an adb server
  * (the one answering on P, else a private one it starts) and keeps them until SIGINT/SIGTERM.
- * stdout: `adb_port=P started_server=true|false`, then one serial per line, then `ready devices=N`.
+ * Each device is a whole emulator: console port N, adb port N+1 (serial `emulator-N`), a discovery file.
+ * stdout: `adb_port=P started_server=true|false`, then per device one line
+ * `emulator-N console_port=N adb_port=N+1 grpc_port=G` (serial first; no grpc_port with --no-grpc),
+ * then `ready devices=N`.
  */
 export const simCommand: CommandModule = {
   register(program: Command) {
-    program
+    const sim = program
       .command("sim")
       .description("run simulated Android emulators against an adb server (until SIGINT/SIGTERM)")
-      .requiredOption("--devices <n>", "how many simulated emulators")
+      .option("--devices <n>", "how many simulated emulators (required)")
       .option("--adb-port <port>", "adb server port (default: start a private server on a free port)")
       .option("--adb-host <host>", "adb server host (default 127.0.0.1)")
       .option("--seed <n>", "base seed; device i uses seed+i (default 1)")
       .option("--latency-profile <name>", `added latency: ${PROFILES.join(", ")} (default instant)`)
       .option("--screen <WxH>", "screen size, e.g. 1080x1920 (default 360x640)")
+      .option("--base-port <port>", "console port of the first device (even); device i: console base+2i, adb base+2i+1 (default: free ports)")
+      .option("--grpc", "serve the emulator gRPC endpoint (android.emulation.control) per device (the default)")
+      .option("--no-grpc", "do not serve gRPC")
+      .option("--grpc-base-port <port>", "gRPC port of the first device, then +1 each (default: base-port + 3000 + 2i with --base-port, else free ports)")
+      .option("--no-discovery", "do not write the emulator discovery files (pid_<pid>.ini under the running-AVD folder)")
       .action(async (o: SimOptions) => {
         const { adbServerAnswers, startAdbServer } = await import("@farm/local-services");
-        const { startSimulatedDevices } = await import("@farm/simulator");
+        const { startSimulatedDevices, consolePortsFrom } = await import("@farm/simulator");
+        if (o.devices === undefined) throw new Error("farm sim needs --devices <n> (or a subcommand: farm sim avd create NAME)");
         const count = parseIntOption("devices", o.devices, 1)!;
         const seed = o.seed === undefined ? 1 : Number(o.seed);
         if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got '${o.seed}'`);
@@ -39,13 +52,11 @@ export const simCommand: CommandModule = {
         if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) {
           throw new Error(`--latency-profile must be one of ${PROFILES.join(", ")}, got '${profile}'`);
         }
-        let screen: { width: number; height: number } | undefined;
-        if (o.screen !== undefined) {
-          const m = /^(\d+)x(\d+)$/.exec(o.screen);
-          if (!m) throw new Error(`--screen must look like 1080x1920, got '${o.screen}'`);
-          screen = { width: Number(m[1]), height: Number(m[2]) };
-        }
+        const screen = parseScreen(o.screen);
         const adbHost = o.adbHost ?? "127.0.0.1";
+        const basePort = o.basePort === undefined ? undefined : parseIntOption("base-port", o.basePort, 1024);
+        if (basePort !== undefined) consolePortsFrom(basePort, count); // checks evenness and range before anything starts
+        const grpcBasePort = o.grpcBasePort === undefined ? undefined : parseIntOption("grpc-base-port", o.grpcBasePort, 1024);
 
         // Use the server answering on --adb-port; otherwise start a private one (on that port if given).
         const wanted = o.adbPort === undefined ? undefined : parseIntOption("adb-port", o.adbPort, 1);
@@ -64,11 +75,19 @@ export const simCommand: CommandModule = {
           seed,
           ...(screen ? { screen } : {}),
           ...(profile ? { latencyProfile: profile as (typeof PROFILES)[number] } : {}),
+          emulator: {
+            ...(basePort !== undefined ? { basePort } : {}),
+            ...(grpcBasePort !== undefined ? { grpcBasePort } : {}),
+            grpc: o.grpc !== false,
+            discovery: o.discovery,
+          },
         }).catch(async (e: unknown) => {
           await server?.stop();
           throw e;
         });
-        for (const d of fleet.devices) process.stdout.write(`${d.serial}\n`);
+        for (const e of fleet.emulators) {
+          process.stdout.write(`${e.serial} console_port=${e.consolePort} adb_port=${e.adbPort}${e.grpc ? ` grpc_port=${e.grpc.port}` : ""}\n`);
+        }
         process.stdout.write(`ready devices=${fleet.devices.length}\n`);
         process.stderr.write(`farm sim: try \`adb -P ${adbPort} devices -l\`; Ctrl-C stops\n`);
 
@@ -80,5 +99,33 @@ export const simCommand: CommandModule = {
         await server?.stop();
         process.stdout.write("stopped\n");
       });
+    registerAvdCommands(sim);
   },
 };
+
+function parseScreen(v: string | undefined): { width: number; height: number } | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(\d+)x(\d+)$/.exec(v);
+  if (!m) throw new Error(`--screen must look like 1080x1920, got '${v}'`);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+/**
+ * `farm sim avd create NAME [--screen WxH]`: writes an AVD (NAME.ini + NAME.avd/config.ini) into the
+ * AVD home the `emulator` command reads ($ANDROID_AVD_HOME, …, ~/.android/avd); prints its folder.
+ */
+function registerAvdCommands(sim: Command): void {
+  sim
+    .command("avd")
+    .description("AVDs for the simulated `emulator` command")
+    .command("create <name>")
+    .description("write an AVD into the AVD home ($ANDROID_AVD_HOME, else ~/.android/avd)")
+    .option("--screen <WxH>", "screen size (hw.lcd.width x hw.lcd.height), default 360x640")
+    .action(async (name: string, _o: unknown, cmd: Command) => {
+      const { avdHome, createAvd } = await import("@farm/simulator");
+      // `sim` has a --screen of its own, which takes the value wherever it stands on the line.
+      const { screen } = cmd.optsWithGlobals<{ screen?: string }>();
+      const avd = createAvd(avdHome(), name, parseScreen(screen) ?? { width: 360, height: 640 });
+      process.stdout.write(`avd=${avd.name} dir=${avd.dir} screen=${avd.screen.width}x${avd.screen.height}\n`);
+    });
+}

@@ -18,7 +18,7 @@ async function writeOut(text: string): Promise<boolean> {
   });
 }
 
-/** `farm trajectories inspect|export`: read the farm's Avro trajectory files (libs/trajectory). */
+/** `farm trajectories inspect|export|query`: the farm's Avro trajectory files (libs/trajectory) and Parquet data sets (libs/dataset). */
 export const trajectoriesCommand: CommandModule = {
   register(program: Command) {
     const cmd = program.command("trajectories").description("inspect and export trajectory files (Avro)");
@@ -37,15 +37,72 @@ export const trajectoriesCommand: CommandModule = {
 
     cmd
       .command("export")
-      .description("print one JSON object per episode (dates ISO-8601, frames base64)")
-      .requiredOption("--jsonl", "JSON Lines on stdout (the only format so far)")
+      .description("JSON Lines on stdout (--jsonl), or a Hugging Face data set folder of Parquet shards (--format parquet --out DIR)")
       .argument("<paths...>", "trajectory files or folders")
-      .action(async (paths: string[]) => {
-        const { readTrajectories, episodeToJson } = await import("@farm/trajectory");
-        process.stdout.on("error", () => undefined); // EPIPE when the reader stops early: just stop.
-        for await (const episode of readTrajectories(paths)) {
-          if (!(await writeOut(`${episodeToJson(episode)}\n`))) break;
-        }
+      .option("--jsonl", "JSON Lines on stdout: one object per episode (dates ISO-8601, frames base64); same as --format jsonl", false)
+      .option("--format <format>", "jsonl | parquet")
+      .option("--out <dir>", "parquet: the data set folder (created; must be empty or, with --incremental, a data set)")
+      .option("--shard-mb <mb>", "parquet: maximum size of one shard in MB (10^6 bytes)", "100")
+      .option("--compression <codec>", "parquet: zstd | snappy | none", "zstd")
+      .option("--incremental", "parquet: add only episodes the folder's manifest does not hold yet", false)
+      .option("--json", "parquet: print the export report as JSON", false)
+      .action(async (paths: string[], opts: ExportOpts) => {
+        const format = opts.format ?? (opts.jsonl ? "jsonl" : undefined);
+        if (format === "jsonl") return exportJsonl(paths);
+        if (format !== "parquet") throw new Error(`--format must be jsonl or parquet (or pass --jsonl), got ${JSON.stringify(format ?? "")}`);
+        await exportParquetCommand(paths, opts);
+      });
+
+    cmd
+      .command("query")
+      .description("SQL over an exported Parquet data set with DuckDB: tables `steps` and `episodes`")
+      .argument("<sql>", "the query, e.g. \"SELECT task_id, policy_name, avg(episode_return) FROM episodes GROUP BY ALL\"")
+      .argument("<dir>", "a folder written by `farm trajectories export --format parquet`")
+      .option("--json", "print the rows as JSON Lines", false)
+      .action(async (sql: string, dir: string, opts: { json: boolean }) => {
+        const { queryDataset, formatTable } = await import("@farm/dataset");
+        const result = await queryDataset(dir, sql);
+        if (opts.json) for (const row of result.rows) process.stdout.write(`${JSON.stringify(row)}\n`);
+        else process.stdout.write(`${formatTable(result)}\n`);
       });
   },
 };
+
+interface ExportOpts {
+  jsonl: boolean;
+  format?: string;
+  out?: string;
+  shardMb: string;
+  compression: string;
+  incremental: boolean;
+  json: boolean;
+}
+
+async function exportJsonl(paths: string[]): Promise<void> {
+  const { readTrajectories, episodeToJson } = await import("@farm/trajectory");
+  process.stdout.on("error", () => undefined); // EPIPE when the reader stops early: just stop.
+  for await (const episode of readTrajectories(paths)) {
+    if (!(await writeOut(`${episodeToJson(episode)}\n`))) break;
+  }
+}
+
+async function exportParquetCommand(paths: string[], opts: ExportOpts): Promise<void> {
+  if (!opts.out) throw new Error("--format parquet needs --out <dir>");
+  const shardMb = Number(opts.shardMb);
+  if (!Number.isFinite(shardMb) || shardMb < 1) throw new Error(`--shard-mb must be a number >= 1, got ${JSON.stringify(opts.shardMb)}`);
+  if (!["zstd", "snappy", "none"].includes(opts.compression)) throw new Error(`--compression must be zstd, snappy or none, got ${JSON.stringify(opts.compression)}`);
+  const { exportParquet, formatExportReport } = await import("@farm/dataset");
+  const report = await exportParquet(paths, opts.out, {
+    shardBytes: Math.floor(shardMb * 1e6),
+    compression: opts.compression as "zstd" | "snappy" | "none",
+    incremental: opts.incremental,
+  });
+  process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatExportReport(report)}\n`);
+  // One structured log line (stderr) with the run's figures.
+  const { createLogger } = await import("@farm/log");
+  createLogger({ service: "farm-export" }).info(
+    { format: "parquet", out: opts.out, episodes: report.episodes, steps: report.steps, shards: report.shardsWritten, bytes: report.bytesWritten, skippedFiles: report.corruptFiles.length, skippedEpisodes: report.invalidEpisodes.length, seconds: Number(report.seconds.toFixed(3)), peakRssMb: Math.round(report.peakRssMb) },
+    "trajectories exported",
+  );
+  if (report.corruptFiles.length > 0 || report.invalidEpisodes.length > 0) process.exitCode = 2;
+}

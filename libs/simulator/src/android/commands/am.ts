@@ -50,9 +50,10 @@ function amStart(args: string[], ctx: CommandContext): number {
   const outcome = am.start({ component: target, extras: intent.extras, forceStop });
   switch (outcome.kind) {
     case "no-such-activity":
+      // As Android's am: both lines on stdout and exit status 0; callers must read the output.
       ctx.out("Error type 3\n");
-      ctx.err(`Error: Activity class {${target.packageName}/${target.className}} does not exist.\n`);
-      return 1;
+      ctx.out(`Error: Activity class {${target.packageName}/${target.className}} does not exist.\n`);
+      return 0;
     case "home":
       return 0;
     case "brought-to-front":

@@ -30,7 +30,7 @@ export const screencapCommands: CommandTable = {
         else file = a;
       }
       if (file?.endsWith(".png")) png = true;
-      const canvas = ctx.sys.render();
+      const canvas = ctx.sys.displayFrame();
       const bytes = png ? encodeRgbaPng(canvas.width, canvas.height, canvas.rgba) : rawScreencap(canvas.width, canvas.height, canvas.rgba);
       if (file) ctx.sys.fs.write(file, bytes, 0o644, Math.floor(ctx.sys.now() / 1000));
       else ctx.out(bytes);

@@ -5,7 +5,7 @@
  */
 import { appFactoryFor } from "../../apps/registry.ts";
 import { KEYCODE_BACK } from "../../apps/app-types.ts";
-import { AppProcess, type ProcessEnv } from "./app-process.ts";
+import { AppProcess, type ProcessEnv, type SavedProcess } from "./app-process.ts";
 import { absoluteClass, flatComponent, relativeClass, shortComponent, type ComponentName } from "./components.ts";
 import { LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, type InstalledPackage, type PackageManager } from "./package-manager.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
@@ -29,6 +29,15 @@ export type StartOutcome =
   | { kind: "brought-to-front"; component: ComponentName }
   | { kind: "home" }
   | { kind: "no-such-activity"; component: ComponentName };
+
+/** The task stack and every app process, as a device snapshot keeps them. */
+export interface SavedActivities {
+  tasks: { taskId: number; rootClass: string; process: SavedProcess }[];
+  homeInFront: boolean;
+  locked: number | undefined;
+  nextTaskId: number;
+  nextPid: number;
+}
 
 export interface StartRequest {
   component: ComponentName;
@@ -283,6 +292,31 @@ export class ActivityManager {
     this.tasks = [];
     this.locked = undefined;
     this.homeInFront = true;
+  }
+
+  saveState(): SavedActivities {
+    return {
+      tasks: this.tasks.filter((t) => t.process.alive).map((t) => ({ taskId: t.taskId, rootClass: t.rootClass, process: t.process.saveState() })),
+      homeInFront: this.homeInFront,
+      locked: this.locked,
+      nextTaskId: this.nextTaskId,
+      nextPid: this.nextPid,
+    };
+  }
+
+  /** Replaces every task and process with the saved ones (packages must be restored first). */
+  restoreState(state: SavedActivities): void {
+    this.killAll();
+    this.tasks = state.tasks.map((t) => {
+      const pkg = this.packages.get(t.process.packageName);
+      if (!pkg) throw new Error(`snapshot has a task of ${t.process.packageName}, which the snapshot's packages lack`);
+      return { taskId: t.taskId, rootClass: t.rootClass, process: AppProcess.revive(this.env, pkg, t.process, appFactoryFor(pkg.app, pkg.label)) };
+    });
+    this.homeInFront = state.homeInFront;
+    this.locked = state.locked;
+    this.nextTaskId = state.nextTaskId;
+    this.nextPid = state.nextPid;
+    this.changed();
   }
 
   /** Only the process in front ticks; everything else is paused (keeps idle devices free). */

@@ -8,16 +8,22 @@ import { FaultInjector } from "./faults.ts";
 import { LogBuffer } from "./log-buffer.ts";
 import { SettingsStore, type SettingsNamespace } from "./settings-store.ts";
 import { PackageManager } from "./package-manager.ts";
-import { ActivityManager, SYSTEM_SERVER_PID } from "./activity-manager.ts";
+import { ActivityManager, SYSTEM_SERVER_PID, type SavedActivities } from "./activity-manager.ts";
+import type { SavedFsNode } from "./file-system.ts";
+import type { LogEntry } from "./log-buffer.ts";
 import { InputDispatcher } from "./input-dispatcher.ts";
 import { hashString } from "./rng.ts";
 import { Canvas } from "../graphics/canvas.ts";
 import { renderLauncher } from "./launcher.ts";
+import { rotateFrame } from "../graphics/orientation.ts";
 
 export interface ScreenSize {
   width: number;
   height: number;
 }
+
+/** Properties that name this device rather than its state; a snapshot load keeps them. */
+const IDENTITY_PROPS = ["ro.serialno", "ro.boot.serialno"] as const;
 
 export interface AndroidSystemOptions {
   serial: string;
@@ -25,6 +31,23 @@ export interface AndroidSystemOptions {
   screen: ScreenSize;
   /** Wall clock in ms; injectable for tests. */
   now: () => number;
+}
+
+/**
+ * Everything a device snapshot restores: properties, settings, files, packages, the task stack with
+ * every app process (its own state and random generator), the log ring, the display overrides and
+ * thereby the orientation (a setting). Not in it: fault injection, which belongs to the test harness.
+ */
+export interface SavedSystem {
+  /** The natural screen size; a snapshot loads only on a device of the same size (as an emulator refuses a snapshot of another hardware config). */
+  screen: ScreenSize;
+  props: [string, string][];
+  settings: ReturnType<SettingsStore["saveState"]>;
+  files: SavedFsNode[];
+  packages: ReturnType<PackageManager["saveState"]>;
+  activities: SavedActivities;
+  log: LogEntry[];
+  display: { override: ScreenSize | undefined; overrideDensity: number | undefined };
 }
 
 export interface DisplayState {
@@ -63,7 +86,7 @@ export class AndroidSystem {
     this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
     this.packages = new PackageManager(this.fs);
     this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed);
-    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen);
+    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation());
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "ActivityManager", message: "System now ready", buffer: "system" });
@@ -84,6 +107,38 @@ export class AndroidSystem {
     }
   }
 
+  saveState(): SavedSystem {
+    return {
+      screen: { ...this.screen },
+      props: this.props.saveState(),
+      settings: this.settings.saveState(),
+      files: this.fs.saveState(),
+      packages: this.packages.saveState(),
+      activities: this.activities.saveState(),
+      log: this.log.saveState(),
+      display: { override: this.display.override && { ...this.display.override }, overrideDensity: this.display.overrideDensity },
+    };
+  }
+
+  /** Puts the device back to a saved state; the log comes last so nothing the restore does shows in it. */
+  restoreState(s: SavedSystem): void {
+    if (s.screen.width !== this.screen.width || s.screen.height !== this.screen.height) {
+      throw new Error(`snapshot is of a ${s.screen.width}x${s.screen.height} device, this one is ${this.screen.width}x${this.screen.height}`);
+    }
+    // The device keeps its own identity (its serial follows its port), as the emulator's does.
+    const identity = IDENTITY_PROPS.map((k) => [k, this.props.get(k)] as const);
+    this.props.restoreState(s.props);
+    for (const [k, v] of identity) if (v !== undefined) this.props.set(k, v);
+    this.settings.restoreState(s.settings);
+    this.fs.restoreState(s.files);
+    this.packages.restoreState(s.packages);
+    this.input.reset();
+    this.activities.restoreState(s.activities);
+    this.display.override = s.display.override && { ...s.display.override };
+    this.display.overrideDensity = s.display.overrideDensity;
+    this.log.restoreState(s.log);
+  }
+
   /** Renders the current screen (the app in front, or the launcher). Portrait, whatever the rotation. */
   render(): Canvas {
     const c = new Canvas(this.screen.width, this.screen.height);
@@ -91,6 +146,12 @@ export class AndroidSystem {
     if (!proc) renderLauncher(c, this.packages);
     else proc.guard(() => proc.app.render(c));
     return c;
+  }
+
+  /** The screen as the display shows it: the rendered frame turned by the rotation (screencap, framebuffer, gRPC). */
+  displayFrame(): { width: number; height: number; rgba: Uint8Array } {
+    const c = this.render();
+    return rotateFrame(c.rgba, c.width, c.height, this.rotation());
   }
 
   close(): void {

@@ -2,6 +2,17 @@
 import type { AppHost, SimApp, AppFactory } from "../../apps/app-types.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 import type { InstalledPackage } from "./package-manager.ts";
+import { restoreAppFields, saveAppFields, type SavedValue } from "./app-state.ts";
+
+/** One app process as a device snapshot keeps it. */
+export interface SavedProcess {
+  packageName: string;
+  pid: number;
+  rlEnabled: boolean;
+  config: Record<string, unknown>;
+  startActivity: string;
+  appFields: Record<string, SavedValue>;
+}
 
 export const RL_TAG = "AndroidRLTask";
 
@@ -21,6 +32,8 @@ export class AppProcess implements AppHost {
   readonly app: SimApp;
   private timer: NodeJS.Timeout | undefined;
   private dead = false;
+  /** While a snapshot revives the process: its constructor's log lines are already in the restored log. */
+  private quiet = false;
 
   constructor(
     private readonly env: ProcessEnv,
@@ -29,9 +42,30 @@ export class AppProcess implements AppHost {
     readonly rlEnabled: boolean,
     readonly config: Readonly<Record<string, unknown>>,
     factory: AppFactory,
-    startActivity: string,
+    readonly startActivity: string,
+    quiet = false,
   ) {
+    this.quiet = quiet;
     this.app = factory(this, { activity: startActivity });
+    this.quiet = false;
+  }
+
+  saveState(): SavedProcess {
+    return {
+      packageName: this.pkg.name,
+      pid: this.pid,
+      rlEnabled: this.rlEnabled,
+      config: JSON.parse(JSON.stringify(this.config)) as Record<string, unknown>,
+      startActivity: this.startActivity,
+      appFields: saveAppFields(this.app, this, this.pkg.name),
+    };
+  }
+
+  /** A process as a snapshot saved it: the app is constructed silently, then its fields are put back. */
+  static revive(env: ProcessEnv, pkg: InstalledPackage, saved: SavedProcess, factory: AppFactory): AppProcess {
+    const proc = new AppProcess(env, pkg, saved.pid, saved.rlEnabled, saved.config, factory, saved.startActivity, true);
+    restoreAppFields(proc.app, saved.appFields);
+    return proc;
   }
 
   get packageName(): string {
@@ -51,7 +85,7 @@ export class AppProcess implements AppHost {
   }
 
   log(priority: LogPriority, tag: string, message: string, tid?: number): void {
-    if (this.dead) return;
+    if (this.dead || this.quiet) return;
     this.env.log.append({ pid: this.pid, tid: tid ?? this.pid, priority, tag, message });
   }
 

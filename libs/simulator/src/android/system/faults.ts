@@ -1,5 +1,5 @@
 /** Fault injection for one simulated device: latency profiles, app crashes, dropped input events. */
-import { LATENCY_PROFILES, isLatencyProfileName, latencyClassOf, type LatencyProfileName } from "./latency.ts";
+import { LATENCY_PROFILES, SNAPSHOT_LOAD_MS, isLatencyProfileName, latencyClassOf, type LatencyProfileName } from "./latency.ts";
 import { simRandom, type SeededRandom } from "./rng.ts";
 
 export interface Faults {
@@ -28,6 +28,19 @@ export class FaultInjector implements Faults {
 
   latencyMs(commandClass: string): number {
     return LATENCY_PROFILES[this.profile][latencyClassOf(commandClass)];
+  }
+
+  /**
+   * Added ms for a call over the emulator's gRPC endpoint: the gRPC figures of "emulator-grpc"
+   * whatever the profile (the endpoint costs what it costs), nothing under "instant".
+   */
+  grpcLatencyMs(cls: "input" | "screencap"): number {
+    return this.profile === "instant" ? 0 : LATENCY_PROFILES["emulator-grpc"][cls];
+  }
+
+  /** The current profile's snapshot-load delay. */
+  snapshotLoadMs(): number {
+    return SNAPSHOT_LOAD_MS[this.profile];
   }
 
   crashApp(): void {

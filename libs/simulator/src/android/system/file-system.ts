@@ -16,6 +16,14 @@ const S_IFDIR = 0o040000;
 const S_IFREG = 0o100000;
 const S_IFMT = 0o170000;
 
+export interface SavedFsNode {
+  path: string;
+  dir: boolean;
+  mode: number;
+  mtimeSec: number;
+  data: Uint8Array;
+}
+
 interface Node {
   dir: boolean;
   mode: number;
@@ -90,6 +98,16 @@ export class SimFileSystem {
     if (this.nodes.get(p)?.dir) return;
     if (p !== "/") this.mkdirs(parentOf(p));
     this.nodes.set(p, { dir: true, mode: S_IFDIR | 0o771, mtimeSec: this.nowSec(), data: new Uint8Array(0) });
+  }
+
+  /** Every node (path, directory?, mode, mtime, contents) for a device snapshot; contents are shared, never mutated in place. */
+  saveState(): SavedFsNode[] {
+    return [...this.nodes].map(([path, n]) => ({ path, dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data }));
+  }
+
+  restoreState(nodes: readonly SavedFsNode[]): void {
+    this.nodes.clear();
+    for (const n of nodes) this.nodes.set(n.path, { dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data });
   }
 
   /** Removes a file, or a directory with everything below it when `recursive`. Returns false if absent. */

@@ -11,6 +11,7 @@ import type { FaultInjector } from "./faults.ts";
 import type { PackageManager } from "./package-manager.ts";
 import { launcherHit } from "./launcher.ts";
 import { sleepMs } from "../shell/io.ts";
+import { displaySize, displayToNatural, type Rotation } from "../graphics/orientation.ts";
 
 export class InputDispatcher {
   private downAt: { x: number; y: number } | undefined;
@@ -21,6 +22,7 @@ export class InputDispatcher {
     private readonly packages: PackageManager,
     private readonly faults: FaultInjector,
     private readonly screen: { width: number; height: number },
+    private readonly rotation: () => Rotation = () => 0,
   ) {
     this.slop = Math.max(8, Math.round(0.02 * Math.min(screen.width, screen.height)));
   }
@@ -28,6 +30,11 @@ export class InputDispatcher {
   /** One `input` event as a whole; false when the fault injector dropped it. */
   private admit(): boolean {
     return !this.faults.shouldDropInput();
+  }
+
+  /** Forgets a finger that is down (a snapshot load: the restored device has no touch in progress). */
+  reset(): void {
+    this.downAt = undefined;
   }
 
   tap(x: number, y: number): void {
@@ -60,6 +67,19 @@ export class InputDispatcher {
     this.touch(action, x, y);
   }
 
+  /**
+   * A second (third, …) finger while the first is down: apps see it in their raw touch stream
+   * (e.g. a paddle follows it); taps and swipes are recognised from the first finger only.
+   */
+  extraPointer(action: TouchAction, xIn: number, yIn: number): void {
+    if (!this.admit()) return;
+    const rot = this.rotation();
+    const shown = displaySize(this.screen.width, this.screen.height, rot);
+    const p = displayToNatural(Math.min(shown.width - 1, Math.max(0, xIn)), Math.min(shown.height - 1, Math.max(0, yIn)), this.screen.width, this.screen.height, rot);
+    const proc = this.am.foregroundProcess();
+    proc?.guard(() => proc.app.onTouch?.(action, p.x, p.y));
+  }
+
   key(keycode: number): void {
     if (!this.admit()) return;
     if (keycode === KEYCODE_HOME) return void this.am.goHome();
@@ -76,9 +96,13 @@ export class InputDispatcher {
     this.am.refreshTicking();
   }
 
+  /** (xIn, yIn) are display coordinates (what screencap shows); apps get natural-frame coordinates. */
   private touch(action: TouchAction, xIn: number, yIn: number): void {
-    const x = Math.min(this.screen.width - 1, Math.max(0, xIn));
-    const y = Math.min(this.screen.height - 1, Math.max(0, yIn));
+    const rot = this.rotation();
+    const shown = displaySize(this.screen.width, this.screen.height, rot);
+    const natural = displayToNatural(Math.min(shown.width - 1, Math.max(0, xIn)), Math.min(shown.height - 1, Math.max(0, yIn)), this.screen.width, this.screen.height, rot);
+    const x = natural.x;
+    const y = natural.y;
     const proc = this.am.foregroundProcess();
     // Like Android's input dispatcher, MOVE/UP without a preceding DOWN (e.g. the DOWN was dropped) are discarded.
     if (action === "down") this.downAt = { x, y };

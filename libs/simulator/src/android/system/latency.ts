@@ -35,6 +35,16 @@ export const LATENCY_PROFILES: Record<LatencyProfileName, Record<LatencyClass, n
   "emulator-grpc": { ...EMULATOR_ADB, input: 6, screencap: 20 },
 };
 
+/**
+ * How long loading a snapshot takes. Real emulators load one in about 0.6–0.7 s; both emulator
+ * profiles use that figure unscaled (a load is rare: once per episode at most).
+ */
+export const SNAPSHOT_LOAD_MS: Record<LatencyProfileName, number> = {
+  instant: 0,
+  "emulator-adb": 650,
+  "emulator-grpc": 650,
+};
+
 export function isLatencyProfileName(name: string): name is LatencyProfileName {
   return Object.hasOwn(LATENCY_PROFILES, name);
 }

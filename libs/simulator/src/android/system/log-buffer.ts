@@ -49,6 +49,15 @@ export class LogBuffer {
     return this.entries.length > this.capacity ? this.entries.slice(-this.capacity) : this.entries.slice();
   }
 
+  /** The ring's entries (a device snapshot); followers stay attached across a restore. */
+  saveState(): LogEntry[] {
+    return this.snapshot().map((e) => ({ ...e }));
+  }
+
+  restoreState(entries: readonly LogEntry[]): void {
+    this.entries = entries.map((e) => ({ ...e }));
+  }
+
   /** Calls `fn` for every entry appended from now on; returns the unsubscribe function. */
   follow(fn: (e: LogEntry) => void): () => void {
     this.followers.add(fn);

@@ -80,6 +80,16 @@ export class PackageManager {
     return { ok: true, pkg };
   }
 
+  saveState(): { nextUid: number; packages: (Omit<InstalledPackage, "granted"> & { granted: string[] })[] } {
+    return { nextUid: this.nextUid, packages: [...this.packages.values()].map((p) => ({ ...p, activities: [...p.activities], granted: [...p.granted] })) };
+  }
+
+  restoreState(state: ReturnType<PackageManager["saveState"]>): void {
+    this.packages.clear();
+    for (const p of state.packages) this.packages.set(p.name, { ...p, activities: [...p.activities], granted: new Set(p.granted) });
+    this.nextUid = state.nextUid;
+  }
+
   uninstall(name: string): boolean {
     const p = this.packages.get(name);
     if (!p || p.system) return false;

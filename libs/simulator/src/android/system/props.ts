@@ -42,6 +42,15 @@ export class SystemProperties {
     this.values.set(key, value);
   }
 
+  saveState(): [string, string][] {
+    return [...this.values.entries()];
+  }
+
+  restoreState(entries: readonly [string, string][]): void {
+    this.values.clear();
+    for (const [k, v] of entries) this.values.set(k, v);
+  }
+
   /** All properties sorted by key, as `getprop` lists them. */
   entries(): [string, string][] {
     return [...this.values.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

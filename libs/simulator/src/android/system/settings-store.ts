@@ -64,6 +64,16 @@ export class SettingsStore {
     if (keep !== undefined) this.put("secure", "android_id", keep);
   }
 
+  saveState(): Record<SettingsNamespace, [string, string][]> {
+    const out = {} as Record<SettingsNamespace, [string, string][]>;
+    for (const ns of SETTINGS_NAMESPACES) out[ns] = [...this.tables.get(ns)!.entries()];
+    return out;
+  }
+
+  restoreState(state: Record<SettingsNamespace, readonly [string, string][]>): void {
+    for (const ns of SETTINGS_NAMESPACES) this.tables.set(ns, new Map(state[ns]));
+  }
+
   /** Display rotation 0..3: `user_rotation` applies while `accelerometer_rotation` is 0 (as on a real device). */
   rotation(): 0 | 1 | 2 | 3 {
     if (this.get("system", "accelerometer_rotation") === "1") return 0;

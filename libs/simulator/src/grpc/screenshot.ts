@@ -1,0 +1,52 @@
+/**
+ * getScreenshot's image: the display frame (already turned by the rotation) in the asked format,
+ * scaled when the request names a width and/or height (aspect ratio kept, as the emulator does:
+ * the image fits inside the asked box; one side given → the other follows).
+ */
+import { encodeRgbaPng } from "@farm/png";
+import { ImgFormat } from "@farm/emulator-grpc";
+
+export interface Frame {
+  width: number;
+  height: number;
+  rgba: Uint8Array;
+}
+
+export function targetSize(frame: { width: number; height: number }, askW: number, askH: number): { width: number; height: number } {
+  if (!askW && !askH) return { width: frame.width, height: frame.height };
+  const scale = askW && askH ? Math.min(askW / frame.width, askH / frame.height) : askW ? askW / frame.width : askH / frame.height;
+  return { width: Math.max(1, Math.round(frame.width * scale)), height: Math.max(1, Math.round(frame.height * scale)) };
+}
+
+/** Nearest-neighbour scaling (cheap; screenshots for agents are usually downscaled). */
+export function scaleFrame(frame: Frame, width: number, height: number): Frame {
+  if (width === frame.width && height === frame.height) return frame;
+  const src = new Uint32Array(frame.rgba.buffer, frame.rgba.byteOffset, frame.width * frame.height);
+  const bytes = new Uint8Array(width * height * 4);
+  const dst = new Uint32Array(bytes.buffer);
+  const xs = new Uint32Array(width);
+  for (let x = 0; x < width; x++) xs[x] = Math.min(frame.width - 1, Math.floor(((x + 0.5) * frame.width) / width));
+  for (let y = 0; y < height; y++) {
+    const sy = Math.min(frame.height - 1, Math.floor(((y + 0.5) * frame.height) / height)) * frame.width;
+    const row = y * width;
+    for (let x = 0; x < width; x++) dst[row + x] = src[sy + xs[x]!]!;
+  }
+  return { width, height, rgba: bytes };
+}
+
+function rgb888(rgba: Uint8Array, pixels: number): Uint8Array {
+  const out = new Uint8Array(pixels * 3);
+  for (let i = 0, j = 0; i < pixels * 4; i += 4, j += 3) {
+    out[j] = rgba[i]!;
+    out[j + 1] = rgba[i + 1]!;
+    out[j + 2] = rgba[i + 2]!;
+  }
+  return out;
+}
+
+/** The image bytes for a format (RGBA8888 is the frame itself, no copy). */
+export function encodeImage(frame: Frame, format: number): Uint8Array {
+  if (format === ImgFormat.RGB888) return rgb888(frame.rgba, frame.width * frame.height);
+  if (format === ImgFormat.PNG) return encodeRgbaPng(frame.width, frame.height, frame.rgba);
+  return frame.rgba.byteLength === frame.width * frame.height * 4 ? frame.rgba : frame.rgba.subarray(0, frame.width * frame.height * 4);
+}
