@@ -1,16 +1,18 @@
 /**
- * `farm bench adb`: round-trip latency of three ways to drive a device, against the same simulated
+ * `farm bench adb`: round-trip latency of the ways to drive a device, against the same simulated
  * device and the same private adb server, measured in one run:
+ *   (g) the driver's gRPC action channel (the emulator's `sendTouch`, straight to its gRPC endpoint),
  *   (a) the driver's action channel (one persistent `shell:` stream; `touchMove` per sample),
  *   (b) adbkit with a new server connection and `shell:` stream per call (`shell('echo hi')` + read all),
  *   (c) the adb CLI spawned per call (`adb -P <port> -s <serial> shell echo hi`), AndroidEnv's way.
  * Options: --samples N (channel and stream; the CLI gets N/10, at least 50), --warmup N, --profile
  * <simulator latency profile, default instant>, --sim child|in-process (default child: the device runs
  * in its own process, as an emulator does; in-process shares this process's event loop and CPU).
- * Last line: `channel_p50_ms=<x> stream_p50_ms=<y> cli_p50_ms=<z> cli_over_channel=<ratio>`.
+ * The gRPC path needs the device in a child (`farm sim` serves gRPC per device); with --sim in-process it is skipped.
+ * Last line: `grpc_p50_ms=<x> channel_p50_ms=<y> cli_p50_ms=<z> channel_over_grpc=<y/x> cli_over_grpc=<z/x>`.
  */
 import { execFile } from "node:child_process";
-import { AdbDriver, createAdbClient, readAll } from "@farm/adb";
+import { AdbDriver, GrpcActionChannel, createAdbClient, readAll } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
@@ -48,9 +50,10 @@ export const scenario: Scenario = {
     const adb = await startAdbServer();
     const sims =
       simMode === "child"
-        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], close: () => c.stop() }))
-        : await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile }).then((f) => ({ serial: f.devices[0]?.serial, close: () => f.close() }));
+        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], grpc: c.grpcEndpoints, close: () => c.stop() }))
+        : await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile }).then((f) => ({ serial: f.devices[0]?.serial, grpc: {}, close: () => f.close() }));
     const driver = new AdbDriver({ port: adb.port });
+    const grpcDriver = new AdbDriver({ port: adb.port, grpc: { mode: "config", endpoints: sims.grpc } });
     try {
       const serial = sims.serial;
       if (!serial) throw new Error("the simulator started no device");
@@ -58,10 +61,23 @@ export const scenario: Scenario = {
       const boot = await dev.waitBootComplete(10_000);
       if (boot.status !== "ok") throw new Error(`device ${serial} did not come up: ${boot.message}`);
 
-      // (a) action channel
-      const ch = await dev.openActionChannel();
       let i = 0;
       let firstError = "";
+      // (g) gRPC action channel
+      const gch = await grpcDriver.device(serial).openActionChannel();
+      const grpcOn = gch instanceof GrpcActionChannel;
+      const g = grpcOn
+        ? await measure(samples, warmup, async () => {
+            const r = await gch.touchMove(100 + (i++ % 300), 200);
+            if (r.status !== "ok" && !firstError) firstError = `grpc: ${r.status} ${r.message}`;
+            return r.status === "ok";
+          })
+        : { ...quantiles([]), errors: 0 };
+      if (grpcOn) await gch.touchUp(100, 200);
+      await gch.close();
+
+      // (a) action channel
+      const ch = await dev.openActionChannel();
       const a = await measure(samples, warmup, async () => {
         const r = await ch.touchMove(100 + (i++ % 300), 200);
         if (r.status !== "ok" && !firstError) firstError = `channel: ${r.status} ${r.message}`;
@@ -102,6 +118,7 @@ export const scenario: Scenario = {
       );
 
       const rows: Array<[string, Stats]> = [
+        ["(g) gRPC action channel (touchMove)", g],
         ["(a) action channel (touchMove)", a],
         ["(b) adbkit stream per call (echo hi)", b],
         ["(b2) driver Device.shell (echo hi)", b2],
@@ -114,9 +131,13 @@ export const scenario: Scenario = {
       console.log(`ratios (p50): stream/channel=${ratio(b.p50, a.p50)} cli/channel=${ratio(c.p50, a.p50)} cli/stream=${ratio(c.p50, b.p50)}; (p99): stream/channel=${ratio(b.p99, a.p99)} cli/channel=${ratio(c.p99, a.p99)}`);
       const goal = a.p50 <= 0.25 && c.p50 / a.p50 >= 30;
       console.log(`goal (channel p50 <= 0.25 ms and >= 30x faster than the CLI): ${goal ? "met" : "NOT met"}`);
-      console.log(`channel_p50_ms=${fmtMs(a.p50)} stream_p50_ms=${fmtMs(b.p50)} cli_p50_ms=${fmtMs(c.p50)} cli_over_channel=${ratio(c.p50, a.p50)}`);
+      console.log(`stream_p50_ms=${fmtMs(b.p50)} cli_over_channel=${ratio(c.p50, a.p50)}${grpcOn ? "" : " (no gRPC endpoint: run with --sim child)"}`);
+      const grpcGoal = g.p50 <= 0.15 && a.p50 / g.p50 >= 2;
+      console.log(`goal (gRPC p50 <= 0.15 ms and >= 2x faster than the action channel): ${grpcGoal ? "met" : "NOT met"}`);
+      console.log(`grpc_p50_ms=${fmtMs(g.p50)} channel_p50_ms=${fmtMs(a.p50)} cli_p50_ms=${fmtMs(c.p50)} channel_over_grpc=${ratio(a.p50, g.p50)} cli_over_grpc=${ratio(c.p50, g.p50)}`);
     } finally {
       await driver.close();
+      await grpcDriver.close();
       await sims.close();
       await adb.stop();
     }

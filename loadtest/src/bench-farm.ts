@@ -9,8 +9,9 @@
  * as episodes finish, so the start latency measures dispatch (scheduler top-up + BullMQ + worker fetch),
  * not the backlog. This process's CPU therefore covers worker + scheduler.
  * Options: --devices (16), --episodes (64), --max-steps (50), --settle-ms (20), --window (devices),
- * --profile (simulator latency profile, default instant).
- * Last line: `devices=<n> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
+ * --profile (simulator latency profile, default instant), --transport grpc|adb (default grpc: actions over
+ * each emulator's gRPC endpoint; adb: the shell action channel; steps and logcat are adb either way).
+ * Last line: `devices=<n> transport=<t> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -68,6 +69,8 @@ export const scenario: Scenario = {
     const settleMs = intOpt(opts, "settle-ms", 20, 0);
     const window = intOpt(opts, "window", devices);
     const profile = profileOpt(opts);
+    const transport = typeof opts.transport === "string" ? opts.transport : "grpc";
+    if (transport !== "grpc" && transport !== "adb") throw new Error(`--transport must be grpc or adb, got ${transport}`);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-farm", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-"));
@@ -92,6 +95,7 @@ export const scenario: Scenario = {
           outDir: path.join(tmp, "out"),
           metricsPort: 0,
           episode: { settleMs },
+          grpc: transport === "grpc" ? { mode: "config", endpoints: sims.grpcEndpoints } : { mode: "off" },
         }),
         { logger },
       );
@@ -147,7 +151,7 @@ export const scenario: Scenario = {
       const simCpuUsPerStep = steps ? (simCpuSec * 1e6) / steps : NaN;
       const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 
-      out(`farm bench: ${devices} simulated emulators (${profile}), ${episodes} episodes of ${task.task.id}, random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
+      out(`farm bench: ${devices} simulated emulators (${profile}, actions over ${transport === "grpc" ? `gRPC on ${Object.keys(sims.grpcEndpoints).length} of them` : "the adb shell channel"}), ${episodes} episodes of ${task.task.id}, random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
       out("");
       out("| figure | value |");
       out("|---|---|");
@@ -161,7 +165,7 @@ export const scenario: Scenario = {
       out(`| worker CPU utilisation | ${f(((cpu.user + cpu.system) / 1e6 / wallSec) * 100)} % of one core |`);
       out(`| enqueue-to-start p50 / p99 / max | ${f(quantile(latencies, 0.5))} / ${f(quantile(latencies, 0.99))} / ${f(latencies[latencies.length - 1] ?? NaN)} ms |`);
       out("");
-      out(`devices=${devices} episodes_s=${f(completed / wallSec, 3)} steps_s=${f(steps / wallSec)} worker_cpu_us_per_step=${f(workerCpuUsPerStep)} start_p99_ms=${f(quantile(latencies, 0.99))}`);
+      out(`devices=${devices} transport=${transport} episodes_s=${f(completed / wallSec, 3)} steps_s=${f(steps / wallSec)} worker_cpu_us_per_step=${f(workerCpuUsPerStep)} start_p99_ms=${f(quantile(latencies, 0.99))}`);
     } finally {
       while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
       rmSync(tmp, { recursive: true, force: true });

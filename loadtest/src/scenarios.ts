@@ -64,8 +64,29 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--settle-ms <n>", description: "settle after setup/reset steps (default 20)" },
       { flags: "--window <n>", description: "episodes enqueued ahead (default: --devices)" },
       profile,
+      { flags: "--transport <grpc|adb>", description: "actions and frames over the emulator gRPC endpoint or adb (default grpc)" },
     ],
     load: () => import("./bench-farm.ts").then((m) => m.scenario),
+  },
+  frames: {
+    describe: "frames per second recorded by one worker: adb framebuffer + PNG on the event loop vs the new path (encoded off the event loop)",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators (default 2)" },
+      { flags: "--seconds <s>", description: "seconds measured per variant (default 5)" },
+      { flags: "--screen <WxH>", description: "screen size (default 1080x1920)" },
+      { flags: "--encoding <spec>", description: "frame encoding: png | jpeg[:Q] | webp[:Q], optional @WxH (default png)" },
+      { flags: "--transport <grpc|adb>", description: "frames over gRPC or adb (default grpc)" },
+    ],
+    load: () => import("./bench-frames.ts").then((m) => m.scenario),
+  },
+  reset: {
+    describe: "episode reset: the task's reset steps vs a snapshot load + reset steps (Classic 2048, one simulated emulator)",
+    options: [
+      { flags: "--episodes <n>", description: "episodes per variant (default 8)" },
+      { ...profile, description: "simulator latency profile (default emulator-adb)" },
+      { flags: "--transport <grpc|adb>", description: "snapshots over gRPC or the console (default grpc)" },
+    ],
+    load: () => import("./bench-reset.ts").then((m) => m.scenario),
   },
   sim: {
     describe: "N simulated emulators in one process: memory per device and adbkit shell echo round trip (default N=64)",

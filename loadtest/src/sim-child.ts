@@ -12,12 +12,14 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 export interface SimChild {
   child: ChildProcess;
   serials: string[];
+  /** serial → the device's emulator gRPC endpoint (`127.0.0.1:<grpc_port>`), for devices that serve one. */
+  grpcEndpoints: Record<string, { address: string }>;
   stop(): Promise<void>;
 }
 
-/** `farm sim --devices N --adb-port P` as a child; resolves with its serials once every device is online. */
-export async function startSimChild(devices: number, adbPort: number, profile: string): Promise<SimChild> {
-  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile], {
+/** `farm sim --devices N --adb-port P [extra args, e.g. --screen WxH]` as a child; resolves with its serials once every device is online. */
+export async function startSimChild(devices: number, adbPort: number, profile: string, extraArgs: string[] = []): Promise<SimChild> {
+  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "sim", "--devices", String(devices), "--adb-port", String(adbPort), "--latency-profile", profile, ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, FARM_LOG_LEVEL: "warn" },
   });
@@ -25,10 +27,13 @@ export async function startSimChild(devices: number, adbPort: number, profile: s
   child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-5000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const serials: string[] = [];
+  const grpcEndpoints: Record<string, { address: string }> = {};
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const serial = /^(emulator-\d+)(?: |$)/.exec(line)?.[1];
       if (serial) serials.push(serial);
+      const grpcPort = / grpc_port=(\d+)/.exec(line)?.[1];
+      if (serial && grpcPort) grpcEndpoints[serial] = { address: `127.0.0.1:${grpcPort}` };
       if (line.startsWith("ready ")) resolve();
     });
     void exited.then(() => reject(new Error(`farm sim exited early:\n${err}`)));
@@ -36,6 +41,7 @@ export async function startSimChild(devices: number, adbPort: number, profile: s
   return {
     child,
     serials,
+    grpcEndpoints,
     async stop() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;

@@ -46,9 +46,7 @@ export function findViewHierarchy(node: DumpNode, depth = 3): DumpNode | undefin
 }
 
 function pyMatch(re: PyRegex, text: string): boolean {
-  if (re.source === "") return false;
-  re.regex.lastIndex = 0;
-  return re.regex.test(text);
+  return re.source !== "" && re.test(text);
 }
 
 /** Matches the view-hierarchy path over `dumpsys activity <pkg> <pkg>` output (empty output → SUCCESS). */

@@ -1,19 +1,28 @@
 /** `Device` over an adb server with adbkit: every operation is deadline-bound and returns trouble as data. */
-import type { AdbRequest, AppScreen } from "@farm/task";
+import { encodeFrame } from "@farm/frames";
+import { TASK_LIMITS, type AdbRequest, type AppScreen } from "@farm/task";
 import { ShellActionChannel } from "./action-channel.ts";
 import { matchViewHierarchy } from "./app-screen.ts";
-import { readAll } from "./client.ts";
+import { readAll, readExactly } from "./client.ts";
 import { deviceCall, report, shellExec, type DeviceCtx } from "./exec.ts";
 import { ShellLogcatStream } from "./logcat.ts";
 import { parsePmList, parseWmSize } from "./parsers.ts";
 import { shQuote } from "./quote.ts";
 import { fail, stepResult } from "./result.ts";
+import { MAX_FRAMEBUFFER_BYTES } from "./framebuffer-socket.ts";
 import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
 import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
-import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
+import { FrameCaptureError } from "./frame-threads.ts";
+import { deviceSnapshot, type SnapshotOp } from "./snapshots.ts";
+import { GrpcActionChannel } from "./grpc/action-channel.ts";
+import type { GrpcEndpoint } from "./grpc/endpoints.ts";
+import { grpcScreenshot } from "./grpc/screenshot.ts";
+import type { ActionChannel, AppScreenMatch, CapturedFrame, Device, FrameRequest, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { checkActivity } from "./validate.ts";
 
 const OK = { status: "ok", message: "" };
+/** A step's own deadline: one day (the task loader's bound), far below what setTimeout can hold (24.8 days). */
+const MAX_STEP_TIMEOUT_SEC = TASK_LIMITS.maxDurationSec;
 
 function isResult(v: unknown): v is { status: string; message: string } {
   return typeof v === "object" && v !== null && "status" in v && "message" in v && !(v instanceof Uint8Array);
@@ -53,6 +62,7 @@ export class AdbDevice implements Device {
       return { ...r, durationMs };
     };
     if (!(request.timeoutSec >= 0)) return finish(fail("failed_precondition", `${name}: negative timeout_sec ${request.timeoutSec}`));
+    if (!(request.timeoutSec <= MAX_STEP_TIMEOUT_SEC)) return finish(fail("failed_precondition", `${name}: timeout_sec ${request.timeoutSec} is beyond ${MAX_STEP_TIMEOUT_SEC} s (a timer cannot hold it)`));
     // The step's own deadline, else the driver default; a caller's `opts.timeoutMs` can only shorten it.
     const own = request.timeoutSec > 0 ? Math.ceil(request.timeoutSec * 1000) : this.ctx.cfg.defaultTimeoutMs;
     const timeoutMs = opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Math.min(own, opts.timeoutMs) : own;
@@ -110,7 +120,17 @@ export class AdbDevice implements Device {
     return stepResult(r.status, r.status === "timeout" ? `device '${this.serial}' did not finish booting within ${timeoutMs} ms` : r.message, "", d);
   }
 
+  /** The device's emulator gRPC endpoint when the driver's gRPC transport is on and one is known; read when asked. */
+  grpcEndpoint(): GrpcEndpoint | undefined {
+    return this.ctx.grpc?.resolve(this.serial);
+  }
+
   async openActionChannel(): Promise<ActionChannel> {
+    const ep = this.actionChannelFactory ? undefined : this.grpcEndpoint();
+    if (ep) {
+      this.ctx.cfg.logger.info({ event: "adb:action-channel", serial: this.serial, transport: "grpc", endpoint: ep.address }, "actions over the emulator's gRPC");
+      return new GrpcActionChannel(this.ctx, ep);
+    }
     if (this.actionChannelFactory) {
       try {
         const custom = await this.actionChannelFactory(this.serial);
@@ -168,13 +188,59 @@ export class AdbDevice implements Device {
   }
 
   private async screenshotQuiet(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult> {
+    const ep = this.grpcEndpoint();
+    if (ep) {
+      const t0 = performance.now();
+      const g = await grpcScreenshot(this.serial, ep, this.timeout(opts));
+      return "rgba" in g ? g : stepResult(g.status, g.message, "", performance.now() - t0);
+    }
     const r = await deviceCall(this.ctx, "framebuffer", this.timeout(opts), (dc) =>
-      dc.framebuffer("raw").then((fb) => readAll(fb).then((data) => ({ meta: fb.meta as unknown as FramebufferHeader, data }))),
+      dc.framebuffer("raw").then((fb) => {
+        const meta = fb.meta as unknown as FramebufferHeader;
+        // The header says how much follows: read into one buffer of that size (bounded by a sane maximum).
+        const size = meta.size > 0 && meta.size <= MAX_FRAMEBUFFER_BYTES ? meta.size : meta.width * meta.height * (meta.bpp / 8);
+        return readExactly(fb, Math.min(size, MAX_FRAMEBUFFER_BYTES)).then((data) => ({ meta, data }));
+      }),
     );
     if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
     const shot = framebufferToRgba(r.value.meta, r.value.data);
     if (typeof shot === "string") return stepResult("internal_error", `screenshot: ${shot}`, "", r.durationMs);
     return shot;
+  }
+
+  /** Capture (and encode) in a frame thread; without threads, the screenshot here and the encode on libuv's pool. */
+  frame(req: FrameRequest): Promise<CapturedFrame | StepResult> {
+    return this.timed("frame", () => this.frameQuiet(req));
+  }
+
+  private async frameQuiet(req: FrameRequest): Promise<CapturedFrame | StepResult> {
+    const t0 = performance.now();
+    const timeoutMs = this.timeout(req);
+    if (!this.ctx.frameThreads) {
+      const shot = await this.screenshotQuiet({ timeoutMs });
+      if (!("rgba" in shot)) return shot;
+      const encoded = req.encode ? encodeFrame({ width: shot.width, height: shot.height, channels: 4, data: shot.rgba }, req.encode) : undefined;
+      encoded?.catch(() => undefined);
+      return { width: shot.width, height: shot.height, ...(req.raw ? { rgba: shot.rgba } : {}), ...(encoded ? { encoded } : {}) };
+    }
+    const { host, port } = this.ctx.cfg;
+    const ep = this.grpcEndpoint();
+    const job = this.ctx.frameThreads.capture({ host, port, serial: this.serial, timeoutMs, raw: req.raw, ...(req.encode ? { spec: req.encode } : {}), ...(ep ? { grpc: ep } : {}) });
+    try {
+      const got = await job.captured;
+      return { ...got, ...(job.encoded ? { encoded: job.encoded } : {}) };
+    } catch (e) {
+      const status = e instanceof FrameCaptureError ? e.status : "internal_error";
+      return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);
+    }
+  }
+
+  /**
+   * Saves or loads the emulator snapshot `name`: gRPC SnapshotService when the device has an endpoint,
+   * else the console (`adb emu avd snapshot …`). `via` says which.
+   */
+  snapshot(op: SnapshotOp, name: string, opts?: { timeoutMs?: number }): Promise<StepResult & { via: "grpc" | "console" }> {
+    return deviceSnapshot(this.ctx, this.grpcEndpoint(), op, name, opts?.timeoutMs ?? this.ctx.cfg.defaultTimeoutMs);
   }
 
   screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {

@@ -3,6 +3,8 @@
  * `Device` handles. It never starts, kills or restarts the adb server (AndroidEnv does; on a shared
  * server that breaks every other emulator on the host).
  */
+import { FrameThreads } from "./frame-threads.ts";
+import { GrpcEndpoints, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
@@ -29,6 +31,10 @@ export interface AdbDriverOptions extends AdbDriverConfig {
   actionChannelFactory?: ActionChannelFactory;
   /** Delay before the device tracker reconnects after losing the server. Default 500. */
   trackerRetryMs?: number;
+  /** Threads that capture and encode frames off the event loop (`Device.frame`). Default: one per spare core, at most 2. */
+  frameThreads?: number;
+  /** The emulator gRPC transport: actions and frames over gRPC for devices that have an endpoint. Default off. */
+  grpc?: GrpcTransportConfig;
 }
 
 export class AdbDriver {
@@ -36,10 +42,16 @@ export class AdbDriver {
   private readonly client: AdbClient;
   private readonly trackings = new Set<DeviceTracking>();
   private closed = false;
+  private readonly frameThreads: FrameThreads;
+  /** Which devices have an emulator gRPC endpoint (config, discovery files, or off). */
+  readonly grpc: GrpcEndpoints;
 
   constructor(private readonly opts: AdbDriverOptions = {}) {
     this.config = resolveConfig(opts);
     this.client = createAdbClient(this.config);
+    if (opts.frameThreads !== undefined && !(Number.isSafeInteger(opts.frameThreads) && opts.frameThreads >= 1)) throw new TypeError(`adb config: frameThreads must be a positive integer, got ${opts.frameThreads}`);
+    this.frameThreads = new FrameThreads(opts.frameThreads);
+    this.grpc = new GrpcEndpoints(opts.grpc);
   }
 
   /** Devices on the server now; trouble comes back as `{ status, message }`. */
@@ -156,12 +168,13 @@ export class AdbDriver {
   /** A handle for one device (cheap; nothing is opened until it is used). */
   device(serial: string): AdbDevice {
     if (serial === "") throw new TypeError("device serial is empty");
-    return new AdbDevice({ client: this.client, cfg: this.config, serial }, this.opts.actionChannelFactory);
+    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads, grpc: this.grpc }, this.opts.actionChannelFactory);
   }
 
   /** Stops trackers. Devices' action channels and logcat streams are closed by their owners. */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of [...this.trackings]) t.close();
+    await this.frameThreads.close();
   }
 }

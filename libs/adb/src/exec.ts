@@ -3,14 +3,21 @@
  * server connections on expiry, error classification, the metrics hook and a log line.
  */
 import type { ResolvedAdbConfig } from "./config.ts";
+import type { FrameThreads } from "./frame-threads.ts";
+import type { GrpcEndpoints } from "./grpc/endpoints.ts";
 import { callHandle, readAll, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
+import { checkShellRequest } from "./validate.ts";
 
 export interface DeviceCtx {
   readonly client: AdbClient;
   readonly cfg: ResolvedAdbConfig;
   readonly serial: string;
+  /** Frame capture and encoding off the event loop (`Device.frame`); absent = on the event loop. */
+  readonly frameThreads?: FrameThreads;
+  /** Where this driver's devices have an emulator gRPC endpoint (actions and frames go there). */
+  readonly grpc?: GrpcEndpoints;
 }
 
 export type CallOutcome<T> = { ok: true; value: T; durationMs: number } | { ok: false; status: StepStatus; message: string; durationMs: number };
@@ -71,6 +78,8 @@ const END_TAG = `__FARM_END_${process.pid.toString(36)}_`;
 export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: number, op = "shell"): Promise<ShellResult> {
   const t0 = performance.now();
   const marker = `${END_TAG}${++endSeq}__`;
+  const tooBig = checkShellRequest(commandLine, `\necho ${marker}`.length);
+  if (tooBig) return { status: "failed_precondition", message: `${op}: ${tooBig}`, stdout: "", durationMs: 0 };
   const r = await deviceCall(ctx, op, timeoutMs, (dc) => dc.shell(`${commandLine}\necho ${marker}`).then((s) => readAll(s)));
   if (!r.ok) return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
   const text = r.value.toString("utf8");

@@ -20,9 +20,13 @@ export { pyRegex } from "@farm/task";
 export { shQuote, shJoin, shSplit, quoteExtraArgs, ShellSyntaxError } from "./quote.ts";
 export { parsePmList, parseCurrentActivity, findPinnableTask, parseOrientation, parseWmSize } from "./parsers.ts";
 export { stepHandlers } from "./steps.ts";
-export { checkPackage, checkActivity, expandActivity } from "./validate.ts";
+export { checkPackage, checkActivity, expandActivity, checkInputText, checkShellRequest, splitForInput, ADB_REQUEST_MAX_BYTES, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS } from "./validate.ts";
 export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
-export { createAdbClient, readAll, type AdbClient, type AdbDeviceClient } from "./client.ts";
+export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";
+export { GrpcActionChannel } from "./grpc/action-channel.ts";
+export { GrpcEndpoints, readDiscoveryFiles, emulatorDiscoveryDir, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
+export { grpcKeyOf } from "./grpc/keys.ts";
+export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";
 /** An in-memory Device for fast unit tests above the driver; passes the driver's conformance suite. */
 export { FakeDevice, type FakeApp, type FakeAppContext, type FakeDeviceOptions } from "./fake-device.ts";

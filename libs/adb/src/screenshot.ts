@@ -22,7 +22,7 @@ function channel(px: number, offset: number, length: number): number {
   return length === 8 ? v : Math.round((v * 255) / (2 ** length - 1));
 }
 
-/** Converts raw framebuffer pixels (any bpp/offset layout the header describes) into RGBA8888. */
+/** Converts raw framebuffer pixels (any bpp/offset layout the header describes) into RGBA8888; RGBA8888 data is returned as is (a view, not a copy). */
 export function framebufferToRgba(meta: FramebufferHeader, data: Uint8Array): Screenshot | string {
   const { width, height, bpp } = meta;
   if (!(width > 0 && height > 0)) return `framebuffer header has no size (${width}x${height})`;
@@ -30,13 +30,14 @@ export function framebufferToRgba(meta: FramebufferHeader, data: Uint8Array): Sc
   const bytes = bpp / 8;
   const n = width * height;
   if (data.byteLength < n * bytes) return `framebuffer short: ${data.byteLength} bytes for ${width}x${height}x${bytes}`;
-  const rgba = new Uint8Array(n * 4);
   const standard = bpp === 32 && meta.red_offset === 0 && meta.green_offset === 8 && meta.blue_offset === 16 && meta.red_length === 8 && meta.green_length === 8 && meta.blue_length === 8;
   if (standard) {
-    rgba.set(data.subarray(0, n * 4));
+    // Already RGBA8888: the data itself, no copy (it is the caller's own buffer).
+    const rgba = data.subarray(0, n * 4);
     if (meta.alpha_length === 0) for (let i = 3; i < rgba.length; i += 4) rgba[i] = 255;
     return { width, height, rgba };
   }
+  const rgba = new Uint8Array(n * 4);
   for (let i = 0; i < n; i++) {
     let px = 0;
     for (let b = bytes - 1; b >= 0; b--) px = px * 256 + data[i * bytes + b]!;

@@ -12,7 +12,7 @@ import { parseCurrentActivity, parseResumedActivity, stackListUnavailable, parse
 import { quoteExtraArgs, shJoin, shQuote, shSplit, ShellSyntaxError } from "./quote.ts";
 import { fail, ok, shellToStep } from "./result.ts";
 import type { ShellResult, StepResult } from "./types.ts";
-import { checkActivity, checkComponent, checkDevicePath, checkIdentifier, checkPackage } from "./validate.ts";
+import { checkActivity, checkComponent, checkDevicePath, checkIdentifier, checkInputText, checkPackage, splitForInput } from "./validate.ts";
 
 /** What a handler gets: the device, its deadline, and helpers that spend the time left. */
 export interface StepCtx {
@@ -256,8 +256,15 @@ export const stepHandlers: StepHandlers = {
   },
 
   async input_text(cmd, ctx) {
-    if (cmd.text === "") return precondition("input_text: text is empty");
-    return shellToStep(await ctx.sh(`input text ${shQuote(cmd.text)}`, "input:text"));
+    const bad = checkInputText(cmd.text);
+    if (bad) return precondition(bad);
+    // Typed in pieces that fit one adb request on any device (the wire format bounds a request's length).
+    let last: StepResult | undefined;
+    for (const piece of splitForInput(cmd.text, shQuote)) {
+      last = shellToStep(await ctx.sh(`input text ${shQuote(piece)}`, "input:text"));
+      if (last.status !== "ok") return last;
+    }
+    return last!;
   },
 
   async settings(cmd, ctx) {

@@ -3,6 +3,7 @@
  * later also over the emulator's gRPC. Device trouble is returned as data (a status), never thrown
  * across this boundary, except where noted.
  */
+import type { FrameSpec } from "@farm/frames";
 import type { AdbRequest, AppScreen } from "@farm/task";
 
 export type StepStatus =
@@ -93,6 +94,25 @@ export interface Screenshot {
   rgba: Uint8Array;
 }
 
+/** What a frame is taken for: the policy (raw pixels) and/or the trajectory (an encoding). */
+export interface FrameRequest {
+  /** Hand back the RGBA pixels (a policy that looks at the screen). */
+  raw: boolean;
+  /** Encode the frame this way (the trajectory); the encode never runs on the event loop. */
+  encode?: FrameSpec;
+  timeoutMs?: number;
+}
+
+/** A frame taken at one moment; the encoding may still be under way. */
+export interface CapturedFrame {
+  width: number;
+  height: number;
+  /** RGBA, row-major; present when asked for (`raw`). */
+  rgba?: Uint8Array;
+  /** The encoded frame, when asked for; rejects with an Error saying why the encoding failed. */
+  encoded?: Promise<Uint8Array>;
+}
+
 export type DeviceState = "device" | "offline" | "unauthorized" | "gone" | string;
 
 export interface Device {
@@ -108,6 +128,13 @@ export interface Device {
   installedPackages(opts?: { timeoutMs?: number }): Promise<string[] | StepResult>;
   screenshot(opts?: { timeoutMs?: number }): Promise<Screenshot | StepResult>;
   screenshotPng(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult>;
+  /**
+   * The screen now, captured and encoded off the event loop: resolves once the pixels are taken (the step
+   * may go on), with the encoding as a promise. Optional: without it callers use `screenshot()`.
+   */
+  frame?(req: FrameRequest): Promise<CapturedFrame | StepResult>;
+  /** Saves or loads an emulator snapshot by name (gRPC SnapshotService, else the console). Optional: emulators only. */
+  snapshot?(op: "save" | "load", name: string, opts?: { timeoutMs?: number }): Promise<StepResult & { via: "grpc" | "console" }>;
   orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult>;
   screenSize(opts?: { timeoutMs?: number }): Promise<{ width: number; height: number } | StepResult>;
   /**

@@ -48,3 +48,54 @@ export function expandActivity(full: string): string {
   const cls = full.slice(slash + 1);
   return cls.startsWith(".") ? `${pkg}/${pkg}${cls}` : full;
 }
+
+/**
+ * The adb wire format: a host request is a 4-hex-digit length and the text (`shell:<command line>`), so one shell
+ * request carries at most 65535 bytes; older devices (maxdata 4096) take even less in one packet.
+ */
+export const ADB_REQUEST_MAX_BYTES = 0xffff;
+/** `input_text` is typed in chunks of at most this many UTF-8 bytes (quoted), which fit any device's maxdata. */
+export const INPUT_TEXT_CHUNK_BYTES = 1024;
+/** Longest `input_text` accepted (characters); the task loader bounds text fields the same way. */
+export const INPUT_TEXT_MAX_CHARS = 16_384;
+
+const CONTROL_OR_BIDI = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/** Text `input text` can type: printable characters only (a newline is a key: press_button ENTER). */
+export function checkInputText(text: string): string | undefined {
+  if (text === "") return "input_text: text is empty";
+  if (text.length > INPUT_TEXT_MAX_CHARS) return `input_text: text of ${text.length} characters is longer than the ${INPUT_TEXT_MAX_CHARS} allowed`;
+  const m = CONTROL_OR_BIDI.exec(text);
+  if (m) {
+    const code = m[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0");
+    return `input_text: text contains the control character U+${code} at position ${m.index}; input text types printable characters only (send ENTER or BACK with press_button)`;
+  }
+  return undefined;
+}
+
+/** Why a shell command line cannot be sent as one adb request, or undefined. */
+export function checkShellRequest(commandLine: string, suffixBytes = 0): string | undefined {
+  if (commandLine.includes("\u0000")) return "the command line contains a NUL character, which the adb wire format cannot carry";
+  const bytes = Buffer.byteLength(`shell:${commandLine}`, "utf8") + suffixBytes;
+  if (bytes > ADB_REQUEST_MAX_BYTES) return `the command line is ${bytes} bytes; one adb request carries at most ${ADB_REQUEST_MAX_BYTES} (its length is 4 hex digits)`;
+  return undefined;
+}
+
+/** `text` cut into pieces whose quoted form is at most `maxBytes` UTF-8 bytes, never splitting a code point. */
+export function splitForInput(text: string, quote: (s: string) => string, maxBytes = INPUT_TEXT_CHUNK_BYTES): string[] {
+  const chunks: string[] = [];
+  let cur = "";
+  let curBytes = 2; // the quotes
+  for (const ch of text) {
+    const b = Buffer.byteLength(quote(ch), "utf8") - 2;
+    if (curBytes + b > maxBytes && cur !== "") {
+      chunks.push(cur);
+      cur = "";
+      curBytes = 2;
+    }
+    cur += ch;
+    curBytes += b;
+  }
+  if (cur !== "") chunks.push(cur);
+  return chunks;
+}

@@ -2,6 +2,7 @@
  * One validated runner config with defaults; durations carry their unit in the name. Compiled once with
  * `compileEpisodeConfig()`; every component reads the compiled object.
  */
+import { DEFAULT_FRAME_SPEC, formatFrameSpec, parseFrameSpec, type FrameSpec } from "@farm/frames";
 
 export interface EpisodeConfig {
   /** Wait after every setup/reset step before its check (upstream: 0.5 s). A deliberate knob so tests can shorten it. @default 500 */
@@ -39,11 +40,13 @@ export interface EpisodeConfig {
   extrasMaxPerName?: number;
   /** Record a PNG frame every N steps in the trajectory (0 = never; the FIRST observation counts as step 0). @default 0 */
   frameEvery?: number;
+  /** How recorded frames are stored: a FrameSpec or its text (`png`, `jpeg:85`, `webp:80`, optional `@WxH`). @default png at the device's size */
+  frameEncoding?: FrameSpec | string;
   /** Folders where APKs of install steps (filesystem or mpm) are looked up. @default [] */
   apkDirs?: string[];
 }
 
-export type CompiledEpisodeConfig = Readonly<Required<EpisodeConfig>>;
+export type CompiledEpisodeConfig = Readonly<Required<Omit<EpisodeConfig, "frameEncoding">> & { frameEncoding: FrameSpec }>;
 
 export const episodeConfigDefaults: CompiledEpisodeConfig = Object.freeze({
   settleMs: 500,
@@ -62,6 +65,7 @@ export const episodeConfigDefaults: CompiledEpisodeConfig = Object.freeze({
   finalLogDrainMs: 100,
   extrasMaxPerName: 100,
   frameEvery: 0,
+  frameEncoding: DEFAULT_FRAME_SPEC,
   apkDirs: [],
 });
 
@@ -73,6 +77,14 @@ export function compileEpisodeConfig(opts: EpisodeConfig = {}): CompiledEpisodeC
     if (k === "apkDirs") {
       if (!Array.isArray(v) || v.some((d) => typeof d !== "string")) throw new RangeError("apkDirs must be a list of folders");
       out[k] = [...v];
+      continue;
+    }
+    if (k === "frameEncoding") {
+      const spec = typeof v === "string" ? parseFrameSpec(v) : v;
+      if (typeof spec === "string") throw new RangeError(`episode config 'frameEncoding': ${spec}`);
+      const checked = typeof spec === "object" && spec !== null ? parseFrameSpec(formatFrameSpec(spec as FrameSpec)) : "not a frame spec";
+      if (typeof checked === "string") throw new RangeError(`episode config 'frameEncoding': ${checked}`);
+      out[k] = checked;
       continue;
     }
     if (typeof v !== "number" || !Number.isFinite(v)) throw new RangeError(`episode config '${k}' must be a finite number, got ${String(v)}`);

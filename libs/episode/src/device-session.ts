@@ -26,6 +26,8 @@ import { runEpisode } from "./runner.ts";
 import { DEVICE_TROUBLE, endCounterKey } from "./episode-end.ts";
 import { EpisodeRun, type RunEpisodeOptions } from "./episode-run.ts";
 import type { SessionPort } from "./session-port.ts";
+import { EpisodeFrames } from "./episode-frames.ts";
+import { snapshotBeforeReset, type ResetKind, type SnapshotSession } from "./snapshot-reset.ts";
 import type { EndCause } from "./trajectory-types.ts";
 import type { EpisodeTrajectory } from "./trajectory-types.ts";
 
@@ -61,6 +63,10 @@ export class DeviceSession {
   private relaunchDue: string | undefined;
   /** Consecutive app-left episodes. */
   private badEpisodes = 0;
+  /** Episodes run since the last bind (setup); a snapshot of the setup state is taken only at 0. */
+  private episodesSinceBind = 0;
+  /** The snapshot of this session's setup state, once saved (snapshot-reset.ts). */
+  private snapshotSaved: string | undefined;
   private screen = { width: 0, height: 0 };
   private orientation: 0 | 1 | 2 | 3 = 0;
   /** What an episode run sees of this session (session-port.ts). */
@@ -163,10 +169,12 @@ export class DeviceSession {
       orientation: () => this.orientation,
       readOrientation: () => this.readOrientation(),
       screenshot: () => this.device.screenshot({ timeoutMs: c.adbCallTimeoutMs }),
+      frames: (spec) => new EpisodeFrames(this.device, spec ?? c.frameEncoding, c.adbCallTimeoutMs),
+      resetDone: () => void this.episodesSinceBind++,
       deviceGone: () => this.deviceGone(),
       liftFinger: () => this.liftFinger(),
       sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
-      runResetSteps: (seed, counters, signal) => this.runResetSteps(seed, counters, signal),
+      runResetSteps: (seed, counters, signal, fromSnapshot) => this.runResetSteps(seed, counters, signal, fromSnapshot),
       lostReason: () => this.lost,
       logcatMalformedLines: () => this.logcat?.malformedLines,
       startAppScreenChecks: (now) => this.monitor.resetEpisode(now),
@@ -196,13 +204,46 @@ export class DeviceSession {
     if (lifted.status !== "ok") this.relaunchDue = `lifting the finger failed: ${lifted.message}`;
   }
 
-  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal): Promise<StepsOutcome> {
+  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, fromSnapshot: boolean): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
     this.acc.pause();
     try {
-      return await runSteps(this.task.task.resetSteps, this.stepContext(seed, counters, signal));
+      let kind: ResetKind = "steps";
+      if (fromSnapshot) {
+        const how = await snapshotBeforeReset(this.snapshotSession(), counters);
+        if ("fail" in how) return how;
+        kind = how.kind;
+      }
+      return { steps: await runSteps(this.task.task.resetSteps, this.stepContext(seed, counters, signal)), kind };
     } finally {
       this.acc.resumeFresh();
     }
+  }
+
+  /** The view snapshot-reset.ts gets of this session. */
+  private snapshotSession(): SnapshotSession {
+    const self = this;
+    return {
+      device: this.device,
+      task: this.task,
+      config: this.config,
+      logger: this.logger,
+      get snapshotSaved() {
+        return self.snapshotSaved;
+      },
+      set snapshotSaved(v: string | undefined) {
+        self.snapshotSaved = v;
+      },
+      get episodesSinceBind() {
+        return self.episodesSinceBind;
+      },
+      setupAgain: (reason) => this.setupAgain(reason),
+    };
+  }
+
+  /** Binds again (setup steps included) for a reset that could not use its snapshot; false if that failed. */
+  private async setupAgain(reason: string): Promise<boolean> {
+    this.logger.info({ event: "device:setup-again", reason }, "setting up again");
+    return (await this.bind()).ok;
   }
 
   /** Bookkeeping of an ended episode (android_env's cause-named counters; bad episodes, §7.8). */
@@ -318,6 +359,7 @@ export class DeviceSession {
         if (!steps.value.ok) return { ok: false, status: steps.value.status, detail: `setup step ${steps.value.stepIndex + 1} (line ${steps.value.line}): ${steps.value.message}` };
         const o = await this.readOrientation();
         if (o) return { ok: false, status: o.status, detail: `orientation: ${o.message}` };
+        this.episodesSinceBind = 0;
         return { ok: true };
       } catch (e) {
         return { ok: false, status: "adb_error", detail: coerceError(e).message };

@@ -6,7 +6,8 @@
  * as a truncation with its cause; `finish()` then sends the device through recovery (or, with `deferRecovery`,
  * leaves the session `needs_recovery`). It is never thrown. The run sees its session only through `SessionPort`.
  */
-import { encodePng, parseAction, type Action, type ExtraValue, type Observation, type Pixels, type Policy } from "@farm/policy";
+import type { FrameSpec } from "@farm/frames";
+import { parseAction, type Action, type Observation, type Policy } from "@farm/policy";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { StepResult } from "@farm/adb";
@@ -15,7 +16,11 @@ import { effectiveLimits, type EffectiveEpisodeLimits, type EpisodeLimitOverride
 import { adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { decideTransition } from "./limits.ts";
+import type { EpisodeFrames } from "./episode-frames.ts";
+import { extrasByName } from "./extras.ts";
+import { assertCommittable } from "./result-check.ts";
 import type { SessionPort } from "./session-port.ts";
+import type { ResetKind } from "./snapshot-reset.ts";
 import { sleep } from "@farm/time";
 import type { EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
 
@@ -29,8 +34,12 @@ export interface RunEpisodeOptions {
   sink?: (trajectory: EpisodeTrajectory) => void | Promise<void>;
   /** Aborting ends the episode at the next step boundary as `cancelled`. */
   signal?: AbortSignal;
-  /** Record a PNG frame every N steps; overrides the config's `frameEvery`. */
+  /** Record a frame every N steps; overrides the config's `frameEvery`. */
   frameEvery?: number;
+  /** How recorded frames are stored (`png`, `jpeg:85`, `webp:80@540x960`, …); overrides the config's `frameEncoding`. */
+  frameEncoding?: FrameSpec;
+  /** Reset from a snapshot of the setup state, then the reset steps (snapshot-reset.ts). @default false */
+  resetFromSnapshot?: boolean;
   /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
   limits?: EpisodeLimitOverrides;
   /**
@@ -41,27 +50,10 @@ export interface RunEpisodeOptions {
   deferRecovery?: boolean;
 }
 
-function toRgb(rgba: Uint8Array, width: number, height: number): Pixels {
-  const rgb = new Uint8Array(width * height * 3);
-  for (let i = 0, j = 0; j < rgb.length; i += 4, j += 3) {
-    rgb[j] = rgba[i]!;
-    rgb[j + 1] = rgba[i + 1]!;
-    rgb[j + 2] = rgba[i + 2]!;
-  }
-  return { width, height, rgb };
-}
-
-function extrasByName(extras: StepExtra[]): Record<string, ExtraValue[]> {
-  const out: Record<string, ExtraValue[]> = {};
-  for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
-  return out;
-}
-
-type Observed = { obs: Observation; frame?: Uint8Array } | { fail: StepResult };
+type Observed = { obs: Observation } | { fail: StepResult };
 
 /** What one step's device work produced after the action: the observation (or why not) and the app-screen verdict. */
 interface StepView {
-  frame?: Uint8Array;
   verdict?: AppScreenVerdict;
   fail?: End;
 }
@@ -69,6 +61,9 @@ interface StepView {
 export class EpisodeRun {
   private readonly policy: Policy;
   private readonly frameEvery: number;
+  private readonly frames: EpisodeFrames;
+  private resetKind: ResetKind = "steps";
+  private resetMs = 0;
   private readonly startedAt = new Date();
   private readonly tEpisode = performance.now();
   private readonly steps: StepRecord[] = [];
@@ -91,6 +86,7 @@ export class EpisodeRun {
   ) {
     this.policy = opts.policy;
     this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
+    this.frames = port.frames(opts.frameEncoding);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
     opts.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -124,6 +120,8 @@ export class EpisodeRun {
       this.end = trunc("reset_failed", `reset: ${coerceError(e).message}`);
     }
     const resetMs = performance.now() - tReset;
+    this.resetMs = resetMs;
+    this.port.resetDone();
     for (const [k, v] of Object.entries(this.resetCounters)) this.port.count(k, v);
     const p = this.port;
     p.emit({ type: "episode:start", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, seed: this.opts.seed, resetMs });
@@ -132,7 +130,10 @@ export class EpisodeRun {
   private async resetSteps(): Promise<End | undefined> {
     const p = this.port;
     await p.liftFinger();
-    const stepsOk = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal);
+    const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.opts.resetFromSnapshot ?? false);
+    if ("fail" in ran) return trunc("reset_failed", ran.fail);
+    this.resetKind = ran.kind;
+    const stepsOk = ran.steps;
     if (!stepsOk.ok) {
       return trunc(stepsOk.status === "cancelled" ? "cancelled" : "reset_failed", `reset step ${stepsOk.stepIndex + 1} (line ${stepsOk.line}): ${stepsOk.message}`);
     }
@@ -161,14 +162,11 @@ export class EpisodeRun {
     return undefined;
   }
 
-  /** Observation after an action (or the reset): pixels / frame only when asked for. */
+  /** Observation after an action (or the reset): the screen is taken only when the policy or the trajectory wants it. */
   private async observe(stepIndex: number, wantFrame: boolean): Promise<Observed> {
-    let pixels: Pixels | undefined;
-    if (this.policy.needsPixels || wantFrame) {
-      const shot = await this.port.screenshot();
-      if (!("rgba" in shot)) return { fail: shot };
-      pixels = toRgb(shot.rgba, shot.width, shot.height);
-    }
+    const shot = await this.frames.take(stepIndex, this.policy.needsPixels, wantFrame);
+    if ("fail" in shot) return shot;
+    const pixels = shot.pixels;
     const now = performance.now();
     const o: Observation = {
       timedeltaUs: stepIndex === 0 ? 0 : Math.round((now - this.lastObsAt) * 1000),
@@ -176,10 +174,10 @@ export class EpisodeRun {
       extras: {},
       stepIndex,
       screen: { ...this.port.screen() },
-      ...(pixels && this.policy.needsPixels ? { pixels } : {}),
+      ...(pixels ? { pixels } : {}),
     };
     this.lastObsAt = now;
-    return wantFrame && pixels ? { obs: o, frame: encodePng(pixels) } : { obs: o };
+    return { obs: o };
   }
 
   // ---- action loop (§7.7) ----
@@ -271,10 +269,7 @@ export class EpisodeRun {
     const o = await withDeadline(this.observe(this.episodeSteps, wantFrame).catch((e: unknown): Observed => ({ fail: adbErrorResult(e) })), left());
     if (o.timedOut) view.fail = trunc("device_hung", `observation did not complete in ${ms} ms`);
     else if ("fail" in o.value) view.fail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
-    else {
-      this.obs = o.value.obs;
-      if (o.value.frame) view.frame = o.value.frame;
-    }
+    else this.obs = o.value.obs;
     if (check && !view.fail) {
       const v = await withDeadline(check, left());
       if (v.timedOut) view.fail = trunc("device_hung", `app-screen check did not complete in ${ms} ms`);
@@ -301,7 +296,6 @@ export class EpisodeRun {
       action: { actionType: action.actionType, touchPosition: [action.touchPosition[0], action.touchPosition[1]] },
       reward: taken.reward,
       extras: taken.extras,
-      ...(view.frame ? { frame: view.frame } : {}),
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
     });
     const p = this.port;
@@ -319,12 +313,13 @@ export class EpisodeRun {
     const p = this.port;
     p.log.pause();
     p.recordEnd(end.cause, this.episodeSteps);
-    const trajectory = this.trajectory(end);
+    const trajectory = await this.trajectory(end);
     const durationMs = performance.now() - this.tEpisode;
     const { index, seed } = this.opts;
     const { totalReward } = trajectory;
     p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs }, "episode finished");
     p.emit({ type: "episode:end", serial: p.serial, taskId: p.task.task.id, episodeIndex: index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: this.episodeSteps, totalReward, durationMs });
+    assertCommittable(trajectory);
     if (this.opts.sink) await this.opts.sink(trajectory);
     await p.settle(end.cause, end.detail, this.opts.deferRecovery ?? false);
     return trajectory;
@@ -353,13 +348,14 @@ export class EpisodeRun {
     lastStep.extras.push(...late.extras);
   }
 
-  private trajectory(end: End): EpisodeTrajectory {
+  private async trajectory(end: End): Promise<EpisodeTrajectory> {
     const p = this.port;
     const counters: Record<string, number> = { ...p.log.counters };
     for (const [k, v] of Object.entries(this.resetCounters)) counters[`reset_${k}`] = v;
     const logcatMalformed = (p.logcatMalformedLines() ?? this.logcatMalformed0) - this.logcatMalformed0;
     if (logcatMalformed > 0) counters.logcat_malformed_lines = logcatMalformed;
     if (this.appScreenChecks > 0) counters.app_screen_checks = this.appScreenChecks;
+    await this.frames.attach(this.steps, counters);
     const lastScore = p.log.lastScore;
     return {
       taskId: p.task.task.id,
@@ -381,6 +377,9 @@ export class EpisodeRun {
       limits: this.limits,
       ...(this.initialExtras.length ? { initialExtras: this.initialExtras } : {}),
       ...(lastScore !== undefined ? { finalScore: lastScore } : {}),
+      ...(this.frameEvery > 0 ? { frameEncoding: this.frames.encoding } : {}),
+      resetKind: this.resetKind,
+      resetMs: this.resetMs,
     };
   }
 }

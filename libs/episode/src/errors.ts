@@ -11,7 +11,7 @@ export { coerceError };
 
 const BRAND = Symbol.for("@farm/episode/error");
 
-export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed";
+export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed" | "invalid_result";
 
 export class EpisodeError extends FarmError<EpisodeErrorCode> {
   readonly [BRAND] = true;

@@ -4,6 +4,7 @@
  * shape or dtype disagrees with its declared ArraySpec is dropped, counted and reported, never written.
  * Names the spec does not declare are kept with an inferred dtype (and counted as undeclared).
  */
+import type { ExtraValue } from "@farm/policy";
 import type { ArraySpec, DataType } from "@farm/task";
 import type { StepExtra } from "./trajectory-types.ts";
 
@@ -44,7 +45,8 @@ const STRING_MAX: Partial<Record<DataType, number>> = { STRING_U1: 1, STRING_U16
 export function leafFits(dtype: DataType, v: unknown): boolean {
   if (dtype === "OBJECT") return true;
   if (dtype === "BOOL") return typeof v === "boolean" || v === 0 || v === 1;
-  if (dtype === "FLOAT" || dtype === "DOUBLE") return typeof v === "number";
+  if (dtype === "FLOAT") return typeof v === "number" && Number.isFinite(v) && Math.abs(v) <= 3.4028234663852886e38;
+  if (dtype === "DOUBLE") return typeof v === "number" && Number.isFinite(v);
   const range = INT_RANGES[dtype];
   if (range) return typeof v === "number" && Number.isInteger(v) && v >= range[0] && v <= range[1];
   const max = STRING_MAX[dtype];
@@ -56,7 +58,7 @@ export function leafFits(dtype: DataType, v: unknown): boolean {
 export function inferDtype(value: unknown): DataType {
   const ls = leaves(value);
   if (ls.length > 0 && ls.every((v) => typeof v === "boolean")) return "BOOL";
-  if (ls.length > 0 && ls.every((v) => typeof v === "number")) return ls.every((v) => Number.isInteger(v)) ? "INT64" : "DOUBLE";
+  if (ls.length > 0 && ls.every((v) => typeof v === "number")) return ls.every((v) => Number.isSafeInteger(v)) ? "INT64" : "DOUBLE";
   if (ls.length > 0 && ls.every((v) => typeof v === "string")) return "STRING";
   return "OBJECT";
 }
@@ -104,11 +106,19 @@ export class ExtrasBuffer {
   /** Values pushed out by the cap since construction. */
   overflowed = 0;
 
-  constructor(private readonly capPerName = 100) {}
+  constructor(
+    private readonly capPerName = 100,
+    /** Distinct names per step; values under further names are dropped (and counted in `overflowed`). */
+    private readonly maxNames = Infinity,
+  ) {}
 
   add(extra: StepExtra): void {
     let list = this.byName.get(extra.name);
     if (!list) {
+      if (this.byName.size >= this.maxNames) {
+        this.overflowed++;
+        return;
+      }
       list = [];
       this.byName.set(extra.name, list);
       this.order.push(extra.name);
@@ -133,4 +143,11 @@ export class ExtrasBuffer {
     this.byName.clear();
     this.order = [];
   }
+}
+
+/** The extras of an observation, by name. Null prototype: names come from log lines ("constructor", "__proto__" are just names). */
+export function extrasByName(extras: readonly StepExtra[]): Record<string, ExtraValue[]> {
+  const out: Record<string, ExtraValue[]> = Object.create(null);
+  for (const e of extras) (out[e.name] ??= []).push({ value: e.value, shape: e.shape });
+  return out;
 }

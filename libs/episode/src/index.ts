@@ -21,7 +21,9 @@ export { safeEmit, type EpisodeEvent, type EpisodeEventType, type EventHook, typ
 export { decideTransition, timeLimitSec, type StepFacts, type EpisodeLimits, type Transition } from "./limits.ts";
 export { LogParser, type LogEvent } from "./log-parser.ts";
 export { parsePyLiteral, parsePyFloat, type PyValue, type PyParseResult } from "./py-literal.ts";
-export { checkExtra, shapeOf, ExtrasBuffer, type ExtraCheck } from "./extras.ts";
+export { checkExtra, shapeOf, ExtrasBuffer, extrasByName, type ExtraCheck } from "./extras.ts";
+export { LOG_LIMITS, badExtraName, badExtraValue, badReward } from "./log-bounds.ts";
+export { resultProblems, assertCommittable } from "./result-check.ts";
 export { checkDue, AppScreenMonitor, type AppScreenCadence, type AppScreenVerdict } from "./app-screen-monitor.ts";
 export { runSteps, assertRunnable, type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
 export { toPixel } from "./action.ts";

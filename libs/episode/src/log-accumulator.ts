@@ -6,7 +6,8 @@
 import type { LogcatRecord } from "@farm/adb";
 import type { ArraySpec, LogParsing, PyRegex } from "@farm/task";
 import { ExtrasBuffer, checkExtra } from "./extras.ts";
-import { LogParser, pyMatch } from "./log-parser.ts";
+import { LOG_LIMITS } from "./log-bounds.ts";
+import { excerpt, LogParser, pyMatch } from "./log-parser.ts";
 import type { MessageWaiter } from "./step-interpreter.ts";
 import type { StepExtra } from "./trajectory-types.ts";
 
@@ -42,7 +43,7 @@ export class LogAccumulator {
   ) {
     this.parser = new LogParser(cfg);
     this.specs = new Map(extrasSpec.map((s) => [s.name, s]));
-    this.extras = new ExtrasBuffer(extrasMaxPerName);
+    this.extras = new ExtrasBuffer(extrasMaxPerName, LOG_LIMITS.maxExtraNamesPerStep);
   }
 
   private bump(k: string, by = 1): void {
@@ -67,6 +68,13 @@ export class LogAccumulator {
 
   /** Feed one logcat record (the device session's logcat listener calls this). */
   onRecord(rec: Pick<LogcatRecord, "message">): void {
+    if (rec.message.length > LOG_LIMITS.maxLineChars) {
+      // Not even message waiters see it: every regex's cost is bounded by the line length.
+      if (this.paused) return;
+      this.bump("log_line_too_long");
+      this.hooks.onMalformed("line", `line of ${rec.message.length} characters is longer than the ${LOG_LIMITS.maxLineChars} parsed: ${excerpt(rec.message, 80)}`);
+      return;
+    }
     const msg = this.parser.messageOf(rec);
     if (msg === undefined) return;
     for (const w of this.waiters) w(msg);

@@ -13,8 +13,12 @@ class PyParseError extends Error {}
 
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", f: "\f", v: "\v", "0": "\0", "\n": "" };
 
+/** Nesting of lists/tuples/dicts/sets: deeper values are refused (the parser recurses once per level). */
+const MAX_DEPTH = 32;
+
 class Parser {
   private i = 0;
+  private depth = 0;
   constructor(private readonly s: string) {}
 
   parseAll(): PyValue {
@@ -39,9 +43,12 @@ class Parser {
 
   private value(): PyValue {
     const c = this.peek();
-    if (c === "[") return this.seq("[", "]");
-    if (c === "(") return this.tuple();
-    if (c === "{") return this.dictOrSet();
+    if (c === "[" || c === "(" || c === "{") {
+      if (++this.depth > MAX_DEPTH) this.fail(`nested deeper than ${MAX_DEPTH} levels`);
+      const v = c === "[" ? this.seq("[", "]") : c === "(" ? this.tuple() : this.dictOrSet();
+      this.depth--;
+      return v;
+    }
     if (c === "'" || c === '"') return this.strings();
     if (/[-+0-9.]/.test(c)) return this.number();
     const m = /^(True|False|None)\b/.exec(this.s.slice(this.i));
@@ -52,9 +59,9 @@ class Parser {
     return this.fail(c === "" ? "unexpected end" : `unexpected '${c}'`);
   }
 
-  private seq(open: string, close: string): PyValue[] {
-    this.i++; // open
-    const out: PyValue[] = [];
+  /** Items up to `close`, after the opening bracket and any items already read (`out`). */
+  private seq(open: string, close: string, out: PyValue[] = [], opened = false): PyValue[] {
+    if (!opened) this.i++; // open
     for (;;) {
       if (this.peek() === close) {
         this.i++;
@@ -67,8 +74,8 @@ class Parser {
     }
   }
 
+  /** `(x)` is x; `()`, `(x,)` and `(x, y…)` are tuples. Each item is parsed once (no re-parsing: linear time). */
   private tuple(): PyValue {
-    const start = this.i;
     this.i++;
     if (this.peek() === ")") {
       this.i++;
@@ -80,15 +87,16 @@ class Parser {
       this.i++;
       return first; // parenthesised expression, not a tuple
     }
-    this.i = start;
-    return this.seq("(", ")");
+    if (c !== ",") this.fail("expected ',' or ')' after (…");
+    this.i++;
+    return this.seq("(", ")", [first], true);
   }
 
   private dictOrSet(): PyValue {
     this.i++;
     if (this.peek() === "}") {
       this.i++;
-      return {};
+      return Object.create(null) as { [key: string]: PyValue };
     }
     const firstKey = this.value();
     if (this.peek() !== ":") {
@@ -105,7 +113,8 @@ class Parser {
         out.push(this.value());
       }
     }
-    const obj: { [key: string]: PyValue } = {};
+    // Null prototype: a key such as "__proto__" or "constructor" is an ordinary key.
+    const obj: { [key: string]: PyValue } = Object.create(null);
     let key: PyValue = firstKey;
     for (;;) {
       if (typeof key !== "string" && typeof key !== "number" && typeof key !== "boolean" && key !== null) this.fail("unhashable dict key");
@@ -149,7 +158,7 @@ class Parser {
       const e = this.s[this.i];
       if (e === undefined) this.fail("unterminated string");
       this.i++;
-      if (e in ESCAPES) out += ESCAPES[e];
+      if (Object.hasOwn(ESCAPES, e)) out += ESCAPES[e];
       else if (e === "x" || e === "u" || e === "U") {
         const n = e === "x" ? 2 : e === "u" ? 4 : 8;
         const hex = this.s.slice(this.i, this.i + n);
@@ -183,7 +192,7 @@ class Parser {
     else if (/^0[oO]/.test(t)) v = parseInt(t.slice(2), 8);
     else if (/^0[bB]/.test(t)) v = parseInt(t.slice(2), 2);
     else v = Number(t);
-    if (Number.isNaN(v)) this.fail(`bad number '${m[0]}'`);
+    if (!Number.isFinite(v)) this.fail(`number '${m[0].length > 40 ? `${m[0].slice(0, 40)}…` : m[0]}' is not finite as a float`);
     if (/[jJ]/.test(this.s[this.i] ?? "")) this.fail("complex numbers are not supported");
     return sign * v;
   }

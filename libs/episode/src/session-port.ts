@@ -5,11 +5,14 @@
  */
 import type { Screenshot, StepResult } from "@farm/adb";
 import type { Logger } from "@farm/log";
+import type { FrameSpec } from "@farm/frames";
 import type { Action } from "@farm/policy";
 import type { LoadedTask } from "@farm/task";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import type { CompiledEpisodeConfig } from "./config.ts";
 import type { EpisodeEvent } from "./events.ts";
+import type { EpisodeFrames } from "./episode-frames.ts";
+import type { ResetKind } from "./snapshot-reset.ts";
 import type { StepsOutcome } from "./step-interpreter.ts";
 import type { EndCause, StepExtra } from "./trajectory-types.ts";
 
@@ -40,14 +43,21 @@ export interface SessionPort {
   /** Reads the orientation again; a failure comes back as the StepResult. */
   readOrientation(): Promise<StepResult | undefined>;
   screenshot(): Promise<Screenshot | StepResult>;
+  /** The episode's screen captures and recorded frames (episode-frames.ts), in `spec` or the config's encoding. */
+  frames(spec?: FrameSpec): EpisodeFrames;
   /** `gone` / `offline` when the adb server says so (and the driver can ask), else undefined. */
   deviceGone(): Promise<string | undefined>;
   /** Lifts a finger left down before a reset; a failure makes a relaunch due before the next episode. */
   liftFinger(): Promise<void>;
   /** Sends the action on the action channel; undefined when there is none. Never throws. */
   sendAction(action: Action): Promise<StepResult | undefined>;
-  /** Runs the reset steps with collection paused, then resumes with a fresh accumulator. */
-  runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal): Promise<StepsOutcome>;
+  /**
+   * Runs the reset steps with collection paused (after loading the setup snapshot when `fromSnapshot`,
+   * snapshot-reset.ts), then resumes with a fresh accumulator; `fail` when even a snapshot fallback's setup failed.
+   */
+  runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, fromSnapshot: boolean): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }>;
+  /** A reset was attempted (the setup state is no longer fresh). */
+  resetDone(): void;
   /** Set when the log stream failed for good (device gone). */
   lostReason(): string | undefined;
   /** Malformed logcat lines seen so far on the current stream. */

@@ -38,7 +38,7 @@ export interface StepRecord {
   action: Action;
   reward: number;
   extras: StepExtra[];
-  /** PNG bytes of the observation that followed the action, when frames are recorded for this step. */
+  /** The observation that followed the action, encoded as the trajectory's `frameEncoding` says, when frames are recorded for this step. */
   frame?: Uint8Array;
   /** Result of the expected-app-screen check taken at this step, when one was due (added by issue 5). */
   appScreen?: "SUCCESS" | "EMPTY_EXPECTED_ACTIVITY" | "FAILED_ACTIVITY_EXTRACTION" | "UNEXPECTED_ACTIVITY" | "UNEXPECTED_VIEW_HIERARCHY";
@@ -72,4 +72,11 @@ export interface EpisodeTrajectory {
   finalScore?: number;
   /** The limits this episode ran with: `runEpisode`'s `limits` over the task's and the session config's. */
   limits?: EffectiveEpisodeLimits;
+  // ---- optional, added by issue 10 (additive) ----
+  /** How the steps' frames are encoded (`png`, `jpeg:85`, `webp:80@540x960`, …), when frames were recorded. */
+  frameEncoding?: string;
+  /** How the device was reset: the reset steps alone, a snapshot load + reset steps, or the full setup + reset steps after a failed load. */
+  resetKind?: "steps" | "snapshot" | "snapshot_fallback";
+  /** How long the reset took (ms), snapshot load or setup included. */
+  resetMs?: number;
 }

@@ -2,6 +2,7 @@
  * The runner against simulated devices through a real (private) adb server: rewards, termination,
  * limits, app-left, extras, failures and recovery, reproducibility.
  */
+import sharp from "sharp";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
@@ -382,6 +383,39 @@ test("observations: pixels only for a policy that asks; PNG frames every k steps
     const blind: Observation[] = [];
     await s.runEpisode({ seed: 1, index: 1, policy: policyOf("blind", (i, obs) => (blind.push(obs), tapAt(0.5, 0.5)(i))) });
     assert.ok(blind.every((o) => o.pixels === undefined), "no pixels for a policy that does not ask");
+  } finally {
+    await s.close();
+  }
+});
+
+test("frames: the recorded PNG is the screen the policy saw; a campaign's JPEG encoding and size are what is stored", async () => {
+  const seen: Observation[] = [];
+  const pixelPolicy: Policy = { ...policyOf("pix", (i, obs) => (seen.push(obs), tapAt(0.3 + 0.1 * (i % 4), 0.5)(i))), needsPixels: true };
+  const s = await open(task({ id: "eframes", app: "twozero", maxEpisodeSteps: 3 }), takeDevice());
+  try {
+    const t = await s.runEpisode({ seed: 2, index: 0, policy: pixelPolicy, frameEvery: 1 });
+    assert.equal(t.frameEncoding, "png");
+    assert.equal(t.steps.length, 4);
+    assert.ok(t.steps.every((st) => st.frame), "a step without its frame");
+    // The policy saw the observation after step k as its k-th observation (not the one after the last step).
+    for (const st of t.steps.filter((x) => x.index < seen.length)) {
+      const { data, info } = await sharp(st.frame!).raw().toBuffer({ resolveWithObject: true });
+      const obs = seen[st.index]!;
+      assert.deepEqual([info.width, info.height], [obs.screen.width, obs.screen.height]);
+      assert.ok(data.equals(Buffer.from(obs.pixels!.rgb)), `step ${st.index}: the stored frame is not the observation the policy got`);
+    }
+    const blind = policyOf("blind", tapAt(0.5, 0.5));
+    const j = await s.runEpisode({ seed: 2, index: 1, policy: blind, frameEvery: 2, frameEncoding: { format: "jpeg", quality: 70, size: { width: 90, height: 160 } } });
+    assert.equal(j.frameEncoding, "jpeg:70@90x160");
+    const stored = j.steps.filter((x) => x.frame);
+    assert.deepEqual(stored.map((x) => x.index), j.steps.map((x) => x.index).filter((i) => i % 2 === 0));
+    for (const st of stored) {
+      const meta = await sharp(st.frame!).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height], ["jpeg", 90, 160]);
+    }
+    const none = await s.runEpisode({ seed: 2, index: 2, policy: blind });
+    assert.equal(none.frameEncoding, undefined);
+    assert.ok(none.steps.every((x) => x.frame === undefined));
   } finally {
     await s.close();
   }

@@ -34,7 +34,8 @@ test("Python literals: numbers, strings, constants, lists, tuples, dicts, nestin
   assert.deepEqual(ok("(1,)"), [1]);
   assert.equal(ok("(7)"), 7);
   assert.deepEqual(ok("()"), []);
-  assert.deepEqual(ok("{'a': [1, 2], 'b': None}"), { a: [1, 2], b: null });
+  assert.deepEqual({ ...(ok("{'a': [1, 2], 'b': None}") as object) }, { a: [1, 2], b: null }); // a null-prototype dict
+  assert.equal(Object.getPrototypeOf(ok("{'__proto__': 1}")), null);
   assert.deepEqual(ok("{1, 2}"), [1, 2]);
   assert.deepEqual(ok("[['.', 'x'], ['o', '.']]"), [[".", "x"], ["o", "."]]);
   // Empty value = flag 1.
@@ -98,7 +99,7 @@ test("log parser: every listener fires; reward_event adds a constant; empty rege
   const p = new LogParser(
     canonicalLogParsing({
       // An empty source with a match-all regex: the parser itself must treat it as never matching (upstream `a^`).
-      reward: [py("^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$"), { source: "", regex: /(?:)/ }],
+      reward: [py("^[Rr]eward: ([-+]?[0-9]*\\.?[0-9]*)$"), { source: "", match: () => ({ 0: "", groups: {} }), test: () => true }],
       extra: [py("^extra: (?P<name>[^ ]*)[ ]?(?P<extra>.*)$"), py("^(?P<name>reward): (?P<extra>.*)$")],
       rewardEvent: [{ event: py("^reward: "), reward: 10 }, { event: py("^bonus$"), reward: 0.25 }],
     }),

@@ -72,6 +72,7 @@ const policyCodes = {
   bad_module: true,
   bad_action: true,
   closed: true,
+  url_not_allowed: true,
 } satisfies Record<PolicyErrorCode, true>;
 export const POLICY_ERROR_CODES = Object.keys(policyCodes) as PolicyErrorCode[];
 

@@ -14,6 +14,8 @@ export type PolicyErrorCode =
   | "bad_response"
   /** The remote policy's server could not be reached (refused, DNS, reset). */
   | "unreachable"
+  /** The remote policy's host (or an address it resolves to) is not in the allow-list. */
+  | "url_not_allowed"
   /** The caller aborted `act` (e.g. the episode was cancelled). */
   | "aborted"
   /** A `--policy` spec string could not be parsed. */

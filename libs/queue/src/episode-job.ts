@@ -6,9 +6,11 @@
  * unknown or the hash differs (see task-check.ts). Every field is bounded so a hostile or buggy producer
  * cannot make a worker run unbounded episodes.
  */
+import { parseFrameSpec } from "@farm/frames";
 import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
+import { UnparseablePayload } from "./tolerant-job.ts";
 
 /** Bumped on incompatible changes; workers refuse versions they do not know. */
 export const EPISODE_JOB_VERSION = 1;
@@ -25,7 +27,11 @@ const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowerca
 export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http:https?:\/\/[^\s]{1,2000})$/;
 
 export const policyRefSchema = z.strictObject({
-  spec: z.string().regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url>"),
+  spec: z
+    .string()
+    .regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url>")
+    // Jobs are readable by anyone who can read the queue (UI, status): no credentials in them.
+    .refine((s) => !/^http:https?:\/\/[^/?#]*@/i.test(s), "policy spec: an http policy URL must not carry user:password@ (the job is readable by every queue reader)"),
   /** Display name for logs and trajectories; defaults to the spec on the worker side. */
   name: z.string().min(1).max(128).optional(),
 });
@@ -38,6 +44,14 @@ export const episodeOptionsSchema = z.strictObject({
   maxEpisodeSec: z.number().positive().max(86_400).optional(),
   /** Record a frame every N steps in the trajectory; 0 = no frames. */
   frameEvery: z.int().min(0).max(1_000_000).optional(),
+  /** How recorded frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH (see @farm/frames). */
+  frameEncoding: z
+    .string()
+    .max(40)
+    .refine((v) => typeof parseFrameSpec(v) !== "string", { message: "frameEncoding: png, jpeg[:QUALITY] or webp[:QUALITY], optionally @WIDTHxHEIGHT (e.g. jpeg:85@540x960)" })
+    .optional(),
+  /** Reset from a snapshot of the device's setup state (then the task's reset steps); emulators only, others fall back. */
+  resetFromSnapshot: z.boolean().optional(),
   /** Per-step deadline in milliseconds (a hung device truncates the episode). */
   stepTimeoutMs: z.int().min(100).max(600_000).optional(),
 });
@@ -82,17 +96,36 @@ export const episodeJobResultSchema = z.object({
 
 export type EpisodeJobResult = z.infer<typeof episodeJobResultSchema>;
 
+/** Field paths and messages of the first few issues; keys from the payload are quoted and bounded. */
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ");
+  const shown = error.issues.slice(0, 5).map((i) => {
+    const path = i.path.length ? i.path.map((p) => (typeof p === "number" ? String(p) : /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(String(p)) ? String(p) : JSON.stringify(String(p).slice(0, 40)))).join(".") : "(root)";
+    return `${path}: ${printable(i.message).slice(0, 200)}`;
+  });
+  return shown.join("; ") + (error.issues.length > 5 ? `; … ${error.issues.length - 5} more` : "");
+}
+
+/** Control and bidi characters as \u escapes: the message ends up in logs and the queue UI. */
+function printable(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** A job id for messages: printable and bounded (ids of hostile jobs may be anything). */
+export function jobIdForMessage(jobId: string | undefined): string {
+  if (jobId === undefined) return "(no id)";
+  const p = printable(jobId);
+  return p.length > 100 ? `${p.slice(0, 97)}...` : p;
 }
 
 /** Validates a job's data; the error names the job id and each failing field. */
 export function parseEpisodeJob(data: unknown, jobId: string | undefined): EpisodeJobData {
+  const id = jobIdForMessage(jobId);
+  if (data instanceof UnparseablePayload) {
+    throw new QueueError("JOB_PAYLOAD_INVALID", `job ${id}: ${data.why}: ${JSON.stringify(data.excerpt)}`);
+  }
   const r = episodeJobDataSchema.safeParse(data);
   if (!r.success) {
-    throw new QueueError("JOB_PAYLOAD_INVALID", `job ${jobId ?? "(no id)"}: invalid episode job data: ${describeIssues(r.error)}`);
+    throw new QueueError("JOB_PAYLOAD_INVALID", `job ${id}: invalid episode job data: ${describeIssues(r.error)}`);
   }
   return r.data;
 }
@@ -101,7 +134,7 @@ export function parseEpisodeJob(data: unknown, jobId: string | undefined): Episo
 export function parseEpisodeJobResult(value: unknown, jobId: string | undefined): EpisodeJobResult {
   const r = episodeJobResultSchema.safeParse(value);
   if (!r.success) {
-    throw new QueueError("JOB_RESULT_INVALID", `job ${jobId ?? "(no id)"}: invalid episode result: ${describeIssues(r.error)}`);
+    throw new QueueError("JOB_RESULT_INVALID", `job ${jobIdForMessage(jobId)}: invalid episode result: ${describeIssues(r.error)}`);
   }
   return r.data;
 }

@@ -16,6 +16,7 @@ export {
   DEFAULT_REDIS_URL,
   parseRedisUrl,
   redactRedisUrl,
+  redactCredentials,
   redisConnection,
   createRedisClient,
   type ConnectionRole,
@@ -45,3 +46,5 @@ export {
 } from "./job-options.ts";
 export { campaignKeys, campaignIndexKey, activeCampaignsKey, type CampaignKeys } from "./campaign-keys.ts";
 export { resolveEpisodeJob, type TaskIdentity } from "./task-check.ts";
+export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
+export { jobIdForMessage } from "./episode-job.ts";

@@ -4,7 +4,7 @@
  * folder. Unknown ids and hash mismatches are refused as unrecoverable: retrying cannot fix them.
  */
 import { JobRejectedError, QueueError } from "./errors.ts";
-import { parseEpisodeJob, type EpisodeJobData } from "./episode-job.ts";
+import { jobIdForMessage, parseEpisodeJob, type EpisodeJobData } from "./episode-job.ts";
 
 /** The identity part of `LoadedTask` (@farm/task) that matters here. */
 export interface TaskIdentity {
@@ -30,14 +30,16 @@ export function resolveEpisodeJob<T extends TaskIdentity>(
     if (e instanceof QueueError) throw JobRejectedError.from(e);
     throw e;
   }
+  const shownId = jobIdForMessage(jobId);
+  // A Map: a task id such as `constructor` never finds an Object.prototype member.
   const task = tasksById.get(data.taskId);
   if (!task) {
-    throw new JobRejectedError("TASK_UNKNOWN", `job ${jobId}: task '${data.taskId}' is not in this worker's task folder`);
+    throw new JobRejectedError("TASK_UNKNOWN", `job ${shownId}: task '${data.taskId}' is not in this worker's task folder`);
   }
   if (task.hash !== data.taskHash) {
     throw new JobRejectedError(
       "TASK_HASH_MISMATCH",
-      `job ${jobId}: task '${data.taskId}' has hash ${task.hash.slice(0, 12)}… here but the job wants ${data.taskHash.slice(0, 12)}… (task files differ between scheduler and worker)`,
+      `job ${shownId}: task '${data.taskId}' has hash ${task.hash.slice(0, 12)}… here but the job wants ${data.taskHash.slice(0, 12)}… (task files differ between scheduler and worker)`,
     );
   }
   return { data, task };

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { ImgFormat, SnapshotFilterStatus, SnapshotLoadStatus } from "@farm/emulator-grpc";
 import { sh } from "./android-helpers.ts";
-import { call, installAndStart, startGrpcRig, touch, G2048, type Client, type GrpcRig } from "./grpc-helpers.ts";
+import { call, installAndStart, startGrpcRig, touch, G2048, NOTES, type Client, type GrpcRig } from "./grpc-helpers.ts";
 
 let rig: GrpcRig;
 before(async () => {
@@ -141,4 +141,15 @@ test("loading takes the profile's delay (emulator profiles ~0.65 s; instant: non
   t = performance.now();
   await instant.device.snapshots.load("s");
   assert.ok(performance.now() - t < 500, "instant profile loads without an added delay");
+});
+
+test("a finger down over gRPC is forgotten by a snapshot load from any side (here the device API)", async () => {
+  const { device, ctl } = await rig.start();
+  await installAndStart(device, "sim_notes.apk", NOTES);
+  await device.snapshots.save("list");
+  await call(ctl, "sendTouch", { touches: [touch(180, 190, 1)] }); // note 0's row, finger stays down
+  await device.snapshots.load("list");
+  await call(ctl, "sendTouch", { touches: [touch(180, 270, 1)] }); // a new tap on note 1
+  await call(ctl, "sendTouch", { touches: [touch(180, 270, 0)] });
+  assert.equal((device.android.appState() as { openNote?: number }).openNote, 1);
 });

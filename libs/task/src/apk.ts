@@ -1,21 +1,38 @@
 /** Where an APK named by a task lives on this host. */
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, isAbsolute, join, resolve } from "node:path";
+import { basename, isAbsolute, join, resolve, sep } from "node:path";
 import type { ApkLocation } from "./model.ts";
 
 /**
  * A `filesystem.path` as written in a task file → an absolute host path. Relative paths resolve against the task
  * file's folder first, then each APK folder (as written, then by file name). If none exists, the task-folder path
  * is returned and `found` is false (the install step will fail with a clear message at run time).
+ * Confinement: an absolute path, a `..` segment, or a file whose real path (symlinks resolved) lies outside the
+ * folder it was found in is refused (`refused` says why): a task file may only install APKs from its own folder
+ * and the configured APK folders.
  */
-export function locateFilesystemApk(declared: string, taskDir: string, apkDirs: readonly string[]): { path: string; found: boolean } {
-  if (isAbsolute(declared)) return { path: declared, found: existsSync(declared) };
-  const candidates = [resolve(taskDir, declared)];
-  for (const dir of apkDirs) candidates.push(resolve(dir, declared), resolve(dir, basename(declared)));
-  const hit = candidates.find((p) => existsSync(p));
-  return { path: hit ?? candidates[0]!, found: hit !== undefined };
+export function locateFilesystemApk(declared: string, taskDir: string, apkDirs: readonly string[]): { path: string; found: boolean; refused?: string } {
+  if (isAbsolute(declared) || /^[A-Za-z]:[\\/]/.test(declared)) return { path: declared, found: false, refused: "an absolute path leaves the task's folder and the APK folders" };
+  if (declared.split(/[\\/]/).includes("..")) return { path: declared, found: false, refused: "a '..' segment leaves the task's folder and the APK folders" };
+  const candidates: { root: string; path: string }[] = [{ root: taskDir, path: resolve(taskDir, declared) }];
+  for (const dir of apkDirs) candidates.push({ root: dir, path: resolve(dir, declared) }, { root: dir, path: resolve(dir, basename(declared)) });
+  const hit = candidates.find((c) => existsSync(c.path));
+  if (!hit) return { path: candidates[0]!.path, found: false };
+  if (!insideRealPath(hit.root, hit.path)) return { path: hit.path, found: false, refused: `${hit.path} resolves (through a symlink) to a file outside ${hit.root}` };
+  return { path: hit.path, found: true };
+}
+
+/** Whether `path`'s real location (symlinks resolved) is inside `root`'s real location. */
+export function insideRealPath(root: string, path: string): boolean {
+  try {
+    const r = realpathSync(root);
+    const p = realpathSync(path);
+    return p.startsWith(r.endsWith(sep) ? r : r + sep);
+  } catch {
+    return false;
+  }
 }
 
 /**

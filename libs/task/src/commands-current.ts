@@ -1,6 +1,7 @@
 /** Current dialect: `adb_request` → AdbCommand (task-format.md §5). */
 import { locateFilesystemApk } from "./apk.ts";
 import { type Checker, num, obj, type Obj, str, strings } from "./checker.ts";
+import { quote } from "./raw-checks.ts";
 import type { AdbCommand, ApkLocation, SettingsNamespace, SettingsVerb, StepAction } from "./model.ts";
 import { isActivityName } from "./names.ts";
 
@@ -21,8 +22,12 @@ export function filesystemLocation(env: StepEnv, install: Obj, p: string): ApkLo
     env.ck.fail("bad_apk", path, "empty APK path", "write the APK file's path, relative to the task file's folder, e.g. path: \"apks/app.apk\"");
     return undefined;
   }
-  const { path: resolved, found } = locateFilesystemApk(declared, env.taskDir, env.apkDirs);
-  if (!found) env.ck.warn(path, `APK "${declared}" not found next to the task file or in an APK folder`);
+  const { path: resolved, found, refused } = locateFilesystemApk(declared, env.taskDir, env.apkDirs);
+  if (refused) {
+    env.ck.fail("bad_apk", path, `APK path ${quote(declared)} refused: ${refused}`, "write a path relative to the task file's folder (e.g. \"apks/app.apk\") or put the APK in an APK folder (--apk-dir)");
+    return undefined;
+  }
+  if (!found) env.ck.warn(path, `APK ${quote(declared)} not found next to the task file or in an APK folder`);
   return { kind: "filesystem", path: resolved, declaredPath: declared };
 }
 

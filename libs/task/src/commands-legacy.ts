@@ -46,6 +46,8 @@ function legacyCommand(env: StepEnv, call: Obj, base: string): StepAction[] {
         const m = obj(c.mpm) ?? {};
         const file = str(m.path);
         if (file === "") ck.fail("bad_apk", `${p}.mpm.path`, "mpm location without an APK file name", "set mpm.path, or use filesystem { path: \"apks/app.apk\" }");
+        else if (/[\\/]/.test(file) || file === "." || file === "..")
+          ck.fail("bad_apk", `${p}.mpm.path`, `mpm.path ${JSON.stringify(file)} is not a plain file name`, "name the APK file only (it is looked up in the APK folders), e.g. path: \"app-debug.apk\"");
         location = { kind: "mpm", packageName: str(m.package_name), label: str(m.label), path: file };
       } else ck.fail("bad_apk", p, "install_apk has no location", "add filesystem { path: \"apks/app.apk\" }");
       return location ? [adb({ command: "install_apk", location })] : [];

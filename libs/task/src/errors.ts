@@ -1,5 +1,6 @@
 /** Load-time errors of task files: stable codes, a file:line, the field path, and what to do about it. */
 import { FarmError } from "@farm/errors";
+import { escapeControls } from "./limits.ts";
 
 export type TaskErrorCode =
   | "read_failed"
@@ -23,7 +24,14 @@ export type TaskErrorCode =
   | "bad_settings"
   | "bad_package_manager"
   | "bad_value"
-  | "duplicate_id";
+  | "duplicate_id"
+  | "not_a_file"
+  | "too_large"
+  | "too_deep"
+  | "empty_file"
+  | "bad_text"
+  | "bad_id"
+  | "out_of_range";
 
 /** Not retryable: the same file fails the same way until someone edits it. */
 export class TaskLoadError extends FarmError<TaskErrorCode> {
@@ -46,7 +54,8 @@ export class TaskLoadError extends FarmError<TaskErrorCode> {
 }
 
 function formatParts(file: string, line: number, field: string, detail: string, hint: string): string {
-  return `${file}:${line}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`;
+  // Control and bidi characters from a file (or its name) are shown escaped, never sent raw to a terminal.
+  return escapeControls(`${file}:${line}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`);
 }
 
 /** `file:line: field: message (hint)` — one line, as printed by `farm task validate`. */

@@ -5,7 +5,8 @@
 export type * from "./model.ts";
 export { loadTaskFile, parseTaskText, loadTaskSet, expandTaskPaths, type LoadOptions, type ParseOptions } from "./load.ts";
 export { TaskLoadError, formatTaskError, type TaskErrorCode } from "./errors.ts";
-export { pyRegex, PyRegexError } from "./pyregex.ts";
+export { pyRegex, pyRegexAround, PyRegexError, REGEX_LIMITS } from "./pyregex.ts";
 export { findApk, resolveApk } from "./apk.ts";
+export { TASK_LIMITS, TASK_ID_PATTERN, escapeControls } from "./limits.ts";
 export { taskHash, canonicalJson } from "./hash.ts";
 export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";

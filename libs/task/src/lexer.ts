@@ -10,21 +10,38 @@ export interface Token {
   line: number;
 }
 
-/** One token per match: whitespace, comment, string (unterminated ends at the line end), punctuation, word. */
-const TOKEN = /(\s+)|(#[^\n]*)|("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?)|([{}<>:[\],;-])|([^\s#"'{}<>:[\],;-]+)/y;
+const PUNCT = new Set([..."{}<>:[],;-"]);
+const WORD_END = new Set([..." \t\n\r\v\f#\"'{}<>:[],;-"]);
 
-/** Tokens of `text`; lenient (an unterminated string ends at the line end) because protobufjs reports syntax errors. */
+/**
+ * Tokens of `text`; lenient (an unterminated string ends at the line end) because protobufjs reports syntax errors.
+ * A plain loop, not a regex: no input length or content can exhaust a stack or backtrack.
+ */
 export function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let line = 1;
-  TOKEN.lastIndex = 0;
-  let m: RegExpExecArray | null;
-  while (TOKEN.lastIndex < text.length && (m = TOKEN.exec(text))) {
-    if (m[1] !== undefined) {
-      for (let i = m[1].indexOf("\n"); i >= 0; i = m[1].indexOf("\n", i + 1)) line++;
-    } else if (m[3] !== undefined) tokens.push({ kind: "string", text: m[3], line });
-    else if (m[4] !== undefined) tokens.push({ kind: "punct", text: m[4], line });
-    else if (m[5] !== undefined) tokens.push({ kind: "word", text: m[5], line });
+  let i = 0;
+  while (i < text.length) {
+    const ch = text[i]!;
+    if (ch === "\n") {
+      line++;
+      i++;
+    } else if (ch === " " || ch === "\t" || ch === "\r" || ch === "\v" || ch === "\f") {
+      i++;
+    } else if (ch === "#") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (ch === '"' || ch === "'") {
+      const end = stringEnd(text, i);
+      tokens.push({ kind: "string", text: text.slice(i, end), line });
+      i = end;
+    } else if (PUNCT.has(ch)) {
+      tokens.push({ kind: "punct", text: ch, line });
+      i++;
+    } else {
+      const start = i;
+      while (i < text.length && !WORD_END.has(text[i]!)) i++;
+      tokens.push({ kind: "word", text: text.slice(start, i), line });
+    }
   }
   return tokens;
 }
@@ -35,7 +52,7 @@ function stringEnd(text: string, start: number): number {
   let i = start + 1;
   while (i < text.length) {
     const ch = text[i];
-    if (ch === "\\") i += 2;
+    if (ch === "\\" && text[i + 1] !== "\n") i += 2;
     else if (ch === quote) return i + 1;
     else if (ch === "\n") return i;
     else i++;

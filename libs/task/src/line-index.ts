@@ -59,8 +59,7 @@ function parentPath(path: string): string {
 
 class Stop extends Error {}
 
-export function indexFieldLines(text: string, type: protobuf.Type | undefined): LineIndex {
-  const tokens = tokenize(text);
+export function indexFieldLines(text: string, type: protobuf.Type | undefined, tokens: readonly Token[] = tokenize(text)): LineIndex {
   const occurrences: FieldOccurrence[] = [];
   let pos = 0;
   const peek = (): Token | undefined => tokens[pos];

@@ -1,12 +1,15 @@
 /** Reading task files: parse with protobufjs against the farm's schemas, pick the dialect, validate, normalise. */
 import textformat from "protobufjs/ext/textformat.js";
 import type protobuf from "protobufjs";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { basename, dirname, extname, join, resolve } from "node:path";
 import { Checker, type Obj } from "./checker.ts";
 import { TaskLoadError } from "./errors.ts";
 import { taskHash } from "./hash.ts";
-import { rewriteLenientEscapes } from "./lexer.ts";
+import { rewriteLenientEscapes, tokenize } from "./lexer.ts";
+import { TASK_LIMITS } from "./limits.ts";
+import { checkTokens, prescanText } from "./prescan.ts";
+import { checkRawValues, checkTaskId } from "./raw-checks.ts";
 import { indexFieldLines, type LineIndex } from "./line-index.ts";
 import type { Dialect, LoadedTask, TaskWarning } from "./model.ts";
 import { normaliseTask } from "./normalise.ts";
@@ -37,7 +40,10 @@ const idLines = new WeakMap<LoadedTask, number>();
 
 export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   const file = opts.sourcePath;
+  prescanText(file, text);
   const { text: prepared, fixes } = rewriteLenientEscapes(text);
+  const tokens = tokenize(prepared);
+  checkTokens(file, tokens);
 
   const attempt = (schema: SchemaName): { raw: Obj } | { error: Error } => {
     try {
@@ -66,7 +72,7 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
     }
   }
 
-  const index = indexFieldLines(prepared, taskType(schema));
+  const index = indexFieldLines(prepared, taskType(schema), tokens);
   const internalField = INTERNAL_ONLY.find((n) => index.mentions(n));
   const dialect: Dialect = opts.dialect ?? (schema === "current" ? "current" : internalField || GOOGLE3_HEADER.test(prepared) ? "internal-2021" : "seed-2021");
   const ck = new Checker(file, index);
@@ -89,7 +95,10 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
   }
   const sourcePath = resolve(file);
   const task = normaliseTask({ ck, taskDir: dirname(sourcePath), apkDirs: (opts.apkDirs ?? []).map((d) => resolve(d)) }, result.raw, dialect);
-  if (task.id === "") task.id = idFromFileName(file);
+  checkRawValues(ck, result.raw);
+  const derivedId = task.id === "";
+  if (derivedId) task.id = idFromFileName(file);
+  checkTaskId(ck, task.id, derivedId);
   if (ck.errors.length > 0) throw ck.errors.reduce((a, b) => (b.line < a.line ? b : a));
   const warnings: TaskWarning[] = [...ck.warnings].sort((a, b) => a.line - b.line);
   const loaded: LoadedTask = { task, hash: taskHash(task), dialect, sourcePath, warnings };
@@ -131,6 +140,11 @@ function parseError(file: string, error: Error, index: LineIndex, type: protobuf
     const bad = index.occurrences.find((o) => o.scalar?.field && !scalarFits(o.scalar.field, o.scalar.text, o.scalar.quoted));
     if (bad) return new TaskLoadError("syntax", file, bad.line, bad.path, `${bad.scalar!.text} is not a valid ${bad.scalar!.field!.type} value`, valueHint(bad.scalar!.field!));
   }
+  // A string field whose escapes spell bytes that are not UTF-8: place it at the first such literal.
+  if (/invalid UTF-8/.test(detail)) {
+    const bad = index.occurrences.find((o) => o.scalar?.quoted && o.scalar.field?.type === "string" && /\\(?:x[89a-fA-F]|[2-3][0-7]{2})/.test(o.scalar.text));
+    if (bad) return new TaskLoadError("bad_text", file, bad.line, bad.path, "escapes in this string spell bytes that are not UTF-8 text", "write the character itself, or \\u escapes such as \\u00e9");
+  }
   // "multiple values" errors carry no line: place them at the second occurrence of the field.
   const multiple = /^\.?([\w.]*?)\.?(\w+): multiple values$/.exec(message);
   if (multiple) {
@@ -150,13 +164,33 @@ function enumValuesOf(field: protobuf.Field): Record<string, number> | undefined
 /** Whether a written scalar could be a value of `field` (enough to find the one protobufjs rejected). */
 function scalarFits(field: protobuf.Field, text: string, quoted: boolean): boolean {
   const enumValues = enumValuesOf(field);
-  if (enumValues) return !quoted && (text in enumValues || /^-?[0-9]+$/.test(text));
+  if (enumValues) return !quoted && (Object.hasOwn(enumValues, text) || /^-?[0-9]+$/.test(text));
   if (field.type === "string" || field.type === "bytes") return quoted;
   if (field.type === "bool") return !quoted && /^(?:true|false|True|False|t|f|1|0)$/.test(text);
   if (quoted || !NUMBER.test(text)) return false;
   const isFloat = field.type === "float" || field.type === "double";
-  return isFloat || /^-?(?:0[xX][0-9A-Fa-f]+|[0-9]+)$/.test(text);
+  if (isFloat) return true;
+  if (!/^-?(?:0[xX][0-9A-Fa-f]+|[0-9]+)$/.test(text)) return false;
+  const range = INT_RANGES[field.type];
+  if (!range) return true;
+  const v = BigInt(text.replace(/^(-?)0[xX]/, "$10x"));
+  return v >= range[0] && v <= range[1];
 }
+
+/** Integer types protobufjs range-checks (without saying where): so the error is placed at the value's own line. */
+const INT_RANGES: Record<string, [bigint, bigint]> = {
+  __proto__: null as never,
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sint32: [-(2n ** 31n), 2n ** 31n - 1n],
+  sfixed32: [-(2n ** 31n), 2n ** 31n - 1n],
+  uint32: [0n, 2n ** 32n - 1n],
+  fixed32: [0n, 2n ** 32n - 1n],
+  int64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sint64: [-(2n ** 63n), 2n ** 63n - 1n],
+  sfixed64: [-(2n ** 63n), 2n ** 63n - 1n],
+  uint64: [0n, 2n ** 64n - 1n],
+  fixed64: [0n, 2n ** 64n - 1n],
+};
 
 function valueHint(field: protobuf.Field): string {
   const enumValues = enumValuesOf(field);
@@ -186,13 +220,45 @@ function secondOccurrence(index: LineIndex, name: string, type: protobuf.Type) {
 }
 
 export function loadTaskFile(path: string, opts: LoadOptions = {}): LoadedTask {
-  let text: string;
+  return parseTaskText(readTaskText(path), { ...opts, sourcePath: path });
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The text of a task file: only a regular file (a FIFO, device or socket is refused, and the open itself never
+ * blocks: O_NONBLOCK), at most TASK_LIMITS.maxFileBytes, valid UTF-8.
+ */
+function readTaskText(path: string): string {
+  let fd: number;
   try {
-    text = readFileSync(path, "utf8");
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
     throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${coerceError(e).message}`, "check the path");
   }
-  return parseTaskText(text, { ...opts, sourcePath: path });
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      const kind = st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : st.isDirectory() ? "a folder" : "a device or other special file";
+      throw new TaskLoadError("not_a_file", path, 1, "", `${kind}, not a regular file`, "name task files (or folders holding them)");
+    }
+    if (st.size > TASK_LIMITS.maxFileBytes)
+      throw new TaskLoadError("too_large", path, 1, "", `task file of ${st.size} bytes is larger than the ${TASK_LIMITS.maxFileBytes} allowed`, "install big APKs from a file (install_apk { filesystem { path } }) instead of an inline blob");
+    const buf = Buffer.alloc(Math.min(st.size, TASK_LIMITS.maxFileBytes) + 1);
+    let n = 0;
+    for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, null);
+    if (n > TASK_LIMITS.maxFileBytes) throw new TaskLoadError("too_large", path, 1, "", `task file grew beyond ${TASK_LIMITS.maxFileBytes} bytes while being read`, "keep task files small");
+    try {
+      return UTF8.decode(buf.subarray(0, n));
+    } catch {
+      throw new TaskLoadError("bad_text", path, 1, "", "the file is not valid UTF-8 text", "save it as UTF-8");
+    }
+  } catch (e) {
+    if (e instanceof TaskLoadError) throw e;
+    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${(e as Error).message}`, "check the path");
+  } finally {
+    closeSync(fd);
+  }
 }
 
 const TASK_EXTENSIONS = new Set([".textproto", ".pbtxt", ".txtpb", ".textpb"]);

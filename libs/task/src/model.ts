@@ -6,12 +6,24 @@
 
 export type Dialect = "seed-2021" | "internal-2021" | "current";
 
-/** A Python regex from a task file with its faithful JavaScript translation (start-anchored, like re.match). */
+/** One match of a task regex: groups by number (0 = the whole match) and by name; undefined = did not take part. */
+export interface PyMatch {
+  readonly [group: number]: string | undefined;
+  /** Named groups (a null-prototype object, so any name is just a name). */
+  readonly groups: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * A Python regex from a task file, matched by a linear-time engine (libs/task/src/regex): no pattern or text can
+ * make it backtrack, so matching a log line always takes time proportional to the line.
+ */
 export interface PyRegex {
   /** The regex exactly as written in the task file (Python syntax). */
   readonly source: string;
-  /** Compiled `^(?:…)` without the u flag; never matches when `source` is empty. */
-  readonly regex: RegExp;
+  /** `re.match(text)`: anchored at the start; null when it does not match (an empty regex never matches). */
+  match(text: string): PyMatch | null;
+  /** Whether `match` would succeed (cheaper: no captures). */
+  test(text: string): boolean;
 }
 
 export interface AppScreen {

@@ -1,6 +1,7 @@
 /** Normalisation shared by all dialects: steps frame, success checks, app screens, extras spec, log parsing. */
 import { type Checker, list, num, obj, type Obj, str, strings } from "./checker.ts";
 import type { AppScreen, ArraySpec, DataType, LogParsing, SetupStep, StepAction, SuccessCondition } from "./model.ts";
+import { TASK_LIMITS } from "./limits.ts";
 import { isLogcatTag } from "./names.ts";
 
 /** Converts one step's payload (adb_call / adb_request / sleep …) into zero or more actions. */
@@ -87,13 +88,26 @@ export function normaliseExtrasSpec(ck: Checker, raw: unknown): ArraySpec[] {
     if (dtype === "" || dtype === "INVALID_DATA_TYPE")
       ck.fail("bad_dtype", `${path}.dtype`, `extra "${name}" has no valid dtype`, "set dtype to one of FLOAT, DOUBLE, INT8…INT64, UINT8…UINT64, BOOL, STRING_U1/U16/U25/U250, STRING, OBJECT");
     const shape = list(s.shape).map(num);
-    shape.forEach((d, k) => {
-      if (d < 0) ck.fail("bad_shape", `${path}.shape[${k}]`, `extra "${name}" has a negative dimension ${d}`, "dimensions are sizes >= 1, e.g. shape: [4, 4]; use shape: [] for a scalar");
-      else if (d === 0) ck.warn(`${path}.shape[${k}]`, `extra "${name}" has a zero dimension, so it can hold no values`);
-    });
+    checkShape(ck, `${path}.shape`, name, shape);
     specs.push({ name, shape, dtype: dtype as DataType });
   });
   return specs;
+}
+
+/** Each dimension 1 … maxShapeElements, at most maxShapeRank of them, and at most maxShapeElements in all. */
+function checkShape(ck: Checker, path: string, name: string, shape: number[]): void {
+  const { maxShapeRank, maxShapeElements } = TASK_LIMITS;
+  const hint = `dimensions are sizes 1 … ${maxShapeElements}, e.g. shape: [4, 4]; use shape: [] for a scalar`;
+  if (shape.length > maxShapeRank) ck.fail("bad_shape", `${path}[${maxShapeRank}]`, `extra "${name}" has ${shape.length} dimensions, more than ${maxShapeRank}`, hint);
+  let elements = 1;
+  shape.forEach((d, k) => {
+    if (d < 0) ck.fail("bad_shape", `${path}[${k}]`, `extra "${name}" has a negative dimension ${d}`, hint);
+    else if (d === 0) ck.fail("bad_shape", `${path}[${k}]`, `extra "${name}" has a zero dimension, so it could hold no values`, hint);
+    else if (d > maxShapeElements) ck.fail("bad_shape", `${path}[${k}]`, `extra "${name}" has a dimension of ${d}`, hint);
+    elements *= Math.max(1, d);
+  });
+  if (elements > maxShapeElements && shape.every((d) => d >= 1 && d <= maxShapeElements))
+    ck.fail("bad_shape", path, `extra "${name}" would hold ${elements} elements, more than the ${maxShapeElements} one log line can carry`, hint);
 }
 
 const FILTER_SPEC = /^(?:[^\s:]+):[VDIWEFS]$/;

@@ -23,8 +23,8 @@ test("unknown escapes are read as Python reads them, with a warning", () => {
   );
   const [event] = loaded.task.logParsing.rewardEvent;
   assert.equal(event!.event.source, "^(.*?)Events: \\[Alarm\\] \\[Show Tab\\]");
-  assert.ok(event!.event.regex.test("12:00 Events: [Alarm] [Show Tab] [Tap]"));
-  assert.ok(!event!.event.regex.test("Events: Alarm Show Tab"));
+  assert.ok(event!.event.test("12:00 Events: [Alarm] [Show Tab] [Tap]"));
+  assert.ok(!event!.event.test("Events: Alarm Show Tab"));
   assert.deepEqual(
     loaded.warnings.map((w) => w.line),
     [5, 5, 5, 5],
@@ -96,8 +96,8 @@ test("dialect (b): log_tag / log_prefix become log parsing with the fixed regexe
   const wait = polytopia.task.resetSteps[0]!.successCondition!.check;
   assert.equal(wait.kind, "wait_for_message");
   if (wait.kind === "wait_for_message") {
-    assert.ok(wait.message.regex.test("ready"));
-    assert.ok(!wait.message.regex.test("ready now"));
+    assert.ok(wait.message.test("ready"));
+    assert.ok(!wait.message.test("ready now"));
   }
   // start_intent → generic
   assert.equal(cmds(polytopia.task.setupSteps)[1]?.command, "generic");

@@ -2,6 +2,7 @@
  * Avro block codecs. `deflate` is raw deflate (RFC 1951); `snappy` is a raw Snappy block followed by the
  * 4-byte big-endian CRC32 of the uncompressed data, as the Avro spec requires (avro-c and Python check it).
  */
+import buffer from "node:buffer";
 import { promisify } from "node:util";
 import zlib from "node:zlib";
 import snappy from "snappyjs";
@@ -9,7 +10,24 @@ import { TrajectoryError, type CodecName } from "./types.ts";
 
 export interface BlockCodec {
   compress(data: Buffer): Promise<Buffer>;
-  decompress(data: Buffer): Promise<Buffer>;
+  /** Throws `corrupt_file` when the block would decompress to more than `maxBytes` (a decompression bomb stops there). */
+  decompress(data: Buffer, maxBytes?: number): Promise<Buffer>;
+}
+
+function tooLarge(maxBytes: number): TrajectoryError {
+  return new TrajectoryError("corrupt_file", `block decompresses to more than the read budget of ${maxBytes} bytes (FARM_TRAJECTORY_READ_BUDGET_MB)`);
+}
+
+/** The uncompressed length a raw Snappy block declares (a little-endian base-128 varint), or -1. */
+function snappyDeclaredLength(d: Buffer): number {
+  let n = 0;
+  let mul = 1;
+  for (let i = 0; i < 5 && i < d.length; i++) {
+    n += (d[i]! & 0x7f) * mul;
+    if ((d[i]! & 0x80) === 0) return n;
+    mul *= 128;
+  }
+  return -1;
 }
 
 const deflateRaw = promisify(zlib.deflateRaw);
@@ -23,7 +41,15 @@ const nullCodec: BlockCodec = {
 const deflateCodec: BlockCodec = {
   // Runs on the libuv pool, so compression overlaps encoding of the next block.
   compress: (d) => deflateRaw(d),
-  decompress: (d) => inflateRaw(d),
+  async decompress(d, maxBytes = Number.MAX_SAFE_INTEGER) {
+    try {
+      // zlib stops inflating at maxOutputLength, so a bomb never grows past the budget.
+      return await inflateRaw(d, { maxOutputLength: Math.min(maxBytes, buffer.kMaxLength) });
+    } catch (err) {
+      if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes);
+      throw new TrajectoryError("corrupt_file", `deflate block does not inflate: ${(err as Error).message}`, false, { cause: err });
+    }
+  },
 };
 
 const snappyCodec: BlockCodec = {
@@ -34,9 +60,17 @@ const snappyCodec: BlockCodec = {
     out.writeUInt32BE(zlib.crc32(d), body.length);
     return out;
   },
-  async decompress(d) {
+  async decompress(d, maxBytes = Number.MAX_SAFE_INTEGER) {
     if (d.length < 4) throw new TrajectoryError("corrupt_file", "snappy block shorter than its CRC");
-    const body = snappy.uncompress(d.subarray(0, d.length - 4));
+    const declared = snappyDeclaredLength(d);
+    if (declared < 0) throw new TrajectoryError("corrupt_file", "snappy block has no valid length prefix");
+    if (declared > maxBytes) throw tooLarge(maxBytes);
+    let body: Buffer;
+    try {
+      body = snappy.uncompress(d.subarray(0, d.length - 4), maxBytes);
+    } catch (err) {
+      throw new TrajectoryError("corrupt_file", `snappy block does not decompress: ${(err as Error).message}`, false, { cause: err });
+    }
     const expected = d.readUInt32BE(d.length - 4);
     if (zlib.crc32(body) !== expected) throw new TrajectoryError("corrupt_file", "snappy block CRC mismatch");
     return body;

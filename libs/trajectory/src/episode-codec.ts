@@ -5,6 +5,7 @@ import type { Dialect } from "@farm/task";
 import { isAvroLong } from "./avro-long.ts";
 import { episodeIdOf } from "./episode-id.ts";
 import { extraFromAvro, extraToAvro, type AvroExtra } from "./extras-codec.ts";
+import { resolveReadLimits, type ReadLimits } from "./read-limits.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { TrajectoryError, type EpisodeRecord, type StoredEpisode } from "./types.ts";
 
@@ -17,7 +18,7 @@ interface AvroStep {
   frame: Buffer | null;
 }
 
-/** The Avro shape of `farm.trajectory.Episode` (version 1 fields; newer readers may see more). */
+/** The Avro shape of `farm.trajectory.Episode` (version 2 fields; newer readers may see more). */
 export interface AvroEpisode {
   schemaVersion: number;
   episodeId: string;
@@ -42,6 +43,10 @@ export interface AvroEpisode {
   frameEvery: number;
   counters: Record<string, number>;
   steps: AvroStep[];
+  /** v2 */
+  frameEncoding: string;
+  resetKind: string;
+  resetMs: number | null;
 }
 
 function invalid(record: EpisodeRecord, why: string): TrajectoryError {
@@ -124,10 +129,14 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     frameEvery,
     counters,
     steps: r.steps.map((s) => stepToAvro(s, frameEvery)),
+    frameEncoding: r.frameEncoding ?? "png",
+    resetKind: r.resetKind ?? "steps",
+    resetMs: r.resetMs ?? null,
   };
 }
 
-export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
+export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadLimits, "maxShapeNodes"> = resolveReadLimits()): StoredEpisode {
+  const shapeBudget = { nodes: limits.maxShapeNodes };
   const out: StoredEpisode = {
     schemaVersion: a.schemaVersion,
     frameEvery: a.frameEvery,
@@ -150,18 +159,27 @@ export function episodeFromAvro(a: AvroEpisode, file: string): StoredEpisode {
     causeDetail: a.causeDetail,
     totalReward: a.totalReward,
     counters: { ...a.counters },
-    steps: a.steps.map((s) => {
+    steps: a.steps.map((s, stepIndex) => {
       const step: StepRecord = {
         index: s.index,
         timeOffsetMs: s.timeOffsetMs,
         action: { actionType: s.action.actionType, touchPosition: [s.action.x, s.action.y] },
         reward: s.reward,
-        extras: s.extras.map(extraFromAvro),
+        extras: s.extras.map((x) => {
+          try {
+            return extraFromAvro(x, shapeBudget);
+          } catch (err) {
+            throw new Error(`steps[${stepIndex}] extra ${JSON.stringify(String(x.name).slice(0, 100))}: ${(err as Error).message}`);
+          }
+        }),
       };
       if (s.frame) step.frame = s.frame;
       return step;
     }),
   };
   if (a.taskDialect !== null) out.taskDialect = a.taskDialect as Dialect;
+  out.frameEncoding = a.frameEncoding ?? "png";
+  out.resetKind = (a.resetKind ?? "steps") as StoredEpisode["resetKind"];
+  if (a.resetMs !== null && a.resetMs !== undefined) out.resetMs = a.resetMs;
   return out;
 }

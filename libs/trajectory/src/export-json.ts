@@ -1,7 +1,12 @@
 /** One episode as plain JSON (for `farm trajectories export --jsonl`): dates as ISO-8601, bytes as base64. */
+import { terminalSafeJson } from "./terminal-text.ts";
 import type { StoredEpisode } from "./types.ts";
 
 export function episodeToJson(e: StoredEpisode): string {
+  return terminalSafeJson(jsonOf(e));
+}
+
+function jsonOf(e: StoredEpisode): string {
   return JSON.stringify(e, (_key, value: unknown) => {
     if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64");
     // Buffers reach the replacer already turned into {type:"Buffer",data:[…]} by their toJSON.

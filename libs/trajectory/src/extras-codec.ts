@@ -100,15 +100,47 @@ export function extraToAvro(extra: StepExtra): AvroExtra {
   return rec;
 }
 
-export function extraFromAvro(rec: AvroExtra): StepExtra {
+/**
+ * How many arrays unflattening `shape` builds (1 + d0 + d0·d1 + … over all but the leaf level), or
+ * Infinity when a dimension is not a non-negative integer. A shape such as [1e9, 0] holds no leaves
+ * but would build a billion empty arrays; callers bound this before building anything.
+ */
+export function shapeNodeCount(shape: readonly number[]): number {
+  let nodes = shape.length > 0 ? 1 : 0;
+  let level = 1;
+  for (let d = 0; d < shape.length - 1; d++) {
+    const dim = shape[d]!;
+    if (!Number.isSafeInteger(dim) || dim < 0) return Infinity;
+    level *= dim;
+    nodes += level;
+    if (nodes > Number.MAX_SAFE_INTEGER) return Infinity;
+  }
+  const last = shape[shape.length - 1];
+  if (last !== undefined && (!Number.isSafeInteger(last) || last < 0)) return Infinity;
+  return nodes;
+}
+
+/** Reads an extra back. `budget.nodes` caps the arrays a declared shape may build (shared by a record's extras). */
+export function extraFromAvro(rec: AvroExtra, budget: { nodes: number } = { nodes: 1_000_000 }): StepExtra {
   const shape = rec.shape;
   let value: unknown;
-  if (rec.json !== null && rec.json !== undefined) value = JSON.parse(rec.json);
-  else {
+  if (rec.json !== null && rec.json !== undefined) {
+    try {
+      value = JSON.parse(rec.json);
+    } catch (err) {
+      throw new Error(`json value does not parse: ${(err as Error).message}`);
+    }
+  } else {
     const leaves = rec.doubles ?? rec.longs ?? rec.strings ?? rec.booleans ?? [];
+    const nodes = shapeNodeCount(shape);
+    if (nodes === Infinity) throw new Error(`shape [${shape.slice(0, 8).join(", ")}${shape.length > 8 ? ", …" : ""}] has a dimension that is not a non-negative integer`);
+    if (nodes > budget.nodes) throw new Error(`shape [${shape.slice(0, 8).join(", ")}${shape.length > 8 ? ", …" : ""}] would build ${nodes} arrays, more than the read budget allows`);
     const size = shape.reduce((a, b) => a * b, 1);
     // A producer that ignored the shape still round-trips as a flat list.
-    value = leaves.length === size ? unflatten(leaves, shape) : leaves;
+    if (leaves.length === size) {
+      budget.nodes -= nodes;
+      value = unflatten(leaves, shape);
+    } else value = leaves;
   }
   return { name: rec.name, dtype: rec.dtype as DataType, shape, value };
 }

@@ -1,6 +1,7 @@
 /** Summaries of trajectory files: counts, outcomes, reward statistics, duplicates, schema versions. */
 import { stat } from "node:fs/promises";
 import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
+import { escapeControl } from "./terminal-text.ts";
 import type { StoredEpisode } from "./types.ts";
 import { coerceError } from "@farm/errors";
 
@@ -89,6 +90,12 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promi
     duplicates: [],
   };
   const identities: Identified[] = [];
+  // Keys come from files (task ids, causes): count in Maps, never on plain objects (`__proto__`, `constructor`).
+  const schemaVersions = new Map<string, number>();
+  const codecs = new Map<string, number>();
+  const tasks = new Map<string, number>();
+  const outcomes = new Map<string, Map<string, number>>();
+  const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   let rewardSum = 0;
   let min = Infinity;
   let max = -Infinity;
@@ -101,8 +108,8 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promi
       const opened = await openTrajectoryFile(file);
       for await (const e of opened.episodes) facts.push(factsOf(e));
       const v = String(opened.schemaVersion);
-      s.schemaVersions[v] = (s.schemaVersions[v] ?? 0) + 1;
-      s.codecs[opened.info.codec] = (s.codecs[opened.info.codec] ?? 0) + 1;
+      bump(schemaVersions, v);
+      bump(codecs, opened.info.codec);
     } catch (err) {
       s.unreadable.push({ file, error: coerceError(err).message });
       continue;
@@ -111,15 +118,21 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promi
       s.episodes++;
       s.steps += e.steps;
       s.frames += e.frames;
-      const byCause = (s.outcomes[e.outcome] ??= {});
-      byCause[e.cause] = (byCause[e.cause] ?? 0) + 1;
-      s.tasks[e.taskId] = (s.tasks[e.taskId] ?? 0) + 1;
+      let byCause = outcomes.get(e.outcome);
+      if (!byCause) outcomes.set(e.outcome, (byCause = new Map()));
+      bump(byCause, e.cause);
+      bump(tasks, e.taskId);
       rewardSum += e.totalReward;
       min = Math.min(min, e.totalReward);
       max = Math.max(max, e.totalReward);
       identities.push(e);
     }
   }
+  // Object.fromEntries defines own properties: a key named `__proto__` stays data.
+  s.schemaVersions = Object.fromEntries(schemaVersions);
+  s.codecs = Object.fromEntries(codecs);
+  s.tasks = Object.fromEntries(tasks);
+  s.outcomes = Object.fromEntries([...outcomes].map(([o, m]) => [o, Object.fromEntries(m)]));
   if (s.episodes > 0) s.reward = { mean: rewardSum / s.episodes, min, max };
   s.duplicates = findDuplicates(identities);
   s.uniqueEpisodes = s.episodes - s.duplicates.reduce((n, d) => n + d.occurrences.length - 1, 0);
@@ -141,8 +154,9 @@ export function formatSummary(s: TrajectorySummary): string {
     lines.push(`  ${d.episodeId}: ${d.occurrences.map((o) => `attempt ${o.attempt} ${o.outcome}/${o.cause} in ${o.file}`).join("; ")}`);
   }
   if (s.duplicates.length > 20) lines.push(`  … ${s.duplicates.length - 20} more (use --json)`);
-  for (const u of s.unreadable) lines.push(`unreadable: ${u.file}: ${u.error}`);
-  return lines.join("\n");
+  for (const u of s.unreadable) lines.push(u.error.startsWith(`${u.file}: `) ? `unreadable: ${u.error}` : `unreadable: ${u.file}: ${u.error}`);
+  // Names, ids and messages come from files: no terminal control sequences reach the screen.
+  return lines.map(escapeControl).join("\n");
 }
 
 function fmt(x: number): string {

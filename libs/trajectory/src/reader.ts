@@ -7,7 +7,8 @@ import { episodeFromAvro, type AvroEpisode } from "./episode-codec.ts";
 import { cachedAvroTypeFor } from "./logical-types.ts";
 import { isInvisibleName } from "./partition.ts";
 import { episodeSchema, META_SCHEMA_VERSION } from "./schema.ts";
-import type { StoredEpisode } from "./types.ts";
+import { resolveReadLimits } from "./read-limits.ts";
+import { TrajectoryError, type StoredEpisode } from "./types.ts";
 
 export interface ReadOptions {
   /**
@@ -15,6 +16,8 @@ export interface ReadOptions {
    * so older files get defaults for fields added since and newer files lose only fields we do not know.
    */
   readerSchema?: Schema;
+  /** Memory budget per file (default FARM_TRAJECTORY_READ_BUDGET_MB or 256 MiB); see read-limits.ts. */
+  memoryBudgetBytes?: number;
 }
 
 export interface TrajectoryFileListing {
@@ -52,9 +55,21 @@ export interface OpenedTrajectoryFile {
 }
 
 export async function openTrajectoryFile(file: string, options: ReadOptions = {}): Promise<OpenedTrajectoryFile> {
-  const { info, records } = await openContainer(file, cachedAvroTypeFor(options.readerSchema ?? episodeSchema));
+  const limits = resolveReadLimits(options.memoryBudgetBytes === undefined ? {} : { memoryBudgetBytes: options.memoryBudgetBytes });
+  const { info, records } = await openContainer(file, cachedAvroTypeFor(options.readerSchema ?? episodeSchema), limits);
   async function* episodes(): AsyncGenerator<StoredEpisode> {
-    for await (const r of records) yield episodeFromAvro(r as AvroEpisode, file);
+    let index = 0;
+    for await (const r of records) {
+      let episode: StoredEpisode;
+      try {
+        episode = episodeFromAvro(r as AvroEpisode, file, limits);
+      } catch (err) {
+        const id = (r as { episodeId?: unknown }).episodeId;
+        throw new TrajectoryError("corrupt_file", `${file}: record ${index}${typeof id === "string" ? ` (episode ${JSON.stringify(id.slice(0, 200))})` : ""}: ${(err as Error).message}`, false, { cause: err });
+      }
+      index++;
+      yield episode;
+    }
   }
   return { file, info, schemaVersion: Number(info.meta[META_SCHEMA_VERSION] ?? NaN), episodes: episodes() };
 }

@@ -7,7 +7,7 @@
 import type { schema as AvroSchema } from "avsc";
 
 /** Bump on every change of `episodeSchema`; also stored in each record and in the file metadata. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 export const SCHEMA_NAMESPACE = "farm.trajectory";
 
@@ -64,7 +64,7 @@ const stepSchema: AvroSchema.RecordType = {
       name: "frame",
       type: ["null", "bytes"],
       default: null,
-      doc: "PNG bytes of the observation after the action; only on every k-th step (see frameEvery), else null.",
+      doc: "The observation after the action, encoded as the episode's frameEncoding says (PNG unless it says otherwise); only on every k-th step (see frameEvery), else null.",
     },
   ],
 };
@@ -111,5 +111,20 @@ export const episodeSchema: AvroSchema.RecordType = {
     { name: "frameEvery", type: "int", doc: "Frames were kept on steps whose index is a multiple of this; 0 = no frames." },
     { name: "counters", type: { type: "map", values: "long" }, doc: "Counted problems (malformed log lines, dropped extras, ...)." },
     { name: "steps", type: { type: "array", items: stepSchema } },
+    {
+      name: "frameEncoding",
+      type: "string",
+      default: "png",
+      doc:
+        "v2: how the steps' frames are encoded: png (lossless), jpeg:Q or webp:Q (lossy, quality Q), optionally @WxH when " +
+        "stored at another size than the device's; \"png\" in files written before v2.",
+    },
+    {
+      name: "resetKind",
+      type: "string",
+      default: "steps",
+      doc: "v2: how the device was reset: steps (the task's reset steps), snapshot (a snapshot of the setup state loaded, then the reset steps), snapshot_fallback (the snapshot did not load: full setup, then the reset steps).",
+    },
+    { name: "resetMs", type: ["null", "double"], default: null, doc: "v2: how long the reset took (ms), snapshot load or setup included; null in files before v2." },
   ],
 };

@@ -11,6 +11,7 @@ import {
   readEpisodeFile,
   readTrajectories,
   removeStaleEpisodeTempFiles,
+  SCHEMA_VERSION,
   syntheticEpisode,
   TrajectoryError,
   writeEpisodeFile,
@@ -50,7 +51,7 @@ describe("writeEpisodeFile", () => {
 
     const opened = await openTrajectoryFile(expected);
     assert.equal(opened.info.codec, "snappy");
-    assert.deepEqual(opened.info.meta, { "farm.schema.version": "1", "farm.writer.id": a.worker, "farm.frame.every": "2" });
+    assert.deepEqual(opened.info.meta, { "farm.schema.version": String(SCHEMA_VERSION), "farm.writer.id": a.worker, "farm.frame.every": "2" });
     const back = (await readEpisodeFile(expected))!;
     assert.equal(back.attempt, 1);
     assert.equal(back.steps.length, 4);

@@ -23,6 +23,9 @@ function nextVersionSchema(): AvroSchema.RecordType {
   return v2;
 }
 
+/** The fields version 2 added (SCHEMA.md history). */
+const V2_FIELDS = ["frameEncoding", "resetKind", "resetMs"];
+
 describe("schema evolution", () => {
   it(`a v${SCHEMA_VERSION} file is read by the next version's reader (defaults filled)`, async () => {
     const dir = await tempDir();
@@ -99,5 +102,56 @@ print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"
     assert.equal(back[0]!.schemaVersion, SCHEMA_VERSION + 1);
     assert.deepEqual(back[0]!.steps[1]!.extras, rec.steps[1]!.extras);
     assert.ok(!("emulatorImage" in back[0]!));
+  });
+
+  it("a version 1 file is read by today's reader with the v2 defaults (frameEncoding png, resetKind steps)", async () => {
+    // Version 1 is today's schema without the fields version 2 added (SCHEMA.md history).
+    const v1 = structuredClone(episodeSchema);
+    v1.fields = v1.fields.filter((f) => !V2_FIELDS.includes(f.name));
+    const dir = await tempDir();
+    const file = path.join(dir, "v1.avro");
+    const rec = syntheticEpisode(4, { steps: 2 });
+    const value = {
+      ...rec,
+      schemaVersion: 1,
+      taskDialect: rec.taskDialect ?? null,
+      stepCount: rec.steps.length,
+      frameEvery: 1,
+      steps: rec.steps.map((s) => ({
+        index: s.index,
+        timeOffsetMs: s.timeOffsetMs,
+        action: { actionType: s.action.actionType, x: s.action.touchPosition[0], y: s.action.touchPosition[1] },
+        reward: s.reward,
+        extras: [],
+        frame: Buffer.from([0x89, 0x50, 0x4e, 0x47]),
+      })),
+    };
+    const encoder = new avro.streams.BlockEncoder(avroTypeFor(v1), { codec: "deflate" });
+    const done = pipeline(encoder, createWriteStream(file));
+    encoder.end(value);
+    await done;
+    const back = [];
+    for await (const e of readTrajectories(file)) back.push(e);
+    assert.equal(back.length, 1);
+    assert.equal(back[0]!.schemaVersion, 1);
+    assert.equal(back[0]!.frameEncoding, "png");
+    assert.equal(back[0]!.resetKind, "steps");
+    assert.equal(back[0]!.resetMs, undefined);
+    assert.deepEqual([...back[0]!.steps[0]!.frame!], [0x89, 0x50, 0x4e, 0x47]);
+  });
+
+  it("a version 2 file says how its frames are encoded and how the device was reset; a version 1 reader skips those fields", async () => {
+    const dir = await tempDir();
+    const rec = { ...syntheticEpisode(5, { steps: 2 }), frameEncoding: "jpeg:85", resetKind: "snapshot" as const, resetMs: 612.5 };
+    await writeEpisodes(dir, [rec]);
+    const back = [];
+    for await (const e of readTrajectories(dir)) back.push(e);
+    assert.equal(back[0]!.frameEncoding, "jpeg:85");
+    assert.deepEqual([back[0]!.resetKind, back[0]!.resetMs], ["snapshot", 612.5]);
+    const v1 = structuredClone(episodeSchema);
+    v1.fields = v1.fields.filter((f) => !V2_FIELDS.includes(f.name));
+    const old = [];
+    for await (const e of readTrajectories(dir, { readerSchema: v1 })) old.push(e);
+    assert.equal(old[0]!.episodeId, rec.episodeId);
   });
 });

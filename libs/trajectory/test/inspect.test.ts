@@ -5,7 +5,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { findDuplicates, inspectTrajectories, listTrajectoryFiles, syntheticEpisode, type TrajectorySummary } from "@farm/trajectory";
+import { findDuplicates, inspectTrajectories, listTrajectoryFiles, SCHEMA_VERSION, syntheticEpisode, type TrajectorySummary } from "@farm/trajectory";
 import { tempDir, writeEpisodes } from "./helpers.ts";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
@@ -30,7 +30,7 @@ describe("inspect and duplicates", () => {
     assert.equal(s.uniqueEpisodes, 4);
     assert.equal(s.steps, 20);
     assert.equal(s.frames, 6);
-    assert.deepEqual(s.schemaVersions, { "1": 2 });
+    assert.deepEqual(s.schemaVersions, { [String(SCHEMA_VERSION)]: 2 });
     assert.deepEqual(s.codecs, { deflate: 1, snappy: 1 });
     const rewards = recs.map((r) => r.totalReward);
     assert.deepEqual(s.reward, { mean: rewards.reduce((a, b) => a + b) / 5, min: Math.min(...rewards), max: Math.max(...rewards) });

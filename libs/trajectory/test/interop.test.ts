@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, syntheticEpisode, type EpisodeRecord } from "@farm/trajectory";
+import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, SCHEMA_VERSION, syntheticEpisode, type EpisodeRecord } from "@farm/trajectory";
 import { avrocat, python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
 
 const PY_SUMMARY = `
@@ -66,7 +66,7 @@ describe("interop with avrocat (avro-c) and python3-avro", () => {
       const py = JSON.parse(python(PY_SUMMARY, file)) as PySummary;
       assert.equal(py.count, records.length, "python record count");
       assert.equal(py.meta["avro.codec"], codec);
-      assert.equal(py.meta["farm.schema.version"], "1");
+      assert.equal(py.meta["farm.schema.version"], String(SCHEMA_VERSION));
       assert.deepEqual(py.ids, records.map((r) => r.episodeId));
       assert.deepEqual(py.startedAt, records.map((r) => r.startedAt.toISOString().replace(".000Z", "+00:00")), "python sees a datetime");
       assert.deepEqual(py.outcome, records.map((r) => r.outcome));

@@ -13,6 +13,9 @@ async function readAll(dir: string): Promise<StoredEpisode[]> {
 function expected(r: EpisodeRecord, frameEvery: number): EpisodeRecord {
   return {
     ...r,
+    // v2: a record that does not say how its frames are encoded is stored as png
+    frameEncoding: r.frameEncoding ?? "png",
+    resetKind: r.resetKind ?? "steps",
     steps: r.steps.map((s) => {
       const { frame, ...rest } = s;
       return frame && frameEvery > 0 && s.index % frameEvery === 0 ? { ...rest, frame } : rest;

@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
+import { redactCredentials } from "@farm/queue";
+import { escapeControls } from "@farm/task";
 import { commandModules } from "./commands/index.ts";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
@@ -9,13 +11,29 @@ async function main(): Promise<void> {
   const program = new Command("farm")
     .description("Android episode farm: run AndroidEnv-style tasks on many emulators")
     .version(version, "-V, --version", "print the farm's version")
-    .showHelpAfterError();
+    .showHelpAfterError()
+    // Commander echoes unknown options and bad arguments: never send their control bytes raw to a terminal.
+    .configureOutput({ outputError: (text, write) => write(escapeControls(text.replace(/\n$/, "")) + "\n") });
   for (const mod of commandModules) mod.register(program);
   await program.parseAsync(process.argv);
 }
 
-main().catch((err: unknown) => {
+/** One line on stderr and exit status 1; the stack only with FARM_DEBUG=1 (a bad input is not a crash). */
+function reportFatal(err: unknown, what = ""): void {
   const msg = err instanceof Error ? err.message : String(err);
-  process.stderr.write(`farm: ${msg}\n`);
+  // Errors may quote a Redis URL, an API token or a policy URL: never print credentials.
+  process.stderr.write(`farm: ${what}${escapeControls(redactCredentials(msg))}\n`);
+  if (process.env.FARM_DEBUG === "1" && err instanceof Error && err.stack) process.stderr.write(`${redactCredentials(err.stack)}\n`);
   process.exitCode = 1;
+}
+
+process.on("uncaughtException", (err) => {
+  reportFatal(err, "internal error: ");
+  process.exit(1);
 });
+process.on("unhandledRejection", (err) => {
+  reportFatal(err, "internal error: ");
+  process.exit(1);
+});
+
+main().catch((err: unknown) => reportFatal(err));

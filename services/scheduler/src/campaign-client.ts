@@ -43,7 +43,8 @@ export class HttpCampaignClient implements CampaignClient {
   private async call<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: "application/json" };
     if (body !== undefined) headers["content-type"] = "application/json";
-    if (method === "POST" && this.token) headers.authorization = `Bearer ${this.token}`;
+    // Every request: a server reachable beyond loopback needs the token for reads too.
+    if (this.token) headers.authorization = `Bearer ${this.token}`;
     let res: Response;
     try {
       res = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -11,7 +11,6 @@ import {
   CAMPAIGN_ID_PATTERN,
   CAMPAIGN_PRIORITY_MAX,
   DEFAULT_CAMPAIGN_PRIORITY,
-  POLICY_SPEC_PATTERN,
   episodeOptionsSchema,
   policyRefSchema,
   type EpisodeOptions,
@@ -30,7 +29,7 @@ export const campaignInputSchema = z.strictObject({
   taskId: z.string().min(1).max(128),
   /** Optional: when given it must equal the scheduler's hash of the task (guards against stale files). */
   taskHash: z.string().regex(/^[0-9a-f]{64}$/, "64 lowercase hex digits (sha256)").optional(),
-  policy: z.union([z.string().regex(POLICY_SPEC_PATTERN, "random | scripted:<name> | module:<name> | http:<http(s) url>"), policyRefSchema]).default("random"),
+  policy: z.union([policyRefSchema.shape.spec, policyRefSchema]).default("random"),
   episodes: z.int().min(1).max(MAX_CAMPAIGN_EPISODES),
   baseSeed: z.int().min(0).max(MAX_SEED).default(0),
   priority: z.int().min(0).max(CAMPAIGN_PRIORITY_MAX).default(DEFAULT_CAMPAIGN_PRIORITY),

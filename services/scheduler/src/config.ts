@@ -6,7 +6,9 @@
  *   FARM_QUEUE_PREFIX      BullMQ prefix with a hash tag                    (default {farm})
  *   FARM_SCHEDULER_HOST    HTTP bind address                                (default 127.0.0.1)
  *   FARM_SCHEDULER_PORT    HTTP port                                        (default 8420)
- *   FARM_API_TOKEN         bearer token for state changes (required to bind a non-loopback address)
+ *   FARM_API_TOKEN         bearer token (required to bind a non-loopback address; then every route needs it)
+ *   FARM_API_ALLOWED_HOSTS Host names clients may use besides loopback names and the bind address (comma-separated)
+ *   FARM_API_PROTECT_METRICS  1/true: /metrics needs the token too on a non-loopback bind (default: open for scrapers)
  *   FARM_TASKS             task files/folders, comma-separated              (default tasks)
  *   FARM_WINDOW_SIZE       most in-flight episodes per campaign             (default 1000)
  */
@@ -21,6 +23,8 @@ export interface SchedulerFlags {
   host?: string;
   port?: number | string;
   token?: string;
+  allowedHosts?: string[] | string;
+  protectMetrics?: boolean;
   tasks?: string[] | string;
   windowSize?: number | string;
   tickMs?: number | string;
@@ -39,7 +43,9 @@ const configSchema = z.strictObject({
   prefix: z.string(),
   host: z.string().min(1),
   port: z.coerce.number().int().min(0).max(65_535).refine((p) => p !== 5037 && p !== 6379 && !(p >= 5554 && p <= 5585), "ports 5037, 6379 and 5554-5585 belong to adb, Redis and emulators"),
-  token: z.string().min(16, "use at least 16 characters").optional(),
+  token: z.string().min(16, "use at least 16 characters").max(4096).regex(/^[!-~]+$/, "printable ASCII without spaces").optional(),
+  allowedHosts: z.array(z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, "host names only (letters, digits, '.', '-', ':')")),
+  protectMetrics: z.boolean(),
   taskPaths: z.array(z.string().min(1)).min(1),
   windowSize: z.coerce.number().int().min(1).max(1_000_000),
   tickMs: z.coerce.number().int().min(50).max(600_000),
@@ -60,6 +66,8 @@ export function loadSchedulerConfig(flags: SchedulerFlags = {}, env: NodeJS.Proc
     host: flags.host ?? env.FARM_SCHEDULER_HOST ?? "127.0.0.1",
     port: flags.port ?? env.FARM_SCHEDULER_PORT ?? DEFAULT_SCHEDULER_PORT,
     token: flags.token ?? (env.FARM_API_TOKEN || undefined),
+    allowedHosts: list(flags.allowedHosts) ?? list(env.FARM_API_ALLOWED_HOSTS) ?? [],
+    protectMetrics: flags.protectMetrics ?? /^(1|true|yes)$/i.test(env.FARM_API_PROTECT_METRICS ?? ""),
     taskPaths: list(flags.tasks) ?? list(env.FARM_TASKS) ?? ["tasks"],
     windowSize: flags.windowSize ?? env.FARM_WINDOW_SIZE ?? 1000,
     tickMs: flags.tickMs ?? 2000,

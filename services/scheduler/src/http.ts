@@ -9,12 +9,14 @@
  *   POST /campaigns/:id/cancel    CampaignStatus
  *   /ui                           bull-board for the queues
  *
- * Auth: with a token (FARM_API_TOKEN) every state change (POST, and any non-GET under /ui — bull-board
- * can retry and delete jobs) needs `Authorization: Bearer <token>`. Without a token the server may only
- * bind a loopback address and refuses state changes from non-loopback peers. Reads are open to whoever
- * can reach the bind address. Errors are JSON: `{ error: { code, message } }`.
+ *   GET|POST /login, POST /logout  browser login (session cookie) for the queue UI
+ *
+ * Access (http-access.ts): a token and a non-loopback bind → every route but /healthz, /login (and
+ * /metrics) needs the bearer token or the login cookie; a loopback bind → allowed Host names only,
+ * state changes need the token (or, without one, a loopback peer); no state change from a foreign
+ * Origin. Client garbage gets 400 (bad encoding, bad JSON), 405 (wrong method), 413 (body too large),
+ * never 500. Errors are JSON: `{ error: { code, message } }`.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
@@ -24,6 +26,7 @@ import { ExpressAdapter } from "@bull-board/express";
 import { silentLogger, type Logger } from "@farm/log";
 import type { MetricsSource } from "@farm/metrics";
 import { HTTP_STATUS_OF, SchedulerError } from "./errors.ts";
+import { createAccess } from "./http-access.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface SchedulerHttpOptions {
@@ -34,6 +37,10 @@ export interface SchedulerHttpOptions {
   /** Default 127.0.0.1. A non-loopback address requires `token`. */
   host?: string;
   token?: string;
+  /** Host names clients may use besides loopback names and the bind address (FARM_API_ALLOWED_HOSTS). */
+  allowedHosts?: readonly string[];
+  /** Require the token for /metrics too on a non-loopback bind (FARM_API_PROTECT_METRICS). */
+  protectMetrics?: boolean;
   log?: Logger;
 }
 
@@ -45,13 +52,16 @@ export interface SchedulerHttp {
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 
-function isLoopbackPeer(addr: string | undefined): boolean {
-  return addr !== undefined && (addr === "::1" || addr.startsWith("127.") || addr.startsWith("::ffff:127."));
-}
-
-function digest(s: string): Buffer {
-  return createHash("sha256").update(s).digest();
-}
+/** Routes and the methods they answer; other methods get 405 with an Allow header. */
+const ROUTE_METHODS: [string, string][] = [
+  ["/healthz", "GET, HEAD"],
+  ["/metrics", "GET, HEAD"],
+  ["/campaigns", "GET, HEAD, POST"],
+  ["/campaigns/:id", "GET, HEAD"],
+  ["/campaigns/:id/cancel", "POST"],
+  ["/login", "GET, HEAD, POST"],
+  ["/logout", "POST"],
+];
 
 function sendError(res: Response, status: number, code: string, message: string): void {
   res.status(status).json({ error: { code, message } });
@@ -67,19 +77,9 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   const { scheduler } = opts;
   const app = express();
   app.disable("x-powered-by");
-
-  /** Guards state changes: bearer token if configured, else loopback peers only. */
-  const requireWriteAccess = (req: Request, res: Response, next: NextFunction): void => {
-    if (token) {
-      const m = /^Bearer (.+)$/.exec(req.get("authorization") ?? "");
-      if (!m?.[1] || !timingSafeEqual(digest(m[1]), digest(token))) {
-        return sendError(res, 401, "UNAUTHORIZED", "this request changes state: send Authorization: Bearer <FARM_API_TOKEN>");
-      }
-    } else if (!isLoopbackPeer(req.socket.remoteAddress)) {
-      return sendError(res, 403, "FORBIDDEN", "no API token is configured, so state changes are accepted from loopback only");
-    }
-    next();
-  };
+  const access = createAccess({ token, host, allowedHosts: opts.allowedHosts ?? [], protectMetrics: opts.protectMetrics ?? false }, sendError);
+  app.use(access.guard);
+  app.use(access.loginRoutes());
 
   app.get("/healthz", (_req, res) => {
     res.type("text/plain").send("ok\n");
@@ -95,19 +95,25 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   app.get("/campaigns/:id", async (req, res) => {
     res.json(await scheduler.status(String(req.params.id)));
   });
-  app.post("/campaigns", requireWriteAccess, express.json({ limit: "64kb" }), async (req, res) => {
+  app.post("/campaigns", express.json({ limit: "64kb", strict: true }), async (req, res) => {
     if (req.body === undefined) return sendError(res, 400, "SPEC_INVALID", "send the campaign as a JSON body (content-type: application/json)");
     const r = await scheduler.submit(req.body);
     res.status(r.created ? 201 : 200).json(r);
   });
-  app.post("/campaigns/:id/cancel", requireWriteAccess, async (req, res) => {
+  app.post("/campaigns/:id/cancel", async (req, res) => {
     res.json(await scheduler.cancel(String(req.params.id)));
   });
 
   const board = new ExpressAdapter();
   board.setBasePath("/ui");
   createBullBoard({ queues: [new BullMQAdapter(scheduler.queue)], serverAdapter: board });
-  app.use("/ui", (req, res, next) => (req.method === "GET" || req.method === "HEAD" ? next() : requireWriteAccess(req, res, next)), board.getRouter());
+  app.use("/ui", board.getRouter());
+  for (const [route, allow] of ROUTE_METHODS) {
+    app.all(route, (req, res) => {
+      res.set("allow", allow);
+      sendError(res, 405, "METHOD_NOT_ALLOWED", `${req.method} is not allowed on ${route}; use ${allow}`);
+    });
+  }
 
   app.use((_req: Request, res: Response) => sendError(res, 404, "NOT_FOUND", "no such route; see GET /campaigns, /metrics, /healthz, /ui"));
   // Express 5 sends rejected async handlers here.
@@ -115,16 +121,25 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     if (err instanceof SchedulerError) return sendError(res, HTTP_STATUS_OF[err.code], err.code, err.message);
     const e = err as { type?: string; status?: number; message?: string };
     if (e.type === "entity.parse.failed" || e.type === "entity.too.large") return sendError(res, e.status ?? 400, "SPEC_INVALID", `bad request body: ${e.message}`);
+    // Client garbage (bad percent-encoding, bad charset, aborted body…): its own 4xx, never a 500.
+    if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
+      return sendError(res, e.status, e.status === 413 ? "TOO_LARGE" : "BAD_REQUEST", `bad request: ${String(e.message ?? "").slice(0, 200)}`);
+    }
+    if (err instanceof URIError) return sendError(res, 400, "BAD_REQUEST", "bad request: malformed percent-encoding in the URL");
     log.error({ event: "http:error", method: req.method, path: req.path, error: e.message }, "request failed");
-    sendError(res, 500, "INTERNAL", e.message ?? "internal error");
+    if (res.headersSent) return;
+    sendError(res, 500, "INTERNAL", "internal error; see the scheduler's log");
   });
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(opts.port, host, (err?: Error) => (err ? reject(new Error(`scheduler API: cannot listen on ${host}:${opts.port}: ${err.message}`)) : resolve(s)));
   });
+  // Slow clients (slow-loris) cannot hold sockets for long: headers within 10 s, a whole request within 30 s.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  log.info({ event: "http:listening", url, auth: token ? "token" : "loopback-only" }, "scheduler API listening");
+  log.info({ event: "http:listening", url, auth: token ? (access.exposed ? "token-all-routes" : "token-writes") : "loopback-only" }, "scheduler API listening");
   let closing: Promise<void> | undefined;
   return {
     port,

@@ -21,6 +21,7 @@
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import {
+  EpisodeQueue,
   QUEUE_NAMES,
   bullPriority,
   CAMPAIGN_ID_PATTERN,
@@ -111,7 +112,7 @@ export class Scheduler {
     if (!Number.isSafeInteger(windowSize) || windowSize < 1) throw new SchedulerError("SPEC_INVALID", `windowSize must be a positive integer, got ${windowSize}`);
     const catalog = opts.tasks ?? folderTaskCatalog(opts.taskPaths ?? ["tasks"], log);
     const redis = createRedisClient(opts.redisUrl);
-    const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
+    const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
     // ioredis retries forever; remember the last error so a dead Redis fails start-up with a reason.
     let lastError: Error | undefined;
     let warned = false;

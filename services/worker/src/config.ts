@@ -5,8 +5,11 @@
 import os from "node:os";
 import path from "node:path";
 import { DEFAULT_REDIS_URL, parseRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
+import { hostAllowList } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
+import { coerceError } from "@farm/errors";
 
 export interface WorkerConfigInput {
   /** redis:// URL. Env REDIS_URL. */
@@ -24,6 +27,8 @@ export interface WorkerConfigInput {
   apkDirs?: string[];
   /** Folder for `scripted:<name>` / `module:<name>` policies (names only, never paths). Env FARM_POLICY_DIR. */
   policyDir?: string;
+  /** Hosts `http:` policies of jobs may reach besides loopback (libs/policy url-guard syntax). Env FARM_POLICY_ALLOWED_HOSTS. */
+  policyAllowedHosts?: string[];
   /** Trajectory output folder. Env FARM_OUT_DIR. Default ./out/trajectories. */
   outDir?: string;
   codec?: CodecName;
@@ -43,6 +48,12 @@ export interface WorkerConfigInput {
   unusableRetryMs?: number;
   /** Runner settings (settleMs, stepTimeoutMs, …) for every session; a job's stepTimeoutMs overrides. */
   episode?: EpisodeConfig;
+  /**
+   * The emulator gRPC transport (actions and frames; steps and logcat stay on adb). Env FARM_GRPC = discover | config | off
+   * (default discover: devices whose emulator wrote a discovery file with a gRPC port use it), FARM_GRPC_ENDPOINTS =
+   * `serial=host:port[/token],…`, FARM_GRPC_DISCOVERY_DIR.
+   */
+  grpc?: GrpcTransportConfig;
 }
 
 export interface WorkerConfig {
@@ -55,6 +66,7 @@ export interface WorkerConfig {
   taskPaths: string[];
   apkDirs: string[];
   policyDir: string | undefined;
+  policyAllowedHosts: string[];
   outDir: string;
   codec: CodecName;
   metricsPort: number;
@@ -65,6 +77,7 @@ export interface WorkerConfig {
   drainTimeoutMs: number;
   unusableRetryMs: number;
   episode: EpisodeConfig;
+  grpc: GrpcTransportConfig;
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -89,6 +102,16 @@ function envTaskPaths(env: NodeJS.ProcessEnv): string[] | undefined {
   return list(env.FARM_TASK_DIRS);
 }
 
+/** The allow-list entries, parsed once here so a typo fails at start-up rather than per job. */
+function checkedAllowList(entries: string[]): string[] {
+  try {
+    hostAllowList(entries);
+  } catch (e) {
+    throw new RangeError(`worker config: policyAllowedHosts: ${coerceError(e).message}`);
+  }
+  return entries;
+}
+
 /** Validates and fills defaults; throws with a message naming the bad setting. */
 export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
@@ -109,6 +132,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     taskPaths,
     apkDirs: (input.apkDirs ?? list(env.FARM_APK_DIRS) ?? []).map((p) => path.resolve(p)),
     policyDir: policyDir ? path.resolve(policyDir) : undefined,
+    policyAllowedHosts: checkedAllowList(input.policyAllowedHosts ?? list(env.FARM_POLICY_ALLOWED_HOSTS) ?? []),
     outDir: path.resolve(input.outDir ?? env.FARM_OUT_DIR ?? "out/trajectories"),
     codec,
     metricsPort: intIn("metricsPort", input.metricsPort ?? env.FARM_METRICS_PORT, 9465, 0, 65_535),
@@ -119,5 +143,25 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     drainTimeoutMs: intIn("drainTimeoutMs", input.drainTimeoutMs, 60_000, 0, 86_400_000),
     unusableRetryMs: intIn("unusableRetryMs", input.unusableRetryMs, 60_000, 0, 86_400_000),
     episode: { ...input.episode },
+    grpc: grpcConfig(input.grpc, env),
   };
+}
+
+/** `serial=host:port[/token]` items, comma-separated. */
+function parseEndpoints(text: string): Record<string, GrpcEndpoint> {
+  const out: Record<string, GrpcEndpoint> = {};
+  for (const item of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z0-9._:-]{1,128})=([A-Za-z0-9.\-]+:\d{1,5})(?:\/(\S{1,512}))?$/.exec(item);
+    if (!m) throw new RangeError(`worker config: FARM_GRPC_ENDPOINTS item '${item.slice(0, 80)}' must be serial=host:port or serial=host:port/token`);
+    out[m[1]!] = { address: m[2]!, ...(m[3] ? { token: m[3] } : {}) };
+  }
+  return out;
+}
+
+function grpcConfig(input: GrpcTransportConfig | undefined, env: NodeJS.ProcessEnv): GrpcTransportConfig {
+  const mode = input?.mode ?? ((env.FARM_GRPC || "discover") as GrpcMode);
+  if (!["off", "config", "discover"].includes(mode)) throw new RangeError(`worker config: grpc mode (FARM_GRPC) must be discover, config or off, got '${mode}'`);
+  const endpoints = input?.endpoints ?? (env.FARM_GRPC_ENDPOINTS ? parseEndpoints(env.FARM_GRPC_ENDPOINTS) : undefined);
+  const discoveryDir = input?.discoveryDir ?? env.FARM_GRPC_DISCOVERY_DIR;
+  return { mode, ...(endpoints ? { endpoints } : {}), ...(discoveryDir ? { discoveryDir } : {}), ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
 }

@@ -2,12 +2,12 @@
  * One device of this worker: its bound session and one BullMQ Worker (concurrency 1) taking episode jobs
  * for it. States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
  */
-import { Worker } from "bullmq";
+import type { Worker } from "bullmq";
 import type { AdbDriver } from "@farm/adb";
 import type { EventHook } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { QUEUE_NAMES, redisConnection, type EpisodeJobResult } from "@farm/queue";
+import { EpisodeJobWorker, QUEUE_NAMES, redisConnection, type EpisodeJobResult } from "@farm/queue";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSessionCache } from "./device-session-cache.ts";
 import { createEpisodeProcessor } from "./episode-processor.ts";
@@ -88,6 +88,7 @@ export class DeviceSlot {
       workerName: config.workerName,
       tasksById: catalog.byId,
       policyDir: config.policyDir,
+      policyAllowedHosts: config.policyAllowedHosts,
       store: this.deps.store,
       metrics: this.deps.metrics,
       logger: this.deps.logger,
@@ -99,7 +100,8 @@ export class DeviceSlot {
         if (busy || this._state === "busy") this.setState(busy ? "busy" : "ready");
       },
     });
-    const worker = new Worker<unknown, EpisodeJobResult>(QUEUE_NAMES.episodes, processor, {
+    // EpisodeJobWorker: a job whose stored payload is not JSON fails (JOB_PAYLOAD_INVALID) instead of stalling.
+    const worker = new EpisodeJobWorker<unknown, EpisodeJobResult>(QUEUE_NAMES.episodes, processor, {
       connection: redisConnection(config.redisUrl, "blocking"),
       prefix: config.queuePrefix,
       name: `${config.workerName}/${this.serial}`,

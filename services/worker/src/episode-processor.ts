@@ -7,6 +7,7 @@
  *                       became unusable stops taking jobs)
  *   DelayedError      → handed back without using an attempt (drain cancelled the episode)
  */
+import { frameEncodingOf } from "./frame-encoding.ts";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { DEVICE_TROUBLE, EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
@@ -34,6 +35,8 @@ export interface ProcessorContext {
   workerName: string;
   tasksById: ReadonlyMap<string, LoadedTask>;
   policyDir: string | undefined;
+  /** Hosts `http:` policies may reach besides loopback (FARM_POLICY_ALLOWED_HOSTS). */
+  policyAllowedHosts?: readonly string[];
   store: EpisodeStore;
   metrics: FarmMetrics;
   logger: Logger;
@@ -102,7 +105,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       return fromStored(committed, committedFile);
     }
 
-    const policy = await policyForJob(data.policy, ctx.policyDir).catch((e: unknown) => {
+    const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts).catch((e: unknown) => {
       if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
       throw e;
     });
@@ -143,6 +146,8 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
           limits: limitsOf(data.options),
           deferRecovery: true,
           ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
+          ...frameEncodingOf(data.options.frameEncoding),
+          ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         });
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.

@@ -1,31 +1,46 @@
 /**
  * A job's policy spec → a Policy. Jobs name scripted and module policies by name only; the file comes
- * from the worker's own policy folder (an allow-list), never from a path in the job.
+ * from the worker's own policy folder (an allow-list), never from a path in the job. Remote (`http:`)
+ * policies must point at a host in the worker's allow-list (loopback + FARM_POLICY_ALLOWED_HOSTS).
  */
-import { existsSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { JobRejectedError, type PolicyRef } from "@farm/queue";
-import { isPolicyError, policyFromSpec, type Policy } from "@farm/policy";
+import { isPolicyError, policyFromSpec, redactUrl, type Policy } from "@farm/policy";
 import { coerceError } from "@farm/errors";
 
-export async function policyForJob(ref: PolicyRef, policyDir: string | undefined): Promise<Policy> {
+/** The spec for messages: a remote URL without credentials or query values. */
+export function shownSpec(spec: string): string {
+  const m = /^(http:)?(https?:\/\/.*)$/i.exec(spec);
+  return m ? `${m[1] ?? ""}${redactUrl(m[2]!)}` : spec.slice(0, 200);
+}
+
+export async function policyForJob(ref: PolicyRef, policyDir: string | undefined, allowedHosts?: readonly string[]): Promise<Policy> {
   const spec = ref.spec;
+  const shown = shownSpec(spec);
   const reject = (detail: string) => new JobRejectedError("POLICY_UNKNOWN", detail);
   let cliSpec = spec;
   const named = /^(scripted|module):(.+)$/.exec(spec);
   if (named) {
     const [, kind, name] = named as unknown as [string, string, string];
-    if (name.startsWith(".")) throw reject(`policy name '${name}' must not start with '.'`);
+    // A plain file name only: no separators, no dot files, no '..'.
+    if (name.startsWith(".") || /[/\\\0]/.test(name) || name !== path.basename(name)) throw reject(`policy name ${JSON.stringify(name.slice(0, 80))} must be a plain file name (no '/', '\\', leading '.')`);
     if (!policyDir) throw reject(`${kind} policy '${name}': this worker has no policy folder (--policy-dir)`);
     const file = path.join(policyDir, name);
-    if (!existsSync(file)) throw reject(`${kind} policy '${name}' is not in this worker's policy folder`);
+    let isFile = false;
+    try {
+      isFile = statSync(file).isFile(); // a FIFO or device would block the reader
+    } catch {
+      isFile = false;
+    }
+    if (!isFile) throw reject(`${kind} policy '${name}' is not a file in this worker's policy folder`);
     cliSpec = `${kind}:${file}`;
   }
   try {
-    return await policyFromSpec(cliSpec);
+    return await policyFromSpec(cliSpec, allowedHosts ? { http: { allowedHosts } } : {});
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
-    if (isPolicyError(e) && e.retryable) throw new Error(`policy ${spec}: ${e.message}`);
-    throw new JobRejectedError("POLICY_INVALID", `policy ${spec}: ${coerceError(e).message}`);
+    if (isPolicyError(e) && e.retryable) throw new Error(`policy ${shown}: ${e.message}`);
+    throw new JobRejectedError("POLICY_INVALID", `policy ${shown}: ${coerceError(e).message}`);
   }
 }

@@ -60,7 +60,7 @@ export class WorkerService {
         onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
       });
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
-    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) } });
+    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
     const store = new EpisodeStore(config.outDir, config.codec);
     return new WorkerService(config, catalog, driver, store, logger, metrics, !opts.noMetricsServer);
   }

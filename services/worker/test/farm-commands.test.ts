@@ -34,6 +34,6 @@ test("farm demo: a small campaign end to end, a summary, exit 0", async () => {
 test("farm bench farm: figures and the key=value last line", async () => {
   const { stdout } = await run(process.execPath, [FARM, "bench", "farm", "--devices", "2", "--episodes", "6", "--max-steps", "10"], { cwd: REPO, env, timeout: 120_000 });
   const last = stdout.trim().split("\n").at(-1) ?? "";
-  assert.match(last, /^devices=2 episodes_s=[0-9.]+ steps_s=[0-9.]+ worker_cpu_us_per_step=[0-9.]+ start_p99_ms=[0-9.]+$/);
+  assert.match(last, /^devices=2 transport=grpc episodes_s=[0-9.]+ steps_s=[0-9.]+ worker_cpu_us_per_step=[0-9.]+ start_p99_ms=[0-9.]+$/);
   assert.match(stdout, /episodes completed \| 6 of 6/);
 });

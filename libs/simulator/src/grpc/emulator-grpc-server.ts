@@ -12,6 +12,7 @@ import {
   type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type VmRunStateMsg,
 } from "@farm/emulator-grpc";
 import type { SimAndroid } from "../android/index.ts";
+import { Canvas } from "../android/graphics/canvas.ts";
 import type { DeviceSnapshots } from "../snapshot/device-snapshots.ts";
 import { TouchTracker } from "./touch-tracker.ts";
 import { androidKeyCode } from "./key-codes.ts";
@@ -66,7 +67,7 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   const log = (opts.logger ?? silentLogger).child({ component: "sim-grpc", serial: device.serial });
   const { services } = emulatorGrpc();
   const sys = device.android.system;
-  const touches = new TouchTracker(() => sys.input);
+  const touches = new TouchTracker(sys);
   let seq = 0;
   let closing: Promise<void> | undefined;
 
@@ -78,8 +79,11 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
       else fn(call, cb);
     };
 
+  // Frames are drawn into one reused surface and serialized at once (below), so a screenshot costs
+  // no fresh frame-sized memory for the drawing.
+  const surface = new Canvas(sys.screen.width, sys.screen.height);
   const screenshot = (fmt: ImageFormatMsg): ImageMsg => {
-    const display = sys.displayFrame();
+    const display = sys.displayFrame(surface);
     const size = targetSize(display, fmt.width, fmt.height);
     const frame: Frame = scaleFrame(display, size.width, size.height);
     return imageMessage(frame, fmt.format, sys.rotation(), ++seq);
@@ -87,9 +91,9 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
 
   const controller: Record<string, grpc.UntypedHandleCall> = {
     getStatus: ((_call, cb) => cb(null, status(device, opts.avdName))) as Unary<unknown, EmulatorStatusMsg>,
-    getScreenshot: withLatency<ImageFormatMsg, ImageMsg>("screencap", (call, cb) => cb(null, screenshot(call.request))),
-    streamScreenshot: ((call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>) =>
-      streamScreens(call, () => screenshot(call.request), opts.streamPollMs ?? 50, device.whenClosed)) as grpc.handleServerStreamingCall<ImageFormatMsg, ImageMsg>,
+    getScreenshot: withLatency<ImageFormatMsg, Buffer>("screencap", (call, cb) => cb(null, serializeImage(screenshot(call.request)))),
+    streamScreenshot: ((call: grpc.ServerWritableStream<ImageFormatMsg, Buffer>) =>
+      streamScreens(call, () => screenshot(call.request), opts.streamPollMs ?? 50, device.whenClosed)) as grpc.handleServerStreamingCall<ImageFormatMsg, Buffer>,
     sendTouch: withLatency<TouchEventMsg, object>("input", (call, cb) => {
       touches.apply(call.request.touches);
       cb(null, EMPTY);
@@ -118,10 +122,10 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
     }) as Unary<VmRunStateMsg, object>,
   };
 
-  const snapshot = snapshotHandlers(device.snapshots, () => touches.reset(), log);
+  const snapshot = snapshotHandlers(device.snapshots, log);
 
   const server = new grpc.Server();
-  server.addService(services.emulatorController, guarded(controller, opts.token, device));
+  server.addService(preserializedImages(services.emulatorController), guarded(controller, opts.token, device));
   server.addService(services.snapshotService, guarded(snapshot, opts.token, device));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
@@ -138,6 +142,22 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   };
   void device.whenClosed.then(close);
   return { host, port, token: opts.token, close };
+}
+
+const IMAGE_METHODS = ["getScreenshot", "streamScreenshot"] as const;
+let imageSerializer: ((img: ImageMsg) => Buffer) | undefined;
+
+/** An Image message as bytes, now (the image may be a reused surface's bytes). */
+function serializeImage(img: ImageMsg): Buffer {
+  imageSerializer ??= emulatorGrpc().services.emulatorController["getScreenshot"]!.responseSerialize as (img: ImageMsg) => Buffer;
+  return imageSerializer(img);
+}
+
+/** The controller's definition with the image methods answering bytes serialized by serializeImage. */
+function preserializedImages(def: grpc.ServiceDefinition): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...def };
+  for (const m of IMAGE_METHODS) out[m] = { ...def[m]!, responseSerialize: (b: unknown) => b as Buffer };
+  return out as grpc.ServiceDefinition;
 }
 
 function imageMessage(frame: Frame, format: number, rotation: number, seq: number): ImageMsg {
@@ -185,7 +205,7 @@ function sendKey(android: SimAndroid, ev: KeyboardEventMsg): void {
 }
 
 /** First frame at once, then a frame whenever the screen differs from the last one sent. */
-function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>, take: () => ImageMsg, pollMs: number, deviceClosed: Promise<void>): void {
+function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, Buffer>, take: () => ImageMsg, pollMs: number, deviceClosed: Promise<void>): void {
   let last: Uint8Array | undefined;
   let waitingForDrain = false;
   let ended = false;
@@ -195,7 +215,7 @@ function streamScreens(call: grpc.ServerWritableStream<ImageFormatMsg, ImageMsg>
     const bytes = img.image as Uint8Array;
     if (last && Buffer.compare(last, bytes) === 0) return;
     last = Uint8Array.from(bytes);
-    if (!call.write(img)) {
+    if (!call.write(serializeImage(img))) {
       waitingForDrain = true;
       call.once("drain", () => (waitingForDrain = false));
     }

@@ -8,7 +8,7 @@ import type { DeviceSnapshots } from "../snapshot/device-snapshots.ts";
 
 const EMPTY = Buffer.alloc(0);
 
-export function snapshotHandlers(snapshots: DeviceSnapshots, onLoaded: () => void, log: Logger): Record<string, grpc.UntypedHandleCall> {
+export function snapshotHandlers(snapshots: DeviceSnapshots, log: Logger): Record<string, grpc.UntypedHandleCall> {
   const answer = (id: string, op: () => Promise<unknown>, what: string): Promise<SnapshotPackageMsg> =>
     op().then(
       () => ({ snapshot_id: id, success: true, err: EMPTY }),
@@ -40,10 +40,7 @@ export function snapshotHandlers(snapshots: DeviceSnapshots, onLoaded: () => voi
       );
     }) as grpc.handleUnaryCall<{ statusFilter: number }, SnapshotListMsg>,
     SaveSnapshot: unary("save", (id) => snapshots.save(id)),
-    LoadSnapshot: unary("load", async (id) => {
-      await snapshots.load(id);
-      onLoaded();
-    }),
+    LoadSnapshot: unary("load", (id) => snapshots.load(id)),
     DeleteSnapshot: unary("delete", (id) => snapshots.delete(id)),
   };
 }

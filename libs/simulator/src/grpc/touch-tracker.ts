@@ -5,30 +5,33 @@
  * `input swipe` take); further fingers reach the app's raw touch stream. A lift of a finger that is
  * not down (e.g. AndroidEnv's all-zero "no touch" action) does nothing.
  */
-import type { InputDispatcher } from "../android/system/input-dispatcher.ts";
+import type { AndroidSystem } from "../android/system/android-system.ts";
 import type { TouchMsg } from "@farm/emulator-grpc";
 
 export class TouchTracker {
   /** identifier → last position, for fingers currently down. */
   private readonly down = new Map<number, { x: number; y: number }>();
   private primary: number | undefined;
+  private restoresSeen: number;
 
-  constructor(private readonly input: () => InputDispatcher) {}
-
-  /** Forgets every finger (after a snapshot load the device has none down). */
-  reset(): void {
-    this.down.clear();
-    this.primary = undefined;
+  constructor(private readonly sys: AndroidSystem) {
+    this.restoresSeen = sys.restoreCount;
   }
 
   apply(touches: readonly TouchMsg[]): void {
+    // After a snapshot load (from gRPC, the console or the API) the device has no finger down.
+    if (this.sys.restoreCount !== this.restoresSeen) {
+      this.restoresSeen = this.sys.restoreCount;
+      this.down.clear();
+      this.primary = undefined;
+    }
     for (let i = 0; i < touches.length; i++) this.one(touches[i]!);
   }
 
   private one(t: TouchMsg): void {
     const id = t.identifier;
     const wasDown = this.down.has(id);
-    const input = this.input();
+    const input = this.sys.input;
     if (t.pressure > 0) {
       this.down.set(id, { x: t.x, y: t.y });
       if (this.primary === undefined && !wasDown) {

@@ -6,7 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
-import { parseIntOption } from "./options.ts";
+import { parseIntOption, parsePositiveNumberOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
 
@@ -19,6 +19,8 @@ interface SubmitOptions extends AccessOptions {
   maxSteps?: string;
   maxSec?: string;
   frameEvery?: string;
+  frameEncoding?: string;
+  resetFromSnapshot?: boolean;
   stepTimeoutMs?: string;
   json?: boolean;
 }
@@ -55,6 +57,8 @@ export const campaignCommands: CommandModule = {
         .option("--max-steps <n>", "per-episode step limit (overrides the task's)")
         .option("--max-sec <s>", "per-episode time limit in seconds (overrides the task's)")
         .option("--frame-every <n>", "record a frame every N steps (0 = none)")
+        .option("--reset-from-snapshot", "reset each episode by loading a snapshot of the setup state (emulators), then the reset steps")
+        .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--json", "print the whole result as JSON instead of the id"),
     ).action(async (taskArg: string, o: SubmitOptions) => {
@@ -67,11 +71,13 @@ export const campaignCommands: CommandModule = {
         taskId = t.task.id;
         taskHash = t.hash;
       }
-      const maxSec = o.maxSec === undefined ? undefined : Number(o.maxSec);
+      const maxSec = parsePositiveNumberOption("max-sec", o.maxSec, 86_400);
       const options = {
         ...(o.maxSteps !== undefined ? { maxEpisodeSteps: parseIntOption("max-steps", o.maxSteps, 1) } : {}),
         ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),
         ...(o.frameEvery !== undefined ? { frameEvery: parseIntOption("frame-every", o.frameEvery) } : {}),
+        ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}),
+        ...(o.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
       };
       const input = {
@@ -99,14 +105,22 @@ export const campaignCommands: CommandModule = {
         .argument("[campaign]", "campaign id")
         .option("--json", "print JSON"),
     ).action(async (id: string | undefined, o: AccessOptions & { json?: boolean }) => {
+      // Stored specs may hold a policy URL with a token in its query; ids and causes come from Redis.
+      const { redactCredentials } = await import("@farm/queue");
+      const { escapeControl, terminalSafeJson } = await import("@farm/trajectory");
+      // Lines and tab-separated columns are our layout; control characters inside the values are escaped.
+      const safeLine = (l: string) => l.split("\t").map((col) => escapeControl(redactCredentials(col))).join("\t");
+      const out = (text: string) => process.stdout.write(`${text.split("\n").map(safeLine).join("\n")}\n`);
+      const outJson = (value: unknown) => process.stdout.write(`${terminalSafeJson(redactCredentials(JSON.stringify(value)))}\n`);
       await withCampaignClient(o, async (c) => {
         if (id) {
           const s = await c.status(id);
-          process.stdout.write(o.json ? `${JSON.stringify(s)}\n` : `${describeStatus(s)}\n`);
+          if (o.json) outJson(s);
+          else out(describeStatus(s));
         } else {
           const all = await c.list();
-          if (o.json) process.stdout.write(`${JSON.stringify(all)}\n`);
-          else process.stdout.write(all.length ? `${all.map(oneLine).join("\n")}\n` : "no campaigns\n");
+          if (o.json) outJson(all);
+          else out(all.length ? all.map(oneLine).join("\n") : "no campaigns");
         }
       });
     });

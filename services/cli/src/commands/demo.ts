@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 import { coerceError } from "@farm/errors";
 
@@ -19,9 +20,7 @@ export interface DemoConfig {
 }
 
 function intOption(name: string, v: string, min: number, max: number): number {
-  const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max}, got '${v}'`);
-  return n;
+  return parseIntOption(name, v, min, max)!;
 }
 
 /**
@@ -87,7 +86,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
   const t0 = performance.now();
   try {
     let redisUrl = process.env.REDIS_URL;
-    if (redisUrl) say(`redis: ${redisUrl.replace(/\/\/[^@/]*@/, "//***@")} (REDIS_URL)`);
+    if (redisUrl) say(`redis: ${(await import("@farm/queue")).redactRedisUrl(redisUrl)} (REDIS_URL)`);
     else {
       const redis = await startRedis();
       cleanups.push({ what: "redis", run: () => redis.stop() });

@@ -14,6 +14,7 @@ interface RunOptions {
   apkDir: string[];
   settleMs?: string;
   frameEvery?: string;
+  frameEncoding?: string;
 }
 
 /**
@@ -35,7 +36,8 @@ export const runCommand: CommandModule = {
       .option("--out <folder>", "write trajectories (Avro) to this folder")
       .option("--apk-dir <folder>", "folder with APKs for install steps (repeatable)", collect, [] as string[])
       .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)")
-      .option("--frame-every <k>", "with --out: keep a PNG frame every k steps (0 = none)")
+      .option("--frame-every <k>", "with --out: keep a frame every k steps (0 = none)")
+      .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
       .action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
@@ -109,7 +111,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       device,
       task: loaded,
       logger,
-      config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), frameEvery: writer ? frameEvery : 0 },
+      config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), frameEvery: writer ? frameEvery : 0, ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}) },
     });
     cleanups.push(() => session.close());
 

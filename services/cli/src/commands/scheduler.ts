@@ -5,7 +5,7 @@
  * FARM_TASKS, FARM_WINDOW_SIZE). stdout: one JSON line `{"event":"scheduler:ready",…}`; logs on stderr.
  */
 import type { Command } from "commander";
-import { collect } from "./options.ts";
+import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface SchedulerCliOptions {
@@ -34,9 +34,9 @@ export const schedulerCommand: CommandModule = {
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { prefix: o.prefix } : {}),
           ...(o.host ? { host: o.host } : {}),
-          ...(o.port !== undefined ? { port: o.port } : {}),
+          ...(o.port !== undefined ? { port: parseIntOption("port", o.port, 0) } : {}),
           ...(o.tasks.length ? { tasks: o.tasks } : {}),
-          ...(o.window !== undefined ? { windowSize: o.window } : {}),
+          ...(o.window !== undefined ? { windowSize: parseIntOption("window", o.window, 1) } : {}),
         });
         await runSchedulerUntilSignal(config, (r) => {
           process.stdout.write(`${JSON.stringify({ event: "scheduler:ready", api: r.http.url, ui: `${r.http.url}/ui`, metrics: `${r.http.url}/metrics` })}\n`);

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { parseIntOption } from "./options.ts";
+import { parseIntOption, shown } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface SimOptions {
@@ -46,11 +46,10 @@ export const simCommand: CommandModule = {
         const { startSimulatedDevices, consolePortsFrom } = await import("@farm/simulator");
         if (o.devices === undefined) throw new Error("farm sim needs --devices <n> (or a subcommand: farm sim avd create NAME)");
         const count = parseIntOption("devices", o.devices, 1)!;
-        const seed = o.seed === undefined ? 1 : Number(o.seed);
-        if (!Number.isSafeInteger(seed)) throw new Error(`--seed must be an integer, got '${o.seed}'`);
+        const seed = parseIntOption("seed", o.seed, Number.MIN_SAFE_INTEGER) ?? 1;
         const profile = o.latencyProfile;
         if (profile !== undefined && !(PROFILES as readonly string[]).includes(profile)) {
-          throw new Error(`--latency-profile must be one of ${PROFILES.join(", ")}, got '${profile}'`);
+          throw new Error(`--latency-profile must be one of ${PROFILES.join(", ")}, got '${shown(profile)}'`);
         }
         const screen = parseScreen(o.screen);
         const adbHost = o.adbHost ?? "127.0.0.1";
@@ -105,9 +104,11 @@ export const simCommand: CommandModule = {
 
 function parseScreen(v: string | undefined): { width: number; height: number } | undefined {
   if (v === undefined) return undefined;
-  const m = /^(\d+)x(\d+)$/.exec(v);
-  if (!m) throw new Error(`--screen must look like 1080x1920, got '${v}'`);
-  return { width: Number(m[1]), height: Number(m[2]) };
+  const m = /^(\d{1,5})x(\d{1,5})$/.exec(v);
+  const width = Number(m?.[1]);
+  const height = Number(m?.[2]);
+  if (!m || width < 1 || height < 1 || width > 8192 || height > 8192) throw new Error(`--screen must look like 1080x1920 (1..8192 each), got '${shown(v)}'`);
+  return { width, height };
 }
 
 /**

@@ -3,12 +3,15 @@ import { relative } from "node:path";
 import { collect } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
+/** JSON text with every control, bidi and invisible format character as a \uXXXX escape (still valid JSON). */
+export function terminalSafeJson(json: string): string {
+  return json.replace(/[\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /** JSON for `task show`: regexes as their Python source, bytes as base64. */
 function taskJsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
-  const regex = value as { source?: unknown; regex?: unknown } | null;
-  if (regex !== null && typeof regex === "object" && regex.regex instanceof RegExp) return regex.source;
-  return value;
+  return value; // regexes serialise as their Python source (PyRegex.toJSON)
 }
 
 /** `farm task validate <paths...>` and `farm task show <file>`: check and inspect task definitions (libs/task). */
@@ -24,7 +27,7 @@ export const taskCommand: CommandModule = {
       .option("-v, --verbose", "also print warnings (to stderr)", false)
       .option("--timing", "print how long loading took (to stderr)", false)
       .action(async (paths: string[], opts: { apkDir: string[]; verbose: boolean; timing: boolean }) => {
-        const { loadTaskSet, formatTaskError } = await import("@farm/task");
+        const { loadTaskSet, formatTaskError, escapeControls } = await import("@farm/task");
         const started = performance.now();
         const { tasks, errors } = loadTaskSet(paths, { apkDirs: opts.apkDir });
         const elapsedMs = performance.now() - started;
@@ -32,7 +35,7 @@ export const taskCommand: CommandModule = {
         if (opts.verbose) {
           for (const t of tasks) {
             const file = relative(process.cwd(), t.sourcePath) || t.sourcePath;
-            for (const w of t.warnings) process.stderr.write(`${file}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}\n`);
+            for (const w of t.warnings) process.stderr.write(`${escapeControls(`${file}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}`)}\n`);
           }
         }
         process.stdout.write(`${tasks.length} valid, ${errors.length} invalid\n`);
@@ -50,7 +53,7 @@ export const taskCommand: CommandModule = {
         try {
           const loaded = loadTaskFile(file, { apkDirs: opts.apkDir });
           const { task: model, hash, dialect, sourcePath, warnings } = loaded;
-          process.stdout.write(`${JSON.stringify({ id: model.id, hash, dialect, sourcePath, warnings, task: model }, taskJsonReplacer, 2)}\n`);
+          process.stdout.write(`${terminalSafeJson(JSON.stringify({ id: model.id, hash, dialect, sourcePath, warnings, task: model }, taskJsonReplacer, 2))}\n`);
         } catch (e) {
           if (!(e instanceof TaskLoadError)) throw e;
           process.stdout.write(`${formatTaskError(e)}\n`);

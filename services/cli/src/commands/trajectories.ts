@@ -29,9 +29,9 @@ export const trajectoriesCommand: CommandModule = {
       .argument("<paths...>", "trajectory files or folders (searched recursively for *.avro; temporary files skipped)")
       .option("--json", "print the summary as JSON", false)
       .action(async (paths: string[], opts: { json: boolean }) => {
-        const { inspectTrajectories, formatSummary } = await import("@farm/trajectory");
+        const { inspectTrajectories, formatSummary, terminalSafeJson } = await import("@farm/trajectory");
         const summary = await inspectTrajectories(paths);
-        process.stdout.write(opts.json ? `${JSON.stringify(summary, null, 2)}\n` : `${formatSummary(summary)}\n`);
+        process.stdout.write(opts.json ? `${terminalSafeJson(JSON.stringify(summary, null, 2))}\n` : `${formatSummary(summary)}\n`);
         if (summary.unreadable.length > 0) process.exitCode = 1;
       });
 
@@ -79,10 +79,27 @@ interface ExportOpts {
 }
 
 async function exportJsonl(paths: string[]): Promise<void> {
-  const { readTrajectories, episodeToJson } = await import("@farm/trajectory");
+  const { listTrajectoryFiles, openTrajectoryFile, episodeToJson, escapeControl } = await import("@farm/trajectory");
   process.stdout.on("error", () => undefined); // EPIPE when the reader stops early: just stop.
-  for await (const episode of readTrajectories(paths)) {
-    if (!(await writeOut(`${episodeToJson(episode)}\n`))) break;
+  const { files } = await listTrajectoryFiles(paths);
+  // A bad file is named on stderr and skipped (its episodes before the damage are already out);
+  // the other files are still exported and the exit code says something was wrong.
+  const bad: string[] = [];
+  for (const file of files) {
+    try {
+      const opened = await openTrajectoryFile(file);
+      for await (const episode of opened.episodes) {
+        if (!(await writeOut(`${episodeToJson(episode)}\n`))) return;
+      }
+    } catch (err) {
+      const msg = (err as Error).message;
+      bad.push(file);
+      process.stderr.write(`farm trajectories export: ${escapeControl(msg.startsWith(file) ? msg : `${file}: ${msg}`)}; skipping the rest of this file\n`);
+    }
+  }
+  if (bad.length > 0) {
+    process.stderr.write(`farm trajectories export: ${bad.length} of ${files.length} files unreadable\n`);
+    process.exitCode = 1;
   }
 }
 

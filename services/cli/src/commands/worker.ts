@@ -20,6 +20,8 @@ interface WorkerOptions {
   drainMs?: string;
   settleMs?: string;
   stepTimeoutMs?: string;
+  grpc?: string;
+  grpcDiscoveryDir?: string;
 }
 
 /**
@@ -49,6 +51,8 @@ export const workerCommand: CommandModule = {
       .option("--drain-ms <ms>", "on SIGTERM, how long a running episode may finish before it is handed back (default 60000)")
       .option("--settle-ms <ms>", "wait after each setup/reset step (default 500)")
       .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
+      .option("--grpc <mode>", "emulator gRPC for actions and frames: discover (default: where a discovery file offers it), config (FARM_GRPC_ENDPOINTS only) or off")
+      .option("--grpc-discovery-dir <folder>", "where emulators write pid_<pid>.ini (default: the emulator's running-AVD folder)")
       .action(async (o: WorkerOptions) => {
         const { runWorkerMain } = await import("@farm/worker");
         const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
@@ -74,6 +78,9 @@ export const workerCommand: CommandModule = {
           ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
           ...(stalledIntervalMs !== undefined ? { stalledIntervalMs } : {}),
           ...(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}),
+          ...(o.grpc || o.grpcDiscoveryDir
+            ? { grpc: { ...(o.grpc ? { mode: o.grpc as "off" | "config" | "discover" } : {}), ...(o.grpcDiscoveryDir ? { discoveryDir: o.grpcDiscoveryDir } : {}) } }
+            : {}),
           episode: {
             ...(settleMs !== undefined ? { settleMs } : {}),
             ...(stepTimeoutMs !== undefined ? { stepTimeoutMs } : {}),

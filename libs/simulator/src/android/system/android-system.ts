@@ -71,6 +71,8 @@ export class AndroidSystem {
   readonly activities: ActivityManager;
   readonly input: InputDispatcher;
   readonly display: DisplayState;
+  /** Counts snapshot loads, so input sources holding their own touch state (gRPC) know to forget it. */
+  private restores = 0;
   /** Aborted by close(): ends every following logcat and sleep on this device. */
   private readonly lifetime = new AbortController();
 
@@ -137,20 +139,35 @@ export class AndroidSystem {
     this.display.override = s.display.override && { ...s.display.override };
     this.display.overrideDensity = s.display.overrideDensity;
     this.log.restoreState(s.log);
+    this.restores++;
+  }
+
+  /** How many snapshot loads this device has had. */
+  get restoreCount(): number {
+    return this.restores;
   }
 
   /** Renders the current screen (the app in front, or the launcher). Portrait, whatever the rotation. */
-  render(): Canvas {
-    const c = new Canvas(this.screen.width, this.screen.height);
+  render(into?: Canvas): Canvas {
+    let c: Canvas;
+    if (into && into.width === this.screen.width && into.height === this.screen.height) {
+      c = into;
+      c.rgba.fill(0); // a reused surface starts as a fresh one does
+    } else c = new Canvas(this.screen.width, this.screen.height);
     const proc = this.activities.foregroundProcess();
     if (!proc) renderLauncher(c, this.packages);
     else proc.guard(() => proc.app.render(c));
     return c;
   }
 
-  /** The screen as the display shows it: the rendered frame turned by the rotation (screencap, framebuffer, gRPC). */
-  displayFrame(): { width: number; height: number; rgba: Uint8Array } {
-    const c = this.render();
+  /**
+   * The screen as the display shows it: the rendered frame turned by the rotation (screencap,
+   * framebuffer, gRPC). With `into`, an unrotated frame is drawn into that reused surface and its
+   * bytes are returned as they are (valid until the next frame drawn into it): fresh frame-sized
+   * memory costs more than the drawing on a busy machine.
+   */
+  displayFrame(into?: Canvas): { width: number; height: number; rgba: Uint8Array } {
+    const c = this.render(into);
     return rotateFrame(c.rgba, c.width, c.height, this.rotation());
   }
 

@@ -1,0 +1,126 @@
+/**
+ * One `framebuffer:` capture over the adb server's smart-socket protocol, on a plain socket: `host:transport:<serial>`,
+ * `framebuffer:`, the 52-byte header, then exactly `size` bytes read into one buffer allocated from the header
+ * (no chunk list, no concatenation). Used by the frame threads (frame-thread.ts), off the event loop.
+ */
+import net from "node:net";
+import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
+import type { Screenshot, StepStatus } from "./types.ts";
+
+export class CaptureError extends Error {
+  constructor(
+    readonly status: StepStatus,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** 8K RGBA: a header claiming more is broken, not a bigger screen. */
+export const MAX_FRAMEBUFFER_BYTES = 7680 * 4320 * 4;
+
+function parseHeader(b: Buffer): FramebufferHeader {
+  const f = (i: number) => b.readUInt32LE(4 + i * 4);
+  return {
+    bpp: f(0),
+    size: f(1),
+    width: f(2),
+    height: f(3),
+    red_offset: f(4),
+    red_length: f(5),
+    blue_offset: f(6),
+    blue_length: f(7),
+    green_offset: f(8),
+    green_length: f(9),
+    alpha_offset: f(10),
+    alpha_length: f(11),
+  };
+}
+
+const request = (text: string) => Buffer.from(text.length.toString(16).padStart(4, "0") + text, "latin1");
+
+/** Captures the screen of `serial` through the adb server at host:port within `timeoutMs`; rejects with a CaptureError. */
+export function captureFramebuffer(host: string, port: number, serial: string, timeoutMs: number): Promise<Screenshot> {
+  const where = `adb server ${host}:${port}`;
+  return new Promise<Screenshot>((resolve, reject) => {
+    const sock = net.connect(port, host);
+    let stage: "transport" | "framebuffer" | "header" | "data" | "done" = "transport";
+    let pending: Buffer = Buffer.alloc(0);
+    let header: FramebufferHeader | undefined;
+    let out: Buffer | undefined;
+    let at = 0;
+    const fail = (status: StepStatus, message: string) => {
+      if (stage === "done") return;
+      stage = "done";
+      clearTimeout(timer);
+      sock.destroy();
+      reject(new CaptureError(status, message));
+    };
+    const timer = setTimeout(() => fail("timeout", `framebuffer of '${serial}': no answer from ${where} within ${timeoutMs} ms`), timeoutMs);
+    const done = () => {
+      stage = "done";
+      clearTimeout(timer);
+      sock.destroy();
+      const shot = framebufferToRgba(header!, out!.subarray(0, at));
+      if (typeof shot === "string") reject(new CaptureError("internal_error", `framebuffer of '${serial}': ${shot}`));
+      else resolve(shot);
+    };
+    /** OKAY, or FAIL + hex length + message; undefined while incomplete. */
+    const status = (): { ok: boolean; message: string } | undefined => {
+      if (pending.length < 4) return undefined;
+      const tag = pending.toString("latin1", 0, 4);
+      if (tag === "OKAY") {
+        pending = pending.subarray(4);
+        return { ok: true, message: "" };
+      }
+      if (pending.length < 8) return undefined;
+      const len = parseInt(pending.toString("latin1", 4, 8), 16);
+      if (pending.length < 8 + len) return undefined;
+      return { ok: false, message: tag === "FAIL" ? pending.toString("utf8", 8, 8 + len) : `unexpected reply ${JSON.stringify(tag)}` };
+    };
+    sock.on("connect", () => sock.write(request(`host:transport:${serial}`)));
+    sock.on("data", (b: Buffer) => {
+      if (stage === "data") {
+        const n = Math.min(b.length, out!.length - at);
+        b.copy(out!, at, 0, n);
+        at += n;
+        if (at === out!.length) done();
+        return;
+      }
+      pending = pending.length ? Buffer.concat([pending, b]) : b;
+      if (stage === "transport") {
+        const s = status();
+        if (!s) return;
+        if (!s.ok) return fail("adb_error", `device '${serial}' ${/not found/.test(s.message) ? "not found on" : "refused by"} ${where}: ${s.message}`);
+        stage = "framebuffer";
+        sock.write(request("framebuffer:"));
+      }
+      if (stage === "framebuffer") {
+        const s = status();
+        if (!s) return;
+        if (!s.ok) return fail("internal_error", `framebuffer of '${serial}' refused: ${s.message}`);
+        stage = "header";
+      }
+      if (stage === "header") {
+        if (pending.length < 52) return;
+        const version = pending.readUInt32LE(0);
+        if (version !== 1 && version !== 2) return fail("internal_error", `framebuffer of '${serial}': unsupported header version ${version}`);
+        header = parseHeader(pending);
+        const size = header.size;
+        if (!(size > 0 && size <= MAX_FRAMEBUFFER_BYTES)) return fail("internal_error", `framebuffer of '${serial}': implausible size ${size} bytes`);
+        // Its own memory (never the shared pool): the frame thread hands it to the caller by transfer.
+        out = Buffer.allocUnsafeSlow(size);
+        stage = "data";
+        const rest = pending.subarray(52);
+        pending = Buffer.alloc(0);
+        if (rest.length) sock.emit("data", rest);
+        else if (size === 0) done();
+      }
+    });
+    sock.on("error", (e: NodeJS.ErrnoException) => fail("adb_error", `framebuffer of '${serial}': ${where} ${e.code === "ECONNREFUSED" ? "is not running (connection refused)" : e.message}`));
+    sock.on("close", () => {
+      if (stage === "data" && at < (out?.length ?? 0)) fail("adb_error", `device '${serial}' went away during the framebuffer transfer (${at} of ${out!.length} bytes)`);
+      else if (stage !== "done") fail("adb_error", `framebuffer of '${serial}': ${where} closed the connection`);
+    });
+  });
+}

@@ -1,0 +1,131 @@
+/**
+ * The action channel over the emulator's gRPC (`sendTouch`, `sendKey`): one loopback HTTP/2 call per
+ * touch, no adb server, no shell. Touches carry a finger id (`identifier`; several ids = several fingers;
+ * pressure > 0 = down or moving, 0 = up). Actions are serialised per channel (a touch sequence keeps its
+ * order) and each has a deadline. Keys the emulator's `KeyboardEvent` cannot name go through the adb
+ * shell channel, opened only if needed.
+ */
+import { KeyEventType, type TouchEventMsg } from "@farm/emulator-grpc";
+import { ShellActionChannel } from "../action-channel.ts";
+import { report, type DeviceCtx } from "../exec.ts";
+import type { ActionChannel, StepResult } from "../types.ts";
+import { controllerClient, describeGrpcError, unary } from "./client.ts";
+import type { GrpcEndpoint } from "./endpoints.ts";
+import { grpcKeyOf } from "./keys.ts";
+
+/** Interval of the moves that make up a swipe (a 60 Hz touch screen). */
+const SWIPE_STEP_MS = 16;
+
+const ok = (t0: number): StepResult => ({ status: "ok", message: "", output: "", durationMs: performance.now() - t0 });
+
+export class GrpcActionChannel implements ActionChannel {
+  private queue: Promise<unknown> = Promise.resolve();
+  private shell: ShellActionChannel | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly ctx: DeviceCtx,
+    readonly endpoint: GrpcEndpoint,
+    private readonly timeoutMs = ctx.cfg.actionTimeoutMs,
+  ) {}
+
+  /** Runs `work` after the actions before it; reports it as one public operation. */
+  private serial<T extends StepResult>(op: string, work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      const r = await work();
+      report(this.ctx, op, r.status, r.durationMs, r.message);
+      return r;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private bad(op: string, message: string): Promise<StepResult> {
+    const r: StepResult = { status: "failed_precondition", message, output: "", durationMs: 0 };
+    report(this.ctx, op, r.status, 0, message);
+    return Promise.resolve(r);
+  }
+
+  private async send(what: string, msg: TouchEventMsg, t0: number): Promise<StepResult> {
+    if (this.closed) return { status: "adb_error", message: `${what} on '${this.ctx.serial}': the action channel is closed`, output: "", durationMs: 0 };
+    const r = await unary(controllerClient(this.endpoint), "sendTouch", this.endpoint, msg, this.timeoutMs);
+    if (r.ok) return ok(t0);
+    const d = describeGrpcError(r.err, what, this.ctx.serial, this.endpoint);
+    return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
+  }
+
+  private static point(x: number, y: number, finger: number, pressure: number): TouchEventMsg {
+    return { touches: [{ x: Math.trunc(x), y: Math.trunc(y), identifier: finger, pressure }] };
+  }
+
+  private static valid(...v: number[]): boolean {
+    return v.every((n) => Number.isFinite(n) && n >= 0);
+  }
+
+  private touch(op: string, what: string, x: number, y: number, finger: number, pressure: number): Promise<StepResult> {
+    if (!GrpcActionChannel.valid(x, y) || !Number.isSafeInteger(finger) || finger < 0) return this.bad(op, `${what}: coordinates must be non-negative numbers and the finger id a non-negative integer, got (${x}, ${y}) finger ${finger}`);
+    return this.serial(op, () => this.send(what, GrpcActionChannel.point(x, y, finger, pressure), performance.now()));
+  }
+
+  touchDown(x: number, y: number, finger = 0): Promise<StepResult> {
+    return this.touch("action:touch", "touch down", x, y, finger, 1);
+  }
+  touchMove(x: number, y: number, finger = 0): Promise<StepResult> {
+    return this.touch("action:touch", "touch move", x, y, finger, 1);
+  }
+  touchUp(x: number, y: number, finger = 0): Promise<StepResult> {
+    return this.touch("action:touch", "touch up", x, y, finger, 0);
+  }
+
+  tap(x: number, y: number, finger = 0): Promise<StepResult> {
+    if (!GrpcActionChannel.valid(x, y)) return this.bad("action:tap", `tap: coordinates must be non-negative numbers, got (${x}, ${y})`);
+    return this.serial("action:tap", async () => {
+      const t0 = performance.now();
+      const down = await this.send("tap", GrpcActionChannel.point(x, y, finger, 1), t0);
+      if (down.status !== "ok") return down;
+      return this.send("tap", GrpcActionChannel.point(x, y, finger, 0), t0);
+    });
+  }
+
+  swipe(x1: number, y1: number, x2: number, y2: number, durationMs: number, finger = 0): Promise<StepResult> {
+    if (!GrpcActionChannel.valid(x1, y1, x2, y2, durationMs)) return this.bad("action:swipe", `swipe: coordinates and duration must be non-negative numbers, got (${x1}, ${y1}) → (${x2}, ${y2}) in ${durationMs} ms`);
+    return this.serial("action:swipe", async () => {
+      const t0 = performance.now();
+      const steps = Math.max(1, Math.round(durationMs / SWIPE_STEP_MS));
+      let r = await this.send("swipe", GrpcActionChannel.point(x1, y1, finger, 1), t0);
+      for (let i = 1; i <= steps && r.status === "ok"; i++) {
+        // Paced like a finger: the moves take the swipe's duration.
+        const due = t0 + (durationMs * i) / steps;
+        const wait = due - performance.now();
+        if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+        r = await this.send("swipe", GrpcActionChannel.point(x1 + ((x2 - x1) * i) / steps, y1 + ((y2 - y1) * i) / steps, finger, 1), t0);
+      }
+      if (r.status !== "ok") return r;
+      return this.send("swipe", GrpcActionChannel.point(x2, y2, finger, 0), t0);
+    });
+  }
+
+  keyEvent(keycode: string): Promise<StepResult> {
+    const key = grpcKeyOf(keycode);
+    if (key === undefined) {
+      if (!/^(KEYCODE_[A-Z0-9_]+|[0-9]{1,4})$/.test(keycode)) return this.bad("action:key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`);
+      // A key the gRPC KeyboardEvent cannot name: the shell channel sends it as `input keyevent`.
+      this.shell ??= new ShellActionChannel(this.ctx);
+      const sh = this.shell;
+      return this.serial("action:key", () => sh.keyEvent(keycode));
+    }
+    return this.serial("action:key", async () => {
+      const t0 = performance.now();
+      const r = await unary(controllerClient(this.endpoint), "sendKey", this.endpoint, { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" }, this.timeoutMs);
+      if (r.ok) return ok(t0);
+      const d = describeGrpcError(r.err, `key ${keycode}`, this.ctx.serial, this.endpoint);
+      return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.queue;
+    await this.shell?.close();
+  }
+}

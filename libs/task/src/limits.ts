@@ -1,0 +1,44 @@
+/**
+ * Bounds on what a task file may say (documented in libs/task/README.md). Real files sit far below each of them
+ * (the 292-file corpus: ≤ 12 KB, nesting 6, strings ≤ 294 characters, timeouts ≤ 60 s, episodes ≤ 10 800 s and
+ * 1000 steps, retries ≤ 10, extras shapes ≤ 52 per dimension); they exist so hostile files fail early and clearly.
+ */
+export const TASK_LIMITS = Object.freeze({
+  /** Bytes in one task file (an inline APK blob beyond this belongs in a file: install_apk { filesystem }). */
+  maxFileBytes: 1 << 20,
+  /** Nesting of `{ }`, `< >` and `[ ]`. */
+  maxNestingDepth: 32,
+  /** Characters in one text field (bytes fields such as blob contents are bounded by the file size only). */
+  maxStringChars: 16_384,
+  /** Task ids: letters, digits, `_ . -`, starting with a letter or digit (the queue's task id rule). */
+  maxIdChars: 128,
+  /** Any duration in seconds (timeouts, sleeps, max_episode_sec): one day, far below setTimeout's 24.8 days. */
+  maxDurationSec: 86_400,
+  /** Steps of one episode. */
+  maxEpisodeSteps: 10_000_000,
+  /** num_retries of a success condition. */
+  maxRetries: 100,
+  /** Tap coordinates in pixels. */
+  maxCoordinate: 100_000,
+  /** |reward| of a reward_event (and of any reward or score read from a log line). */
+  maxAbsReward: 1e15,
+  /** Dimensions of an extras_spec shape. */
+  maxShapeRank: 8,
+  /** Elements of one extra (the product of its shape): an extra must fit in one log line. */
+  maxShapeElements: 65_536,
+});
+
+export const TASK_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
+
+/** Characters no text field may hold: NUL, and bidirectional overrides/isolates (they make text read differently). */
+export const ALWAYS_FORBIDDEN = /[\u0000\u202a-\u202e\u2066-\u2069]/;
+/** Control characters (C0 but tab and newline, DEL, C1): refused in every text field but descriptions and regexes. */
+export const CONTROL = /[\u0001-\u0008\u000b-\u001f\u007f-\u009f]/;
+
+/** `s` with control, bidi and other invisible format characters written as escapes, for one-line messages. */
+export function escapeControls(s: string): string {
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}

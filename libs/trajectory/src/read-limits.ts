@@ -1,0 +1,45 @@
+/**
+ * How much a reader may allocate for one file, whatever the file declares. A container file states block
+ * sizes, record counts, array/map entry counts and string lengths; each is checked against the bytes
+ * actually present and this budget before anything is allocated, so a corrupt or hostile file ends in a
+ * `corrupt_file` error instead of an out-of-memory crash or a minute of CPU.
+ *
+ *   FARM_TRAJECTORY_READ_BUDGET_MB   memory budget per file being read (default 256)
+ */
+export interface ReadLimits {
+  /** Largest block (compressed as stored, and again decompressed) a reader holds in memory. */
+  memoryBudgetBytes: number;
+  /** Largest file header (schema + metadata). */
+  maxHeaderBytes: number;
+  /** Most values a block may declare that take no bytes on the wire (nulls, empty records). */
+  maxZeroSizeItems: number;
+  /** Most arrays an extra's declared shape may make the reader build. */
+  maxShapeNodes: number;
+}
+
+export const DEFAULT_READ_BUDGET_BYTES = 256 * 1024 * 1024;
+
+export interface ReadLimitOptions {
+  /** Overrides FARM_TRAJECTORY_READ_BUDGET_MB. */
+  memoryBudgetBytes?: number;
+}
+
+export function resolveReadLimits(opts: ReadLimitOptions = {}, env: NodeJS.ProcessEnv = process.env): ReadLimits {
+  let budget = opts.memoryBudgetBytes;
+  if (budget === undefined && env.FARM_TRAJECTORY_READ_BUDGET_MB) {
+    const mb = Number(env.FARM_TRAJECTORY_READ_BUDGET_MB);
+    if (!Number.isFinite(mb) || mb < 1 || mb > 65_536) {
+      throw new RangeError(`FARM_TRAJECTORY_READ_BUDGET_MB must be a number of MiB in 1..65536, got '${env.FARM_TRAJECTORY_READ_BUDGET_MB}'`);
+    }
+    budget = Math.floor(mb * 1024 * 1024);
+  }
+  budget ??= DEFAULT_READ_BUDGET_BYTES;
+  if (!Number.isSafeInteger(budget) || budget < 64 * 1024) throw new RangeError(`read memory budget must be an integer of at least 65536 bytes, got ${budget}`);
+  return {
+    memoryBudgetBytes: budget,
+    maxHeaderBytes: Math.min(budget, 16 * 1024 * 1024),
+    // A JS value costs at least ~8 bytes; keep zero-size items and shape arrays well inside the budget.
+    maxZeroSizeItems: Math.floor(budget / 64),
+    maxShapeNodes: Math.floor(budget / 64),
+  };
+}

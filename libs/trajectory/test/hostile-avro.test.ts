@@ -1,0 +1,268 @@
+/**
+ * Hostile Avro files: hand-written cases for each declared size a file can lie about, plus fast-check
+ * mutations of valid files of every codec. Every file is read to the end inside a worker thread with a
+ * 256 MiB heap and a deadline: each must either read or fail with a `corrupt_file` error that names the
+ * file; none may hang, crash or allocate without bound.
+ */
+import assert from "node:assert/strict";
+import { writeFile, readFile } from "node:fs/promises";
+import path from "node:path";
+import zlib from "node:zlib";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import {
+  episodeSchema,
+  episodeToAvro,
+  formatSummary,
+  inspectTrajectories,
+  syntheticEpisode,
+  writeEpisodeFile,
+  type CodecName,
+} from "@farm/trajectory";
+import { encodeBlockPrefix, headerType, MAGIC } from "../src/container-format.ts";
+import { cachedAvroTypeFor } from "../src/logical-types.ts";
+import { tempDir } from "./helpers.ts";
+
+const BUDGET = 4 * 1024 * 1024;
+const SYNC = Buffer.alloc(16, 7);
+const SCHEMA_JSON = JSON.stringify(episodeSchema);
+const type = cachedAvroTypeFor(episodeSchema);
+
+interface Outcome {
+  file: string;
+  ok: boolean;
+  episodes?: number;
+  trajectoryError?: boolean;
+  code?: string;
+  message?: string;
+  ms: number;
+}
+
+/** Reads every file in a heap-limited child process; rejects if it does not finish within `deadlineMs`. */
+async function readBounded(files: string[], deadlineMs = 120_000): Promise<Outcome[]> {
+  const job = path.join(path.dirname(files[0]!), "job.json");
+  await writeFile(job, JSON.stringify({ files, memoryBudgetBytes: BUDGET }));
+  const script = fileURLToPath(new URL("./fixtures/bounded-read.ts", import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "--max-old-space-size=256", script, job], { stdio: ["ignore", "pipe", "pipe"] });
+    const out: Outcome[] = [];
+    let text = "";
+    let stderr = "";
+    let done = false;
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`reading ${files.length} hostile files did not finish within ${deadlineMs} ms (next: ${files[out.length]})`));
+    }, deadlineMs);
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      text += chunk;
+      let nl;
+      while ((nl = text.indexOf("\n")) >= 0) {
+        const m = JSON.parse(text.slice(0, nl)) as Outcome & { done?: boolean };
+        text = text.slice(nl + 1);
+        if (m.done) done = true;
+        else out.push(m);
+      }
+    });
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr = (stderr + c).slice(-4000)));
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (done && code === 0) resolve(out);
+      else reject(new Error(`reader process ended (${signal ?? code}) after ${out.length} files; next: ${files[out.length]}: ${stderr}`));
+    });
+  });
+}
+
+function assertSafe(o: Outcome): void {
+  assert.ok(o.ms < 20_000, `${o.file} took ${o.ms} ms`);
+  if (o.ok) return;
+  assert.ok(o.trajectoryError, `${o.file}: not a TrajectoryError: ${o.message}`);
+  assert.ok(o.code === "corrupt_file" || o.code === "unsupported_codec", `${o.file}: code ${o.code}`);
+  assert.ok(o.message!.startsWith(`${o.file}: `), `error must name the file: ${o.message}`);
+}
+
+/** zig-zag varint long. */
+function long(n: number): Buffer {
+  let z = BigInt.asUintN(64, (BigInt(Math.trunc(n)) << 1n) ^ (BigInt(Math.trunc(n)) < 0n ? -1n : 0n));
+  const out: number[] = [];
+  do {
+    const b = Number(z & 0x7fn);
+    z >>= 7n;
+    out.push(z ? b | 0x80 : b);
+  } while (z);
+  return Buffer.from(out);
+}
+
+/** A container file from raw parts (header metadata, blocks of already-encoded data). */
+function container(blocks: { count: number; data: Buffer; size?: number }[], meta: Record<string, Buffer> = {}, codec: CodecName = "null"): Buffer {
+  const header = headerType.toBuffer({ magic: MAGIC, meta: { "avro.schema": Buffer.from(SCHEMA_JSON), "avro.codec": Buffer.from(codec), ...meta }, sync: SYNC });
+  return Buffer.concat([header, ...blocks.flatMap((b) => [encodeBlockPrefix(b.count, b.size ?? b.data.length), b.data, SYNC])]);
+}
+
+const validRecord = (steps = 3) => type.toBuffer(episodeToAvro(syntheticEpisode(1, { steps }), 0));
+/** A record with no steps and no counters: its encoding ends in counters' and steps' end markers (0x00 0x00). */
+const emptyTail = () => {
+  const e = episodeToAvro({ ...syntheticEpisode(2, { steps: 0 }), counters: {} }, 0);
+  const b = type.toBuffer(e);
+  assert.deepEqual([...b.subarray(-2)], [0, 0]);
+  return b;
+};
+
+function withExtra(extra: Record<string, unknown>): Buffer {
+  const e = episodeToAvro(syntheticEpisode(3, { steps: 1 }), 0);
+  e.steps[0]!.extras = [{ name: "x", dtype: "INT32", shape: [], doubles: null, longs: null, strings: null, booleans: null, json: null, ...extra } as never];
+  return type.toBuffer(e);
+}
+
+/** A record whose last step's frame union (second to last byte) names branch `byte`. */
+function lastStepFrameBranch(byte: number): Buffer {
+  const b = withExtra({});
+  b[b.length - 2] = byte;
+  return b;
+}
+
+describe("hostile Avro files", () => {
+  it("hand-written lies about sizes each end in a clear error naming the file, within bounds", async () => {
+    const dir = await tempDir("hostile-avro-");
+    const tail = emptyTail();
+    const head = tail.subarray(0, -2);
+    const cases: Record<string, Buffer> = {
+      "empty file": Buffer.alloc(0),
+      "bad magic": Buffer.from("PK\x03\x04 not avro"),
+      "magic only": MAGIC,
+      "header declares a billion metadata entries": Buffer.concat([MAGIC, long(1e9), Buffer.alloc(64)]),
+      "header declares 2^62 metadata entries": Buffer.concat([MAGIC, long(2 ** 62), Buffer.alloc(64)]),
+      "header key of a gigabyte": Buffer.concat([MAGIC, long(1), long(1e9), Buffer.from("abc")]),
+      "header varint never ends": Buffer.concat([MAGIC, Buffer.alloc(40, 0xff)]),
+      "header without avro.schema": Buffer.concat([MAGIC, long(0), SYNC]),
+      "schema is not JSON": container([], { "avro.schema": Buffer.from("{nope") }),
+      "schema is a foreign record": container([], { "avro.schema": Buffer.from('{"type":"record","name":"X","fields":[{"name":"a","type":"int"}]}') }),
+      "unknown codec": container([], {}, "zstandard-bomb" as CodecName),
+      "block declares a billion records": container([{ count: 1e9, data: validRecord() }]),
+      "block size beyond the budget": Buffer.concat([container([]), long(1), long(2 ** 40), Buffer.alloc(100)]),
+      "negative block count": Buffer.concat([container([]), long(-5), long(10), Buffer.alloc(26)]),
+      "truncated block": container([{ count: 1, data: validRecord() }]).subarray(0, -40),
+      "bad sync marker": Buffer.concat([container([]), long(1), long(validRecord().length), validRecord(), Buffer.alloc(16, 9)]),
+      "steps array declares a billion entries": container([{ count: 1, data: Buffer.concat([head, long(0), long(1e9), Buffer.alloc(30)]) }]),
+      "counters map declares a billion entries": container([{ count: 1, data: Buffer.concat([head, long(1e9), Buffer.alloc(30)]) }]),
+      "steps array declares negative block size": container([{ count: 1, data: Buffer.concat([head, long(0), long(-3), long(-7), Buffer.alloc(8)]) }]),
+      "string length of a gigabyte": container([{ count: 1, data: Buffer.concat([long(1), long(1e9), Buffer.from("id")]) }]),
+      "union branch out of range": container([{ count: 1, data: lastStepFrameBranch(0x7f) }]),
+      "extras shape with a zero and a huge dimension": container([{ count: 1, data: withExtra({ shape: [1_000_000_000, 0], longs: [] }) }]),
+      "extras shape of 2^31 x 2^31 x 0": container([{ count: 1, data: withExtra({ shape: [2 ** 31 - 1, 2 ** 31 - 1, 0], longs: [] }) }]),
+      "extras shape with a negative dimension": container([{ count: 1, data: withExtra({ shape: [-1], longs: [] }) }]),
+      "extras json that is not JSON": container([{ count: 1, data: withExtra({ json: "{[" }) }]),
+      "trailing garbage after the last record": container([{ count: 1, data: Buffer.concat([validRecord(), Buffer.from([1, 2, 3])]) }]),
+      "deflate block that is not deflate": container([{ count: 1, data: Buffer.from("definitely not deflate") }], {}, "deflate"),
+      "deflate bomb (256 MiB of zeros)": container([{ count: 1, data: zlib.deflateRawSync(Buffer.alloc(256 * 1024 * 1024), { level: 9 }) }], {}, "deflate"),
+      "snappy block declaring 4 GiB": container([{ count: 1, data: Buffer.concat([Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f]), Buffer.alloc(8)]) }], {}, "snappy"),
+      "snappy block shorter than its CRC": container([{ count: 1, data: Buffer.from([1, 2]) }], {}, "snappy"),
+    };
+    const files: string[] = [];
+    for (const [name, bytes] of Object.entries(cases)) {
+      const f = path.join(dir, `${name.replace(/[^a-z0-9]+/gi, "_")}.avro`);
+      await writeFile(f, bytes);
+      files.push(f);
+    }
+    const outcomes = await readBounded(files);
+    assert.equal(outcomes.length, files.length);
+    for (const o of outcomes) {
+      assertSafe(o);
+      assert.equal(o.ok, false, `${o.file} should be refused`);
+    }
+    const byName = new Map(outcomes.map((o, i) => [Object.keys(cases)[i]!, o.message!]));
+    assert.match(byName.get("header declares a billion metadata entries")!, /metadata entries/);
+    assert.match(byName.get("steps array declares a billion entries")!, /steps: declares 1000000000 entries/);
+    assert.match(byName.get("extras shape with a zero and a huge dimension")!, /record 0.*steps\[0\] extra "x": shape \[1000000000, 0\] would build/);
+    assert.match(byName.get("deflate bomb (256 MiB of zeros)")!, /block 0: block decompresses to more than the read budget/);
+    assert.match(byName.get("block declares a billion records")!, /block 0: declares 1000000000 records/);
+    console.log(`hostile Avro: ${files.length} hand-written cases`);
+  });
+
+  it("control bytes from a file are escaped when inspect prints them", async () => {
+    const dir = await tempDir("hostile-avro-tty-");
+    const rec = syntheticEpisode(4, { steps: 2, taskId: "evil\u001b[2J\u202etask" });
+    await writeEpisodeFile(rec, { outDir: dir, partitionDate: "2026-01-01" });
+    await writeFile(path.join(dir, "bad\u001b]0;pwned\u0007.avro"), Buffer.from("junk"));
+    const text = formatSummary(await inspectTrajectories([dir]));
+    assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    assert.match(text, /evil\\x1B\[2J\\u202Etask/);
+    assert.match(text, /unreadable: .*bad\\x1B\]0;pwned\\x07\.avro: /);
+  });
+
+  it("`farm trajectories export` names a bad file on stderr, exports the good ones and exits 1", async () => {
+    const dir = await tempDir("hostile-avro-export-");
+    await writeEpisodeFile(syntheticEpisode(6, { steps: 2 }), { path: path.join(dir, "a-good.avro") });
+    await writeFile(path.join(dir, "b-bad\u001b[31m.avro"), container([{ count: 1e9, data: validRecord() }]));
+    await writeEpisodeFile(syntheticEpisode(7, { steps: 2 }), { path: path.join(dir, "c-good.avro") });
+    const farm = fileURLToPath(new URL("../../../services/cli/bin/farm.js", import.meta.url));
+    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [farm, "trajectories", "export", "--jsonl", dir], { stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+      child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c));
+      child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c));
+      child.on("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, stdout, stderr });
+      });
+    });
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout.trim().split("\n").length, 2, "both good files exported");
+    assert.match(r.stderr, /b-bad\\x1B\[31m\.avro: block 0: declares 1000000000 records/);
+    assert.doesNotMatch(r.stderr, /\u001b/);
+    assert.match(r.stderr, /1 of 3 files unreadable/);
+  });
+
+  it("names from files never index plain objects: a task __proto__ and a cause constructor are counted as data", async () => {
+    const dir = await tempDir("hostile-avro-proto-");
+    const rec = { ...syntheticEpisode(5, { steps: 1, taskId: "__proto__" }), cause: "constructor" as never };
+    await writeEpisodeFile(rec, { outDir: dir, partitionDate: "2026-01-01" });
+    const s = await inspectTrajectories([dir]);
+    assert.equal(Object.getOwnPropertyDescriptor(s.tasks, "__proto__")?.value, 1);
+    assert.equal(Object.getOwnPropertyDescriptor(s.outcomes[rec.outcome]!, "constructor")?.value, 1);
+    assert.equal(({} as Record<string, unknown>).constructor, Object, "Object.prototype untouched");
+    assert.match(formatSummary(s), /tasks: __proto__=1/);
+  });
+
+  it("fast-check: mutated valid files of every codec read or fail cleanly (300 files)", async () => {
+    const dir = await tempDir("hostile-avro-fc-");
+    const originals = new Map<CodecName, Buffer>();
+    for (const codec of ["null", "deflate", "snappy"] as CodecName[]) {
+      const w = await writeEpisodeFile(syntheticEpisode(9, { steps: 4, frames: true, frameSize: 8 }), { path: path.join(dir, `orig-${codec}.avro`), codec, frameEvery: 2 });
+      originals.set(codec, await readFile(w.path));
+    }
+    const mutation = fc.oneof(
+      fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }) }),
+      fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
+      fc.record({ kind: fc.constant("varint" as const), at: fc.nat(), value: fc.oneof(fc.integer(), fc.constantFrom(1e9, -1e9, 2 ** 40, 2 ** 53, -1, 0)) }),
+      fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), bytes: fc.uint8Array({ maxLength: 24 }) }),
+    );
+    const files: string[] = [];
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom<CodecName>("null", "deflate", "snappy"), fc.array(mutation, { minLength: 1, maxLength: 4 }), async (codec, muts) => {
+        let b = Buffer.from(originals.get(codec)!);
+        for (const m of muts) {
+          const at = m.at % Math.max(1, b.length);
+          if (m.kind === "flip") b[at] = m.byte;
+          else if (m.kind === "truncate") b = b.subarray(0, at);
+          else if (m.kind === "varint") b = Buffer.concat([b.subarray(0, at), long(m.value), b.subarray(at + 1)]);
+          else b = Buffer.concat([b.subarray(0, at), Buffer.from(m.bytes), b.subarray(at)]);
+        }
+        const f = path.join(dir, `m${n++}.avro`);
+        await writeFile(f, b);
+        files.push(f);
+      }),
+      { numRuns: 300, seed: 12 },
+    );
+    const outcomes = await readBounded(files, 240_000);
+    assert.equal(outcomes.length, files.length);
+    for (const o of outcomes) assertSafe(o);
+    const refused = outcomes.filter((o) => !o.ok).length;
+    console.log(`hostile Avro: ${files.length} fast-check mutations, ${refused} refused, ${files.length - refused} still readable`);
+    assert.ok(refused > files.length / 2);
+  });
+});

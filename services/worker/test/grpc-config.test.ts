@@ -1,0 +1,21 @@
+/** The worker's emulator gRPC settings: flags over env over the default (discover), and bad values named. */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { resolveWorkerConfig } from "../src/index.ts";
+
+test("gRPC transport: discover by default; FARM_GRPC and FARM_GRPC_ENDPOINTS (serial=host:port[/token]) from the environment; flags win", () => {
+  assert.deepEqual(resolveWorkerConfig({}, {}).grpc, { mode: "discover" });
+  const env = { FARM_GRPC: "config", FARM_GRPC_ENDPOINTS: "emulator-5554=127.0.0.1:8554, emulator-5556=10.0.0.2:8556/tok.en-1", FARM_GRPC_DISCOVERY_DIR: "/run/x" };
+  assert.deepEqual(resolveWorkerConfig({}, env).grpc, {
+    mode: "config",
+    endpoints: { "emulator-5554": { address: "127.0.0.1:8554" }, "emulator-5556": { address: "10.0.0.2:8556", token: "tok.en-1" } },
+    discoveryDir: "/run/x",
+  });
+  assert.equal(resolveWorkerConfig({ grpc: { mode: "off" } }, env).grpc.mode, "off");
+});
+
+test("gRPC transport: a bad mode or endpoint item is an error naming the setting", () => {
+  assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC: "always" }), /FARM_GRPC.*discover, config or off.*always/);
+  assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC_ENDPOINTS: "emulator-5554=127.0.0.1" }), /FARM_GRPC_ENDPOINTS item 'emulator-5554=127.0.0.1'/);
+  assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC_ENDPOINTS: "a b=1.2.3.4:5" }), /FARM_GRPC_ENDPOINTS/);
+});
