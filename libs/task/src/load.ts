@@ -255,7 +255,7 @@ function readTaskText(path: string): string {
     }
   } catch (e) {
     if (e instanceof TaskLoadError) throw e;
-    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${(e as Error).message}`, "check the path");
+    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${coerceError(e).message}`, "check the path");
   } finally {
     closeSync(fd);
   }
