@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { scenarios } from "@farm/loadtest";
+import { shown } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 /**
@@ -12,7 +13,13 @@ export const benchCommand: CommandModule = {
   register(program: Command) {
     const bench = program
       .command("bench")
-      .description("run a benchmark scenario from loadtest/ (prints figures, last line key=value)");
+      .description("run a benchmark scenario from loadtest/ (prints figures, last line key=value)")
+      .argument("[scenario]", "scenario name (see the commands below)")
+      // Reached only by a name that is no scenario (commander routes the known ones to their subcommands).
+      .action((name: string | undefined) => {
+        if (name === undefined) return bench.help();
+        throw new Error(`unknown scenario '${shown(name)}'; known: ${Object.keys(scenarios).join(", ")}`);
+      });
     for (const [name, entry] of Object.entries(scenarios)) {
       const sub = bench.command(name).description(entry.describe);
       for (const o of entry.options) sub.option(o.flags, o.description);
