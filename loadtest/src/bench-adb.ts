@@ -17,7 +17,7 @@ import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
 
 /** Quantiles of the successful samples, and how many failed. */
@@ -40,7 +40,6 @@ async function measure(n: number, warmup: number, once: () => Promise<boolean>):
 }
 
 export const scenario: Scenario = {
-  describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
   async run(opts: BenchOptions): Promise<void> {
     const samples = intOpt(opts, "samples", 3000);
     const cliSamples = Math.max(50, Math.floor(samples / 10));

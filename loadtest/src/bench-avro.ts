@@ -14,7 +14,7 @@ import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import avro from "avsc";
 import { avroTypeFor, avscEncoderCodecs, CODEC_NAMES, episodeSchema, episodeToAvro, syntheticEpisode, TrajectoryWriter, type CodecName, type EpisodeRecord } from "@farm/trajectory";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 
 interface Figures {
   records: number;
@@ -126,7 +126,6 @@ async function runVariant(name: string, frames: boolean, o: { codec: CodecName; 
 }
 
 export const scenario: Scenario = {
-  describe: "Avro trajectories: TrajectoryWriter to disk vs raw avsc BlockEncoder to a null sink (rec/s, MB/s, with and without frames)",
   async run(opts: BenchOptions): Promise<void> {
     const codec = (typeof opts.codec === "string" ? opts.codec : "deflate") as CodecName;
     if (!CODEC_NAMES.includes(codec)) throw new Error(`--codec must be one of ${CODEC_NAMES.join(", ")}`);

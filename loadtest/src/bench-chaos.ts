@@ -9,10 +9,9 @@ import os from "node:os";
 import path from "node:path";
 import { runChaos } from "./chaos.ts";
 import { intOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 
 export const scenario: Scenario = {
-  describe: "exactly once under faults: two hosts, one Redis (AOF); worker SIGKILL/SIGSTOP/crash hooks, adb/Redis/scheduler/simulator kills",
   async run(opts: BenchOptions): Promise<void> {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const dir = mkdtempSync(path.join(os.tmpdir(), "farm-chaos-"));

@@ -19,7 +19,7 @@ import { readTrajectories, syntheticEpisode, TrajectoryWriter, type StoredEpisod
 import { encodeRgbPng } from "@farm/png";
 import { seededRandomFromState } from "@farm/seeded-random";
 import { intOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -99,7 +99,6 @@ async function duckdbWrite(rows: ShardRows, defs: ReturnType<typeof stepColumns>
 }
 
 export const scenario: Scenario = {
-  describe: "Parquet export (farm trajectories export --format parquet) beside DuckDB writing the same rows",
   async run(opts: BenchOptions) {
     const o = { episodes: intOpt(opts, "episodes", 300), steps: intOpt(opts, "steps", 100), frameEvery: intOpt(opts, "frame-every", 2, 0), frameSize: intOpt(opts, "frame-size", 64), shardMb: intOpt(opts, "shard-mb", 100) };
     const dir = await mkdtemp(path.join(os.tmpdir(), "bench-export-"));

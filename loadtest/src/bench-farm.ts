@@ -24,7 +24,7 @@ import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 import { quantile } from "./stats.ts";
 
@@ -62,7 +62,6 @@ function adbServerPid(port: number): number | undefined {
 }
 
 export const scenario: Scenario = {
-  describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
   async run(opts: BenchOptions): Promise<void> {
     const devices = intOpt(opts, "devices", 16);
     const episodes = intOpt(opts, "episodes", 64);

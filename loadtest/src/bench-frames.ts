@@ -23,7 +23,7 @@ import { startAdbServer } from "@farm/local-services";
 import { encodeRgbPng } from "@farm/png";
 import { loadTaskFile } from "@farm/task";
 import { intOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 import { latencyTable, quantiles, type Quantiles } from "./stats.ts";
 
@@ -109,7 +109,6 @@ async function phase(seconds: number, frameDevices: string[], probe: Device, rec
 }
 
 export const scenario: Scenario = {
-  describe: "frames per second recorded by one worker: adb framebuffer + PNG on the event loop vs the new path (encoded off the event loop)",
   async run(opts: BenchOptions): Promise<void> {
     const screen = screenOpt(opts);
     const devices = intOpt(opts, "devices", 2);

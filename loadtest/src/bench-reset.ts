@@ -13,14 +13,13 @@ import { startAdbServer } from "@farm/local-services";
 import { randomPolicy } from "@farm/policy";
 import { loadTaskFile } from "@farm/task";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
 export const scenario: Scenario = {
-  describe: "episode reset: the task's reset steps vs a snapshot load + reset steps (Classic 2048, one simulated emulator)",
   async run(opts: BenchOptions): Promise<void> {
     const episodes = intOpt(opts, "episodes", 8);
     const profile = profileOpt({ profile: "emulator-adb", ...opts });

@@ -28,7 +28,7 @@ import { startAdbServer } from "@farm/local-services";
 import { SimDevice, startEmulatorGrpc, startSimulatedDevices, type EmulatorGrpcServer } from "@farm/simulator";
 import { closeAll, connectControllers, screenshotRoundTrips, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
 import { intOpt, profileOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
 
 /** A callable gc() even without --expose-gc, so memory figures are not inflated by garbage. */
@@ -78,7 +78,6 @@ function grpcOpt(opts: BenchOptions): boolean {
 const MB = 1024 * 1024;
 
 export const scenario: Scenario = {
-  describe: "N simulated emulators in one process: memory per device and adbkit shell echo round trip (default N=64)",
   async run(opts: BenchOptions): Promise<void> {
     const count = intOpt(opts, "devices", 64);
     const calls = intOpt(opts, "calls", 1000);

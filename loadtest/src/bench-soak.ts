@@ -18,7 +18,7 @@ import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import { intOpt } from "./options.ts";
-import type { BenchOptions, Scenario } from "./scenarios.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -67,7 +67,6 @@ interface Sample {
 }
 
 export const scenario: Scenario = {
-  describe: "a long run of short episodes on one host: FDs, RSS, Redis memory and adb connections stay flat",
   async run(opts: BenchOptions): Promise<void> {
     const episodes = intOpt(opts, "episodes", 10_000);
     const devices = intOpt(opts, "devices", 4);

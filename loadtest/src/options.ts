@@ -1,6 +1,6 @@
 /** Reading the benchmarks' command-line options (`--devices 8` arrives as { devices: "8" }). */
 import type { LatencyProfile } from "@farm/simulator";
-import type { BenchOptions } from "./scenarios.ts";
+import type { BenchOptions } from "./scenario.ts";
 
 /** An integer option >= min (default 1), or `dflt` when absent; anything else is an error naming the option. */
 export function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1): number {

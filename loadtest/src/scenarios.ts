@@ -2,24 +2,127 @@
  * Named benchmark scenarios for `npx farm bench <name>`. Each is loaded lazily so one scenario's
  * dependencies never slow another. A scenario prints its figures and ends with one `key=value` line.
  */
-export interface BenchOptions {
-  /** Free-form options from the command line (`--devices 8` becomes { devices: "8" }). */
-  [key: string]: string | boolean | undefined;
+import type { Scenario } from "./scenario.ts";
+
+export type { BenchOptions, Scenario } from "./scenario.ts";
+
+/** One option of a scenario, as `farm bench <name>` declares it to the option parser. */
+export interface BenchOptionSpec {
+  /** Commander's flag syntax, e.g. `--devices <n>`; the scenario reads it as `opts.devices`. */
+  flags: string;
+  description: string;
 }
 
-export interface Scenario {
+export interface ScenarioEntry {
   describe: string;
-  run(opts: BenchOptions): Promise<void>;
+  options: readonly BenchOptionSpec[];
+  load(): Promise<Scenario>;
 }
 
-export const scenarios: Record<string, () => Promise<Scenario>> = {
-  adb: () => import("./bench-adb.ts").then((m) => m.scenario),
-  avro: () => import("./bench-avro.ts").then((m) => m.scenario),
-  chaos: () => import("./bench-chaos.ts").then((m) => m.scenario),
-  export: () => import("./bench-export.ts").then((m) => m.scenario),
-  farm: () => import("./bench-farm.ts").then((m) => m.scenario),
-  frames: () => import("./bench-frames.ts").then((m) => m.scenario),
-  reset: () => import("./bench-reset.ts").then((m) => m.scenario),
-  sim: () => import("./bench-sim.ts").then((m) => m.scenario),
-  soak: () => import("./bench-soak.ts").then((m) => m.scenario),
+const profile: BenchOptionSpec = { flags: "--profile <name>", description: "simulator latency profile: instant | emulator-adb | emulator-grpc (default instant)" };
+
+/** Declared here (not in the scenario modules) so `farm bench --help` and option checking load no scenario. */
+export const scenarios: Record<string, ScenarioEntry> = {
+  adb: {
+    describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
+    options: [
+      { flags: "--samples <n>", description: "calls measured per method (default 3000)" },
+      { flags: "--warmup <n>", description: "calls before measuring (default 100)" },
+      profile,
+      { flags: "--sim <mode>", description: "where the simulated device runs: child | in-process (default child)" },
+    ],
+    load: () => import("./bench-adb.ts").then((m) => m.scenario),
+  },
+  avro: {
+    describe: "Avro trajectories: TrajectoryWriter to disk vs raw avsc BlockEncoder to a null sink (rec/s, MB/s, with and without frames)",
+    options: [
+      { flags: "--codec <name>", description: "null | deflate | snappy (default deflate)" },
+      { flags: "--seconds <s>", description: "seconds measured per variant (default 2)" },
+      { flags: "--steps <n>", description: "steps per episode record (default 100)" },
+      { flags: "--frame-every <k>", description: "a PNG frame every k steps in the frame variants (default 5)" },
+      { flags: "--frame-size <px>", description: "frame width and height (default 48)" },
+    ],
+    load: () => import("./bench-avro.ts").then((m) => m.scenario),
+  },
+  chaos: {
+    describe: "exactly once under faults: two hosts, one Redis (AOF); worker SIGKILL/SIGSTOP/crash hooks, adb/Redis/scheduler/simulator kills",
+    options: [
+      { flags: "--episodes <n>", description: "episodes in the campaign (default 300)" },
+      { flags: "--devices <n>", description: "simulated emulators per host (default 3)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 20)" },
+      { flags: "--lock-ms <n>", description: "BullMQ job lock duration (default 3000)" },
+      { flags: "--stalled-ms <n>", description: "stalled-job check interval (default 1500)" },
+      { flags: "--window <n>", description: "episodes enqueued ahead (default 24)" },
+      { flags: "--timeout-ms <n>", description: "give up after this long (default 1800000)" },
+      { flags: "--keep", description: "keep logs and output folders" },
+    ],
+    load: () => import("./bench-chaos.ts").then((m) => m.scenario),
+  },
+  export: {
+    describe: "Parquet export (farm trajectories export --format parquet) beside DuckDB writing the same rows",
+    options: [
+      { flags: "--episodes <n>", description: "episodes exported (default 300)" },
+      { flags: "--steps <n>", description: "steps per episode (default 100)" },
+      { flags: "--frame-every <k>", description: "a PNG frame every k steps, 0 = none (default 2)" },
+      { flags: "--frame-size <px>", description: "frame width and height (default 64)" },
+      { flags: "--shard-mb <n>", description: "Parquet shard size (default 100)" },
+    ],
+    load: () => import("./bench-export.ts").then((m) => m.scenario),
+  },
+  farm: {
+    describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators (default 16)" },
+      { flags: "--episodes <n>", description: "episodes in the campaign (default 64)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 50)" },
+      { flags: "--settle-ms <n>", description: "settle after setup/reset steps (default 20)" },
+      { flags: "--window <n>", description: "episodes enqueued ahead (default: --devices)" },
+      profile,
+      { flags: "--transport <grpc|adb>", description: "actions and frames over the emulator gRPC endpoint or adb (default grpc)" },
+    ],
+    load: () => import("./bench-farm.ts").then((m) => m.scenario),
+  },
+  frames: {
+    describe: "frames per second recorded by one worker: adb framebuffer + PNG on the event loop vs the new path (encoded off the event loop)",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators (default 2)" },
+      { flags: "--seconds <s>", description: "seconds measured per variant (default 5)" },
+      { flags: "--screen <WxH>", description: "screen size (default 1080x1920)" },
+      { flags: "--encoding <spec>", description: "frame encoding: png | jpeg[:Q] | webp[:Q], optional @WxH (default png)" },
+      { flags: "--transport <grpc|adb>", description: "frames over gRPC or adb (default grpc)" },
+    ],
+    load: () => import("./bench-frames.ts").then((m) => m.scenario),
+  },
+  reset: {
+    describe: "episode reset: the task's reset steps vs a snapshot load + reset steps (Classic 2048, one simulated emulator)",
+    options: [
+      { flags: "--episodes <n>", description: "episodes per variant (default 8)" },
+      { ...profile, description: "simulator latency profile (default emulator-adb)" },
+      { flags: "--transport <grpc|adb>", description: "snapshots over gRPC or the console (default grpc)" },
+    ],
+    load: () => import("./bench-reset.ts").then((m) => m.scenario),
+  },
+  sim: {
+    describe: "N simulated emulators in one process: memory per device and adbkit shell echo round trip (default N=64)",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators (default 64)" },
+      { flags: "--calls <n>", description: "shell round trips measured per round (default 1000)" },
+      { flags: "--warmup <n>", description: "round trips before measuring (default 50)" },
+      { flags: "--rounds <n>", description: "concurrent rounds (default 10)" },
+      { flags: "--shots <n>", description: "screenshot samples per kind (default 200)" },
+      { flags: "--grpc <on|off>", description: "also measure the emulator gRPC endpoint (default on)" },
+      profile,
+    ],
+    load: () => import("./bench-sim.ts").then((m) => m.scenario),
+  },
+  soak: {
+    describe: "a long run of short episodes on one host: FDs, RSS, Redis memory and adb connections stay flat",
+    options: [
+      { flags: "--episodes <n>", description: "episodes in the run (default 10000)" },
+      { flags: "--devices <n>", description: "simulated emulators (default 4)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 2)" },
+      { flags: "--window <n>", description: "episodes enqueued ahead (default 4 per device)" },
+    ],
+    load: () => import("./bench-soak.ts").then((m) => m.scenario),
+  },
 };

@@ -28,3 +28,5 @@ export { GrpcActionChannel } from "./grpc/action-channel.ts";
 export { GrpcEndpoints, readDiscoveryFiles, emulatorDiscoveryDir, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 export { grpcKeyOf } from "./grpc/keys.ts";
 export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";
+/** An in-memory Device for fast unit tests above the driver; passes the driver's conformance suite. */
+export { FakeDevice, type FakeApp, type FakeAppContext, type FakeDeviceOptions } from "./fake-device.ts";

@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExtraColumn } from "./extras-spec.ts";
 import type { ParquetCompression } from "./parquet-file.ts";
+import { coerceError } from "@farm/errors";
 
 export const MANIFEST = "manifest.json";
 export const PENDING = "manifest.json.pending";
@@ -47,7 +48,7 @@ export async function readManifest<T extends Manifest = Manifest>(dir: string, n
   try {
     m = JSON.parse(text) as T;
   } catch (err) {
-    throw new Error(`${path.join(dir, name)}: not valid JSON (${(err as Error).message}); the data set's manifest is damaged: export again into a new folder`);
+    throw new Error(`${path.join(dir, name)}: not valid JSON (${coerceError(err).message}); the data set's manifest is damaged: export again into a new folder`);
   }
   if (m?.format !== MANIFEST_FORMAT) throw new Error(`${path.join(dir, name)}: format ${JSON.stringify(m.format)} is not ${MANIFEST_FORMAT}`);
   return m;

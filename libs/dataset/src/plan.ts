@@ -6,6 +6,7 @@
 import type { Schema } from "avsc";
 import { episodeIdOf, episodeSchema, listTrajectoryFiles, openTrajectoryFile, type StoredEpisode } from "@farm/trajectory";
 import { ExtrasSpec } from "./extras-spec.ts";
+import { coerceError } from "@farm/errors";
 
 export interface SkippedFile {
   file: string;
@@ -99,7 +100,7 @@ export async function planExport(inputs: readonly string[], o: PlanOptions = {})
         ids.add(e.episodeId);
       }
     } catch (err) {
-      plan.corruptFiles.push({ file, error: (err as Error).message });
+      plan.corruptFiles.push({ file, error: coerceError(err).message });
       plan.extras = ExtrasSpec.from(before); // columns seen only in the unreadable file do not count
       continue;
     }

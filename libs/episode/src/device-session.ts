@@ -16,12 +16,19 @@ import { Finger } from "./action.ts";
 import { AppScreenMonitor } from "./app-screen-monitor.ts";
 import { compileEpisodeConfig, type CompiledEpisodeConfig, type EpisodeConfig } from "./config.ts";
 import { withDeadline } from "./deadline.ts";
-import { adbErrorResult, coerceError } from "./errors.ts";
+import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import { safeEmit, type EpisodeEvent, type EventHook } from "./events.ts";
 import { LogAccumulator } from "./log-accumulator.ts";
 import { seededRng } from "./rng.ts";
-import { assertRunnable, runSteps, sleep, type StepRunContext } from "./step-interpreter.ts";
-import { runEpisode, type RunEpisodeOptions } from "./runner.ts";
+import { sleep } from "@farm/time";
+import { assertRunnable, runSteps, type StepRunContext, type StepsOutcome } from "./step-interpreter.ts";
+import { runEpisode } from "./runner.ts";
+import { DEVICE_TROUBLE, endCounterKey } from "./episode-end.ts";
+import { EpisodeRun, type RunEpisodeOptions } from "./episode-run.ts";
+import type { SessionPort } from "./session-port.ts";
+import { EpisodeFrames } from "./episode-frames.ts";
+import { snapshotBeforeReset, type ResetKind, type SnapshotSession } from "./snapshot-reset.ts";
+import type { EndCause } from "./trajectory-types.ts";
 import type { EpisodeTrajectory } from "./trajectory-types.ts";
 
 /** `needs_recovery`: an episode with device trouble ran with `deferRecovery`; `recover()` (or the next episode) runs it. */
@@ -44,24 +51,26 @@ export class DeviceSession {
   readonly task: LoadedTask;
   readonly config: CompiledEpisodeConfig;
   readonly logger: Logger;
-  /** @internal */ readonly acc: LogAccumulator;
-  /** @internal */ readonly finger = new Finger();
-  /** @internal */ readonly monitor: AppScreenMonitor;
-  /** @internal */ readonly randomActivity: { packageName?: string } = {};
-  /** @internal */ channel: ActionChannel | undefined;
-  /** @internal */ logcat: LogcatStream | undefined;
-  /** @internal Set when the log stream failed for good (device gone). */
-  lost: string | undefined;
-  /** @internal A relaunch is due before the next episode (e.g. too many bad episodes). */
-  relaunchDue: string | undefined;
-  /** @internal Consecutive app-left episodes. */
-  badEpisodes = 0;
-  /** @internal Episodes run since the last bind (setup); a snapshot of the setup state is taken only at 0. */
-  episodesSinceBind = 0;
-  /** @internal The snapshot of this session's setup state, once saved (snapshot-reset.ts). */
-  snapshotSaved: string | undefined;
-  screen = { width: 0, height: 0 };
-  orientation: 0 | 1 | 2 | 3 = 0;
+  private readonly acc: LogAccumulator;
+  private readonly finger = new Finger();
+  private readonly monitor: AppScreenMonitor;
+  private readonly randomActivity: { packageName?: string } = {};
+  private channel: ActionChannel | undefined;
+  private logcat: LogcatStream | undefined;
+  /** Set when the log stream failed for good (device gone). */
+  private lost: string | undefined;
+  /** A relaunch is due before the next episode (e.g. too many bad episodes). */
+  private relaunchDue: string | undefined;
+  /** Consecutive app-left episodes. */
+  private badEpisodes = 0;
+  /** Episodes run since the last bind (setup); a snapshot of the setup state is taken only at 0. */
+  private episodesSinceBind = 0;
+  /** The snapshot of this session's setup state, once saved (snapshot-reset.ts). */
+  private snapshotSaved: string | undefined;
+  private screen = { width: 0, height: 0 };
+  private orientation: 0 | 1 | 2 | 3 = 0;
+  /** What an episode run sees of this session (session-port.ts). */
+  private readonly port: SessionPort;
   /** Cause-named counters over the session's life (android_env's stats()). */
   readonly stats: Record<string, number> = {};
   private _state: SessionState = "binding";
@@ -97,6 +106,7 @@ export class DeviceSession {
       { everySteps: this.config.appScreenCheckEverySteps, everyMs: this.config.appScreenCheckEveryMs },
       this.config.maxFailedCurrentActivity,
     );
+    this.port = this.makePort();
   }
 
   /**
@@ -132,33 +142,152 @@ export class DeviceSession {
    * recovery, or with `deferRecovery` leaves the session `needs_recovery` for the caller's `recover()`.
    */
   runEpisode(opts: RunEpisodeOptions): Promise<EpisodeTrajectory> {
-    return runEpisode(this, opts);
+    return runEpisode(this.port, opts);
   }
 
-  /** @internal */
-  emit(e: EpisodeEvent): void {
+  /**
+   * The same episode, driven by the caller: `await run.reset()`, then `while (await run.step())`, then
+   * `await run.finish()` (which hands the trajectory to the sink and settles recovery like `runEpisode`).
+   */
+  startEpisode(opts: RunEpisodeOptions): Promise<EpisodeRun> {
+    return EpisodeRun.start(this.port, opts);
+  }
+
+  /** The narrow view an `EpisodeRun` gets: closures over this session's private state. */
+  private makePort(): SessionPort {
+    const c = this.config;
+    return {
+      serial: this.device.serial,
+      task: this.task,
+      config: c,
+      logger: this.logger,
+      log: this.acc,
+      ensureReady: () => this.ensureReady(),
+      emit: (e) => this.emit(e),
+      count: (k, by) => this.count(k, by),
+      screen: () => this.screen,
+      orientation: () => this.orientation,
+      readOrientation: () => this.readOrientation(),
+      screenshot: () => this.device.screenshot({ timeoutMs: c.adbCallTimeoutMs }),
+      frames: (spec) => new EpisodeFrames(this.device, spec ?? c.frameEncoding, c.adbCallTimeoutMs),
+      resetDone: () => void this.episodesSinceBind++,
+      deviceGone: () => this.deviceGone(),
+      liftFinger: () => this.liftFinger(),
+      sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
+      runResetSteps: (seed, counters, signal, fromSnapshot) => this.runResetSteps(seed, counters, signal, fromSnapshot),
+      lostReason: () => this.lost,
+      logcatMalformedLines: () => this.logcat?.malformedLines,
+      startAppScreenChecks: (now) => this.monitor.resetEpisode(now),
+      appScreenCheck: (steps, now, budgetMs) => (this.monitor.due(steps, now) ? this.monitor.check(this.device, now, budgetMs) : undefined),
+      recordEnd: (cause, steps) => this.recordEnd(cause, steps),
+      settle: (cause, detail, defer) => this.settle(cause, detail, defer),
+    };
+  }
+
+  private async ensureReady(): Promise<void> {
+    if (this._state === "closed") throw new EpisodeError("session_closed", `session for ${this.device.serial} is closed`, true);
+    if (this._state === "unusable") throw new DeviceUnusableError(this.device.serial, this._unusableReason);
+    const due = this.pendingRecovery ?? this.relaunchDue;
+    if (due && !(await this.recover(due))) throw new DeviceUnusableError(this.device.serial, this._unusableReason);
+    if (this._state !== "ready") throw new EpisodeError("session_closed", `session for ${this.device.serial} is ${this._state}`, true);
+  }
+
+  private async deviceGone(): Promise<string | undefined> {
+    if (!this.device.state) return undefined;
+    const r = await this.device.state({ timeoutMs: 2000 });
+    return r === "gone" || r === "offline" ? r : undefined;
+  }
+
+  private async liftFinger(): Promise<void> {
+    if (!this.channel) return;
+    const lifted = await this.finger.lift(this.channel);
+    if (lifted.status !== "ok") this.relaunchDue = `lifting the finger failed: ${lifted.message}`;
+  }
+
+  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, fromSnapshot: boolean): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
+    this.acc.pause();
+    try {
+      let kind: ResetKind = "steps";
+      if (fromSnapshot) {
+        const how = await snapshotBeforeReset(this.snapshotSession(), counters);
+        if ("fail" in how) return how;
+        kind = how.kind;
+      }
+      return { steps: await runSteps(this.task.task.resetSteps, this.stepContext(seed, counters, signal)), kind };
+    } finally {
+      this.acc.resumeFresh();
+    }
+  }
+
+  /** The view snapshot-reset.ts gets of this session. */
+  private snapshotSession(): SnapshotSession {
+    const self = this;
+    return {
+      device: this.device,
+      task: this.task,
+      config: this.config,
+      logger: this.logger,
+      get snapshotSaved() {
+        return self.snapshotSaved;
+      },
+      set snapshotSaved(v: string | undefined) {
+        self.snapshotSaved = v;
+      },
+      get episodesSinceBind() {
+        return self.episodesSinceBind;
+      },
+      setupAgain: (reason) => this.setupAgain(reason),
+    };
+  }
+
+  /** Binds again (setup steps included) for a reset that could not use its snapshot; false if that failed. */
+  private async setupAgain(reason: string): Promise<boolean> {
+    this.logger.info({ event: "device:setup-again", reason }, "setting up again");
+    return (await this.bind()).ok;
+  }
+
+  /** Bookkeeping of an ended episode (android_env's cause-named counters; bad episodes, §7.8). */
+  private recordEnd(cause: EndCause, steps: number): void {
+    this.count(endCounterKey(cause));
+    this.count("episodes");
+    this.count("steps", steps);
+    if (cause === "app_left") {
+      this.badEpisodes++;
+      if (this.badEpisodes >= this.config.maxBadEpisodes) {
+        this.count("restart_count_max_bad_states");
+        this.relaunchDue = `${this.badEpisodes} bad episodes in a row`;
+        this.badEpisodes = 0;
+      }
+    } else if (!DEVICE_TROUBLE.has(cause)) this.badEpisodes = 0;
+  }
+
+  /** Device trouble → recovery now, or `needs_recovery` for the caller; a good episode refills the recovery budget. */
+  private async settle(cause: EndCause, detail: string, deferRecovery: boolean): Promise<void> {
+    if (DEVICE_TROUBLE.has(cause)) {
+      this.count(`relaunch_count_${cause}`);
+      const reason = `${cause}: ${detail}`;
+      if (deferRecovery) this.needRecovery(reason);
+      else await this.recover(reason);
+    } else if (cause !== "cancelled" && cause !== "policy_failed") this.recoveriesUsed = 0;
+  }
+
+  private emit(e: EpisodeEvent): void {
     safeEmit(this.onEvent, e);
   }
 
-  /** @internal */
-  count(key: string, by = 1): void {
+  private count(key: string, by = 1): void {
     this.stats[key] = (this.stats[key] ?? 0) + by;
   }
 
-  /** @internal Device trouble with deferred recovery: the caller recovers when it wants. */
-  needRecovery(reason: string): void {
+  /** Device trouble with deferred recovery: the caller recovers when it wants. */
+  private needRecovery(reason: string): void {
     if (this._state !== "ready") return;
     this._state = "needs_recovery";
     this._pendingRecovery = reason;
   }
 
-  /** @internal A good episode (no device trouble) refills the recovery budget. */
-  markGood(): void {
-    this.recoveriesUsed = 0;
-  }
-
-  /** @internal The step-interpreter context for this session. */
-  stepContext(seed: number, counters: Record<string, number>, signal?: AbortSignal): StepRunContext {
+  /** The step-interpreter context for this session. */
+  private stepContext(seed: number, counters: Record<string, number>, signal?: AbortSignal): StepRunContext {
     return {
       device: this.device,
       settleMs: this.config.settleMs,
@@ -171,8 +300,8 @@ export class DeviceSession {
     };
   }
 
-  /** @internal Reads the orientation; a failure is returned as the StepResult. */
-  async readOrientation(): Promise<StepResult | undefined> {
+  /** Reads the orientation; a failure is returned as the StepResult. */
+  private async readOrientation(): Promise<StepResult | undefined> {
     const r = await withDeadline(this.device.orientation({ timeoutMs: this.config.adbCallTimeoutMs }), this.config.adbCallTimeoutMs);
     if (r.timedOut) return { status: "timeout", message: "orientation: no answer", output: "", durationMs: this.config.adbCallTimeoutMs };
     if (typeof r.value === "number") {
@@ -240,12 +369,6 @@ export class DeviceSession {
     this.emit({ type: "device:bind", serial: this.device.serial, ok: result.ok, durationMs, detail: result.ok ? "" : result.detail });
     this.logger.info({ event: "device:bind", ok: result.ok, durationMs, detail: result.ok ? undefined : result.detail }, result.ok ? "device bound" : "device bind failed");
     return result;
-  }
-
-  /** @internal Binds again (setup steps included) for a reset that could not use its snapshot; false if that failed. */
-  async setupAgain(reason: string): Promise<boolean> {
-    this.logger.info({ event: "device:setup-again", reason }, "setting up again");
-    return (await this.bind()).ok;
   }
 
   /**

@@ -5,22 +5,26 @@
  */
 
 import type { StepResult } from "@farm/adb";
+import { FarmError, coerceError } from "@farm/errors";
+
+export { coerceError };
 
 const BRAND = Symbol.for("@farm/episode/error");
 
 export type EpisodeErrorCode = "task_not_runnable" | "device_unusable" | "session_closed" | "invalid_result";
 
-export class EpisodeError extends Error {
+export class EpisodeError extends FarmError<EpisodeErrorCode> {
   readonly [BRAND] = true;
   constructor(
-    readonly code: EpisodeErrorCode,
+    code: EpisodeErrorCode,
     message: string,
     /** Whether running the same job again (elsewhere) can help. */
-    readonly retryable: boolean,
+    retryable: boolean,
   ) {
-    super(message);
+    super(code, message, { retryable });
     this.name = "EpisodeError";
   }
+  /** Safe across copies of this module (a brand, not identity). */
   static is(e: unknown): e is EpisodeError {
     return typeof e === "object" && e !== null && (e as Record<symbol, unknown>)[BRAND] === true;
   }
@@ -40,10 +44,6 @@ export class DeviceUnusableError extends EpisodeError {
     super("device_unusable", `device ${serial} is unusable: ${reason}`, true);
     this.name = "DeviceUnusableError";
   }
-}
-
-export function coerceError(e: unknown): Error {
-  return e instanceof Error ? e : new Error(String(e));
 }
 
 /** A device call that threw, as the failed StepResult the adb driver returns (device trouble is data). */

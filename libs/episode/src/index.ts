@@ -12,6 +12,8 @@
 export type * from "./trajectory-types.ts";
 export { DeviceSession, type DeviceSessionOptions, type SessionState } from "./device-session.ts";
 export { DEVICE_TROUBLE, type RunEpisodeOptions } from "./runner.ts";
+export { EpisodeRun } from "./episode-run.ts";
+export type { SessionPort, EpisodeLog } from "./session-port.ts";
 export { effectiveLimits, type EpisodeLimitOverrides, type EffectiveEpisodeLimits } from "./episode-limits.ts";
 export { compileEpisodeConfig, episodeConfigDefaults, type EpisodeConfig, type CompiledEpisodeConfig } from "./config.ts";
 export { EpisodeError, TaskNotRunnableError, DeviceUnusableError, type EpisodeErrorCode } from "./errors.ts";

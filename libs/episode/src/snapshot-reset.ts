@@ -5,7 +5,22 @@
  * A snapshot that cannot be saved or loaded falls back to the full setup (recovery's bind) + reset steps,
  * counted as `snapshot_fallback` in the episode's counters.
  */
-import type { DeviceSession } from "./device-session.ts";
+import type { Device } from "@farm/adb";
+import type { Logger } from "@farm/log";
+
+/** What a snapshot reset needs of its session (DeviceSession hands it over from its private state). */
+export interface SnapshotSession {
+  readonly device: Device;
+  readonly task: { hash: string };
+  readonly config: { resetTimeoutMs: number };
+  readonly logger: Logger;
+  /** The snapshot of the setup state, once saved. */
+  snapshotSaved: string | undefined;
+  /** Episodes run since the last bind (setup); a snapshot is taken only at 0. */
+  readonly episodesSinceBind: number;
+  /** Binds again (setup steps included); false if that failed. */
+  setupAgain(reason: string): Promise<boolean>;
+}
 
 /** How an episode's device was reset (the trajectory's `resetKind`). */
 export type ResetKind = "steps" | "snapshot" | "snapshot_fallback";
@@ -18,7 +33,7 @@ export function snapshotNameOf(taskHash: string): string {
  * Runs before the reset steps. Returns how the device was reset, or a failure detail when even the
  * fallback's setup failed (the caller ends the episode as reset_failed).
  */
-export async function snapshotBeforeReset(s: DeviceSession, counters: Record<string, number>): Promise<{ kind: ResetKind } | { fail: string }> {
+export async function snapshotBeforeReset(s: SnapshotSession, counters: Record<string, number>): Promise<{ kind: ResetKind } | { fail: string }> {
   const dev = s.device;
   const name = snapshotNameOf(s.task.hash);
   const timeoutMs = s.config.resetTimeoutMs;

@@ -7,6 +7,7 @@
 import type { Device, StepStatus } from "@farm/adb";
 import { findApk, type AdbRequest, type PyRegex, type SetupStep, type StepAction, type SuccessCheck, type Task } from "@farm/task";
 import { TaskNotRunnableError } from "./errors.ts";
+import { sleep } from "@farm/time";
 
 export const POLL_MS = 100;
 
@@ -44,18 +45,6 @@ export type StepsOutcome =
 
 type AttemptResult = { ok: true } | { ok: false; status: StepStatus | "check_failed" | "cancelled"; message: string };
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
 
 const bump = (c: Record<string, number>, k: string, by = 1) => {
   c[k] = (c[k] ?? 0) + by;

@@ -15,6 +15,7 @@ import { randomPolicy } from "@farm/policy";
 import { startSimulatedDevices } from "@farm/simulator";
 import { loadTaskFile } from "@farm/task";
 import { DeviceSession } from "../src/index.ts";
+import { snapshotNameOf } from "../src/snapshot-reset.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const task = loadTaskFile(path.join(REPO, "tasks/classic_2048.textproto"));
@@ -76,7 +77,7 @@ test("through the console (no gRPC): resets load the snapshot with adb emu; a sn
     assert.deepEqual(kinds, ["steps", "snapshot"]);
     // Someone deletes the snapshot on the emulator (its console, through the real adb CLI).
     await new Promise<void>((resolve, reject) =>
-      execFile(process.env.ADB_BIN || "adb", ["-P", String(adb.port), "-s", e.serial, "emu", "avd", "snapshot", "delete", s.snapshotSaved!], (err) => (err ? reject(err) : resolve())),
+      execFile(process.env.ADB_BIN || "adb", ["-P", String(adb.port), "-s", e.serial, "emu", "avd", "snapshot", "delete", snapshotNameOf(task.hash)], (err) => (err ? reject(err) : resolve())),
     );
     const fell = await run(2);
     assert.equal(fell.resetKind, "snapshot_fallback");

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { coerceError } from "@farm/errors";
 
 /** What the server needs from FarmMetrics; anything with an exposition text works. */
 export interface MetricsSource {
@@ -40,7 +41,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
     if (path === "/metrics") {
       opts.metrics.metricsText().then(
         (text) => res.writeHead(200, { "content-type": opts.metrics.contentType }).end(req.method === "HEAD" ? undefined : text),
-        (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`metrics collection failed: ${(e as Error).message}\n`),
+        (e: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`metrics collection failed: ${coerceError(e).message}\n`),
       );
       return;
     }

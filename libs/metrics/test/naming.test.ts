@@ -65,7 +65,8 @@ test("the exposition parses; HELP and TYPE for every family; service label every
 test("promtool check metrics, when promtool is installed", async (t) => {
   const which = spawnSync("promtool", ["--version"], { encoding: "utf8" });
   if (which.error) {
-    t.diagnostic("promtool not installed; the rules above are checked in code");
+    // Visible in the report as a skip, not a silent pass (deploy/bootstrap.sh installs promtool).
+    t.skip("promtool not installed (deploy/bootstrap.sh installs it); the rules above are checked in code");
     return;
   }
   const m = createFarmMetrics({ service: "test", collectDefault: false });

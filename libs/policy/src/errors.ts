@@ -3,6 +3,8 @@
  * `retryable` says whether trying the same call again can help.
  */
 
+import { FarmError } from "@farm/errors";
+
 export type PolicyErrorCode =
   /** The remote policy did not answer within its timeout. */
   | "timeout"
@@ -27,16 +29,8 @@ export type PolicyErrorCode =
   /** `act` was called after `close`. */
   | "closed";
 
-export class PolicyError extends Error {
+export class PolicyError extends FarmError<PolicyErrorCode> {
   override readonly name = "PolicyError";
-  readonly code: PolicyErrorCode;
-  readonly retryable: boolean;
-
-  constructor(code: PolicyErrorCode, message: string, opts: { retryable?: boolean; cause?: unknown } = {}) {
-    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
-    this.code = code;
-    this.retryable = opts.retryable ?? false;
-  }
 }
 
 export function isPolicyError(e: unknown): e is PolicyError {

@@ -18,6 +18,7 @@ import { BodyReadError, postJson, type ExchangeResult } from "./http-exchange.ts
 import { hostAllowList, hostAllowListFromEnv, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
 import type { Action, EpisodeContext, Observation, Policy } from "./types.ts";
 import { stringifyWire, toWireRequest, type PixelEncoding } from "./wire.ts";
+import { coerceError } from "@farm/errors";
 
 export interface HttpPolicyOptions {
   /** Deadline for one act(): request, server time and response body. Default 10 000 ms. */
@@ -69,12 +70,12 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
   try {
     allow = opts.allowedHosts ? hostAllowList(opts.allowedHosts) : hostAllowListFromEnv();
   } catch (e) {
-    throw new PolicyError("bad_spec", `${where}: ${(e as Error).message}`);
+    throw new PolicyError("bad_spec", `${where}: ${coerceError(e).message}`);
   }
   try {
     allow.checkHost(parsed.hostname);
   } catch (e) {
-    throw new PolicyError("url_not_allowed", `${where}: ${(e as Error).message}`);
+    throw new PolicyError("url_not_allowed", `${where}: ${coerceError(e).message}`);
   }
 
   let context: EpisodeContext | null = null;
@@ -120,7 +121,7 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
           return new PolicyError("timeout", `${where}: no answer within ${timeoutMs} ms ${during}; make the server faster or raise the policy timeout`, { retryable: true, cause: e });
         case undefined: {
           const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
-          return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? (e as Error).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
+          return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? coerceError(e).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
         }
       }
     };
@@ -157,7 +158,7 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
     try {
       return parseAction(body);
     } catch (e) {
-      throw new PolicyError("bad_response", `${where}: answer is not a valid action: ${(e as Error).message}`, { cause: e });
+      throw new PolicyError("bad_response", `${where}: answer is not a valid action: ${coerceError(e).message}`, { cause: e });
     }
   }
 

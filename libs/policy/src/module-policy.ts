@@ -17,6 +17,7 @@ import { describe, parseAction } from "./action.ts";
 import { contentVersion } from "./content-hash.ts";
 import { PolicyError } from "./errors.ts";
 import type { Action, EpisodeContext, Observation, Policy } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 /** What a module may hand us; checked field by field before use. */
 interface ModulePolicyShape {
@@ -35,7 +36,7 @@ export async function modulePolicy(file: string, options: Record<string, unknown
   try {
     content = await readFile(path);
   } catch (e) {
-    throw new PolicyError("bad_module", `module policy: cannot read ${path}: ${(e as Error).message}`, { cause: e });
+    throw new PolicyError("bad_module", `module policy: cannot read ${path}: ${coerceError(e).message}`, { cause: e });
   }
   const version = contentVersion(content);
 
@@ -47,7 +48,7 @@ export async function modulePolicy(file: string, options: Record<string, unknown
     const hint = /\.[cm]?ts$/.test(path) && (e as { code?: string }).code === "ERR_UNKNOWN_FILE_EXTENSION"
       ? " (TypeScript needs the process to run with tsx: node --import tsx …, or the farm command)"
       : "";
-    throw new PolicyError("bad_module", `module policy: importing ${path} failed: ${(e as Error).message}${hint}`, { cause: e });
+    throw new PolicyError("bad_module", `module policy: importing ${path} failed: ${coerceError(e).message}${hint}`, { cause: e });
   }
 
   const candidate = await instantiate(path, mod, options);
@@ -63,7 +64,7 @@ async function instantiate(path: string, mod: Record<string, unknown>, options: 
     try {
       return await factory(options);
     } catch (e) {
-      throw new PolicyError("bad_module", `module policy: createPolicy() in ${path} threw: ${(e as Error).message}`, { cause: e });
+      throw new PolicyError("bad_module", `module policy: createPolicy() in ${path} threw: ${coerceError(e).message}`, { cause: e });
     }
   }
   if (typeof def === "function") {
@@ -101,12 +102,12 @@ function adapt(path: string, p: ModulePolicyShape, version: string): Policy {
         raw = await p.act(observation, signal);
       } catch (e) {
         if (e instanceof PolicyError) throw e;
-        throw new PolicyError("bad_action", `${where}: act() threw: ${(e as Error).message}`, { cause: e });
+        throw new PolicyError("bad_action", `${where}: act() threw: ${coerceError(e).message}`, { cause: e });
       }
       try {
         return parseAction(raw);
       } catch (e) {
-        throw new PolicyError("bad_action", `${where}: act() returned an invalid action: ${(e as Error).message}`, { cause: e });
+        throw new PolicyError("bad_action", `${where}: act() returned an invalid action: ${coerceError(e).message}`, { cause: e });
       }
     },
     async close() {

@@ -13,6 +13,7 @@ import { parseAction } from "./action.ts";
 import { contentVersion } from "./content-hash.ts";
 import { PolicyError } from "./errors.ts";
 import type { Action } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 export type ScriptEnd = "loop" | "lift";
 
@@ -32,7 +33,7 @@ export async function readScript(file: string): Promise<Script> {
   try {
     content = await readFile(file, "utf8");
   } catch (e) {
-    throw bad(`scripted policy: cannot read ${file}: ${(e as Error).message}`, e);
+    throw bad(`scripted policy: cannot read ${file}: ${coerceError(e).message}`, e);
   }
   const version = contentVersion(content);
   const script = isJsonForm(file, content) ? parseJson(file, content) : parseJsonl(file, content);
@@ -62,12 +63,12 @@ function parseJsonl(file: string, content: string): Omit<Script, "version"> {
     try {
       value = JSON.parse(line);
     } catch (e) {
-      throw bad(`${file}:${i + 1}: not valid JSON (${(e as Error).message}); each line must be one action object`, e);
+      throw bad(`${file}:${i + 1}: not valid JSON (${coerceError(e).message}); each line must be one action object`, e);
     }
     try {
       actions.push(parseAction(value));
     } catch (e) {
-      throw bad(`${file}:${i + 1}: ${(e as Error).message}`, e);
+      throw bad(`${file}:${i + 1}: ${coerceError(e).message}`, e);
     }
   });
   return { actions };
@@ -78,7 +79,7 @@ function parseJson(file: string, content: string): Omit<Script, "version"> {
   try {
     doc = JSON.parse(content);
   } catch (e) {
-    throw bad(`${file}: not valid JSON (${(e as Error).message}); use an array of actions, {"actions": [...]}, or one action per line in a .jsonl file`, e);
+    throw bad(`${file}: not valid JSON (${coerceError(e).message}); use an array of actions, {"actions": [...]}, or one action per line in a .jsonl file`, e);
   }
   let list: unknown = doc;
   let atEnd: ScriptEnd | undefined;
@@ -95,7 +96,7 @@ function parseJson(file: string, content: string): Omit<Script, "version"> {
     try {
       return parseAction(value);
     } catch (e) {
-      throw bad(`${file}: actions[${i}]: ${(e as Error).message}`, e);
+      throw bad(`${file}: actions[${i}]: ${coerceError(e).message}`, e);
     }
   });
   return atEnd === undefined ? { actions } : { actions, atEnd };

@@ -14,6 +14,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import net from "node:net";
+import { coerceError } from "@farm/errors";
 
 export const POLICY_ALLOWED_HOSTS_ENV = "FARM_POLICY_ALLOWED_HOSTS";
 
@@ -139,7 +140,7 @@ export function hostAllowList(entries: readonly string[] = []): HostAllowList {
         if (addresses.length === 0) throw refuse(hostname, "resolves to no address");
         for (const a of addresses) checkAddress(hostname, a.address);
       } catch (e) {
-        return cb(e as Error);
+        return cb(coerceError(e));
       }
       if (opts.all) cb(null, addresses);
       else cb(null, addresses[0]!.address, addresses[0]!.family);

@@ -4,6 +4,7 @@
  * from the job's `failedReason`, the only thing that survives the trip through Redis.
  */
 import { UnrecoverableError } from "bullmq";
+import { FarmError } from "@farm/errors";
 
 export type QueueErrorCode =
   /** REDIS_URL (or a given URL) cannot be used. */
@@ -43,14 +44,10 @@ export type QueueErrorCode =
   | "LOCK_LOST";
 
 /** An error in this library's domain. `retryable` says whether trying again could help. */
-export class QueueError extends Error {
+export class QueueError extends FarmError<QueueErrorCode> {
   override readonly name = "QueueError";
-  constructor(
-    readonly code: QueueErrorCode,
-    message: string,
-    readonly retryable = false,
-  ) {
-    super(message);
+  constructor(code: QueueErrorCode, message: string, retryable = false) {
+    super(code, message, { retryable });
   }
 }
 

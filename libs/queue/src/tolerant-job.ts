@@ -9,6 +9,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- mirrors BullMQ's own generic defaults */
 import { Job, Queue, Worker } from "bullmq";
+import { coerceError } from "@farm/errors";
 
 /** Larger stored payloads are not parsed (an episode job is a few hundred bytes). */
 export const MAX_JOB_PAYLOAD_CHARS = 64 * 1024;
@@ -41,7 +42,7 @@ function tolerantJson(json: JobJsonLike): JobJsonLike {
     JSON.parse(raw);
     return json;
   } catch (e) {
-    return { ...json, data: JSON.stringify(new UnparseablePayload(`payload is not JSON (${(e as Error).message.slice(0, 80)})`, excerptOf(raw))) };
+    return { ...json, data: JSON.stringify(new UnparseablePayload(`payload is not JSON (${coerceError(e).message.slice(0, 80)})`, excerptOf(raw))) };
   }
 }
 

@@ -8,3 +8,4 @@
  *   r.pick(["a", "b"]);
  */
 export { createSeededRandom, seededRandomFromState, seedToState, type SeededRandom } from "./seeded-random.ts";
+export { episodeSeed, MAX_SEED } from "./episode-seed.ts";

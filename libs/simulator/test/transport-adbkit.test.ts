@@ -105,8 +105,16 @@ test("screencap returns a PNG that decodes", async () => {
   assert.equal(png.width, sim.android.framebuffer().width);
 });
 
-test("waitBootComplete resolves", async () => {
-  await client.getDevice(rig.fleet.devices[1]!.serial).waitBootComplete();
+test("waitBootComplete resolves (the device reports sys.boot_completed=1) within a generous deadline", async () => {
+  const device = client.getDevice(rig.fleet.devices[1]!.serial);
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    device.waitBootComplete().then(() => "booted"),
+    new Promise<string>((r) => (timer = setTimeout(() => r("no answer in 30 s"), 30_000))),
+  ]);
+  clearTimeout(timer);
+  assert.equal(outcome, "booted");
+  assert.equal((await readAll(device.shell("getprop sys.boot_completed"))).toString().trim(), "1");
 });
 
 test("trackDevices reports a device leaving and coming back", async () => {

@@ -4,6 +4,7 @@ import type { LineIndex } from "./line-index.ts";
 import type { PyRegex, TaskWarning } from "./model.ts";
 import { isActivityName, isPackageName } from "./names.ts";
 import { pyRegex, pyRegexWhole } from "./pyregex.ts";
+import { coerceError } from "@farm/errors";
 
 /** A plain object from protobufjs `toObject` (fields by their text-format names). */
 export type Obj = { [field: string]: unknown };
@@ -36,7 +37,7 @@ export class Checker {
     try {
       return whole ? pyRegexWhole(source) : pyRegex(source);
     } catch (e) {
-      this.fail("bad_regex", field, `regex ${JSON.stringify(source)}: ${(e as Error).message}`, "write a Python regex without inline flags, conditionals, atomic groups or possessive quantifiers");
+      this.fail("bad_regex", field, `regex ${JSON.stringify(source)}: ${coerceError(e).message}`, "write a Python regex without inline flags, conditionals, atomic groups or possessive quantifiers");
       return pyRegex("");
     }
   }

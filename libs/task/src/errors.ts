@@ -1,4 +1,5 @@
 /** Load-time errors of task files: stable codes, a file:line, the field path, and what to do about it. */
+import { FarmError } from "@farm/errors";
 import { escapeControls } from "./limits.ts";
 
 export type TaskErrorCode =
@@ -32,10 +33,11 @@ export type TaskErrorCode =
   | "bad_id"
   | "out_of_range";
 
-export class TaskLoadError extends Error {
+/** Not retryable: the same file fails the same way until someone edits it. */
+export class TaskLoadError extends FarmError<TaskErrorCode> {
   override readonly name = "TaskLoadError";
   constructor(
-    readonly code: TaskErrorCode,
+    code: TaskErrorCode,
     /** The task file (as given by the caller). */
     readonly file: string,
     /** 1-based line in the file. */
@@ -47,7 +49,7 @@ export class TaskLoadError extends Error {
     /** What to do about it. */
     readonly hint: string,
   ) {
-    super(formatParts(file, line, field, detail, hint));
+    super(code, formatParts(file, line, field, detail, hint));
   }
 }
 

@@ -9,3 +9,4 @@ export { pyRegex, pyRegexAround, PyRegexError, REGEX_LIMITS } from "./pyregex.ts
 export { findApk, resolveApk } from "./apk.ts";
 export { TASK_LIMITS, TASK_ID_PATTERN, escapeControls } from "./limits.ts";
 export { taskHash, canonicalJson } from "./hash.ts";
+export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";

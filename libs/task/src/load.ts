@@ -14,6 +14,7 @@ import { indexFieldLines, type LineIndex } from "./line-index.ts";
 import type { Dialect, LoadedTask, TaskWarning } from "./model.ts";
 import { normaliseTask } from "./normalise.ts";
 import { taskType, type SchemaName } from "./schema.ts";
+import { coerceError } from "@farm/errors";
 
 export interface LoadOptions {
   /** Folders searched for APKs named by relative `filesystem.path`s (after the task file's folder) and `mpm.path`s. */
@@ -233,7 +234,7 @@ function readTaskText(path: string): string {
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (e) {
-    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${(e as Error).message}`, "check the path");
+    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${coerceError(e).message}`, "check the path");
   }
   try {
     const st = fstatSync(fd);
@@ -254,7 +255,7 @@ function readTaskText(path: string): string {
     }
   } catch (e) {
     if (e instanceof TaskLoadError) throw e;
-    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${(e as Error).message}`, "check the path");
+    throw new TaskLoadError("read_failed", path, 1, "", `cannot read the file: ${coerceError(e).message}`, "check the path");
   } finally {
     closeSync(fd);
   }

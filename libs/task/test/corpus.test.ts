@@ -43,11 +43,15 @@ test("with its path quoted, the seed-doc example loads: line 14 is its only prob
   assert.deepEqual(loaded.warnings.map((w) => w.line), [14]);
 });
 
-test("loading all 291 corpus files takes well under a second", (t) => {
+test("loading all 291 corpus files takes well under a second of CPU", (t) => {
+  // CPU time, not wall time: on a shared, loaded machine the wall clock measures the neighbours (the load is
+  // synchronous, so this process's CPU time is the work itself).
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
   const { tasks } = loadTaskSet([join(corpus, "androidenv-2021-internal"), join(corpus, "bmoca-current")]);
-  const ms = performance.now() - started;
-  t.diagnostic(`loaded ${tasks.length} corpus files in ${ms.toFixed(0)} ms`);
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  t.diagnostic(`loaded ${tasks.length} corpus files in ${cpuMs.toFixed(0)} ms CPU (${(performance.now() - started).toFixed(0)} ms wall)`);
   assert.equal(tasks.length, 291);
-  assert.ok(ms < 1000, `took ${ms} ms`);
+  assert.ok(cpuMs < 1000, `took ${cpuMs} ms of CPU`);
 });

@@ -7,6 +7,7 @@
  */
 import type { Type } from "avsc";
 import { AvroBoundsError, NEED_MORE, readLong, readSize } from "./avro-varint.ts";
+import { coerceError } from "@farm/errors";
 
 export interface BoundsBudget {
   /** Zero-size items (nulls, empty records) still allowed in the current block. */
@@ -49,7 +50,7 @@ function size(b: Uint8Array, p: number, e: number, what: string, max: number): {
     return r;
   } catch (err) {
     if (err instanceof PathedError) throw err;
-    return fail((err as Error).message);
+    return fail(coerceError(err).message);
   }
 }
 
@@ -94,7 +95,7 @@ function long(buf: Uint8Array, pos: number, end: number, what: string): { value:
   try {
     r = readLong(buf, pos, end);
   } catch (err) {
-    return fail((err as Error).message);
+    return fail(coerceError(err).message);
   }
   need(r, what);
   return r;

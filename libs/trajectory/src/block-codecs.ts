@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import zlib from "node:zlib";
 import snappy from "snappyjs";
 import { TrajectoryError, type CodecName } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 export interface BlockCodec {
   compress(data: Buffer): Promise<Buffer>;
@@ -47,7 +48,7 @@ const deflateCodec: BlockCodec = {
       return await inflateRaw(d, { maxOutputLength: Math.min(maxBytes, buffer.kMaxLength) });
     } catch (err) {
       if ((err as { code?: string }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(maxBytes);
-      throw new TrajectoryError("corrupt_file", `deflate block does not inflate: ${(err as Error).message}`, false, { cause: err });
+      throw new TrajectoryError("corrupt_file", `deflate block does not inflate: ${coerceError(err).message}`, false, { cause: err });
     }
   },
 };
@@ -69,7 +70,7 @@ const snappyCodec: BlockCodec = {
     try {
       body = snappy.uncompress(d.subarray(0, d.length - 4), maxBytes);
     } catch (err) {
-      throw new TrajectoryError("corrupt_file", `snappy block does not decompress: ${(err as Error).message}`, false, { cause: err });
+      throw new TrajectoryError("corrupt_file", `snappy block does not decompress: ${coerceError(err).message}`, false, { cause: err });
     }
     const expected = d.readUInt32BE(d.length - 4);
     if (zlib.crc32(body) !== expected) throw new TrajectoryError("corrupt_file", "snappy block CRC mismatch");

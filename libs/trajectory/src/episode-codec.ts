@@ -8,6 +8,7 @@ import { extraFromAvro, extraToAvro, type AvroExtra } from "./extras-codec.ts";
 import { resolveReadLimits, type ReadLimits } from "./read-limits.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { TrajectoryError, type EpisodeRecord, type StoredEpisode } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 interface AvroStep {
   index: number;
@@ -169,7 +170,7 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
           try {
             return extraFromAvro(x, shapeBudget);
           } catch (err) {
-            throw new Error(`steps[${stepIndex}] extra ${JSON.stringify(String(x.name).slice(0, 100))}: ${(err as Error).message}`);
+            throw new Error(`steps[${stepIndex}] extra ${JSON.stringify(String(x.name).slice(0, 100))}: ${coerceError(err).message}`);
           }
         }),
       };

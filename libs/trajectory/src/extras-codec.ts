@@ -6,6 +6,7 @@
 import type { StepExtra } from "@farm/episode";
 import type { DataType } from "@farm/task";
 import { isAvroLong } from "./avro-long.ts";
+import { coerceError } from "@farm/errors";
 
 /** The Avro shape of `farm.trajectory.Extra`. */
 export interface AvroExtra {
@@ -128,7 +129,7 @@ export function extraFromAvro(rec: AvroExtra, budget: { nodes: number } = { node
     try {
       value = JSON.parse(rec.json);
     } catch (err) {
-      throw new Error(`json value does not parse: ${(err as Error).message}`);
+      throw new Error(`json value does not parse: ${coerceError(err).message}`);
     }
   } else {
     const leaves = rec.doubles ?? rec.longs ?? rec.strings ?? rec.booleans ?? [];

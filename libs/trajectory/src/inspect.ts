@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
 import { escapeControl } from "./terminal-text.ts";
 import type { StoredEpisode } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 export interface DuplicateOccurrence {
   attempt: number;
@@ -110,7 +111,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promi
       bump(schemaVersions, v);
       bump(codecs, opened.info.codec);
     } catch (err) {
-      s.unreadable.push({ file, error: (err as Error).message });
+      s.unreadable.push({ file, error: coerceError(err).message });
       continue;
     }
     for (const e of facts) {

@@ -9,6 +9,7 @@ import { isInvisibleName } from "./partition.ts";
 import { episodeSchema, META_SCHEMA_VERSION } from "./schema.ts";
 import { resolveReadLimits } from "./read-limits.ts";
 import { TrajectoryError, type StoredEpisode } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 export interface ReadOptions {
   /**
@@ -65,7 +66,7 @@ export async function openTrajectoryFile(file: string, options: ReadOptions = {}
         episode = episodeFromAvro(r as AvroEpisode, file, limits);
       } catch (err) {
         const id = (r as { episodeId?: unknown }).episodeId;
-        throw new TrajectoryError("corrupt_file", `${file}: record ${index}${typeof id === "string" ? ` (episode ${JSON.stringify(id.slice(0, 200))})` : ""}: ${(err as Error).message}`, false, { cause: err });
+        throw new TrajectoryError("corrupt_file", `${file}: record ${index}${typeof id === "string" ? ` (episode ${JSON.stringify(id.slice(0, 200))})` : ""}: ${coerceError(err).message}`, false, { cause: err });
       }
       index++;
       yield episode;

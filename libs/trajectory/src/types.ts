@@ -1,5 +1,6 @@
 import type { EpisodeTrajectory } from "@farm/episode";
 import type { Dialect } from "@farm/task";
+import { FarmError } from "@farm/errors";
 
 /** What the worker hands to the writer: the job identity plus the runner's trajectory. */
 export interface EpisodeRecord extends EpisodeTrajectory {
@@ -40,14 +41,9 @@ export type TrajectoryErrorCode =
   | "unsupported_codec";
 
 /** Errors carry a stable code and whether retrying the same call can help. */
-export class TrajectoryError extends Error {
-  constructor(
-    readonly code: TrajectoryErrorCode,
-    message: string,
-    readonly retryable = false,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+export class TrajectoryError extends FarmError<TrajectoryErrorCode> {
+  constructor(code: TrajectoryErrorCode, message: string, retryable = false, options?: { cause?: unknown }) {
+    super(code, message, { retryable, ...(options?.cause !== undefined ? { cause: options.cause } : {}) });
     this.name = "TrajectoryError";
   }
 }

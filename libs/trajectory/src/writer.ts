@@ -11,6 +11,7 @@ import { framesKept } from "./episode-codec.ts";
 import { finalFileName, isValidWriterId, nextSequence, partitionDate, partitionDir, tempFileName } from "./partition.ts";
 import { episodeFileHeader, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 export interface TrajectoryWriterOptions {
   outDir: string;
@@ -187,7 +188,7 @@ export class TrajectoryWriter {
       }
     } catch (err) {
       this.failure = err;
-      throw new TrajectoryError("writer_failed", `TrajectoryWriter: ${(err as Error).message}`, false, { cause: err });
+      throw new TrajectoryError("writer_failed", `TrajectoryWriter: ${coerceError(err).message}`, false, { cause: err });
     }
   }
 
@@ -228,7 +229,7 @@ export class TrajectoryWriter {
       });
     } catch (err) {
       // The file is safely in place; a failing listener must not fail the writer.
-      process.emitWarning(`TrajectoryWriter onFileClosed listener threw: ${(err as Error).message}`);
+      process.emitWarning(`TrajectoryWriter onFileClosed listener threw: ${coerceError(err).message}`);
     }
   }
 }

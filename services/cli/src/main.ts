@@ -1,12 +1,16 @@
+import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { redactCredentials } from "@farm/queue";
 import { escapeControls } from "@farm/task";
 import { commandModules } from "./commands/index.ts";
 
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+
 /** The one composition root of the `farm` command: each subcommand registers itself from its own file. */
 async function main(): Promise<void> {
   const program = new Command("farm")
     .description("Android episode farm: run AndroidEnv-style tasks on many emulators")
+    .version(version, "-V, --version", "print the farm's version")
     .showHelpAfterError()
     // Commander echoes unknown options and bad arguments: never send their control bytes raw to a terminal.
     .configureOutput({ outputError: (text, write) => write(escapeControls(text.replace(/\n$/, "")) + "\n") });

@@ -6,6 +6,7 @@ import type { CampaignInput } from "./campaign-spec.ts";
 import type { CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError, type SchedulerErrorCode } from "./errors.ts";
 import type { SubmitResult } from "./scheduler.ts";
+import { coerceError } from "@farm/errors";
 
 export interface CampaignClient {
   submit(input: CampaignInput): Promise<SubmitResult>;
@@ -48,7 +49,7 @@ export class HttpCampaignClient implements CampaignClient {
     try {
       res = await fetch(this.base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch (e) {
-      throw new Error(`cannot reach the scheduler API at ${this.base}: ${(e as Error).message}`, { cause: e });
+      throw new Error(`cannot reach the scheduler API at ${this.base}: ${coerceError(e).message}`, { cause: e });
     }
     const text = await res.text();
     let json: unknown;

@@ -16,6 +16,8 @@ import {
   type EpisodeOptions,
   type PolicyRef,
 } from "@farm/queue";
+import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
+import { canonicalJson } from "@farm/task";
 import { SchedulerError } from "./errors.ts";
 
 /** Upper bound on episodes per campaign; the done-bitmap of the largest campaign is 12.5 MB. */
@@ -29,7 +31,7 @@ export const campaignInputSchema = z.strictObject({
   taskHash: z.string().regex(/^[0-9a-f]{64}$/, "64 lowercase hex digits (sha256)").optional(),
   policy: z.union([policyRefSchema.shape.spec, policyRefSchema]).default("random"),
   episodes: z.int().min(1).max(MAX_CAMPAIGN_EPISODES),
-  baseSeed: z.int().min(0).max(2 ** 32 - 1).default(0),
+  baseSeed: z.int().min(0).max(MAX_SEED).default(0),
   priority: z.int().min(0).max(CAMPAIGN_PRIORITY_MAX).default(DEFAULT_CAMPAIGN_PRIORITY),
   options: episodeOptionsSchema.default({}),
 });
@@ -57,18 +59,6 @@ export function parseCampaignInput(input: unknown): z.output<typeof campaignInpu
   return r.data;
 }
 
-/** JSON with object keys sorted, so equal specs hash equally whatever order their fields came in. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** The fields that define the work (everything but id and priority), canonically serialised. */
 export function campaignIdentity(spec: Omit<CampaignSpec, "id" | "priority">): string {
   return canonicalJson({
@@ -86,7 +76,5 @@ export function deriveCampaignId(spec: Omit<CampaignSpec, "id" | "priority">): s
   return `c${createHash("sha256").update(campaignIdentity(spec)).digest("hex").slice(0, 16)}`;
 }
 
-/** Seed of episode `index`: base seed + index, wrapped into 32 bits. */
-export function episodeSeed(baseSeed: number, index: number): number {
-  return (baseSeed + index) % 2 ** 32;
-}
+/** Seed of episode `index`: base seed + index, wrapped into 32 bits (the one formula, also `farm run`'s). */
+export { episodeSeed };

@@ -1,4 +1,5 @@
 /** Scheduler errors with stable codes; the HTTP layer maps each code to one status. */
+import { FarmError } from "@farm/errors";
 
 export type SchedulerErrorCode =
   /** The campaign spec (or another request) is malformed. */
@@ -28,12 +29,12 @@ export const HTTP_STATUS_OF: Record<SchedulerErrorCode, number> = {
   CLOSED: 503,
 };
 
-export class SchedulerError extends Error {
+/** Codes that may clear up by themselves (Redis back, a scheduler restarted): the caller may try again. */
+const RETRYABLE: ReadonlySet<SchedulerErrorCode> = new Set<SchedulerErrorCode>(["REDIS_UNAVAILABLE", "CLOSED"]);
+
+export class SchedulerError extends FarmError<SchedulerErrorCode> {
   override readonly name = "SchedulerError";
-  constructor(
-    readonly code: SchedulerErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: SchedulerErrorCode, message: string) {
+    super(code, message, { retryable: RETRYABLE.has(code) });
   }
 }

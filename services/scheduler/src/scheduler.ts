@@ -47,6 +47,7 @@ import { CampaignStore, type CampaignRecord, type EpisodeTally } from "./campaig
 import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError } from "./errors.ts";
 import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
+import { coerceError } from "@farm/errors";
 
 export const DEFAULT_WINDOW_SIZE = 1000;
 /** Jobs per addBulk call. */
@@ -150,7 +151,7 @@ export class Scheduler {
     } catch (e) {
       redis.disconnect();
       void queue.close().catch(() => undefined);
-      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${redactRedisUrl(redisUrl)}: ${(e as Error).message} (set REDIS_URL or --redis)`);
+      throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${redactRedisUrl(redisUrl)}: ${coerceError(e).message} (set REDIS_URL or --redis)`);
     } finally {
       clearTimeout(timer);
     }
@@ -247,7 +248,7 @@ export class Scheduler {
       );
     }
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
-    const work = { taskId: task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
+    const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
     const r = await this.store.create(spec, Date.now());
     if (!r.created && campaignIdentity(r.existing) !== campaignIdentity(spec)) {
@@ -371,7 +372,7 @@ export class Scheduler {
       return { kind: "completed", outcome: r.outcome, cause: r.cause, reward: r.reward, steps: r.steps };
     } catch (e) {
       // A worker bug must not stall the campaign: count it, under a cause that says what happened.
-      this.log.warn({ event: "episode:result-invalid", jobId, error: (e as Error).message }, "episode result does not match the schema");
+      this.log.warn({ event: "episode:result-invalid", jobId, error: coerceError(e).message }, "episode result does not match the schema");
       return { kind: "completed", outcome: "unknown", cause: "result_invalid", reward: 0, steps: 0 };
     }
   }
@@ -382,7 +383,7 @@ export class Scheduler {
     try {
       if (await this.store.record(ref.campaignId, ref.episodeIndex, tally, Date.now())) await this.requestTopUp(ref.campaignId);
     } catch (e) {
-      this.log.warn({ event: "episode:count-failed", jobId, error: (e as Error).message }, "could not count a finished episode (reconcile will retry)");
+      this.log.warn({ event: "episode:count-failed", jobId, error: coerceError(e).message }, "could not count a finished episode (reconcile will retry)");
     }
   }
 

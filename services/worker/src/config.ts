@@ -9,6 +9,7 @@ import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
 import { hostAllowList } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
+import { coerceError } from "@farm/errors";
 
 export interface WorkerConfigInput {
   /** redis:// URL. Env REDIS_URL. */
@@ -20,7 +21,7 @@ export interface WorkerConfigInput {
   adbPort?: number;
   /** Serials to bind; empty or undefined = every device the adb server lists. Env FARM_DEVICES (comma-separated). */
   devices?: string[];
-  /** Task files or folders. Env FARM_TASK_DIRS (comma-separated). Default ["tasks"]. */
+  /** Task files or folders. Env FARM_TASKS (comma-separated; the scheduler's name too; the old FARM_TASK_DIRS is still read, with a warning). Default ["tasks"]. */
   taskPaths?: string[];
   /** Extra APK folders for install steps. Env FARM_APK_DIRS. The `apks/` folder beside each task path is always searched. */
   apkDirs?: string[];
@@ -95,12 +96,24 @@ function intIn(name: string, v: number | string | undefined, dflt: number, min: 
   return n;
 }
 
+let warnedTaskDirs = false;
+
+/** FARM_TASKS, as the scheduler reads it; the worker's old name FARM_TASK_DIRS still works, with one warning. */
+function envTaskPaths(env: NodeJS.ProcessEnv): string[] | undefined {
+  if (env.FARM_TASKS !== undefined || env.FARM_TASK_DIRS === undefined) return list(env.FARM_TASKS);
+  if (!warnedTaskDirs) {
+    warnedTaskDirs = true;
+    process.emitWarning("FARM_TASK_DIRS is deprecated; set FARM_TASKS (the same comma-separated task files or folders, as for the scheduler)", { code: "FARM_DEPRECATED_ENV" });
+  }
+  return list(env.FARM_TASK_DIRS);
+}
+
 /** The allow-list entries, parsed once here so a typo fails at start-up rather than per job. */
 function checkedAllowList(entries: string[]): string[] {
   try {
     hostAllowList(entries);
   } catch (e) {
-    throw new RangeError(`worker config: policyAllowedHosts: ${(e as Error).message}`);
+    throw new RangeError(`worker config: policyAllowedHosts: ${coerceError(e).message}`);
   }
   return entries;
 }
@@ -110,7 +123,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
   const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
   parseRedisUrl(redisUrl); // throws REDIS_URL_INVALID with a redacted message
   const devices = input.devices ?? list(env.FARM_DEVICES);
-  const taskPaths = (input.taskPaths ?? list(env.FARM_TASK_DIRS) ?? ["tasks"]).map((p) => path.resolve(p));
+  const taskPaths = (input.taskPaths ?? envTaskPaths(env) ?? ["tasks"]).map((p) => path.resolve(p));
   if (taskPaths.length === 0) throw new RangeError("worker config: at least one task file or folder is needed");
   const codec = input.codec ?? ((env.FARM_TRAJECTORY_CODEC as CodecName | undefined) || "deflate");
   if (!["null", "deflate", "snappy"].includes(codec)) throw new RangeError(`worker config: codec must be null, deflate or snappy, got '${codec}'`);

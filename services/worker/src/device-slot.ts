@@ -14,6 +14,7 @@ import { createEpisodeProcessor, LOCK_LOST_REASON } from "./episode-processor.ts
 import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
+import { coerceError } from "@farm/errors";
 
 export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable" | "closed";
 
@@ -83,7 +84,7 @@ export class DeviceSlot {
         }
       } catch (e) {
         // A task that cannot run is refused per job (with its reason); the device is fine.
-        this.log.warn({ event: "device:warmup-failed", err: (e as Error).message }, "binding at start failed; binding per job");
+        this.log.warn({ event: "device:warmup-failed", err: coerceError(e).message }, "binding at start failed; binding per job");
       }
     }
     if (this.stopping) return;

@@ -39,6 +39,7 @@ import type { FaultHooks } from "./fault-hooks.ts";
 import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
 import { attemptsLeft, decideAttempt } from "./retry-decision.ts";
+import { coerceError } from "@farm/errors";
 
 /** What the processor needs from its device slot. */
 export interface ProcessorContext {
@@ -136,7 +137,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
     try {
       resolved = resolveEpisodeJob(job.data, job.id, ctx.tasksById);
     } catch (e) {
-      log.warn({ event: "job:rejected", reason: (e as Error).message }, "job rejected");
+      log.warn({ event: "job:rejected", reason: coerceError(e).message }, "job rejected");
       throw e;
     }
     const { data, task } = resolved;
@@ -217,7 +218,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
         // DeviceUnusableError / session closed: another device may run it.
         if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
         if (attemptsLeft(facts)) await noteRetry(job, ref, "DEVICE_UNUSABLE", log);
-        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${(e as Error).message}`);
+        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${coerceError(e).message}`);
       } finally {
         ctx.drainSignal.removeEventListener("abort", onAbort);
         bullSignal?.removeEventListener("abort", onAbort);

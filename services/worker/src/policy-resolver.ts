@@ -7,6 +7,7 @@ import { statSync } from "node:fs";
 import path from "node:path";
 import { JobRejectedError, type PolicyRef } from "@farm/queue";
 import { isPolicyError, policyFromSpec, redactUrl, type Policy } from "@farm/policy";
+import { coerceError } from "@farm/errors";
 
 /** The spec for messages: a remote URL without credentials or query values. */
 export function shownSpec(spec: string): string {
@@ -40,6 +41,6 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
     if (isPolicyError(e) && e.retryable) throw new Error(`policy ${shown}: ${e.message}`);
-    throw new JobRejectedError("POLICY_INVALID", `policy ${shown}: ${(e as Error).message}`);
+    throw new JobRejectedError("POLICY_INVALID", `policy ${shown}: ${coerceError(e).message}`);
   }
 }

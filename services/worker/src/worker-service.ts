@@ -19,6 +19,7 @@ import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
+import { coerceError } from "@farm/errors";
 
 export interface WorkerServiceOptions {
   logger?: Logger;
@@ -179,7 +180,7 @@ export class WorkerService {
     try {
       await slot.start();
     } catch (e) {
-      this.logger.error({ event: "device:bind-failed", serial, err: (e as Error).message }, "binding the device failed");
+      this.logger.error({ event: "device:bind-failed", serial, err: coerceError(e).message }, "binding the device failed");
       await this.unbind(slot, "bind failed");
     }
   }

@@ -41,6 +41,10 @@ after(async () => {
 });
 
 test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exactly 40 distinct episodes; re-submitting adds none", async () => {
+  // Order-independent: everything below is about campaign c40 only, and /metrics is read as a difference.
+  await allDevicesBound();
+  const metricsBefore = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
+  const c40Files = () => listFiles(out).filter((f) => path.basename(f).startsWith("c40-"));
   const scheduler = await Scheduler.create({ redisUrl: h.redis.url, prefix: h.prefix, taskPaths: [TASK_FILE], windowSize: 8, tickMs: 500 });
   await scheduler.start();
   try {
@@ -64,7 +68,7 @@ test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exac
   } finally {
     await scheduler.close();
   }
-  const eps = await readEpisodes(out);
+  const eps = await readEpisodes(out, "c40");
   const ids = new Set(eps.map((e) => e.episodeId));
   assert.equal(eps.length, 40);
   assert.equal(ids.size, 40);
@@ -74,31 +78,32 @@ test("a campaign of 40 episodes on 4 devices (through the scheduler) yields exac
   const job = await h.queue.getJob(episodeJobId("c40", 7));
   const result = parseEpisodeJobResult(job?.returnvalue, job?.id);
   assert.equal(result.trajectoryFile, eps.find((e) => e.episodeId === "c40-7")?.file);
-  const filesBefore = listFiles(out);
+  const filesBefore = c40Files();
+  assert.equal(filesBefore.length, 40);
   assert.deepEqual(temporaryFiles(out), [], "no temporary files");
 
   // The same jobs added again directly (same ids): nothing new to run, nothing new written.
   await addCampaign(h, { campaignId: "c40", episodes: 40 });
   assert.deepEqual(await waitForCampaign(h, "c40", 40, 10_000), { completed: 40, failed: 0 });
-  assert.deepEqual(listFiles(out), filesBefore);
+  assert.deepEqual(c40Files(), filesBefore);
 
   // Even when the jobs are gone from Redis (removed after completion), a re-run finds the committed files.
   await h.queue.clean(0, 1000, "completed");
   await addCampaign(h, { campaignId: "c40", episodes: 40 });
   assert.deepEqual(await waitForCampaign(h, "c40", 40, 60_000), { completed: 40, failed: 0 });
-  assert.deepEqual(listFiles(out), filesBefore);
-  const eps2 = await readEpisodes(out);
+  assert.deepEqual(c40Files(), filesBefore);
+  const eps2 = await readEpisodes(out, "c40");
   assert.equal(eps2.length, 40);
   // …by their claims: the re-run completed from them without running anything.
   assert.equal((await worker.arbiter.stats("c40")).completedFromClaim, 40);
 
   // /metrics counts the campaign once.
   const text = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
-  const episodes = sumOf(text, "farm_episodes_total");
-  assert.equal(episodes, 40, text.split("\n").filter((l) => l.startsWith("farm_episodes_total")).join("\n"));
-  assert.equal(sumOf(text, "farm_trajectory_files_total"), 40);
-  assert.equal(sumOf(text, "farm_steps_total"), eps.reduce((a, e) => a + e.steps.length, 0));
-  assert.ok(sumOf(text, "farm_job_start_latency_seconds_count") >= 40);
+  const added = (name: string) => sumOf(text, name) - sumOf(metricsBefore, name);
+  assert.equal(added("farm_episodes_total"), 40, text.split("\n").filter((l) => l.startsWith("farm_episodes_total")).join("\n"));
+  assert.equal(added("farm_trajectory_files_total"), 40);
+  assert.equal(added("farm_steps_total"), eps.reduce((a, e) => a + e.steps.length, 0));
+  assert.ok(added("farm_job_start_latency_seconds_count") >= 40);
   assert.match(text, /farm_devices\{[^}]*state="(ready|busy)"[^}]*\} [1-4]/);
   assert.equal(sumOf(text, "farm_commits_total"), 40 + 40, "40 committed + 40 completed from the claim");
   assert.equal(sumOf(text, "farm_redis_up"), 1);
@@ -119,6 +124,7 @@ test("a job naming an unknown task or a wrong hash fails at once, not retried, w
 });
 
 test("job options apply per episode: step limit and frame cadence", async () => {
+  await allDevicesBound();
   await addCampaign(h, { campaignId: "opts", episodes: 2, options: { maxEpisodeSteps: 10, frameEvery: 5 } });
   assert.deepEqual(await waitForCampaign(h, "opts", 2, 30_000), { completed: 2, failed: 0 });
   const eps = await readEpisodes(out, "opts");
@@ -130,9 +136,11 @@ test("job options apply per episode: step limit and frame cadence", async () => 
   }
 });
 
-test("a device that goes away stops taking jobs, its episode is retried elsewhere, and it is bound again when it comes back", async () => {
+test("a device that goes away stops taking jobs, its episode is retried elsewhere, and it is bound again when it comes back", async (t) => {
+  await allDevicesBound();
   const { busy, sim } = await campaignOnBusyDevice("drop", 12);
   sim.faults.dropConnection();
+  t.after(() => sim.faults.reconnect()); // a failure here must not leave the device away for the next test
   await until(`${busy} unbound`, 30_000, () => worker.deviceStates()[busy] === undefined);
   assert.deepEqual(await waitForCampaign(h, "drop", 12, 90_000), { completed: 12, failed: 0 });
   const eps = await readEpisodes(out, "drop");
@@ -144,9 +152,11 @@ test("a device that goes away stops taking jobs, its episode is retried elsewher
   await until(`${busy} bound again`, 30_000, () => worker.deviceStates()[busy] === "ready");
 });
 
-test("device trouble: the job goes back to the queue at once while the device recovers (paused), then the device takes jobs again", async () => {
+test("device trouble: the job goes back to the queue at once while the device recovers (paused), then the device takes jobs again", async (t) => {
+  await allDevicesBound();
   const { busy, sim } = await campaignOnBusyDevice("blip", 8);
   sim.faults.hang(true);
+  t.after(() => sim.faults.hang(false));
   await until(`${busy} recovering`, 30_000, () => worker.deviceStates()[busy] === "recovering");
   sim.faults.hang(false);
   assert.deepEqual(await waitForCampaign(h, "blip", 8, 60_000), { completed: 8, failed: 0 });
@@ -159,9 +169,11 @@ test("device trouble: the job goes back to the queue at once while the device re
   assert.ok(eps.some((e) => e.deviceSerial === busy), "the recovered device runs episodes again");
 });
 
-test("a hung device ends its episode as device trouble, becomes unusable after recovery fails, its job is retried on another device; it is bound again later", async () => {
+test("a hung device ends its episode as device trouble, becomes unusable after recovery fails, its job is retried on another device; it is bound again later", async (t) => {
+  await allDevicesBound();
   const { busy, sim } = await campaignOnBusyDevice("hang", 8);
   sim.faults.hang(true);
+  t.after(() => sim.faults.hang(false));
   // Recovery cannot reach it: the device is retired (no slot) while the others finish the campaign.
   await until(`${busy} retired`, 60_000, () => worker.deviceStates()[busy] === undefined);
   assert.deepEqual(await waitForCampaign(h, "hang", 8, 90_000), { completed: 8, failed: 0 });
@@ -181,6 +193,12 @@ test("a hung device ends its episode as device trouble, becomes unusable after r
 
 /** Waits for a condition on the worker; a timeout shows the device states. */
 const until = (what: string, timeoutMs: number, check: () => boolean) => untilHolds(what, timeoutMs, check, { detail: () => JSON.stringify(worker.deviceStates()) });
+
+/** Every simulated device bound to the worker (ready or busy): the starting point of each test, whatever ran before. */
+async function allDevicesBound(): Promise<void> {
+  const serials = h.sims.devices.map((d) => d.serial);
+  await until("all devices bound", 90_000, () => serials.every((s) => worker.deviceStates()[s] === "ready" || worker.deviceStates()[s] === "busy"));
+}
 
 /** A device currently in `state`. */
 async function someDevice(state: string): Promise<string> {

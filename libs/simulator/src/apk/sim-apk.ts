@@ -1,3 +1,4 @@
+import { coerceError } from "@farm/errors";
 /**
  * The simulated APK format: a magic first line `SIMAPK 1`, then one JSON object naming the package,
  * its version, its activities (fully qualified; the first is the launcher activity), the app
@@ -70,7 +71,7 @@ export function parseSimApk(bytes: Uint8Array): SimApkManifest {
   try {
     raw = JSON.parse(text.slice(nl + 1));
   } catch (e) {
-    throw new SimApkError(`corrupt simulated APK: ${(e as Error).message}`);
+    throw new SimApkError(`corrupt simulated APK: ${coerceError(e).message}`);
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new SimApkError("corrupt simulated APK: manifest is not an object");
   const o = raw as Record<string, unknown>;

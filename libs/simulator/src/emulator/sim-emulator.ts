@@ -13,6 +13,7 @@ import { defaultAuthTokenPath } from "./console/auth-token.ts";
 import type { ConsoleBackend, ConsoleSnapshots } from "./console/backend.ts";
 import { EmulatorConsole } from "./console/console-server.ts";
 import { DiscoveryFile } from "./discovery.ts";
+import { coerceError } from "@farm/errors";
 
 export interface SimEmulatorOptions {
   /** The adb server to register with. */
@@ -121,7 +122,7 @@ export class SimEmulator {
           });
         } catch (e) {
           // As the emulator: an unwritable discovery folder is logged, the device still runs.
-          emu.log.warn({ event: "discovery:unwritable", err: (e as Error).message }, "could not write the discovery file");
+          emu.log.warn({ event: "discovery:unwritable", err: coerceError(e).message }, "could not write the discovery file");
         }
       }
     } catch (e) {

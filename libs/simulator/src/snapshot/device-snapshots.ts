@@ -9,6 +9,7 @@ import path from "node:path";
 import { silentLogger, type Logger } from "@farm/log";
 import type { AndroidSystem, SavedSystem } from "../android/system/android-system.ts";
 import { decodeSnapshotFile, encodeSnapshotFile } from "./snapshot-file.ts";
+import { coerceError } from "@farm/errors";
 
 export const SNAPSHOT_STATE_FILE = "farm-sim-state.json";
 /** Small metadata beside it (creation time, rotation), so listing never reads whole states. */
@@ -90,7 +91,7 @@ export class DeviceSnapshots {
         await fs.rename(tmp, path.join(folder, SNAPSHOT_STATE_FILE));
         await fs.writeFile(path.join(folder, SNAPSHOT_INFO_FILE), JSON.stringify({ createdAtMs: info.createdAtMs, rotation: info.rotation, screen: state.screen }) + "\n");
       } catch (e) {
-        throw new SnapshotError(`could not save snapshot ${name} in ${folder}: ${(e as Error).message}`, "io");
+        throw new SnapshotError(`could not save snapshot ${name} in ${folder}: ${coerceError(e).message}`, "io");
       }
       this.lastLoaded = name;
       this.log.info({ event: "snapshot:save", snapshot: name, bytes: info.sizeBytes, ms: Math.round(performance.now() - t0) }, "snapshot saved");
@@ -108,14 +109,14 @@ export class DeviceSnapshots {
         state = decodeSnapshotFile(await fs.readFile(file));
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new SnapshotError(`snapshot ${name} does not exist (looked in ${this.dir})`, "not-found");
-        throw new SnapshotError(`snapshot ${name} cannot be read (${file}): ${(e as Error).message}`, "corrupt");
+        throw new SnapshotError(`snapshot ${name} cannot be read (${file}): ${coerceError(e).message}`, "corrupt");
       }
       const delay = this.opts.loadDelayMs();
       if (delay > 0) await new Promise((r) => setTimeout(r, delay));
       try {
         this.opts.system.restoreState(state);
       } catch (e) {
-        throw new SnapshotError(`snapshot ${name} cannot be loaded on this device: ${(e as Error).message}`, "incompatible");
+        throw new SnapshotError(`snapshot ${name} cannot be loaded on this device: ${coerceError(e).message}`, "incompatible");
       }
       this.lastLoaded = name;
       this.log.info({ event: "snapshot:load", snapshot: name, delay_ms: delay, ms: Math.round(performance.now() - t0) }, "snapshot loaded");

@@ -37,15 +37,5 @@ export async function runSafely(backend: DeviceBackend, commandLine: string, io:
   }
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
+/** The farm's one sleep (re-exported for the transport's files). */
+export { sleep } from "@farm/time";

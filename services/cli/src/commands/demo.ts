@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 interface DemoOptions {
   emulators: string;
@@ -216,6 +217,6 @@ async function scrapeFigures(url: string): Promise<string> {
         .reduce((a, l) => a + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
     return ["farm_episodes_total", "farm_steps_total", "farm_trajectory_files_total", "farm_adb_calls_total"].map((n) => `${n}=${sum(n)}`).join(" ");
   } catch (e) {
-    return `scrape failed: ${(e as Error).message}`;
+    return `scrape failed: ${coerceError(e).message}`;
   }
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
 import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
@@ -28,7 +29,7 @@ export const runCommand: CommandModule = {
       .argument("<task>", "task file (.textproto)")
       .option("--episodes <n>", "number of episodes", "1")
       .option("--policy <spec>", "random | random:<seed> | scripted:<file> | module:<file> | http:<url>", "random")
-      .option("--seed <s>", "seed of episode 0; episode i uses seed + i", "0")
+      .option("--seed <s>", "seed of episode 0 (0..2^32-1); episode i uses seed + i, wrapped into 32 bits like a campaign's", "0")
       .option("--device <serial>", "a device on the adb server (see --adb-port)")
       .option("--sim", "start a private adb server and one simulated device (default without --device)")
       .option("--adb-port <port>", "adb server port for --device", "5037")
@@ -53,7 +54,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { createLogger } = await import("@farm/log");
 
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
-  const seed0 = parseIntOption("seed", o.seed, Number.MIN_SAFE_INTEGER)!;
+  const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const frameEvery = parseIntOption("frame-every", o.frameEvery, 0) ?? 0;
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
@@ -122,7 +123,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
     for (let i = 0; i < episodes && !abort.signal.aborted; i++) {
       if (session.state !== "ready") break;
       const t = await session.runEpisode({
-        seed: seed0 + i,
+        seed: episodeSeed(seed0, i),
         index: i,
         policy,
         signal: abort.signal,

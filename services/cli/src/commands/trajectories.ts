@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { CommandModule } from "./types.ts";
+import { coerceError } from "@farm/errors";
 
 /** Writes to stdout honouring its backpressure; false once the reader went away (e.g. `| head`). */
 async function writeOut(text: string): Promise<boolean> {
@@ -128,7 +129,7 @@ async function exportJsonl(paths: string[]): Promise<void> {
         if (!(await writeOut(`${episodeToJson(episode)}\n`))) return;
       }
     } catch (err) {
-      const msg = (err as Error).message;
+      const msg = coerceError(err).message;
       bad.push(file);
       process.stderr.write(`farm trajectories export: ${escapeControl(msg.startsWith(file) ? msg : `${file}: ${msg}`)}; skipping the rest of this file\n`);
     }

@@ -5,6 +5,7 @@
  */
 import { fail, type CommandContext, type CommandTable } from "./types.ts";
 import { bytesToText, stdinLines } from "../shell/io.ts";
+import { coerceError } from "@farm/errors";
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -42,7 +43,7 @@ async function grep(args: string[], ctx: CommandContext): Promise<number> {
   try {
     regexes = patterns.map((p) => new RegExp(fixed ? escapeRegExp(p) : p, ignoreCase ? "i" : ""));
   } catch (e) {
-    return fail(ctx, `grep: bad regex: ${(e as Error).message}`, 2);
+    return fail(ctx, `grep: bad regex: ${coerceError(e).message}`, 2);
   }
   let matches = 0;
   const consider = (line: string): void => {

@@ -124,6 +124,31 @@ async function logcat(args: string[], ctx: CommandContext): Promise<number> {
   return 0;
 }
 
+const LOG_PRIORITIES: Record<string, LogEntry["priority"]> = { v: "V", d: "D", i: "I", w: "W", e: "E", f: "F" };
+/** The pid a `log` line carries (a short-lived toolbox process on a device). */
+const LOG_TOOL_PID = 9999;
+
+/** `log [-p v|d|i|w|e|f] [-t TAG] MESSAGE…`: toolbox's log, one line into the main buffer (priority i, tag `log` by default). */
+function logTool(args: string[], ctx: CommandContext): number {
+  let priority: LogEntry["priority"] = "I";
+  let tag = "log";
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === "-t" && i + 1 < args.length) tag = args[++i]!;
+    else if (a === "-p" && i + 1 < args.length) {
+      const p = args[++i]!.toLowerCase();
+      if (!Object.hasOwn(LOG_PRIORITIES, p)) return fail(ctx, `log: invalid priority '${p}'`, 1);
+      priority = LOG_PRIORITIES[p]!;
+    } else break;
+  }
+  const message = args.slice(i).join(" ");
+  if (message === "") return fail(ctx, "usage: log [-p PRI] [-t TAG] MESSAGE...", 1);
+  ctx.sys.log.append({ pid: LOG_TOOL_PID, tid: LOG_TOOL_PID, priority, tag, message });
+  return 0;
+}
+
 export const logcatCommands: CommandTable = {
   logcat: { latencyClass: "shell", run: logcat },
+  log: { latencyClass: "shell", run: logTool },
 };

@@ -1,9 +1,10 @@
 /** The contract between the shell and the device commands. */
 import type { CommandIO } from "../shell/io.ts";
 import type { AndroidSystem } from "../system/android-system.ts";
+import type { LatencyClass } from "../system/latency.ts";
 
-/** Latency classes for fault injection (see system/latency.ts). */
-export type LatencyClass = "input" | "screencap" | "am" | "pm" | "settings" | "dumpsys" | "shell";
+/** Latency classes for fault injection (defined in system/latency.ts). */
+export type { LatencyClass };
 
 export interface CommandContext extends CommandIO {
   readonly sys: AndroidSystem;

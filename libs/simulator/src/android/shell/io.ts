@@ -84,21 +84,8 @@ export async function* stdinLines(stdin: AsyncIterable<Uint8Array>, signal: Abor
   if (pending.length > 0) yield pending;
 }
 
-/** Sleeps `ms`, returning early (without throwing) when `signal` aborts. */
-export function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
-  if (ms <= 0 || signal?.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
+/** Sleeps `ms`, returning early (without throwing) when `signal` aborts: the farm's one sleep, under the shell's name. */
+export { sleep as sleepMs } from "@farm/time";
 
 /** Resolves when `signal` aborts (never, if it never does). */
 export function untilAborted(signal: AbortSignal): Promise<void> {

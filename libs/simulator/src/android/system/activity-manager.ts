@@ -9,6 +9,7 @@ import { AppProcess, type ProcessEnv, type SavedProcess } from "./app-process.ts
 import { absoluteClass, flatComponent, relativeClass, shortComponent, type ComponentName } from "./components.ts";
 import { LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, type InstalledPackage, type PackageManager } from "./package-manager.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
+import { coerceError } from "@farm/errors";
 
 export const SYSTEM_SERVER_PID = 520;
 export const LAUNCHER_PID = 1130;
@@ -166,7 +167,7 @@ export class ActivityManager {
         if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) config = parsed as Record<string, unknown>;
         else configError = "not a JSON object";
       } catch (e) {
-        configError = (e as Error).message;
+        configError = coerceError(e).message;
       }
     }
     this.sysLog("I", "ActivityManager", `Start proc ${pid}:${pkg.name}/u0a${pkg.uid - 10000} for activity {${pkg.name}/${absoluteClass(pkg.name, relative)}}`);

@@ -14,7 +14,8 @@
  * costs what it costs in "emulator-adb".
  * "instant" adds nothing (the default).
  */
-import type { LatencyClass } from "../commands/types.ts";
+/** What a shell command costs on a device, by kind (commands/types.ts re-exports it for the command table). */
+export type LatencyClass = "input" | "screencap" | "am" | "pm" | "settings" | "dumpsys" | "shell";
 
 export type LatencyProfileName = "instant" | "emulator-adb" | "emulator-grpc";
 

@@ -14,6 +14,8 @@ import { EMULATOR_BUILD, EMULATOR_VERSION } from "../discovery.ts";
 import { SNAPSHOT_LOAD_MS } from "../../android/system/latency.ts";
 import { SNAPSHOT_STATE_FILE } from "../../snapshot/device-snapshots.ts";
 import { SimEmulator } from "../sim-emulator.ts";
+import { sleep } from "@farm/time";
+import { coerceError } from "@farm/errors";
 
 export interface EmulatorIO {
   out(line: string): void;
@@ -64,7 +66,7 @@ export async function runEmulator(argv: string[], env: NodeJS.ProcessEnv, io: Em
     avd = readAvd(home, args.avd);
     adbServerPort = adbServerPortOf(env);
   } catch (e) {
-    io.err(log(e instanceof AvdError ? "FATAL" : "ERROR", (e as Error).message));
+    io.err(log(e instanceof AvdError ? "FATAL" : "ERROR", coerceError(e).message));
     return 1;
   }
   return boot(args, cfg, avd, adbServerPort, argv, io);
@@ -143,7 +145,7 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
       await emu.device.snapshots.load(snapshotName);
       io.out(log("INFO", `Successfully loaded snapshot '${snapshotName}'`));
     } catch (e) {
-      io.out(log("WARNING", `Failed to load snapshot '${snapshotName}' (${(e as Error).message}); booted cold`));
+      io.out(log("WARNING", `Failed to load snapshot '${snapshotName}' (${coerceError(e).message}); booted cold`));
     }
   }
   io.out(log("INFO", `Boot completed in ${Date.now() - started} ms`));
@@ -159,7 +161,7 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
     if (saveOnExit && !emu.device.isClosed) {
       await emu.device.snapshots.save(snapshotName).then(
         () => io.out(log("INFO", `Saved snapshot '${snapshotName}'`)),
-        (e: unknown) => io.out(log("WARNING", `Could not save snapshot '${snapshotName}': ${(e as Error).message}`)),
+        (e: unknown) => io.out(log("WARNING", `Could not save snapshot '${snapshotName}': ${coerceError(e).message}`)),
       );
     }
     await emu.close();
@@ -214,8 +216,4 @@ function portFree(port: number): Promise<boolean> {
     srv.once("error", () => resolve(false));
     srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }

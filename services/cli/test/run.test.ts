@@ -1,4 +1,4 @@
-/** `farm run` end to end: a private adb server + one simulated device (--sim), trajectories with --out. */
+/** `farm run` end to end (a CLI test, so it lives with the CLI, not in a lib): a private adb server + one simulated device (--sim), trajectories with --out. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -1,0 +1,385 @@
+/**
+ * One episode on a bound device (task-format.md §7.6, §7.7), as three calls: `reset()`, `step()` until it says
+ * the episode is over, `finish()`. The policy chooses from the observation, the action goes out on the action
+ * channel, rewards / extras / episode_end come from logcat, the limits decide the boundary. Device trouble (a
+ * failing reset step, a failed action or observation, a step past its deadline, a lost device) ends the episode
+ * as a truncation with its cause; `finish()` then sends the device through recovery (or, with `deferRecovery`,
+ * leaves the session `needs_recovery`). It is never thrown. The run sees its session only through `SessionPort`.
+ */
+import type { FrameSpec } from "@farm/frames";
+import { parseAction, type Action, type Observation, type Policy } from "@farm/policy";
+import type { AppScreenVerdict } from "./app-screen-monitor.ts";
+import { since, withDeadline } from "./deadline.ts";
+import type { StepResult } from "@farm/adb";
+import { DEVICE_TROUBLE, causeOf, transitionEnd, trunc, type End } from "./episode-end.ts";
+import { effectiveLimits, type EffectiveEpisodeLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
+import { adbErrorResult, coerceError } from "./errors.ts";
+import type { StepPhasesMs } from "./events.ts";
+import { decideTransition } from "./limits.ts";
+import type { EpisodeFrames } from "./episode-frames.ts";
+import { extrasByName } from "./extras.ts";
+import { assertCommittable } from "./result-check.ts";
+import type { SessionPort } from "./session-port.ts";
+import type { ResetKind } from "./snapshot-reset.ts";
+import { sleep } from "@farm/time";
+import type { EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
+
+export interface RunEpisodeOptions {
+  /** Seeds the policy (via reset) and the task's random choices. */
+  seed: number;
+  /** Episode index, for events and the trajectory. */
+  index: number;
+  policy: Policy;
+  /** Receives the finished trajectory before `runEpisode` resolves (and before any recovery). */
+  sink?: (trajectory: EpisodeTrajectory) => void | Promise<void>;
+  /** Aborting ends the episode at the next step boundary as `cancelled`. */
+  signal?: AbortSignal;
+  /** Record a frame every N steps; overrides the config's `frameEvery`. */
+  frameEvery?: number;
+  /** How recorded frames are stored (`png`, `jpeg:85`, `webp:80@540x960`, …); overrides the config's `frameEncoding`. */
+  frameEncoding?: FrameSpec;
+  /** Reset from a snapshot of the setup state, then the reset steps (snapshot-reset.ts). @default false */
+  resetFromSnapshot?: boolean;
+  /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
+  limits?: EpisodeLimitOverrides;
+  /**
+   * Device trouble: return at once and leave the session in state `needs_recovery` instead of recovering
+   * before returning; the caller runs `session.recover()` when it suits it (e.g. after handing its job back).
+   * A `runEpisode` on a session that needs recovery recovers first. @default false
+   */
+  deferRecovery?: boolean;
+}
+
+type Observed = { obs: Observation } | { fail: StepResult };
+
+/** What one step's device work produced after the action: the observation (or why not) and the app-screen verdict. */
+interface StepView {
+  verdict?: AppScreenVerdict;
+  fail?: End;
+}
+
+export class EpisodeRun {
+  private readonly policy: Policy;
+  private readonly frameEvery: number;
+  private readonly frames: EpisodeFrames;
+  private resetKind: ResetKind = "steps";
+  private resetMs = 0;
+  private readonly startedAt = new Date();
+  private readonly tEpisode = performance.now();
+  private readonly steps: StepRecord[] = [];
+  private readonly resetCounters: Record<string, number> = {};
+  private readonly logcatMalformed0: number;
+  private readonly ac = new AbortController();
+  private readonly onAbort = () => this.ac.abort();
+  private initialExtras: StepExtra[] = [];
+  private end: End | undefined;
+  private obs: Observation | undefined;
+  private taskStart = performance.now();
+  private lastObsAt = this.taskStart;
+  private appScreenChecks = 0;
+  private episodeSteps = 0;
+
+  private constructor(
+    private readonly port: SessionPort,
+    private readonly opts: RunEpisodeOptions,
+    private readonly limits: EffectiveEpisodeLimits,
+  ) {
+    this.policy = opts.policy;
+    this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
+    this.frames = port.frames(opts.frameEncoding);
+    this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
+    opts.signal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** Checks the options (a bad override is the caller's error: RangeError before anything runs) and the session's readiness. */
+  static async start(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
+    const limits = effectiveLimits(port.task.task, port.config, opts.limits);
+    await port.ensureReady();
+    return new EpisodeRun(port, opts, limits);
+  }
+
+  /** True once the episode has ended (after a failed reset, or a step that was LAST). */
+  get ended(): boolean {
+    return this.end !== undefined || this.obs === undefined;
+  }
+
+  // ---- reset (§7.6) ----
+
+  /** Runs the reset within its deadline and emits `episode:start`; a failure ends the episode (never throws). */
+  async reset(): Promise<void> {
+    const c = this.port.config;
+    this.port.logger.debug({ event: "episode:reset", index: this.opts.index, seed: this.opts.seed }, "reset");
+    const tReset = performance.now();
+    try {
+      const r = await withDeadline(this.resetSteps(), c.resetTimeoutMs);
+      if (r.timedOut) {
+        this.ac.abort();
+        this.end = trunc("device_hung", `reset did not finish in ${c.resetTimeoutMs} ms`);
+      } else this.end = r.value;
+    } catch (e) {
+      this.end = trunc("reset_failed", `reset: ${coerceError(e).message}`);
+    }
+    const resetMs = performance.now() - tReset;
+    this.resetMs = resetMs;
+    this.port.resetDone();
+    for (const [k, v] of Object.entries(this.resetCounters)) this.port.count(k, v);
+    const p = this.port;
+    p.emit({ type: "episode:start", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, seed: this.opts.seed, resetMs });
+  }
+
+  private async resetSteps(): Promise<End | undefined> {
+    const p = this.port;
+    await p.liftFinger();
+    const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.opts.resetFromSnapshot ?? false);
+    if ("fail" in ran) return trunc("reset_failed", ran.fail);
+    this.resetKind = ran.kind;
+    const stepsOk = ran.steps;
+    if (!stepsOk.ok) {
+      return trunc(stepsOk.status === "cancelled" ? "cancelled" : "reset_failed", `reset step ${stepsOk.stepIndex + 1} (line ${stepsOk.line}): ${stepsOk.message}`);
+    }
+    this.taskStart = performance.now();
+    this.lastObsAt = this.taskStart;
+    p.startAppScreenChecks(this.taskStart);
+    const o = await p.readOrientation();
+    if (o) return trunc(causeOf(o.status, "observation_failed"), `orientation at reset: ${o.status}: ${o.message}`);
+    const first = await this.observe(0, false);
+    if ("fail" in first) return trunc(causeOf(first.fail.status, "observation_failed"), `first observation: ${first.fail.status}: ${first.fail.message}`);
+    this.obs = first.obs;
+    return this.resetPolicy(first.obs);
+  }
+
+  private async resetPolicy(obs: Observation): Promise<End | undefined> {
+    const c = this.port.config;
+    try {
+      const r = await withDeadline(this.policy.reset({ seed: this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() } }), c.policyTimeoutMs);
+      if (r.timedOut) return trunc("policy_failed", `policy.reset did not finish in ${c.policyTimeoutMs} ms`);
+    } catch (e) {
+      return trunc("policy_failed", `policy.reset: ${coerceError(e).message}`);
+    }
+    // Extras logged since the reset travel with FIRST; FIRST's reward is 0 and what was logged so far counts for step 1.
+    this.initialExtras = this.port.log.takeExtras();
+    obs.extras = extrasByName(this.initialExtras);
+    return undefined;
+  }
+
+  /** Observation after an action (or the reset): the screen is taken only when the policy or the trajectory wants it. */
+  private async observe(stepIndex: number, wantFrame: boolean): Promise<Observed> {
+    const shot = await this.frames.take(stepIndex, this.policy.needsPixels, wantFrame);
+    if ("fail" in shot) return shot;
+    const pixels = shot.pixels;
+    const now = performance.now();
+    const o: Observation = {
+      timedeltaUs: stepIndex === 0 ? 0 : Math.round((now - this.lastObsAt) * 1000),
+      orientation: this.port.orientation(),
+      extras: {},
+      stepIndex,
+      screen: { ...this.port.screen() },
+      ...(pixels ? { pixels } : {}),
+    };
+    this.lastObsAt = now;
+    return { obs: o };
+  }
+
+  // ---- action loop (§7.7) ----
+
+  /** One step: policy → action → observation (+ app-screen check) → logs → transition. Returns whether another step follows. */
+  async step(): Promise<boolean> {
+    if (this.ended) return false;
+    this.end = this.stopRequested();
+    if (this.end) return false;
+    const phases: StepPhasesMs = { policy: 0, action: 0, observation: 0, log: 0 };
+    let t0 = performance.now();
+    const chosen = await this.chooseAction();
+    if ("cause" in chosen) return this.stop(chosen);
+    const action = chosen.action;
+    phases.policy = since(t0);
+
+    // The per-step deadline covers the device work: action, observation and the app-screen check.
+    const stepDeadline = performance.now() + this.limits.stepTimeoutMs;
+    const left = () => Math.max(0, stepDeadline - performance.now());
+    t0 = performance.now();
+    const sendFail = await this.send(action, left);
+    phases.action = since(t0);
+    if (sendFail) return this.stop(sendFail);
+    this.episodeSteps++;
+
+    t0 = performance.now();
+    const view = await this.look(left);
+    phases.observation = since(t0);
+
+    t0 = performance.now();
+    const taken = await this.collectLogs();
+    phases.log = since(t0);
+    const elapsedMs = performance.now() - this.taskStart;
+    this.record(action, taken, view, elapsedMs, phases);
+    if (view.fail) return this.stop(view.fail);
+    this.obs!.extras = extrasByName(taken.extras);
+    const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
+    const tr = decideTransition(facts, this.limits);
+    if (!tr.last) return true;
+    const expectedActivity = this.port.task.task.expectedAppScreen?.activity;
+    return this.stop(transitionEnd(tr, { episodeSteps: this.episodeSteps, elapsedMs, expectedActivity, verdictMatch: view.verdict?.match }, this.limits));
+  }
+
+  private stop(end: End): false {
+    this.end = end;
+    return false;
+  }
+
+  private stopRequested(): End | undefined {
+    if (this.ac.signal.aborted) return trunc("cancelled", "aborted by the caller");
+    const lost = this.port.lostReason();
+    if (lost) return trunc("device_lost", `log stream failed: ${lost}`);
+    return undefined;
+  }
+
+  private async chooseAction(): Promise<{ action: Action } | End> {
+    const c = this.port.config;
+    try {
+      const a = await withDeadline(this.policy.act(this.obs!, this.ac.signal), c.policyTimeoutMs);
+      if (a.timedOut) return trunc("policy_failed", `policy.act did not answer in ${c.policyTimeoutMs} ms`);
+      try {
+        return { action: parseAction(a.value) };
+      } catch (e) {
+        return trunc("policy_failed", `policy.act returned an invalid action: ${coerceError(e).message}`);
+      }
+    } catch (e) {
+      return this.ac.signal.aborted ? trunc("cancelled", "aborted by the caller") : trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
+    }
+  }
+
+  private async send(action: Action, left: () => number): Promise<End | undefined> {
+    const ms = this.limits.stepTimeoutMs;
+    const sent = await withDeadline(this.port.sendAction(action).catch(adbErrorResult), left());
+    if (sent.timedOut) return trunc("device_hung", `action did not complete in ${ms} ms`);
+    if (!sent.value) return trunc("device_lost", "no action channel");
+    if (sent.value.status !== "ok") return trunc(causeOf(sent.value.status, "action_failed"), `action ${action.actionType}: ${sent.value.status}: ${sent.value.message}`);
+    return undefined;
+  }
+
+  /** The observation after the action, and the app-screen check due at this step alongside it; its verdict applies to this step. */
+  private async look(left: () => number): Promise<StepView> {
+    const p = this.port;
+    const ms = this.limits.stepTimeoutMs;
+    const t0 = performance.now();
+    const check = p.appScreenCheck(this.episodeSteps, t0, Math.max(1, left()));
+    if (check) this.appScreenChecks++;
+    const wantFrame = this.frameEvery > 0 && this.episodeSteps % this.frameEvery === 0;
+    const view: StepView = {};
+    const o = await withDeadline(this.observe(this.episodeSteps, wantFrame).catch((e: unknown): Observed => ({ fail: adbErrorResult(e) })), left());
+    if (o.timedOut) view.fail = trunc("device_hung", `observation did not complete in ${ms} ms`);
+    else if ("fail" in o.value) view.fail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
+    else this.obs = o.value.obs;
+    if (check && !view.fail) {
+      const v = await withDeadline(check, left());
+      if (v.timedOut) view.fail = trunc("device_hung", `app-screen check did not complete in ${ms} ms`);
+      else {
+        view.verdict = v.value;
+        p.emit({ type: "app-screen:check", serial: p.serial, step: this.episodeSteps, match: v.value.match, left: v.value.left });
+      }
+    }
+    return view;
+  }
+
+  /** The step's reward and extras. Always gives the event loop a turn, so lines already received are read even when the step did no I/O (REPEAT). */
+  private async collectLogs(): Promise<{ reward: number; extras: StepExtra[] }> {
+    const c = this.port.config;
+    if (c.logSettleMs > 0) await sleep(c.logSettleMs);
+    else await new Promise<void>((r) => setImmediate(r));
+    return this.port.log.take();
+  }
+
+  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs): void {
+    this.steps.push({
+      index: this.episodeSteps,
+      timeOffsetMs: Math.round(elapsedMs),
+      action: { actionType: action.actionType, touchPosition: [action.touchPosition[0], action.touchPosition[1]] },
+      reward: taken.reward,
+      extras: taken.extras,
+      ...(view.verdict ? { appScreen: view.verdict.match } : {}),
+    });
+    const p = this.port;
+    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs });
+  }
+
+  // ---- finish ----
+
+  /** Ends the episode: cause refined, late lines drained, trajectory built and handed to the sink, then recovery or `needs_recovery`. */
+  async finish(): Promise<EpisodeTrajectory> {
+    const end = await this.refineCause(this.end ?? trunc("reset_failed", "reset produced no observation"));
+    this.end = end;
+    this.opts.signal?.removeEventListener("abort", this.onAbort);
+    await this.drainLateLines(end);
+    const p = this.port;
+    p.log.pause();
+    p.recordEnd(end.cause, this.episodeSteps);
+    const trajectory = await this.trajectory(end);
+    const durationMs = performance.now() - this.tEpisode;
+    const { index, seed } = this.opts;
+    const { totalReward } = trajectory;
+    p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs }, "episode finished");
+    p.emit({ type: "episode:end", serial: p.serial, taskId: p.task.task.id, episodeIndex: index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: this.episodeSteps, totalReward, durationMs });
+    assertCommittable(trajectory);
+    if (this.opts.sink) await this.opts.sink(trajectory);
+    await p.settle(end.cause, end.detail, this.opts.deferRecovery ?? false);
+    return trajectory;
+  }
+
+  /** A device that no answer came from may be gone rather than hung: ask the adb server (when the driver can). */
+  private async refineCause(end: End): Promise<End> {
+    if (!DEVICE_TROUBLE.has(end.cause) || end.cause === "device_lost") return end;
+    try {
+      const r = await withDeadline(this.port.deviceGone(), 2500);
+      if (!r.timedOut && r.value) return { ...end, cause: "device_lost", detail: `device ${r.value} (${end.detail})` };
+    } catch {
+      /* keep the cause */
+    }
+    return end;
+  }
+
+  /** Late reward lines of a truncated, still-running game belong to its last step (farm choice, `finalLogDrainMs`). */
+  private async drainLateLines(end: End): Promise<void> {
+    const lastStep = this.steps[this.steps.length - 1];
+    const ms = this.port.config.finalLogDrainMs;
+    if (ms <= 0 || !lastStep || !(end.cause === "step_limit" || end.cause === "time_limit" || end.cause === "cancelled")) return;
+    await sleep(ms);
+    const late = this.port.log.take();
+    lastStep.reward += late.reward;
+    lastStep.extras.push(...late.extras);
+  }
+
+  private async trajectory(end: End): Promise<EpisodeTrajectory> {
+    const p = this.port;
+    const counters: Record<string, number> = { ...p.log.counters };
+    for (const [k, v] of Object.entries(this.resetCounters)) counters[`reset_${k}`] = v;
+    const logcatMalformed = (p.logcatMalformedLines() ?? this.logcatMalformed0) - this.logcatMalformed0;
+    if (logcatMalformed > 0) counters.logcat_malformed_lines = logcatMalformed;
+    if (this.appScreenChecks > 0) counters.app_screen_checks = this.appScreenChecks;
+    await this.frames.attach(this.steps, counters);
+    const lastScore = p.log.lastScore;
+    return {
+      taskId: p.task.task.id,
+      taskHash: p.task.hash,
+      deviceSerial: p.serial,
+      policyName: this.policy.name,
+      policyVersion: this.policy.version,
+      seed: this.opts.seed,
+      startedAt: this.startedAt,
+      endedAt: new Date(),
+      outcome: end.outcome,
+      cause: end.cause,
+      causeDetail: end.detail,
+      totalReward: this.steps.reduce((a, st) => a + st.reward, 0),
+      steps: this.steps,
+      counters,
+      episodeIndex: this.opts.index,
+      dialect: p.task.dialect,
+      limits: this.limits,
+      ...(this.initialExtras.length ? { initialExtras: this.initialExtras } : {}),
+      ...(lastScore !== undefined ? { finalScore: lastScore } : {}),
+      ...(this.frameEvery > 0 ? { frameEncoding: this.frames.encoding } : {}),
+      resetKind: this.resetKind,
+      resetMs: this.resetMs,
+    };
+  }
+}
