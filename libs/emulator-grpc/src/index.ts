@@ -19,6 +19,7 @@ import * as protoLoader from "@grpc/proto-loader";
 export { grpc };
 export * from "./messages.ts";
 export { bearerMetadata, tokenFromMetadata } from "./auth.ts";
+export { discoveryDirectory, discoveryFilePid, parseDiscovery, processAlive } from "./discovery.ts";
 
 /** Folder holding our .proto files (emulator_controller.proto, snapshot_service.proto, snapshot.proto). */
 export const PROTO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../proto");

@@ -5,8 +5,8 @@
  * or off. A device without an endpoint keeps adb for everything.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { discoveryDirectory, discoveryFilePid, parseDiscovery, processAlive } from "@farm/emulator-grpc";
 
 export interface GrpcEndpoint {
   /** host:port of the emulator's gRPC server. */
@@ -31,35 +31,6 @@ export interface GrpcTransportConfig {
   callTimeoutMs?: number;
 }
 
-/** The running-AVD folder as the emulator computes it on Linux. */
-export function emulatorDiscoveryDir(env: NodeJS.ProcessEnv = process.env): string {
-  let root = env.XDG_RUNTIME_DIR;
-  if (!root) {
-    const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-    root = [`/run/user/${uid}`, ...(env.HOME ? [path.join(env.HOME, ".android")] : [])].find((d) => fs.existsSync(d)) ?? os.tmpdir();
-  }
-  return path.join(root, "avd", "running");
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** `key=value` lines; values kept as written. */
-function parseIni(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of text.split("\n")) {
-    const eq = line.indexOf("=");
-    if (eq > 0) out.set(line.slice(0, eq).trim(), line.slice(eq + 1).replace(/\r$/, ""));
-  }
-  return out;
-}
-
 const PORT = /^\d{1,5}$/;
 
 /** serial → endpoint of every live emulator that wrote a discovery file with a gRPC port (bounded: 4096 files). */
@@ -72,13 +43,13 @@ export function readDiscoveryFiles(dir: string): Map<string, GrpcEndpoint> {
     return found;
   }
   for (const name of names) {
-    const m = /^pid_(\d+)(?:_\d+)?\.ini$/.exec(name);
-    if (!m || !alive(Number(m[1]))) continue;
+    const pid = discoveryFilePid(name);
+    if (pid === undefined || !processAlive(pid)) continue;
     let ini: Map<string, string>;
     try {
       const file = path.join(dir, name);
       if (fs.statSync(file).size > 64 * 1024) continue;
-      ini = parseIni(fs.readFileSync(file, "utf8"));
+      ini = parseDiscovery(fs.readFileSync(file, "utf8"));
     } catch {
       continue;
     }
@@ -106,7 +77,7 @@ export class GrpcEndpoints {
     for (const [serial, ep] of Object.entries(cfg.endpoints ?? {})) {
       if (!ep || typeof ep.address !== "string" || !/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(ep.address)) throw new TypeError(`adb config: grpc endpoint of ${serial} must be host:port, got ${JSON.stringify(ep?.address)}`);
     }
-    this.dir = cfg.discoveryDir ?? emulatorDiscoveryDir();
+    this.dir = cfg.discoveryDir ?? discoveryDirectory();
   }
 
   resolve(serial: string): GrpcEndpoint | undefined {

@@ -12,8 +12,10 @@
  * still tells a live process from a dead one.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { discoveryDirectory, discoveryFilePid, processAlive } from "@farm/emulator-grpc";
+
+export { discoveryDirectory, parseDiscovery } from "@farm/emulator-grpc";
 
 export interface DiscoveryInfo {
   consolePort: number;
@@ -31,16 +33,6 @@ import { SIM_EMULATOR_VERSION } from "../grpc/emulator-grpc-server.ts";
 /** The emulator version and build we advertise (discovery file, `-version`, gRPC getStatus agree). */
 export const EMULATOR_VERSION = SIM_EMULATOR_VERSION.split(" ")[0]!;
 export const EMULATOR_BUILD = /build_id (\S+)\)/.exec(SIM_EMULATOR_VERSION)?.[1] ?? "0";
-
-export function discoveryDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  let root = env.XDG_RUNTIME_DIR;
-  if (!root) {
-    const uid = typeof process.getuid === "function" ? process.getuid() : 0;
-    const candidates = [`/run/user/${uid}`, ...(env.HOME ? [path.join(env.HOME, ".android")] : [])];
-    root = candidates.find((dir) => fs.existsSync(dir)) ?? os.tmpdir();
-  }
-  return path.join(root, "avd", "running");
-}
 
 /** The console port of the device in this process that holds the plain `pid_<pid>.ini` name. */
 let plainNameHolder: number | undefined;
@@ -99,16 +91,6 @@ export function renderDiscovery(info: DiscoveryInfo): string {
   return entries.map(([k, v]) => `${k}=${String(v).replace(/[\r\n]/g, " ")}\n`).join("");
 }
 
-/** Reads a discovery file back into its keys (for tests and tools). */
-export function parseDiscovery(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of text.split("\n")) {
-    const eq = line.indexOf("=");
-    if (eq > 0) out.set(line.slice(0, eq), line.slice(eq + 1));
-  }
-  return out;
-}
-
 /** Deletes `pid_N[_PORT].ini` files whose process N is gone, as the emulator does with its own. */
 function collectStale(dir: string): void {
   let names: string[];
@@ -118,17 +100,9 @@ function collectStale(dir: string): void {
     return;
   }
   for (const name of names) {
-    const m = /^pid_(\d+)(?:_\d+)?\.ini$/.exec(name);
-    if (!m || processAlive(Number(m[1]))) continue;
+    const pid = discoveryFilePid(name);
+    if (pid === undefined || processAlive(pid)) continue;
     fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
