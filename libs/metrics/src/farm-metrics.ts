@@ -50,6 +50,9 @@ export interface FarmMetricsOptions {
   onCollectError?: (info: { source: string; error: Error }) => void;
 }
 
+export const POLICY_MODES = ["single", "batched"] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+
 export interface EpisodeFinished {
   taskId: string;
   outcome: EpisodeOutcome;
@@ -191,6 +194,19 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const policyCode = closedLabel(METRIC.policyErrors, "code", POLICY_ERROR_CODES, report);
+  const policyRequests = new Counter({
+    name: METRIC.policyRequests,
+    help: "HTTP requests to remote policies: mode single (one device's step) or batched (one per batch), result ok or error",
+    labelNames: ["mode", "result"] as const,
+    registers,
+  });
+  const policyBatchSize = new Histogram({
+    name: METRIC.policyBatchSize,
+    help: "Messages (device steps and episode ends) per batched remote-policy request",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers,
+  });
+  for (const mode of POLICY_MODES) for (const result of ["ok", "error"]) policyRequests.inc({ mode, result }, 0);
   const adbCalls = new Counter({
     name: METRIC.adbCalls,
     help: "adb calls by operation and status (ok or the error kind)",
@@ -360,6 +376,11 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     },
     recovery(c: string): void {
       recoveries.inc({ cause: recoveryCause(METRIC.recoveries, c) });
+    },
+    /** One HTTP exchange with a remote policy; `size` messages for a batched one. */
+    policyRequest(mode: PolicyMode, ok: boolean, size: number): void {
+      policyRequests.inc({ mode: POLICY_MODES.includes(mode) ? mode : "single", result: ok ? "ok" : "error" });
+      if (mode === "batched" && valid(METRIC.policyBatchSize, size)) policyBatchSize.observe(size);
     },
     policyError(code: PolicyErrorCode): void {
       policyErrors.inc({ code: policyCode(code) });

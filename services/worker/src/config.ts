@@ -58,6 +58,10 @@ export interface WorkerConfigInput {
    * `serial=host:port[/token],…`, FARM_GRPC_DISCOVERY_DIR.
    */
   grpc?: GrpcTransportConfig;
+  /** `http-batch:` policies: how long the first pending step waits for other devices' (ms, 0…1000). Env FARM_POLICY_BATCH_MS. Default 5. */
+  policyBatchWindowMs?: number;
+  /** `http-batch:` policies: a batch goes out at once with this many steps (1…4096). Env FARM_POLICY_MAX_BATCH. Default 64. */
+  policyMaxBatch?: number;
 }
 
 export interface WorkerConfig {
@@ -84,6 +88,8 @@ export interface WorkerConfig {
   faultInject: string | undefined;
   episode: EpisodeConfig;
   grpc: GrpcTransportConfig;
+  policyBatchWindowMs: number;
+  policyMaxBatch: number;
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -152,6 +158,8 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     faultInject: input.faultInject ?? (env.FARM_FAULT_INJECT || undefined),
     episode: { ...input.episode },
     grpc: grpcConfig(input.grpc, env),
+    policyBatchWindowMs: intIn("policyBatchWindowMs", input.policyBatchWindowMs ?? env.FARM_POLICY_BATCH_MS, 5, 0, 1000),
+    policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
   };
 }
 

@@ -18,6 +18,7 @@ import { DeviceSlot } from "./device-slot.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
+import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 
@@ -45,6 +46,7 @@ export class WorkerService {
   readonly arbiter: RedisCommitArbiter;
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
+  private readonly policyTransport: PolicyTransport;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -61,6 +63,7 @@ export class WorkerService {
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
+    this.policyTransport = hostPolicyTransport(config, metrics);
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -171,6 +174,7 @@ export class WorkerService {
       metrics: this.metrics,
       logger: this.logger,
       onEvent: episodeEventsToMetrics(this.metrics),
+      policyTransport: this.policyTransport,
       onState: (s) => this.onSlotState(s),
     });
     this.slots.set(serial, slot);
@@ -229,6 +233,7 @@ export class WorkerService {
       await Promise.all([...this.stopping.values()]);
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
+      this.policyTransport.batcher.close();
       this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();
