@@ -12,7 +12,7 @@ import type { PolicyTransport } from "./policy-transport.ts";
 
 /** The spec for messages: a remote URL without credentials or query values. */
 export function shownSpec(spec: string): string {
-  const m = /^(http:)?(https?:\/\/.*)$/i.exec(spec);
+  const m = /^(http(?:-batch)?:)?(https?:\/\/.*)$/i.exec(spec);
   return m ? `${m[1] ?? ""}${redactUrl(m[2]!)}` : spec.slice(0, 200);
 }
 
