@@ -15,7 +15,7 @@ import urllib.parse
 import urllib.request
 from typing import Any, Dict, Iterator, List, Optional
 
-FINISHED_STATES = ("finished", "cancelled")
+FINISHED_STATES = ("completed", "cancelled", "failed")
 
 
 class FarmApiError(Exception):

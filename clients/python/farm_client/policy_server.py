@@ -98,7 +98,7 @@ class Agent:
 
 
 class RandomAgent(Agent):
-    """Taps at seeded random points (seeded per episode from the episode's seed); keeps episode returns."""
+    """Random swipes (TOUCH start, TOUCH end, LIFT), seeded per episode from the episode's seed."""
 
     version = "random-1"
 
@@ -117,8 +117,8 @@ class RandomAgent(Agent):
                 self.rewards_seen[key] = 0.0
             self.rewards_seen[key] = self.rewards_seen.get(key, 0.0) + float(step.reward)
             rng = self._rngs[key]
-            # Every other step lifts the finger, so each TOUCH is a tap.
-            if step.observation.get("stepIndex", 0) % 2 == 1:
+            # A swipe over three steps: finger down, finger moved, finger up.
+            if step.observation.get("stepIndex", 0) % 3 == 2:
                 return {"actionType": "LIFT", "touchPosition": [0, 0]}
             return {"actionType": "TOUCH", "touchPosition": [rng.random(), rng.random()]}
 

@@ -62,6 +62,8 @@ export interface WorkerConfigInput {
   policyBatchWindowMs?: number;
   /** `http-batch:` policies: a batch goes out at once with this many steps (1…4096). Env FARM_POLICY_MAX_BATCH. Default 64. */
   policyMaxBatch?: number;
+  /** How remote (`http:`, `http-batch:`) policies get the screen: png, rgb (raw) or none (no pixels: a policy that needs none, and the benchmark). Env FARM_POLICY_PIXELS. Default png. */
+  policyPixels?: "png" | "rgb" | "none";
 }
 
 export interface WorkerConfig {
@@ -90,6 +92,7 @@ export interface WorkerConfig {
   grpc: GrpcTransportConfig;
   policyBatchWindowMs: number;
   policyMaxBatch: number;
+  policyPixels: "png" | "rgb" | "none";
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -122,6 +125,12 @@ function checkedAllowList(entries: string[]): string[] {
     throw new RangeError(`worker config: policyAllowedHosts: ${coerceError(e).message}`);
   }
   return entries;
+}
+
+function policyPixelsOf(v: string | undefined): "png" | "rgb" | "none" {
+  if (v === undefined || v === "") return "png";
+  if (v === "png" || v === "rgb" || v === "none") return v;
+  throw new RangeError(`worker config: policyPixels (FARM_POLICY_PIXELS) must be png, rgb or none, got '${v.slice(0, 40)}'`);
 }
 
 /** Validates and fills defaults; throws with a message naming the bad setting. */
@@ -160,6 +169,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     grpc: grpcConfig(input.grpc, env),
     policyBatchWindowMs: intIn("policyBatchWindowMs", input.policyBatchWindowMs ?? env.FARM_POLICY_BATCH_MS, 5, 0, 1000),
     policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
+    policyPixels: policyPixelsOf(input.policyPixels ?? env.FARM_POLICY_PIXELS),
   };
 }
 

@@ -10,10 +10,13 @@ export interface PolicyTransport {
   batcher: PolicyBatcher;
   /** For single (`http:`) policies: one call per exchange. */
   onExchange(ok: boolean): void;
+  /** Pixel options of remote policies (FARM_POLICY_PIXELS). */
+  pixels: { needsPixels: boolean; pixelEncoding?: "png" | "rgb" };
 }
 
-export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch">, metrics: FarmMetrics): PolicyTransport {
+export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels">, metrics: FarmMetrics): PolicyTransport {
   return {
+    pixels: config.policyPixels === "none" ? { needsPixels: false } : { needsPixels: true, pixelEncoding: config.policyPixels },
     batcher: new PolicyBatcher({
       windowMs: config.policyBatchWindowMs,
       maxBatch: config.policyMaxBatch,
