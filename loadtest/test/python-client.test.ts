@@ -45,7 +45,7 @@ for (const mode of ["batched", "single"] as const) {
     const episodes = 6;
     const policy = mode === "batched" ? `http-batch:${farm.policyServer.url}/batch` : `http:${farm.policyServer.url}/act`;
     const final = (await py("submit", farm.taskId, "--episodes", String(episodes), "--policy", policy, "--max-steps", "30", "--seed", mode === "batched" ? "1" : "2", "--wait")) as FinalStatus;
-    assert.equal(final.state, "finished", JSON.stringify(final));
+    assert.equal(final.state, "completed", JSON.stringify(final));
     assert.equal(final.completed, episodes, JSON.stringify(final));
     const after = await farm.policyServer.stats();
     const steps = after.stepItems - before.stepItems;
