@@ -5,6 +5,7 @@
  * internal 2021 `mpm` locations, random activities, `wait_for_message` or `log_prefix` in the current
  * dialect; the newer commands in the legacy one) is a TaskConvertError naming the field and the way out.
  */
+import { INTERNAL_2021_REGEXPS } from "./normalise-common.ts";
 import type { AdbCommand, AppScreen, ApkLocation, LogParsing, SetupStep, SuccessCondition, Task } from "./model.ts";
 
 export type TargetDialect = "current" | "legacy";
@@ -285,6 +286,34 @@ function step(o: Out, s: SetupStep, to: TargetDialect, where: string): void {
   if (s.successCondition) successCondition(o, s.successCondition, to, where);
 }
 
+const ANIMATION_KEYS = ["window_animation_scale", "transition_animation_scale", "animator_duration_scale"];
+
+/** Legacy `disable_animations` became these three steps on one line (the check, if any, on the last). */
+function isDisableAnimations(run: readonly SetupStep[]): boolean {
+  if (run.length !== 3 || run.some((s) => s.line !== run[0]!.line) || run[0]!.successCondition || run[1]!.successCondition) return false;
+  return run.every((s, i) => {
+    const a = s.action;
+    if (a?.kind !== "adb" || a.request.timeoutSec !== 0) return false;
+    const c = a.request.cmd;
+    return c.command === "settings" && c.namespace === "global" && c.action.verb === "put" && c.action.key === ANIMATION_KEYS[i] && c.action.value === "0.0";
+  });
+}
+
+function steps(o: Out, field: string, list: readonly SetupStep[], to: TargetDialect): void {
+  for (let i = 0; i < list.length; i++) {
+    const run = list.slice(i, i + 3);
+    if (to === "legacy" && isDisableAnimations(run)) {
+      o.block(field, () => {
+        o.block("adb_call", () => o.block("disable_animations", () => undefined));
+        if (run[2]!.successCondition) successCondition(o, run[2]!.successCondition, to, `${field}[${i + 2}]`);
+      });
+      i += 2;
+      continue;
+    }
+    o.block(field, () => step(o, list[i]!, to, `${field}[${i}]`));
+  }
+}
+
 function logParsing(o: Out, l: LogParsing, to: TargetDialect): void {
   if (l.messagePrefix) throw new TaskConvertError(`log_prefix (internal 2021 dialect) has no form in the ${to === "current" ? "current" : "2021 seed"} dialect; keep this task as it is`);
   o.block("log_parsing_config", () => {
@@ -304,10 +333,27 @@ function logParsing(o: Out, l: LogParsing, to: TargetDialect): void {
   });
 }
 
+/**
+ * The early-2021 internal dialect's `log_tag` / `log_prefix` when the log parsing is exactly what that runtime
+ * builds from them (its fixed regexes), else undefined.
+ */
+function internalLogFields(l: LogParsing): { logTag: string; logPrefix: string } | undefined {
+  const re = INTERNAL_2021_REGEXPS;
+  const one = (rs: readonly { source: string }[], src: string) => rs.length === 1 && rs[0]!.source === src;
+  if (l.filters[0] !== "AndroidRLTask:V" || l.filters.length > 2 || l.rewardEvent.length > 0) return undefined;
+  if (l.score?.source !== re.score || !one(l.reward, re.reward) || !one(l.episodeEnd, re.episodeEnd) || !one(l.extra, re.extra) || !one(l.jsonExtra, re.jsonExtra)) return undefined;
+  const tag = l.filters[1];
+  if (tag !== undefined && !tag.endsWith(":V")) return undefined;
+  return { logTag: tag ? tag.slice(0, -2) : "", logPrefix: l.messagePrefix?.source ?? "" };
+}
+
 /** The task as a textproto of `to`; throws TaskConvertError for content that dialect cannot hold. */
 export function taskToText(task: Task, to: TargetDialect, header?: string): string {
   const o = new Out();
   if (header) for (const l of header.split("\n")) o.line(`# ${l}`);
+  // Legacy: the internal early-2021 form when the log parsing is that runtime's fixed one (log_tag, log_prefix).
+  const internal = to === "legacy" ? internalLogFields(task.logParsing) : undefined;
+  if (internal) o.line("# proto-file: google3/third_party/py/android_env/proto/task.proto");
   o.field("id", quote(task.id));
   if (task.name) o.field("name", quote(task.name));
   if (task.description) o.field("description", quote(task.description));
@@ -315,12 +361,18 @@ export function taskToText(task: Task, to: TargetDialect, header?: string): stri
     if (task.packageName) o.field("package_name", quote(task.packageName));
     if (task.fullActivityName) o.field("full_activity_name", quote(task.fullActivityName));
   }
-  task.setupSteps.forEach((s, i) => o.block("setup_steps", () => step(o, s, to, `setup_steps[${i}]`)));
-  task.resetSteps.forEach((s, i) => o.block("reset_steps", () => step(o, s, to, `reset_steps[${i}]`)));
+  steps(o, "setup_steps", task.setupSteps, to);
+  steps(o, "reset_steps", task.resetSteps, to);
   if (task.expectedAppScreen) o.block("expected_app_screen", () => appScreen(o, task.expectedAppScreen!));
   o.field(to === "current" ? "max_episode_sec" : "max_duration_sec", num(task.maxEpisodeSec));
-  o.field(to === "current" ? "max_episode_steps" : "max_num_steps", num(task.maxEpisodeSteps));
-  logParsing(o, task.logParsing, to);
+  if (internal) {
+    if (task.maxEpisodeSteps > 0) throw new TaskConvertError("max_episode_steps: the early-2021 dialect of this task (log_tag, fixed log regexes) has no step limit; keep the current dialect");
+    if (internal.logTag) o.field("log_tag", quote(internal.logTag));
+    if (internal.logPrefix) o.field("log_prefix", quote(internal.logPrefix));
+  } else {
+    o.field(to === "current" ? "max_episode_steps" : "max_num_steps", num(task.maxEpisodeSteps));
+    logParsing(o, task.logParsing, to);
+  }
   for (const e of task.extrasSpec)
     o.block("extras_spec", () => {
       o.field("name", quote(e.name));
