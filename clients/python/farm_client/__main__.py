@@ -4,7 +4,7 @@
     python3 -m farm_client status <id> | watch <id> | cancel <id> | list
     python3 -m farm_client serve-policy --port 8000
 
-The scheduler URL comes from --url or FARM_SCHEDULER_URL (default http://127.0.0.1:8080), the token from
+The scheduler URL comes from --url or FARM_SCHEDULER_URL (default http://127.0.0.1:8420), the token from
 FARM_API_TOKEN. Every command prints JSON; watch prints one line per change.
 """
 
@@ -26,7 +26,7 @@ def _print(obj: object) -> None:
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m farm_client")
-    ap.add_argument("--url", default=os.environ.get("FARM_SCHEDULER_URL", "http://127.0.0.1:8080"))
+    ap.add_argument("--url", default=os.environ.get("FARM_SCHEDULER_URL", "http://127.0.0.1:8420"))
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("submit", help="submit a campaign")
     s.add_argument("task")

@@ -1,7 +1,7 @@
 """A campaign client over the scheduler's HTTP API (services/scheduler/README.md, GET /openapi.json).
 
     from farm_client import CampaignClient
-    c = CampaignClient("http://127.0.0.1:8080", token=None)
+    c = CampaignClient("http://127.0.0.1:8420", token=None)
     c.submit("classic_2048", episodes=10, policy="random")
     for status in c.watch(campaign_id): print(status["finished"], "/", status["episodes"])
 """
