@@ -59,7 +59,7 @@ export class GrpcH2Client {
     if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
     const s = http2.connect(`http://${this.address}`, {
       // A screenshot (8 MB at 1080x1920) streams without stalling for WINDOW_UPDATEs.
-      settings: { initialWindowSize: 16 * 1024 * 1024, enablePush: false },
+      settings: { initialWindowSize: 16 * 1024 * 1024, maxFrameSize: 16 * 1024 * 1024 - 1, enablePush: false },
     });
     s.on("connect", () => s.setLocalWindowSize?.(32 * 1024 * 1024));
     s.on("error", () => undefined); // surfaces on the streams; the session is dropped on close
