@@ -19,6 +19,12 @@ export {
   redactCredentials,
   redisConnection,
   createRedisClient,
+  bullConnection,
+  isClusterUrl,
+  parseRedisClusterUrl,
+  type BullConnection,
+  type RedisClient,
+  type RedisClusterSpec,
   type ConnectionRole,
   type RedisConnectionOptions,
 } from "./connection.ts";

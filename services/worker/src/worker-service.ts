@@ -11,10 +11,11 @@ import { AdbDriver, type DeviceChange } from "@farm/adb";
 import { createLogger, type Logger } from "@farm/log";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@farm/queue";
 import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSlot } from "./device-slot.ts";
+import { HostJobPump } from "./host-job-pump.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
@@ -45,6 +46,8 @@ export class WorkerService {
   readonly arbiter: RedisCommitArbiter;
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
+  /** The host's one BullMQ Worker and its device pool (Redis connections per host, not per device). */
+  readonly pump: HostJobPump;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -61,6 +64,7 @@ export class WorkerService {
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
+    this.pump = new HostJobPump({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, workerName: config.workerName, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, redisHealth: this.redisHealth, logger });
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -166,6 +170,7 @@ export class WorkerService {
       catalog: this.catalog,
       store: this.store,
       arbiter: this.arbiter,
+      pump: this.pump,
       faults: this.faults,
       redisHealth: this.redisHealth,
       metrics: this.metrics,
@@ -225,8 +230,10 @@ export class WorkerService {
       for (const t of this.retryTimers) clearTimeout(t);
       this.retryTimers.clear();
       this.tracking?.close();
+      this.pump.stopFetching();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
+      await this.pump.close();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
       this.redisHealth.close();
