@@ -108,7 +108,9 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
       const args = [
         "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", nodeDir,
         "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(opts.nodeTimeoutMs ?? 1000),
-        "--protected-mode", "yes", "--loglevel", "warning",
+        // A replica always stands for election (the default refuses one whose link looks stale on a busy machine).
+        "--cluster-replica-validity-factor", "0",
+        "--protected-mode", "yes", "--loglevel", "notice", "--logfile", path.join(nodeDir, "redis.log"),
       ];
       children.set(port, spawnManaged(bin, args));
     }
@@ -130,7 +132,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
       nodes,
       async masterOfKey(key) {
         const slot = Number((await cli(alive()[0]!.port, "cluster", "keyslot", key)).trim());
-        return until(`finding the master of slot ${slot}`, 10_000, async () => {
+        return until(`finding the master of slot ${slot}`, 30_000, async () => {
           for (const n of alive()) {
             const role = await cli(n.port, "role").catch(() => "");
             if (!role.startsWith("master")) continue;
@@ -143,11 +145,12 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
       },
       async waitForFailover(deadPort, waitMs = 60_000) {
         await until(`failover away from master ${deadPort} (a replica promoted, cluster_state:ok)`, waitMs, async () => {
-          for (const n of alive()) {
-            if (n.port === deadPort) continue;
-            const info = await cli(n.port, "cluster", "info");
-            if (!info.includes("cluster_state:ok")) return undefined;
-          }
+          // The dead master must be flagged failed first: before node-timeout passes, every node still says ok.
+          const live = alive().filter((n) => n.port !== deadPort);
+          const view = await cli(live[0]!.port, "cluster", "nodes");
+          const dead = view.split("\n").find((l) => l.includes(`:${deadPort}@`));
+          if (!dead || !/\bfail\b/.test(dead.split(" ")[2] ?? "") || ownsSlotRange(dead)) return undefined;
+          for (const n of live) if (!(await cli(n.port, "cluster", "info")).includes("cluster_state:ok")) return undefined;
           return true;
         });
       },
@@ -158,6 +161,11 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
     await stop();
     throw e;
   }
+}
+
+/** Whether a `CLUSTER NODES` line still lists any slot. */
+function ownsSlotRange(line: string): boolean {
+  return line.trim().split(/\s+/).slice(8).some((r) => !r.startsWith("["));
 }
 
 /** Whether a `CLUSTER NODES` line's slot ranges (fields 9…) include `slot`. */
