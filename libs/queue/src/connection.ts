@@ -192,3 +192,9 @@ export function redisConnection(url: string = process.env.REDIS_URL ?? DEFAULT_R
 export function createRedisClient(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisClient {
   return isClusterUrl(url) ? createClusterClient(url, role) : new Redis(redisConnection(url, role));
 }
+
+/** Checks a REDIS_URL of either form (one Redis or `redis+cluster://…`); throws REDIS_URL_INVALID naming the problem. */
+export function validateRedisUrl(url: string): void {
+  if (isClusterUrl(url)) parseRedisClusterUrl(url);
+  else parseRedisUrl(url);
+}

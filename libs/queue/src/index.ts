@@ -22,6 +22,7 @@ export {
   bullConnection,
   isClusterUrl,
   parseRedisClusterUrl,
+  validateRedisUrl,
   type BullConnection,
   type RedisClient,
   type RedisClusterSpec,
