@@ -2,7 +2,7 @@
  * One device of this worker: its bound session, a member of the host's device pool (the host's one
  * BullMQ Worker hands it episode jobs, host-job-pump.ts). States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
  */
-import type { AdbDriver } from "@farm/adb";
+import type { DeviceSource } from "./device-source.ts";
 import type { EventHook } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
@@ -20,7 +20,7 @@ export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable"
 
 export interface SlotDeps {
   config: WorkerConfig;
-  driver: AdbDriver;
+  driver: DeviceSource;
   catalog: TaskCatalog;
   store: EpisodeStore;
   arbiter: CommitArbiter;

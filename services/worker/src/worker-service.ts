@@ -15,6 +15,7 @@ import type { RedisClient as Redis } from "@farm/queue";
 import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSlot } from "./device-slot.ts";
+import type { DeviceSource } from "./device-source.ts";
 import { HostJobPump } from "./host-job-pump.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
@@ -28,6 +29,8 @@ export interface WorkerServiceOptions {
   metrics?: FarmMetrics;
   /** Do not start the /metrics server (the caller serves `metrics`). */
   noMetricsServer?: boolean;
+  /** Devices from elsewhere than the adb server (the scale benchmark's FakeDevices). Default: the adb server. */
+  deviceSource?: DeviceSource;
 }
 
 export class WorkerService {
@@ -52,7 +55,7 @@ export class WorkerService {
   private constructor(
     readonly config: WorkerConfig,
     readonly catalog: TaskCatalog,
-    private readonly driver: AdbDriver,
+    private readonly driver: DeviceSource,
     readonly store: EpisodeStore,
     private readonly logger: Logger,
     metrics: FarmMetrics,
@@ -78,7 +81,7 @@ export class WorkerService {
         onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
       });
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
-    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
+    const driver = opts.deviceSource ?? new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
     const store = new EpisodeStore(config.outDir, config.codec);
     const faults = faultHooksFrom(config.faultInject);
     if (faults.armed.length > 0) logger.warn({ event: "worker:faults-armed", faults: faults.armed }, "FAULT INJECTION ENABLED (FARM_FAULT_INJECT): this process will crash on purpose");
