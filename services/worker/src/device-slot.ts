@@ -15,8 +15,9 @@ import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
+import type { SlotLeaseHooks } from "./device-lease.ts";
 
-export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable" | "closed";
+export type SlotState = "binding" | "ready" | "busy" | "recovering" | "leased" | "unusable" | "closed";
 
 export interface SlotDeps {
   config: WorkerConfig;
@@ -44,6 +45,8 @@ export class DeviceSlot {
   /** Recovery running after the processor gave its job back; the session is not ours to close until it ends. */
   private recovering: Promise<void> | undefined;
   private _unusableReason = "";
+  /** Taken out of the job pool by a remote world (device-lease.ts). */
+  private leased = false;
 
   constructor(
     readonly serial: string,
@@ -138,6 +141,32 @@ export class DeviceSlot {
     this.worker = worker;
     this.setState("ready");
     this.log.info({ event: "device:bound", workerName: worker.opts.name }, "device bound; taking jobs");
+  }
+
+  /**
+   * Hook for device-lease.ts: an idle device leaves the job pool (its BullMQ worker pauses; a job fetched in
+   * the same instant finishes first) until `release()`. Undefined when the device is not idle.
+   */
+  leaseHooks(): SlotLeaseHooks | undefined {
+    if (this._state !== "ready" || this.leased || this.stopping) return undefined;
+    this.leased = true;
+    this.setState("leased");
+    const w = this.worker;
+    const paused = (w ? w.pause() : Promise.resolve()).then(() => this.setState("leased"));
+    return {
+      paused,
+      sessionFor: (task) => this.sessions.sessionFor(task),
+      release: async () => {
+        await paused.catch(() => undefined);
+        this.leased = false;
+        const s = this.sessions.current;
+        if (s?.state === "unusable") this.retire(s.unusableReason);
+        else if (this._state === "leased") {
+          this.setState("ready");
+          w?.resume();
+        }
+      },
+    };
   }
 
   private recoverInBackground(recover: () => Promise<unknown>): void {

@@ -20,6 +20,8 @@ import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
+import { slotDevicePool } from "./device-lease.ts";
+import { startRemoteEnv, type RemoteEnvServer } from "./remote-env/index.ts";
 
 export interface WorkerServiceOptions {
   logger?: Logger;
@@ -45,6 +47,7 @@ export class WorkerService {
   readonly arbiter: RedisCommitArbiter;
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
+  private remoteEnv: RemoteEnvServer | undefined;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -95,6 +98,16 @@ export class WorkerService {
     return this.metricsServer?.url;
   }
 
+  /** host:port of the dm_env_rpc server, once started (undefined when off). */
+  get envAddress(): string | undefined {
+    return this.remoteEnv?.address;
+  }
+
+  /** Remote worlds and the device each holds. */
+  remoteWorlds(): Record<string, string | null> {
+    return this.remoteEnv?.worldDevices() ?? {};
+  }
+
   /** Serials with a slot, and each slot's state. */
   deviceStates(): Record<string, string> {
     return Object.fromEntries([...this.slots].map(([s, slot]) => [s, slot.state]));
@@ -122,6 +135,10 @@ export class WorkerService {
     this.resolveTimer.unref();
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
+    if (this.config.remoteEnv) {
+      const pool = slotDevicePool(() => this.slots.values());
+      this.remoteEnv = await startRemoteEnv(this.config.remoteEnv, { pool, catalog: this.catalog, commit: this.commitDeps, episode: this.config.episode, logger: this.logger });
+    }
   }
 
   /** Settles files left pending (a crash between publish and claim, a lost lock) once their episode has a claim. */
@@ -225,6 +242,7 @@ export class WorkerService {
       for (const t of this.retryTimers) clearTimeout(t);
       this.retryTimers.clear();
       this.tracking?.close();
+      await this.remoteEnv?.close();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
       if (this.resolveTimer) clearInterval(this.resolveTimer);
