@@ -15,6 +15,8 @@ import * as protoLoader from "@grpc/proto-loader";
 
 export { grpc };
 export * from "./messages.ts";
+export { DmEnvRpcError, type EnvironmentConnection } from "./client.ts";
+import { openEnvironmentStream, type EnvironmentConnection } from "./client.ts";
 export { tensor, payloadOf, payloadName, numbers, scalarNumber, scalarString } from "./tensor.ts";
 
 /** Include root of our protos: `dm_env_rpc/v1/dm_env_rpc.proto`, `google/rpc/status.proto`. */
@@ -50,9 +52,47 @@ export function dmEnvRpc(): DmEnvRpc {
   if (loaded) return loaded;
   const def = protoLoader.loadSync(PROTO_FILE, LOADER_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as { dm_env_rpc: { v1: { Environment: grpc.ServiceClientConstructor } } };
-  const Environment = pkg.dm_env_rpc.v1.Environment;
-  loaded = { Environment, service: Environment.service };
+  const original = pkg.dm_env_rpc.v1.Environment.service;
+  const process = original.Process!;
+  // protobufjs hands 64-bit map keys (action and observation ids) over as 8-char "long hashes": decimal strings instead.
+  const service: grpc.ServiceDefinition = {
+    Process: {
+      ...process,
+      requestDeserialize: (b: Buffer) => decimalUint64Keys(process.requestDeserialize(b)),
+      responseDeserialize: (b: Buffer) => decimalUint64Keys(process.responseDeserialize(b)),
+    },
+  };
+  loaded = { Environment: grpc.makeGenericClientConstructor(service, "Environment"), service };
   return loaded;
+}
+
+/** A protobufjs long hash (8 chars, the 8 little-endian bytes) as a decimal string; other keys unchanged. */
+function decimalKey(k: string): string {
+  if (k.length !== 8 || /^[0-9]+$/.test(k)) return k;
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < 4; i++) lo += k.charCodeAt(i) * 2 ** (8 * i);
+  for (let i = 0; i < 4; i++) hi += k.charCodeAt(4 + i) * 2 ** (8 * i);
+  return String(hi * 2 ** 32 + lo);
+}
+
+const UINT64_MAPS = new Set(["actions", "observations"]);
+
+/** Rewrites the keys of the uint64-keyed maps (`actions`, `observations`) anywhere in a decoded message. */
+function decimalUint64Keys<T>(msg: T): T {
+  const walk = (o: unknown): void => {
+    if (!o || typeof o !== "object" || Array.isArray(o) || ArrayBuffer.isView(o)) return;
+    const rec = o as Record<string, unknown>;
+    for (const [k, v] of Object.entries(rec)) {
+      if (UINT64_MAPS.has(k) && v && typeof v === "object" && !Array.isArray(v)) {
+        const fixed: Record<string, unknown> = {};
+        for (const [mk, mv] of Object.entries(v as Record<string, unknown>)) fixed[decimalKey(mk)] = mv;
+        rec[k] = fixed;
+      } else walk(v);
+    }
+  };
+  walk(msg);
+  return msg;
 }
 
 /** Call metadata with the token the worker asks for when bound beyond loopback (`authorization: Bearer …`). */
@@ -60,4 +100,10 @@ export function tokenMetadata(token: string): grpc.Metadata {
   const md = new grpc.Metadata();
   md.set("authorization", `Bearer ${token}`);
   return md;
+}
+
+/** One `Process` stream to `target` (host:port), with the token when given. */
+export function connectEnvironment(target: string, opts: { token?: string } = {}): EnvironmentConnection {
+  const client = new (dmEnvRpc().Environment)(target, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+  return openEnvironmentStream(client as never, opts.token ? tokenMetadata(opts.token) : undefined);
 }
