@@ -2,7 +2,7 @@
  * `farm bench remote [--samples N] [--profile instant]`: one environment step as a remote dm_env_rpc client
  * sees it (Step request → response over gRPC, through the worker's server and the episode runner) without
  * pixels and with 360x640 pixels, beside the same step taken locally (EpisodeRun.step() in-process), in one
- * run, interleaved in rounds. Two simulated emulators (360x640) in a child process; the worker and the client
+ * run, interleaved in rounds (plus the local step with pixels, to show what capturing the screen costs). Two simulated emulators (360x640) in a child process; the worker and the client
  * share this process. Actions alternate TOUCH(0.5, 0.5) / LIFT on both sides.
  * Last line: `remote_step_p50_ms=<a> remote_pixels_step_p50_ms=<b> local_step_p50_ms=<c>`.
  */
@@ -30,7 +30,7 @@ const actionAt = (i: number): Action => (i % 2 === 0 ? { actionType: "TOUCH", to
 const wire = (a: Action): Record<string, Tensor> => ({ 1: tensor(DataType.INT32, [a.actionType === "TOUCH" ? 0 : 1]), 2: tensor(DataType.FLOAT, a.touchPosition, [2]) });
 
 /** The local side's policy: the same action sequence, chosen instantly. */
-function fixedPolicy(): Policy {
+function fixedPolicy(): Policy & { needsPixels: boolean } {
   let i = 0;
   return { name: "bench", version: "1", needsPixels: false, reset: async () => {}, act: async () => actionAt(i++), close: async () => {} };
 }
@@ -63,7 +63,8 @@ export const scenario: Scenario = {
       // Local: the runner in this process on the other device.
       const session = await DeviceSession.open({ device: driver.device(localSerial), task: loadTaskFile(taskFile), config: episode });
       if (session.state !== "ready") throw new Error(`local device: ${session.unusableReason}`);
-      const run = await session.startEpisode({ seed: 1, index: 0, policy: fixedPolicy(), limits: { maxEpisodeSteps: 0, maxEpisodeSec: 0 } });
+      const localPolicy = fixedPolicy();
+      const run = await session.startEpisode({ seed: 1, index: 0, policy: localPolicy, limits: { maxEpisodeSteps: 0, maxEpisodeSec: 0 } });
       await run.reset();
 
       // Remote: one world, no step or time limit, frames at 360x640.
@@ -76,6 +77,7 @@ export const scenario: Scenario = {
       const remoteMs: number[] = [];
       const pixelsMs: number[] = [];
       const localMs: number[] = [];
+      const localPixelsMs: number[] = [];
       let k = 0;
       let pixelBytes = 0;
       const remoteStep = async (requested: number[], into: number[] | undefined) => {
@@ -86,7 +88,8 @@ export const scenario: Scenario = {
         const px = r.observations["1"]?.uint8s?.array;
         if (px) pixelBytes = px.length;
       };
-      const localStep = async (into: number[] | undefined) => {
+      const localStep = async (into: number[] | undefined, pixels = false) => {
+        localPolicy.needsPixels = pixels;
         const t0 = performance.now();
         if (!(await run.step())) throw new Error("the local episode ended");
         if (into) into.push(performance.now() - t0);
@@ -101,6 +104,7 @@ export const scenario: Scenario = {
         for (let i = 0; i < round && remoteMs.length < samples; i++) await remoteStep([4, 5], remoteMs);
         for (let i = 0; i < round && pixelsMs.length < samples; i++) await remoteStep([1, 4, 5], pixelsMs);
         for (let i = 0; i < round && localMs.length < samples; i++) await localStep(localMs);
+        for (let i = 0; i < round && localPixelsMs.length < samples; i++) await localStep(localPixelsMs, true);
       }
       if (pixelBytes !== H * W * 3) throw new Error(`pixels: expected ${H * W * 3} bytes, got ${pixelBytes}`);
       await env.request({ destroy_world: { world_name: world } });
@@ -116,6 +120,7 @@ export const scenario: Scenario = {
         { name: "remote Step, no pixels", q: a },
         { name: `remote Step, pixels ${W}x${H} (${(pixelBytes / 1e6).toFixed(2)} MB)`, q: b },
         { name: "local EpisodeRun.step()", q: c },
+        { name: "local EpisodeRun.step(), pixels", q: quantiles(localPixelsMs) },
       ])) console.log(line);
       console.log(`remote_step_p50_ms=${fmtMs(a.p50)} remote_pixels_step_p50_ms=${fmtMs(b.p50)} local_step_p50_ms=${fmtMs(c.p50)}`);
     } finally {
