@@ -141,13 +141,13 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   });
   const outcome = closedLabel(METRIC.episodes, "outcome", OUTCOMES, report);
   const cause = closedLabel(METRIC.episodes, "cause", END_CAUSES, report);
-  const episodesByOrigin = new Counter({
-    name: METRIC.episodesByOrigin,
+  const episodeOrigins = new Counter({
+    name: METRIC.episodeOrigins,
     help: "Finished episodes by origin (campaign|remote: a dm_env_rpc client) and outcome",
     labelNames: ["origin", "outcome"] as const,
     registers,
   });
-  for (const origin of ORIGINS) for (const o of OUTCOMES) episodesByOrigin.inc({ origin, outcome: o }, 0);
+  for (const origin of ORIGINS) for (const o of OUTCOMES) episodeOrigins.inc({ origin, outcome: o }, 0);
   const episodeDuration = new Histogram({
     name: METRIC.episodeDuration,
     help: "Wall-clock duration of finished episodes, reset end to last step",
@@ -332,7 +332,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       const t = task(METRIC.episodes, e.taskId);
       const o = outcome(e.outcome);
       episodes.inc({ task: t, outcome: o, cause: cause(e.cause) });
-      episodesByOrigin.inc({ origin: e.origin === "remote" ? "remote" : "campaign", outcome: o });
+      episodeOrigins.inc({ origin: e.origin === "remote" ? "remote" : "campaign", outcome: o });
       if (valid(METRIC.episodeDuration, e.durationSec)) episodeDuration.observe({ task: t, outcome: o }, e.durationSec);
       if (valid(METRIC.episodeSteps, e.steps)) {
         episodeSteps.observe({ task: t }, e.steps);

@@ -4,7 +4,7 @@
  */
 export const METRIC = {
   episodes: "farm_episodes_total",
-  episodesByOrigin: "farm_episodes_by_origin_total",
+  episodeOrigins: "farm_episode_origins_total",
   episodeDuration: "farm_episode_duration_seconds",
   episodeSteps: "farm_episode_steps",
   steps: "farm_steps_total",

@@ -64,7 +64,7 @@ test("two remote worlds at once: random steps; rewards = the app's logged score 
   assert.ok(runs.some((r) => r.reward > 0), "random swipes score in 2048");
   assert.notEqual((await readEpisodes(out, runs[0]!.world))[0]!.deviceSerial, (await readEpisodes(out, runs[1]!.world))[0]!.deviceSerial, "each world had its own device");
   const metrics = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
-  const remote = metrics.split("\n").filter((l) => l.startsWith('farm_episodes_by_origin_total{origin="remote"')).reduce((a, l) => a + Number(l.split(" ").pop()), 0);
+  const remote = metrics.split("\n").filter((l) => l.startsWith('farm_episode_origins_total{origin="remote"')).reduce((a, l) => a + Number(l.split(" ").pop()), 0);
   assert.ok(remote >= 2, `remote episodes counted apart: ${remote}`);
   await allIdle();
 });
