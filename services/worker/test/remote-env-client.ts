@@ -20,8 +20,8 @@ export interface WorldRun {
 }
 
 /** Creates and joins a world, then takes `steps` random actions (FIRST steps not counted); episodes that end restart. */
-export async function runRandomWorld(target: string, settings: Record<string, Tensor>, steps: number, seed: number, opts: { keepOpen?: boolean } = {}): Promise<WorldRun> {
-  const conn = connectEnvironment(target);
+export async function runRandomWorld(target: string, settings: Record<string, Tensor>, steps: number, seed: number, opts: { keepOpen?: boolean; token?: string } = {}): Promise<WorldRun> {
+  const conn = connectEnvironment(target, opts.token ? { token: opts.token } : {});
   const world = (await conn.request({ create_world: { settings } })).create_world!.world_name;
   const specs = (await conn.request({ join_world: { world_name: world } })).join_world!.specs;
   assert.equal(specs.observations["1"]!.name, "pixels");

@@ -16,6 +16,9 @@ let h: Harness;
 let worker: WorkerService;
 let out: string;
 let target: string;
+/** The worker asks for a token (here on loopback too): every stream below sends it. */
+const TOKEN = "remote-env-test-token-0123456789";
+const connect = () => connectEnvironment(target, { token: TOKEN });
 
 before(async () => {
   h = await startHarness(3);
@@ -34,6 +37,7 @@ before(async () => {
       episode: { ...FAST_EPISODE, logSettleMs: 5 },
       envPort: 0,
       envIdleTimeoutMs: 1500,
+      envToken: TOKEN,
     }),
   );
   await worker.start();
@@ -50,7 +54,7 @@ const allIdle = () => until("every device back in the pool", 30_000, () => Objec
 
 test("two remote worlds at once: random steps; rewards = the app's logged score = the committed trajectory", async () => {
   const settings = (seed: number) => ({ task: s(h.task.task.id), seed: i32(seed), max_episode_steps: i32(25) });
-  const runs = await Promise.all([runRandomWorld(target, settings(1), 100, 7), runRandomWorld(target, settings(2), 100, 8)]);
+  const runs = await Promise.all([runRandomWorld(target, settings(1), 100, 7, { token: TOKEN }), runRandomWorld(target, settings(2), 100, 8, { token: TOKEN })]);
   for (const r of runs) {
     assert.equal(r.ends.length, 1, "the episode ended (step limit or game over)");
     const eps = await readEpisodes(out, r.world);
@@ -69,11 +73,20 @@ test("two remote worlds at once: random steps; rewards = the app's logged score 
   await allIdle();
 });
 
+test("a stream without the token, or with another, is refused with UNAUTHENTICATED", async () => {
+  for (const opts of [{}, { token: "not-the-token-of-this-worker" }]) {
+    const c = connectEnvironment(target, opts);
+    await assert.rejects(c.request({ create_world: { settings: { task: s(h.task.task.id) } } }), (e: { code?: number; message: string }) => e.code === grpc.status.UNAUTHENTICATED && /FARM_ENV_TOKEN/.test(e.message));
+    c.close();
+  }
+  assert.deepEqual(worker.remoteWorlds(), {});
+});
+
 test("no idle device → RESOURCE_EXHAUSTED with a clear message; bad settings → INVALID_ARGUMENT naming the setting", async () => {
-  const conns = [0, 1, 2].map(() => connectEnvironment(target));
+  const conns = [0, 1, 2].map(() => connect());
   try {
     for (const c of conns) await c.request({ create_world: { settings: { task: s(h.task.task.id) } } });
-    const extra = connectEnvironment(target);
+    const extra = connect();
     await assert.rejects(extra.request({ create_world: { settings: { task: s(h.task.task.id) } } }), (e: DmEnvRpcError) => e.code === grpc.status.RESOURCE_EXHAUSTED && /no idle device/.test(e.message));
     await assert.rejects(extra.request({ create_world: { settings: { task: s("nope") } } }), (e: DmEnvRpcError) => e.code === grpc.status.INVALID_ARGUMENT && /unknown task 'nope'/.test(e.message));
     await assert.rejects(extra.request({ create_world: { settings: { task: s(h.task.task.id), frame_size: i32(0, 5) } } }), (e: DmEnvRpcError) => e.code === grpc.status.INVALID_ARGUMENT && /frame_size/.test(e.message));
@@ -87,7 +100,7 @@ test("no idle device → RESOURCE_EXHAUSTED with a clear message; bad settings �
 });
 
 test("a vanished client's device comes back to the pool after the idle timeout; its episode is committed", async () => {
-  const r = await runRandomWorld(target, { task: s(h.task.task.id), seed: i32(3) }, 5, 9, { keepOpen: true });
+  const r = await runRandomWorld(target, { task: s(h.task.task.id), seed: i32(3) }, 5, 9, { keepOpen: true, token: TOKEN });
   assert.equal(Object.values(worker.deviceStates()).filter((st) => st === "leased").length, 1);
   r.conn.cancel(); // no LeaveWorld, no DestroyWorld
   await allIdle();
@@ -99,7 +112,7 @@ test("a vanished client's device comes back to the pool after the idle timeout; 
 });
 
 test("a campaign and a remote world share the host without conflict", async () => {
-  const conn = connectEnvironment(target);
+  const conn = connect();
   const world = (await conn.request({ create_world: { settings: { task: s(h.task.task.id), seed: i32(4) } } })).create_world!.world_name;
   await conn.request({ join_world: { world_name: world } });
   const leased = worker.remoteWorlds()[world]!;
