@@ -57,8 +57,13 @@ class RemoteWorld:
                 settings[name] = self._tensor(doubles=[float(value)])
             else:
                 settings[name] = self._tensor(int64s=[int(value)])
-        self.name = self._call(create_world=self.pb.CreateWorldRequest(settings=settings)).create_world.world_name
-        specs = self._call(join_world=self.pb.JoinWorldRequest(world_name=self.name)).join_world.specs
+        self.name = None
+        try:
+            self.name = self._call(create_world=self.pb.CreateWorldRequest(settings=settings)).create_world.world_name
+            specs = self._call(join_world=self.pb.JoinWorldRequest(world_name=self.name)).join_world.specs
+        except BaseException:
+            self._abandon()
+            raise
         self.observation_specs = {uid: s for uid, s in specs.observations.items()}
         self.action_specs = {uid: s for uid, s in specs.actions.items()}
         self._obs_ids = {s.name: uid for uid, s in specs.observations.items()}
@@ -71,10 +76,25 @@ class RemoteWorld:
         getattr(t, name).array.extend(values) if name not in ("uint8s", "int8s") else setattr(getattr(t, name), "array", bytes(values))
         return t
 
+    def _abandon(self):
+        """Ends the stream (a created world is destroyed first, when the stream still works)."""
+        if self.name:
+            try:
+                self._call(destroy_world=self.pb.DestroyWorldRequest(world_name=self.name))
+            except Exception:
+                pass  # the worker's idle timeout gives the device back
+        self._requests.put(None)
+        self._channel.close()
+
     def _call(self, **request):
+        import grpc
+
         with self._lock:
             self._requests.put(self.pb.EnvironmentRequest(**request))
-            res = next(self._responses)
+            try:
+                res = next(self._responses)
+            except grpc.RpcError as e:
+                raise RemoteEnvError(e.code().value[0], e.details()) from None
         if res.WhichOneof("payload") == "error":
             raise RemoteEnvError(res.error.code, res.error.message)
         return res
