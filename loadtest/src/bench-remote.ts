@@ -6,12 +6,14 @@
  * share this process. Actions alternate TOUCH(0.5, 0.5) / LIFT on both sides.
  * Last line: `remote_step_p50_ms=<a> remote_pixels_step_p50_ms=<b> local_step_p50_ms=<c>`.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AdbDriver } from "@farm/adb";
-import { connectEnvironment, DataType, tensor, type Tensor } from "@farm/dm-env-rpc";
+import { connectEnvironment, DataType, DmEnvRpcError, grpc as grpcJs, tensor, type EnvironmentConnection, type Tensor } from "@farm/dm-env-rpc";
 import { DeviceSession } from "@farm/episode";
 import { createLogger } from "@farm/log";
 import { startAdbServer, startRedis } from "@farm/local-services";
@@ -29,6 +31,35 @@ const W = 360;
 const actionAt = (i: number): Action => (i % 2 === 0 ? { actionType: "TOUCH", touchPosition: [0.5, 0.5] } : { actionType: "LIFT", touchPosition: [0, 0] });
 const wire = (a: Action): Record<string, Tensor> => ({ 1: tensor(DataType.INT32, [a.actionType === "TOUCH" ? 0 : 1]), 2: tensor(DataType.FLOAT, a.touchPosition, [2]) });
 
+/** `farm worker` in a child process with the remote-env server on a free port; resolves with its address. */
+async function startWorkerChild(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; address: string }> {
+  const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), "worker", ...args], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FARM_LOG_LEVEL: "warn", ...env } });
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-5000)));
+  const address = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (!line.startsWith("{")) return;
+      const ready = JSON.parse(line) as { event?: string; env?: string };
+      if (ready.event === "worker:ready" && ready.env) resolve(ready.env);
+    });
+    child.once("exit", () => reject(new Error(`farm worker exited early:\n${err}`)));
+  });
+  return { child, address };
+}
+
+/** CreateWorld, retried while the worker is still binding its device. */
+async function createWorld(env: EnvironmentConnection, settings: Record<string, Tensor>): Promise<string> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return (await env.request({ create_world: { settings } })).create_world!.world_name;
+    } catch (e) {
+      if (!(e instanceof DmEnvRpcError && e.code === grpcJs.status.RESOURCE_EXHAUSTED) || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
 /** The local side's policy: the same action sequence, chosen instantly. */
 function fixedPolicy(): Policy & { needsPixels: boolean } {
   let i = 0;
@@ -38,6 +69,8 @@ function fixedPolicy(): Policy & { needsPixels: boolean } {
 export const scenario: Scenario = {
   async run(opts: BenchOptions): Promise<void> {
     const samples = intOpt(opts, "samples", 600);
+    const where = typeof opts.worker === "string" ? opts.worker : "child";
+    if (where !== "child" && where !== "in-process") throw new Error(`--worker must be child or in-process, got ${where}`);
     const profile = profileOpt({ profile: "instant", ...opts });
     const round = 50;
     const redis = await startRedis();
@@ -48,17 +81,23 @@ export const scenario: Scenario = {
     const episode = { settleMs: 20, logSettleMs: 0, apkDirs: [path.join(REPO, "tasks/apks")] };
     const grpc = { mode: "config" as const, endpoints: sim.grpcEndpoints };
     const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
-    const worker = await WorkerService.create(
-      resolveWorkerConfig({ redisUrl: redis.url, adbPort: adb.port, devices: [remoteSerial], taskPaths: [taskFile], outDir: path.join(tmp, "out"), metricsPort: 0, grpc, episode, envPort: 0 }),
-      { logger: createLogger({ service: "bench", level: "warn" }), noMetricsServer: true },
-    );
+    const outDir = path.join(tmp, "out");
+    let worker: WorkerService | undefined;
+    let child: ChildProcess | undefined;
     const driver = new AdbDriver({ port: adb.port, grpc });
     try {
-      await worker.start();
-      const deadline = Date.now() + 60_000;
-      while (worker.deviceStates()[remoteSerial] !== "ready") {
-        if (Date.now() > deadline) throw new Error(`device ${remoteSerial} not ready: ${JSON.stringify(worker.deviceStates())}`);
-        await new Promise((r) => setTimeout(r, 50));
+      let address: string;
+      if (where === "in-process") {
+        worker = await WorkerService.create(
+          resolveWorkerConfig({ redisUrl: redis.url, adbPort: adb.port, devices: [remoteSerial], taskPaths: [taskFile], outDir, metricsPort: 0, grpc, episode, envPort: 0 }),
+          { logger: createLogger({ service: "bench", level: "warn" }), noMetricsServer: true },
+        );
+        await worker.start();
+        address = worker.envAddress!;
+      } else {
+        const endpoints = Object.entries(sim.grpcEndpoints).map(([serial, e]) => `${serial}=${e.address}`).join(",");
+        const args = ["--redis", redis.url, "--adb-port", String(adb.port), "--devices", remoteSerial, "--tasks", taskFile, "--apk-dir", episode.apkDirs[0]!, "--out", outDir, "--metrics-port", "0", "--settle-ms", "20", "--grpc", "config", "--env-port", "0"];
+        ({ child, address } = await startWorkerChild(args, { FARM_GRPC_ENDPOINTS: endpoints }));
       }
       // Local: the runner in this process on the other device.
       const session = await DeviceSession.open({ device: driver.device(localSerial), task: loadTaskFile(taskFile), config: episode });
@@ -68,9 +107,9 @@ export const scenario: Scenario = {
       await run.reset();
 
       // Remote: one world, no step or time limit, frames at 360x640.
-      const env = connectEnvironment(worker.envAddress!);
+      const env = connectEnvironment(address);
       const settings = { task: tensor(DataType.STRING, ["classic_2048"]), max_episode_steps: tensor(DataType.INT32, [0]), max_episode_sec: tensor(DataType.DOUBLE, [0]), frame_size: tensor(DataType.INT32, [H, W], [2]) };
-      const world = (await env.request({ create_world: { settings } })).create_world!.world_name;
+      const world = await createWorld(env, settings);
       await env.request({ join_world: { world_name: world } });
       await env.request({ step: { requested_observations: [4, 5] } });
 
@@ -115,7 +154,7 @@ export const scenario: Scenario = {
       const a = quantiles(remoteMs);
       const b = quantiles(pixelsMs);
       const c = quantiles(localMs);
-      console.log(`remote: Classic 2048 on simulated emulators (${W}x${H}, profile ${profile}), ${samples} steps each, interleaved in rounds of ${round}; worker and client in this process, emulators in a child`);
+      console.log(`remote: Classic 2048 on simulated emulators (${W}x${H}, profile ${profile}), ${samples} steps each, interleaved in rounds of ${round}; worker ${where === "child" ? "in a child process" : "in this process"}, emulators in a child`);
       for (const line of latencyTable("step round trip", 36, [
         { name: "remote Step, no pixels", q: a },
         { name: `remote Step, pixels ${W}x${H} (${(pixelBytes / 1e6).toFixed(2)} MB)`, q: b },
@@ -124,7 +163,12 @@ export const scenario: Scenario = {
       ])) console.log(line);
       console.log(`remote_step_p50_ms=${fmtMs(a.p50)} remote_pixels_step_p50_ms=${fmtMs(b.p50)} local_step_p50_ms=${fmtMs(c.p50)}`);
     } finally {
-      await worker.close();
+      await worker?.close();
+      if (child && child.exitCode === null) {
+        const exited = new Promise((r) => child!.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
       await driver.close();
       await sim.stop();
       await adb.stop();

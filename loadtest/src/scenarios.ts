@@ -98,6 +98,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
     options: [
       { flags: "--samples <n>", description: "steps measured per variant (default 600)" },
       { ...profile, description: "simulator latency profile (default instant)" },
+      { flags: "--worker <where>", description: "child (default: the worker in its own process, as a Python client sees it) | in-process" },
     ],
     load: () => import("./bench-remote.ts").then((m) => m.scenario),
   },
