@@ -73,7 +73,10 @@ class RemoteWorld:
     def _tensor(self, shape=(), **payload):
         (name, values), = payload.items()
         t = self.pb.Tensor(shape=list(shape))
-        getattr(t, name).array.extend(values) if name not in ("uint8s", "int8s") else setattr(getattr(t, name), "array", bytes(values))
+        if name in ("uint8s", "int8s"):
+            getattr(t, name).array = bytes(values)
+        else:
+            getattr(t, name).array.extend(values)
         return t
 
     def _abandon(self):
