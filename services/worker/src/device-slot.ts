@@ -152,7 +152,10 @@ export class DeviceSlot {
     this.leased = true;
     this.setState("leased");
     const w = this.worker;
-    const paused = (w ? w.pause() : Promise.resolve()).then(() => this.setState("leased"));
+    // A job fetched in the same instant made the slot busy meanwhile; a retired slot stays retired.
+    const paused = (w ? w.pause() : Promise.resolve()).then(() => {
+      if (this.leased && (this._state === "ready" || this._state === "busy")) this.setState("leased");
+    });
     return {
       paused,
       sessionFor: (task) => this.sessions.sessionFor(task),
