@@ -16,6 +16,8 @@ export interface WorldRun {
   reward: number;
   /** States of the episode-ending steps. */
   ends: number[];
+  /** Steps whose observations carried the task's `grid` extra (id 6, INT32 [4, 4]). */
+  grids: number;
   conn: EnvironmentConnection;
 }
 
@@ -26,6 +28,7 @@ export async function runRandomWorld(target: string, settings: Record<string, Te
   const specs = (await conn.request({ join_world: { world_name: world } })).join_world!.specs;
   assert.equal(specs.observations["1"]!.name, "pixels");
   assert.equal(specs.actions["1"]!.name, "action_type");
+  assert.deepEqual({ name: specs.observations["6"]!.name, shape: specs.observations["6"]!.shape }, { name: "grid", shape: [4, 4] }, "the task's extras_spec follows the built-in observations");
   await conn.request({ reset: {} });
   const policy = randomPolicy({ seed });
   const screen = { width: 1, height: 1 };
@@ -35,11 +38,17 @@ export async function runRandomWorld(target: string, settings: Record<string, Te
   let reward = 0;
   const ends: number[] = [];
   let taken = 0;
+  let grids = 0;
   while (taken < steps) {
     const a = await policy.act({ timedeltaUs: 0, orientation: 0, extras: {}, stepIndex: taken, screen });
     const actions = { 1: i32(ACTION_TYPES.indexOf(a.actionType)), 2: tensor(DataType.FLOAT, a.touchPosition, [2]) };
-    const r = (await conn.request({ step: { actions, requested_observations: [2, 3, 4, 5] } })).step!;
+    const r = (await conn.request({ step: { actions, requested_observations: [2, 3, 4, 5, 6] } })).step!;
     taken++;
+    const grid = r.observations["6"];
+    if (grid) {
+      assert.equal(numbers(grid, "grid").length, 16);
+      grids++;
+    }
     reward += numbers(r.observations["4"]!, "reward")[0]!;
     if (r.state !== EnvironmentState.RUNNING) {
       ends.push(r.state);
@@ -51,7 +60,7 @@ export async function runRandomWorld(target: string, settings: Record<string, Te
     await conn.request({ destroy_world: { world_name: world } });
     conn.close();
   }
-  return { world, steps: taken, reward, ends, conn };
+  return { world, steps: taken, reward, ends, grids, conn };
 }
 
 /** The last score the app logged on `serial` (its game since the last reset). */

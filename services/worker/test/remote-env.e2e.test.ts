@@ -66,6 +66,7 @@ test("two remote worlds at once: random steps; rewards = the app's logged score 
     assert.equal(await appLoggedScore(h.adb.port, e.deviceSerial), r.reward, "rewards = the app's own logged score");
   }
   assert.ok(runs.some((r) => r.reward > 0), "random swipes score in 2048");
+  assert.ok(runs.every((r) => r.grids > 0), "the grid extra arrives as an observation");
   assert.notEqual((await readEpisodes(out, runs[0]!.world))[0]!.deviceSerial, (await readEpisodes(out, runs[1]!.world))[0]!.deviceSerial, "each world had its own device");
   const metrics = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
   const remote = metrics.split("\n").filter((l) => l.startsWith('farm_episode_origins_total{origin="remote"')).reduce((a, l) => a + Number(l.split(" ").pop()), 0);
