@@ -3,6 +3,8 @@
 #   Debian: redis-server, adb (the real adb server), avro-bin + python3-avro + python3-snappy (Avro interop checks),
 #           python3-yaml (the Parquet data set card check),
 #           python3-grpcio (a Python gRPC client with local credentials checks the simulator's gRPC endpoint),
+#           python3-protobuf + protobuf-compiler + protobuf-compiler-grpc (the Python dm_env_rpc client: stubs
+#           generated from libs/dm-env-rpc/proto with protoc and grpc_python_plugin at test time),
 #           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port)
 #   npm:    the workspace's packages (npm ci against package-lock.json)
 set -euo pipefail
@@ -19,6 +21,9 @@ command -v avrocat >/dev/null 2>&1 || need_apt+=(avro-bin)
 [ -d /usr/lib/python3/dist-packages/snappy ] || need_apt+=(python3-snappy)
 [ -d /usr/lib/python3/dist-packages/yaml ] || need_apt+=(python3-yaml)   # reads the Parquet data set card in libs/dataset tests
 [ -d /usr/lib/python3/dist-packages/grpc ] || need_apt+=(python3-grpcio)
+[ -d /usr/lib/python3/dist-packages/google/protobuf ] || need_apt+=(python3-protobuf)
+command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
+command -v grpc_python_plugin >/dev/null 2>&1 || need_apt+=(protobuf-compiler-grpc)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "bootstrap: installing Debian packages: ${need_apt[*]}" >&2

@@ -114,6 +114,15 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-frames.ts").then((m) => m.scenario),
   },
+  remote: {
+    describe: "remote environments (dm_env_rpc): Step round trip without pixels and with 360x640 pixels beside local EpisodeRun.step(), one run",
+    options: [
+      { flags: "--samples <n>", description: "steps measured per variant (default 600)" },
+      { ...profile, description: "simulator latency profile (default instant)" },
+      { flags: "--worker <where>", description: "child (default: the worker in its own process, as a Python client sees it) | in-process" },
+    ],
+    load: () => import("./bench-remote.ts").then((m) => m.scenario),
+  },
   reset: {
     describe: "episode reset: the task's reset steps vs a snapshot load + reset steps (Classic 2048, one simulated emulator)",
     options: [

@@ -128,6 +128,11 @@ export class DeviceSession {
     return this._state;
   }
 
+  /** The device's screen in pixels, as read at bind (0×0 before). */
+  get screenSize(): { width: number; height: number } {
+    return { ...this.screen };
+  }
+
   get unusableReason(): string {
     return this._unusableReason;
   }

@@ -106,6 +106,16 @@ export class EpisodeRun {
     return this.end !== undefined || this.obs === undefined;
   }
 
+  /** The latest observation (after the reset, then after each step); for a caller that drives the steps itself (dm_env_rpc). */
+  get observation(): Observation | undefined {
+    return this.obs;
+  }
+
+  /** Steps recorded so far; the last one's reward is final once `finish()` has drained late lines. */
+  get recordedSteps(): readonly StepRecord[] {
+    return this.steps;
+  }
+
   // ---- reset (§7.6) ----
 
   /** Runs the reset within its deadline and emits `episode:start`; a failure ends the episode (never throws). */

@@ -61,7 +61,12 @@ export interface EpisodeFinished {
   durationSec: number;
   steps: number;
   reward: number;
+  /** Who drove the episode: a campaign job, or a remote client over dm_env_rpc. @default "campaign" */
+  origin?: EpisodeOrigin;
 }
+
+export type EpisodeOrigin = "campaign" | "remote";
+const ORIGINS: readonly EpisodeOrigin[] = ["campaign", "remote"];
 
 export interface AdbCall {
   /** The kind of call, snake_case and from a small set: "shell", "screenshot", "install", "start_activity", … */
@@ -140,6 +145,13 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   });
   const outcome = closedLabel(METRIC.episodes, "outcome", OUTCOMES, report);
   const cause = closedLabel(METRIC.episodes, "cause", END_CAUSES, report);
+  const episodeOrigins = new Counter({
+    name: METRIC.episodeOrigins,
+    help: "Finished episodes by origin (campaign|remote: a dm_env_rpc client) and outcome",
+    labelNames: ["origin", "outcome"] as const,
+    registers,
+  });
+  for (const origin of ORIGINS) for (const o of OUTCOMES) episodeOrigins.inc({ origin, outcome: o }, 0);
   const episodeDuration = new Histogram({
     name: METRIC.episodeDuration,
     help: "Wall-clock duration of finished episodes, reset end to last step",
@@ -339,6 +351,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       const t = task(METRIC.episodes, e.taskId);
       const o = outcome(e.outcome);
       episodes.inc({ task: t, outcome: o, cause: cause(e.cause) });
+      episodeOrigins.inc({ origin: e.origin === "remote" ? "remote" : "campaign", outcome: o });
       if (valid(METRIC.episodeDuration, e.durationSec)) episodeDuration.observe({ task: t, outcome: o }, e.durationSec);
       if (valid(METRIC.episodeSteps, e.steps)) {
         episodeSteps.observe({ task: t }, e.steps);

@@ -4,6 +4,7 @@
  */
 export const METRIC = {
   episodes: "farm_episodes_total",
+  episodeOrigins: "farm_episode_origins_total",
   episodeDuration: "farm_episode_duration_seconds",
   episodeSteps: "farm_episode_steps",
   steps: "farm_steps_total",

@@ -64,6 +64,22 @@ export interface WorkerConfigInput {
   policyMaxBatch?: number;
   /** How remote (`http:`, `http-batch:`) policies get the screen: png, rgb (raw) or none (no pixels: a policy that needs none, and the benchmark). Env FARM_POLICY_PIXELS. Default png. */
   policyPixels?: "png" | "rgb" | "none";
+  /** Serve remote environments (dm_env_rpc v1) on this port; undefined = off, 0 = a free port. Env FARM_ENV_PORT. */
+  envPort?: number;
+  /** Bind address of the remote-env server. Env FARM_ENV_HOST. Default 127.0.0.1 (beyond loopback a token is required). */
+  envHost?: string;
+  /** Token remote-env clients send as `authorization: Bearer <token>`. Env FARM_ENV_TOKEN. */
+  envToken?: string;
+  /** A world whose client is gone gives its device back after this long. Env FARM_ENV_IDLE_TIMEOUT_MS. Default 60000. */
+  envIdleTimeoutMs?: number;
+}
+
+/** The remote-env server's settings (remote-env/env-server.ts), when it is on. */
+export interface RemoteEnvConfig {
+  port: number;
+  host: string;
+  token: string | undefined;
+  idleTimeoutMs: number;
 }
 
 export interface WorkerConfig {
@@ -93,6 +109,8 @@ export interface WorkerConfig {
   policyBatchWindowMs: number;
   policyMaxBatch: number;
   policyPixels: "png" | "rgb" | "none";
+  /** Undefined = no remote-env server. */
+  remoteEnv: RemoteEnvConfig | undefined;
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -170,7 +188,22 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     policyBatchWindowMs: intIn("policyBatchWindowMs", input.policyBatchWindowMs ?? env.FARM_POLICY_BATCH_MS, 5, 0, 1000),
     policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
     policyPixels: policyPixelsOf(input.policyPixels ?? env.FARM_POLICY_PIXELS),
+    remoteEnv: remoteEnvConfig(input, env),
   };
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+function remoteEnvConfig(input: WorkerConfigInput, env: NodeJS.ProcessEnv): RemoteEnvConfig | undefined {
+  const rawPort = input.envPort ?? (env.FARM_ENV_PORT || undefined);
+  if (rawPort === undefined) return undefined;
+  const port = intIn("envPort (FARM_ENV_PORT)", rawPort, 0, 0, 65_535);
+  const host = input.envHost ?? (env.FARM_ENV_HOST || "127.0.0.1");
+  const token = input.envToken ?? (env.FARM_ENV_TOKEN || undefined);
+  if (!LOOPBACK.has(host) && !token) throw new RangeError(`worker config: the remote-env server binds ${host}, beyond loopback: set a token (FARM_ENV_TOKEN or --env-token) that clients send as 'authorization: Bearer <token>'`);
+  if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) throw new RangeError("worker config: the remote-env token (FARM_ENV_TOKEN) must be 16-512 printable characters without spaces");
+  const idleTimeoutMs = intIn("envIdleTimeoutMs (FARM_ENV_IDLE_TIMEOUT_MS)", input.envIdleTimeoutMs ?? env.FARM_ENV_IDLE_TIMEOUT_MS, 60_000, 100, 86_400_000);
+  return { port, host, token, idleTimeoutMs };
 }
 
 /** `serial=host:port[/token]` items, comma-separated. */

@@ -16,8 +16,9 @@ import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
+import type { SlotLeaseHooks } from "./device-lease.ts";
 
-export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable" | "closed";
+export type SlotState = "binding" | "ready" | "busy" | "recovering" | "leased" | "unusable" | "closed";
 
 export interface SlotDeps {
   config: WorkerConfig;
@@ -49,6 +50,8 @@ export class DeviceSlot {
   /** Recovery running after the processor gave its job back; the session is not ours to close until it ends. */
   private recovering: Promise<void> | undefined;
   private _unusableReason = "";
+  /** Taken out of the job pool by a remote world (device-lease.ts). */
+  private leased = false;
 
   constructor(
     readonly serial: string,
@@ -119,6 +122,28 @@ export class DeviceSlot {
     this.deps.pump.pool.add(member);
     this.setState("ready");
     this.log.info({ event: "device:bound", workerName: config.workerName }, "device bound; taking jobs");
+  }
+
+  /**
+   * Hook for device-lease.ts: the host's pool has leased this (idle) device out (`poolLease`), so it takes
+   * no job until `release()`. Undefined when the slot itself is not ready (the caller gives the lease back).
+   */
+  leaseHooks(poolLease: { release(): void }): SlotLeaseHooks | undefined {
+    if (this._state !== "ready" || this.leased || this.stopping) return undefined;
+    this.leased = true;
+    this.setState("leased");
+    return {
+      paused: Promise.resolve(), // the pool leases idle devices only: no campaign job runs on it
+      sessionFor: (task) => this.sessions.sessionFor(task),
+      release: async () => {
+        this.leased = false;
+        const s = this.sessions.current;
+        // Retire first: a device given back to the pool could take a job in the same turn.
+        if (s?.state === "unusable") this.retire(s.unusableReason);
+        else if (this._state === "leased") this.setState("ready");
+        poolLease.release();
+      },
+    };
   }
 
   private recoverInBackground(recover: () => Promise<unknown>): void {

@@ -31,7 +31,7 @@ export async function runWorkerMain(input: WorkerConfigInput = {}): Promise<void
   });
   await service.start();
   // Machine-readable start line on stdout (tests and scripts wait for it); logs go to stderr.
-  process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir })}\n`);
+  process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir, env: service.envAddress ?? null })}\n`);
   await done;
   // Everything is closed; should a stray handle keep the event loop alive, do not hang the shutdown.
   setTimeout(() => {

@@ -23,6 +23,8 @@ import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
 import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
+import { hostDevicePool } from "./device-lease.ts";
+import { startRemoteEnv, type RemoteEnvServer } from "./remote-env/index.ts";
 
 export interface WorkerServiceOptions {
   logger?: Logger;
@@ -53,6 +55,7 @@ export class WorkerService {
   private readonly policyTransport: PolicyTransport;
   /** The host's one BullMQ Worker and its device pool (Redis connections per host, not per device). */
   readonly pump: HostJobPump;
+  private remoteEnv: RemoteEnvServer | undefined;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -105,6 +108,16 @@ export class WorkerService {
     return this.metricsServer?.url;
   }
 
+  /** host:port of the dm_env_rpc server, once started (undefined when off). */
+  get envAddress(): string | undefined {
+    return this.remoteEnv?.address;
+  }
+
+  /** Remote worlds and the device each holds. */
+  remoteWorlds(): Record<string, string | null> {
+    return this.remoteEnv?.worldDevices() ?? {};
+  }
+
   /** Serials with a slot, and each slot's state. */
   deviceStates(): Record<string, string> {
     return Object.fromEntries([...this.slots].map(([s, slot]) => [s, slot.state]));
@@ -132,6 +145,10 @@ export class WorkerService {
     this.resolveTimer.unref();
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
+    if (this.config.remoteEnv) {
+      const pool = hostDevicePool(this.pump.pool, (serial) => this.slots.get(serial));
+      this.remoteEnv = await startRemoteEnv(this.config.remoteEnv, { pool, catalog: this.catalog, commit: this.commitDeps, episode: this.config.episode, logger: this.logger });
+    }
   }
 
   /** Settles files left pending (a crash between publish and claim, a lost lock) once their episode has a claim. */
@@ -238,6 +255,7 @@ export class WorkerService {
       this.retryTimers.clear();
       this.tracking?.close();
       this.pump.stopFetching();
+      await this.remoteEnv?.close();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
       await this.pump.close();

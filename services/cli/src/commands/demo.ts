@@ -9,6 +9,8 @@ interface DemoOptions {
   out?: string;
   maxSteps: string;
   settleMs: string;
+  envPort?: string;
+  keep?: boolean;
 }
 
 export interface DemoConfig {
@@ -17,6 +19,10 @@ export interface DemoConfig {
   maxEpisodeSteps: number;
   settleMs: number;
   out?: string;
+  /** Serve remote environments (dm_env_rpc) from the worker on this port. */
+  envPort?: number;
+  /** After the summary, keep the farm up until Ctrl-C. */
+  keep?: boolean;
 }
 
 function intOption(name: string, v: string, min: number, max: number): number {
@@ -39,6 +45,8 @@ export const demoCommand: CommandModule = {
       .option("--out <folder>", "trajectory folder (default: ./out/demo-<timestamp>)")
       .option("--max-steps <k>", "step limit per episode (the task says 500)", "100")
       .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)", "100")
+      .option("--env-port <port>", "serve remote environments (dm_env_rpc v1) from the worker on this port (0 = a free one)")
+      .option("--keep", "after the summary, keep the farm up until Ctrl-C (for trying remote environments from Python)")
       .action(async (o: DemoOptions) => {
         await runDemo({
           emulators: intOption("emulators", o.emulators, 1, 64),
@@ -46,6 +54,8 @@ export const demoCommand: CommandModule = {
           maxEpisodeSteps: intOption("max-steps", o.maxSteps, 1, 1_000_000),
           settleMs: intOption("settle-ms", o.settleMs, 0, 60_000),
           ...(o.out ? { out: o.out } : {}),
+          ...(o.envPort !== undefined ? { envPort: intOption("env-port", o.envPort, 0, 65_535) } : {}),
+          ...(o.keep ? { keep: true } : {}),
         });
       });
   },
@@ -112,12 +122,17 @@ async function runDemo(c: DemoConfig): Promise<void> {
         metricsPort: 0,
         drainTimeoutMs: 10_000,
         episode: { settleMs: c.settleMs },
+        ...(c.envPort !== undefined ? { envPort: c.envPort } : {}),
       }),
       { logger },
     );
     await worker.start();
     cleanups.push({ what: "worker", run: () => worker.close() });
     say(`worker: binding ${serials.length} devices; /metrics at ${worker.metricsUrl}/metrics`);
+    if (worker.envAddress) {
+      say(`remote environments: dm_env_rpc v1 at ${worker.envAddress}; from Python:`);
+      say(`$ python3 clients/python/examples/remote_env_random.py --target ${worker.envAddress} --task classic_2048 --steps 100 --worlds 2`);
+    }
 
     // The scheduler: campaigns in, episode jobs out (windowed), progress counted from the job results.
     const scheduler = await Scheduler.create({ redisUrl, prefix: queuePrefix, taskPaths: [taskFile], windowSize: 2 * serials.length, tickMs: 500, log: logger, metrics: worker.metrics });
@@ -186,6 +201,10 @@ async function runDemo(c: DemoConfig): Promise<void> {
       for (const line of exportCommands(shown)) say(`$ ${line}`);
     }
     say("");
+    if (c.keep && !abort.signal.aborted) {
+      say(`keeping the farm up until Ctrl-C${worker.envAddress ? ` (remote environments at ${worker.envAddress})` : ""}`);
+      await new Promise<void>((resolve) => abort.signal.addEventListener("abort", () => resolve(), { once: true }));
+    }
     await cleanup();
     say(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (abort.signal.aborted || st.failed > 0 || (s?.uniqueEpisodes ?? 0) < c.episodes) process.exitCode = 1;

@@ -23,6 +23,10 @@ interface WorkerOptions {
   stepTimeoutMs?: string;
   grpc?: string;
   grpcDiscoveryDir?: string;
+  envPort?: string;
+  envHost?: string;
+  envToken?: string;
+  envIdleMs?: string;
 }
 
 /**
@@ -55,6 +59,10 @@ export const workerCommand: CommandModule = {
       .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
       .option("--grpc <mode>", "emulator gRPC for actions and frames: discover (default: where a discovery file offers it), config (FARM_GRPC_ENDPOINTS only) or off")
       .option("--grpc-discovery-dir <folder>", "where emulators write pid_<pid>.ini (default: the emulator's running-AVD folder)")
+      .option("--env-port <port>", "serve remote environments (dm_env_rpc v1) on this port, 0 = a free one (default: FARM_ENV_PORT, else off)")
+      .option("--env-host <host>", "remote-env bind address (default 127.0.0.1; beyond loopback a token is required)")
+      .option("--env-token <token>", "token remote-env clients send as 'authorization: Bearer <token>' (default: FARM_ENV_TOKEN)")
+      .option("--env-idle-ms <ms>", "a world whose client is gone gives its device back after this long (default 60000)")
       .action(async (o: WorkerOptions) => {
         const { runWorkerMain } = await import("@farm/worker");
         const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
@@ -65,7 +73,13 @@ export const workerCommand: CommandModule = {
         const metricsPort = parseIntOption("metrics-port", o.metricsPort);
         const settleMs = parseIntOption("settle-ms", o.settleMs);
         const stepTimeoutMs = parseIntOption("step-timeout-ms", o.stepTimeoutMs);
+        const envPort = parseIntOption("env-port", o.envPort);
+        const envIdleTimeoutMs = parseIntOption("env-idle-ms", o.envIdleMs);
         await runWorkerMain({
+          ...(envPort !== undefined ? { envPort } : {}),
+          ...(o.envHost ? { envHost: o.envHost } : {}),
+          ...(o.envToken ? { envToken: o.envToken } : {}),
+          ...(envIdleTimeoutMs !== undefined ? { envIdleTimeoutMs } : {}),
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { queuePrefix: o.prefix } : {}),
           ...(o.adbHost ? { adbHost: o.adbHost } : {}),

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Random agent on farm devices over dm_env_rpc: N worlds at once (one thread each), S steps each.
+
+    python3 clients/python/examples/remote_env_random.py --target 127.0.0.1:7000 --task classic_2048 --steps 100 --worlds 2
+
+Prints one line per finished episode and per world, and last: worlds=N steps=N*S reward=<sum over all>.
+Start a farm that serves remote environments with `npx farm demo --env-port 7000 --keep` (or
+`farm worker … --env-port P`). Needs Debian's python3-grpcio, python3-protobuf, protobuf-compiler and
+protobuf-compiler-grpc (deploy/bootstrap.sh installs them).
+"""
+import argparse
+import os
+import random
+import sys
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from farm_remote import RemoteWorld, TOUCH, LIFT, load_stubs  # noqa: E402
+
+
+def run_world(i, args, results, lock):
+    rng = random.Random(args.seed * 1000 + i)
+    world = RemoteWorld(args.target, task=args.task, seed=args.seed + i, token=args.token, max_episode_steps=args.max_episode_steps)
+    want = ["pixels"] if args.pixels else []
+    total, episode_reward, episode, taken = 0.0, 0.0, 0, 0
+    try:
+        ts = world.reset(observations=want)
+        while taken < args.steps:
+            if ts.last:
+                with lock:
+                    print(f"episode world={world.name} index={episode} reward={episode_reward:g} end={ts.state}", flush=True)
+                episode, episode_reward = episode + 1, 0.0
+                ts = world.reset(observations=want)
+                continue
+            # Random finger: touch somewhere or lift, as AndroidEnv's random agent does.
+            if rng.random() < 0.5:
+                ts = world.step(TOUCH, (rng.random(), rng.random()), observations=want)
+            else:
+                ts = world.step(LIFT, observations=want)
+            taken += 1
+            total += ts.reward
+            episode_reward += ts.reward
+        with lock:
+            print(f"episode world={world.name} index={episode} reward={episode_reward:g} end=closed", flush=True)
+    finally:
+        world.close()
+    with lock:
+        print(f"world={world.name} episodes={episode + 1} steps={taken} reward={total:g}", flush=True)
+        results.append((taken, total))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--target", required=True, help="HOST:PORT of a worker's dm_env_rpc server")
+    p.add_argument("--task", required=True, help="task id served by that worker, e.g. classic_2048")
+    p.add_argument("--steps", type=int, default=100, help="steps per world")
+    p.add_argument("--worlds", type=int, default=1, help="worlds (devices) at once")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--max-episode-steps", type=int, default=None, help="override the task's step limit")
+    p.add_argument("--pixels", action="store_true", help="also fetch the pixels every step")
+    p.add_argument("--token", default=os.environ.get("FARM_ENV_TOKEN"), help="for a worker bound beyond loopback (default: FARM_ENV_TOKEN)")
+    args = p.parse_args()
+    if args.steps < 1 or args.worlds < 1:
+        p.error("--steps and --worlds must be at least 1")
+    load_stubs()  # once, before the threads
+    results, errors, lock = [], [], threading.Lock()
+
+    def guarded(i):
+        try:
+            run_world(i, args, results, lock)
+        except Exception as e:  # reported below; the other worlds go on
+            errors.append(e)
+
+    threads = [threading.Thread(target=guarded, args=(i,)) for i in range(args.worlds)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        print(f"error: {e}", file=sys.stderr)
+    print(f"worlds={len(results)} steps={sum(s for s, _ in results)} reward={sum(r for _, r in results):g}", flush=True)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

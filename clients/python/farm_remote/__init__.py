@@ -1,0 +1,20 @@
+"""A dm_env_rpc v1 client for the farm's remote environments (``farm worker --env-port P``).
+
+Standard library plus Debian's ``python3-grpcio`` and ``python3-protobuf``; the message classes are
+generated from the farm's own ``.proto`` files (``libs/dm-env-rpc/proto``) with ``protoc`` and
+``grpc_python_plugin`` the first time they are needed (Debian: ``protobuf-compiler``,
+``protobuf-compiler-grpc``). numpy is not needed: pixels come back as ``bytes`` with their shape.
+
+    from farm_remote import RemoteWorld
+    with RemoteWorld("127.0.0.1:7000", task="classic_2048", seed=1) as w:
+        ts = w.reset()                       # FIRST: ts.reward == 0, ts.observations["pixels"]
+        ts = w.step(action_type=0, touch_position=(0.5, 0.5))
+        if ts.last: ts = w.reset()
+
+DeepMind's own ``dm_env_rpc`` package (``DmEnvAdaptor``) speaks the same wire format; this module is
+for machines without it.
+"""
+from .stubs import load_stubs
+from .world import RemoteWorld, TimeStep, RemoteEnvError, TOUCH, LIFT, REPEAT
+
+__all__ = ["RemoteWorld", "TimeStep", "RemoteEnvError", "load_stubs", "TOUCH", "LIFT", "REPEAT"]

@@ -1,0 +1,92 @@
+/**
+ * AndroidEnv's specs on the wire and one observation as tensors. Ids are fixed for the built-in
+ * observations and actions; the task's extras follow in extras_spec order (see libs/dm-env-rpc/README.md).
+ */
+import { DataType, tensor, type ActionObservationSpecs, type DataTypeValue, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
+import type { Observation, Pixels } from "@farm/policy";
+import type { ArraySpec, Task } from "@farm/task";
+
+export const OBS = { pixels: 1, timedelta: 2, orientation: 3, reward: 4, discount: 5 } as const;
+export const FIRST_EXTRA_ID = 6;
+export const ACT = { action_type: 1, touch_position: 2 } as const;
+
+const EXTRA_DTYPE: Partial<Record<ArraySpec["dtype"], DataTypeValue>> = {
+  FLOAT: DataType.FLOAT, DOUBLE: DataType.DOUBLE, INT8: DataType.INT8, INT16: DataType.INT32, INT32: DataType.INT32, INT64: DataType.INT64,
+  UINT8: DataType.UINT8, UINT16: DataType.UINT32, UINT32: DataType.UINT32, UINT64: DataType.UINT64, BOOL: DataType.BOOL,
+};
+const extraDtype = (d: ArraySpec["dtype"]): DataTypeValue => EXTRA_DTYPE[d] ?? DataType.STRING;
+
+const spec = (name: string, dtype: DataTypeValue, shape: number[], extra: Partial<TensorSpec> = {}): TensorSpec => ({ name, dtype, shape, ...extra });
+
+/** The world's specs: pixels [H, W, 3] at the world's frame size. */
+export function worldSpecs(task: Task, frame: { height: number; width: number }): ActionObservationSpecs {
+  const observations: Record<string, TensorSpec> = {
+    [OBS.pixels]: spec("pixels", DataType.UINT8, [frame.height, frame.width, 3]),
+    [OBS.timedelta]: spec("timedelta", DataType.INT64, []),
+    [OBS.orientation]: spec("orientation", DataType.UINT8, [4]),
+    [OBS.reward]: spec("reward", DataType.DOUBLE, []),
+    [OBS.discount]: spec("discount", DataType.DOUBLE, []),
+  };
+  task.extrasSpec.forEach((e, i) => (observations[FIRST_EXTRA_ID + i] = spec(e.name, extraDtype(e.dtype), e.shape)));
+  const actions: Record<string, TensorSpec> = {
+    [ACT.action_type]: spec("action_type", DataType.INT32, [], { min: { int32s: { array: [0] } }, max: { int32s: { array: [2] } } }),
+    [ACT.touch_position]: spec("touch_position", DataType.FLOAT, [2], { min: { floats: { array: [0, 0] } }, max: { floats: { array: [1, 1] } } }),
+  };
+  return { actions, observations };
+}
+
+/** Nearest-neighbour resize of RGB pixels to the world's frame size (a copy-free pass when the sizes agree). */
+export function fitPixels(p: Pixels, frame: { height: number; width: number }): Uint8Array {
+  if (p.width === frame.width && p.height === frame.height) return p.rgb;
+  const out = new Uint8Array(frame.width * frame.height * 3);
+  for (let y = 0; y < frame.height; y++) {
+    const sy = Math.min(p.height - 1, Math.floor((y * p.height) / frame.height));
+    for (let x = 0; x < frame.width; x++) {
+      const sx = Math.min(p.width - 1, Math.floor((x * p.width) / frame.width));
+      const s = (sy * p.width + sx) * 3;
+      const d = (y * frame.width + x) * 3;
+      out[d] = p.rgb[s]!;
+      out[d + 1] = p.rgb[s + 1]!;
+      out[d + 2] = p.rgb[s + 2]!;
+    }
+  }
+  return out;
+}
+
+const flat = (v: unknown): unknown[] => (Array.isArray(v) ? v.flatMap(flat) : [v]);
+
+/** The last value of an extra logged this step, as a tensor of its spec (strings for STRING/OBJECT dtypes). */
+function extraTensor(e: ArraySpec, values: { value: unknown; shape: number[] }[]): Tensor | undefined {
+  const last = values[values.length - 1];
+  if (!last) return undefined;
+  const dtype = extraDtype(e.dtype);
+  const items = flat(last.value);
+  if (dtype === DataType.STRING) return tensor(dtype, items.map((x) => (typeof x === "string" ? x : JSON.stringify(x))), last.shape);
+  if (dtype === DataType.BOOL) return tensor(dtype, items.map(Boolean), last.shape);
+  return tensor(dtype, items.map(Number), last.shape);
+}
+
+export interface StepFacts {
+  obs: Observation;
+  reward: number;
+  discount: number;
+  frame: { height: number; width: number };
+}
+
+/** The requested observations (all when the request names none) as tensors by id. */
+export function observationTensors(task: Task, f: StepFacts, requested: ReadonlySet<number>): Record<string, Tensor> {
+  const want = (id: number) => requested.size === 0 || requested.has(id);
+  const out: Record<string, Tensor> = {};
+  if (want(OBS.pixels) && f.obs.pixels) out[OBS.pixels] = tensor(DataType.UINT8, fitPixels(f.obs.pixels, f.frame), [f.frame.height, f.frame.width, 3]);
+  if (want(OBS.timedelta)) out[OBS.timedelta] = tensor(DataType.INT64, [f.obs.timedeltaUs]);
+  if (want(OBS.orientation)) out[OBS.orientation] = tensor(DataType.UINT8, [0, 1, 2, 3].map((i) => (i === f.obs.orientation ? 1 : 0)), [4]);
+  if (want(OBS.reward)) out[OBS.reward] = tensor(DataType.DOUBLE, [f.reward]);
+  if (want(OBS.discount)) out[OBS.discount] = tensor(DataType.DOUBLE, [f.discount]);
+  task.extrasSpec.forEach((e, i) => {
+    const id = FIRST_EXTRA_ID + i;
+    const values = f.obs.extras[e.name];
+    const t = want(id) && values ? extraTensor(e, values) : undefined;
+    if (t) out[id] = t;
+  });
+  return out;
+}
