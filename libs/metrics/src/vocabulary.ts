@@ -86,3 +86,11 @@ export type CommitResult = (typeof COMMIT_RESULTS)[number];
 
 /** Why an episode job is tried again (farm_episode_retries_total{cause}): the worker's retryable codes, lower-cased, and stalls. */
 export const RETRY_CAUSES = ["device_trouble", "device_unusable", "policy_failed", "cancelled", "lock_lost", "stalled"] as const;
+
+/** How a device's actions travel (farm_device_transports{transport}): the emulator's gRPC or the adb server. */
+export const TRANSPORTS = ["grpc", "adb"] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** Why the worker relaunched an emulator it launched (farm_emulator_relaunches_total{cause}). */
+export const RELAUNCH_CAUSES = ["exited", "hung", "boot_timeout"] as const;
+export type RelaunchCause = (typeof RELAUNCH_CAUSES)[number];
