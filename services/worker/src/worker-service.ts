@@ -18,6 +18,9 @@ import { DeviceSlot } from "./device-slot.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
+import { launchEmulators } from "./launched-emulators.ts";
+import { DeviceTransports } from "./device-transports.ts";
+import type { EmulatorSupervisor } from "@farm/emulator-launcher";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 
@@ -37,6 +40,9 @@ export class WorkerService {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly online = new Set<string>();
   private tracking: { close(): void } | undefined;
+  /** The emulators this worker launched (config `launch`), if any. */
+  private emulators: EmulatorSupervisor | undefined;
+  private readonly transports: DeviceTransports;
   private metricsServer: MetricsServer | undefined;
   private closing: Promise<void> | undefined;
   private started = false;
@@ -61,6 +67,7 @@ export class WorkerService {
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
+    this.transports = new DeviceTransports(driver, metrics);
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -120,6 +127,7 @@ export class WorkerService {
     await this.resolvePendingFiles();
     this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
     this.resolveTimer.unref();
+    this.emulators = launchEmulators(this.config, this.metrics, this.logger);
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
   }
@@ -186,7 +194,10 @@ export class WorkerService {
   }
 
   private unbind(slot: DeviceSlot, reason: string): Promise<void> {
-    if (this.slots.get(slot.serial) === slot) this.slots.delete(slot.serial);
+    if (this.slots.get(slot.serial) === slot) {
+      this.slots.delete(slot.serial);
+      this.transports.unbound(slot.serial);
+    }
     const p = slot.stop(reason).finally(() => {
       if (this.stopping.get(slot.serial) === p) this.stopping.delete(slot.serial);
       this.updateDeviceGauge();
@@ -196,6 +207,7 @@ export class WorkerService {
   }
 
   private onSlotState(slot: DeviceSlot): void {
+    if ((slot.state === "ready" || slot.state === "busy") && this.slots.get(slot.serial) === slot) this.transports.bound(slot.serial);
     this.updateDeviceGauge();
     if (slot.state !== "unusable" || this.closing) return;
     // Give an unusable device another chance later (if it is still listed); one that goes away and
@@ -227,6 +239,8 @@ export class WorkerService {
       this.tracking?.close();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
+      // Emulators we launched go down only after their episodes finished or were handed back.
+      await this.emulators?.stop();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
       this.redisHealth.close();

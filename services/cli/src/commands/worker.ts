@@ -23,6 +23,11 @@ interface WorkerOptions {
   stepTimeoutMs?: string;
   grpc?: string;
   grpcDiscoveryDir?: string;
+  launch?: string;
+  avd?: string;
+  emulator?: string;
+  snapshot?: string;
+  bootTimeoutMs?: string;
 }
 
 /**
@@ -55,6 +60,11 @@ export const workerCommand: CommandModule = {
       .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
       .option("--grpc <mode>", "emulator gRPC for actions and frames: discover (default: where a discovery file offers it), config (FARM_GRPC_ENDPOINTS only) or off")
       .option("--grpc-discovery-dir <folder>", "where emulators write pid_<pid>.ini (default: the emulator's running-AVD folder)")
+      .option("--launch <n>", "launch N emulators of --avd and run on them (relaunched when they exit, hang or fail to boot; shut down on drain)")
+      .option("--avd <name>", "the AVD launched emulators run (read-only, shared by all)")
+      .option("--emulator <path>", "emulator executable (default: $ANDROID_SDK_ROOT/emulator/emulator, else emulator on PATH)")
+      .option("--snapshot <name>", "boot launched emulators from this snapshot")
+      .option("--boot-timeout-ms <ms>", "a launched emulator not booted after this long is relaunched (default 120000)")
       .action(async (o: WorkerOptions) => {
         const { runWorkerMain } = await import("@farm/worker");
         const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
@@ -65,6 +75,8 @@ export const workerCommand: CommandModule = {
         const metricsPort = parseIntOption("metrics-port", o.metricsPort);
         const settleMs = parseIntOption("settle-ms", o.settleMs);
         const stepTimeoutMs = parseIntOption("step-timeout-ms", o.stepTimeoutMs);
+        const launchCount = parseIntOption("launch", o.launch);
+        const bootTimeoutMs = parseIntOption("boot-timeout-ms", o.bootTimeoutMs);
         await runWorkerMain({
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { queuePrefix: o.prefix } : {}),
@@ -84,6 +96,17 @@ export const workerCommand: CommandModule = {
           ...(resolveIntervalMs !== undefined ? { resolveIntervalMs } : {}),
           ...(o.grpc || o.grpcDiscoveryDir
             ? { grpc: { ...(o.grpc ? { mode: o.grpc as "off" | "config" | "discover" } : {}), ...(o.grpcDiscoveryDir ? { discoveryDir: o.grpcDiscoveryDir } : {}) } }
+            : {}),
+          ...(launchCount !== undefined || o.avd || o.emulator || o.snapshot || bootTimeoutMs !== undefined
+            ? {
+                launch: {
+                  ...(launchCount !== undefined ? { count: launchCount } : {}),
+                  ...(o.avd ? { avd: o.avd } : {}),
+                  ...(o.emulator ? { emulator: o.emulator } : {}),
+                  ...(o.snapshot ? { snapshot: o.snapshot } : {}),
+                  ...(bootTimeoutMs !== undefined ? { bootTimeoutMs } : {}),
+                },
+              }
             : {}),
           episode: {
             ...(settleMs !== undefined ? { settleMs } : {}),

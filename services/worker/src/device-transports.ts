@@ -1,0 +1,40 @@
+/**
+ * farm_device_transports{transport}: how many bound devices send actions over the emulator's gRPC and
+ * how many over the adb server. Decided once per bind, when the device is first ready (the driver's gRPC endpoint for the serial).
+ */
+import type { AdbDriver } from "@farm/adb";
+import type { FarmMetrics, Transport } from "@farm/metrics";
+
+export class DeviceTransports {
+  private readonly bySerial = new Map<string, Transport>();
+
+  constructor(private readonly driver: AdbDriver, private readonly metrics: FarmMetrics) {}
+
+  /**
+   * Records the device's transport; called on each state change of a bound device. A device seen on adb is
+   * looked at again (its emulator may have advertised gRPC since; the driver caches discovery reads briefly).
+   */
+  bound(serial: string): void {
+    const before = this.bySerial.get(serial);
+    if (before === "grpc") return;
+    let t: Transport = "adb";
+    try {
+      if (this.driver.device(serial).grpcEndpoint()) t = "grpc";
+    } catch {
+      // An unreadable discovery file means no gRPC for this device: adb it is.
+    }
+    if (before === t) return;
+    this.bySerial.set(serial, t);
+    this.publish();
+  }
+
+  unbound(serial: string): void {
+    if (this.bySerial.delete(serial)) this.publish();
+  }
+
+  private publish(): void {
+    const counts: Partial<Record<Transport, number>> = {};
+    for (const t of this.bySerial.values()) counts[t] = (counts[t] ?? 0) + 1;
+    this.metrics.setDeviceTransports(counts);
+  }
+}
