@@ -6,6 +6,7 @@
 import type { StepStatus } from "@farm/adb";
 import type { EndCause, EpisodeOutcome } from "@farm/episode";
 import type { PolicyErrorCode } from "@farm/policy";
+import type { RelaunchCause } from "@farm/emulator-launcher";
 
 /** The value a label takes when the caller passes something outside its bounded set. */
 export const OTHER = "other";
@@ -92,5 +93,6 @@ export const TRANSPORTS = ["grpc", "adb"] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
 /** Why the worker relaunched an emulator it launched (farm_emulator_relaunches_total{cause}). */
-export const RELAUNCH_CAUSES = ["exited", "hung", "boot_timeout"] as const;
-export type RelaunchCause = (typeof RELAUNCH_CAUSES)[number];
+const relaunchCauses = { exited: true, hung: true, boot_timeout: true } satisfies Record<RelaunchCause, true>;
+export const RELAUNCH_CAUSES = Object.keys(relaunchCauses) as RelaunchCause[];
+export type { RelaunchCause };
