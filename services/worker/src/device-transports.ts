@@ -5,8 +5,11 @@
 import type { AdbDriver } from "@farm/adb";
 import type { FarmMetrics, Transport } from "@farm/metrics";
 
+const RECHECK_MS = 3000;
+
 export class DeviceTransports {
   private readonly bySerial = new Map<string, Transport>();
+  private readonly rechecks = new Map<string, NodeJS.Timeout>();
 
   constructor(private readonly driver: AdbDriver, private readonly metrics: FarmMetrics) {}
 
@@ -23,12 +26,23 @@ export class DeviceTransports {
     } catch {
       // An unreadable discovery file means no gRPC for this device: adb it is.
     }
+    if (t === "adb" && before === undefined) {
+      // Once per bind: the driver caches discovery reads for ~2 s, so an emulator that advertised gRPC just now shows up next read.
+      const timer = setTimeout(() => {
+        this.rechecks.delete(serial);
+        if (this.bySerial.has(serial)) this.bound(serial);
+      }, RECHECK_MS);
+      timer.unref();
+      this.rechecks.set(serial, timer);
+    }
     if (before === t) return;
     this.bySerial.set(serial, t);
     this.publish();
   }
 
   unbound(serial: string): void {
+    clearTimeout(this.rechecks.get(serial));
+    this.rechecks.delete(serial);
     if (this.bySerial.delete(serial)) this.publish();
   }
 
