@@ -8,7 +8,8 @@ import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
 import type { WorkerConfig } from "./config.ts";
 
-export function launchEmulators(config: WorkerConfig, metrics: FarmMetrics, logger: Logger): EmulatorSupervisor | undefined {
+/** `onBooted(serial)`: a launched emulator finished booting (its gRPC discovery file is written by then). */
+export function launchEmulators(config: WorkerConfig, metrics: FarmMetrics, logger: Logger, onBooted: (serial: string) => void): EmulatorSupervisor | undefined {
   const l = config.launch;
   if (!l) return undefined;
   const sup = new EmulatorSupervisor(
@@ -25,7 +26,7 @@ export function launchEmulators(config: WorkerConfig, metrics: FarmMetrics, logg
       healthIntervalMs: l.healthIntervalMs,
       stopGraceMs: Math.min(10_000, Math.max(1_000, config.drainTimeoutMs)),
     },
-    { logger, onRelaunch: (e) => metrics.emulatorRelaunch(e.cause) },
+    { logger, onRelaunch: (e) => metrics.emulatorRelaunch(e.cause), onBooted: (e) => onBooted(e.serial) },
   );
   logger.info({ event: "worker:launch", count: l.count, avd: l.avd, emulator: l.emulator, snapshot: l.snapshot }, "launching emulators");
   sup.start();

@@ -127,7 +127,7 @@ export class WorkerService {
     await this.resolvePendingFiles();
     this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
     this.resolveTimer.unref();
-    this.emulators = launchEmulators(this.config, this.metrics, this.logger);
+    this.emulators = launchEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
   }
@@ -150,11 +150,23 @@ export class WorkerService {
     return !this.config.devices || this.config.devices.includes(serial);
   }
 
+  /** A launched emulator booted: read the discovery files afresh (its gRPC endpoint) and bind it if adb lists it. */
+  private onLaunchedBooted(serial: string): void {
+    this.driver.grpc.refresh();
+    if (!this.closing && this.online.has(serial) && this.wanted(serial)) void this.bind(serial);
+  }
+
+  /** A launched emulator still booting is bound once booted (onLaunchedBooted), so its gRPC endpoint is known. */
+  private launchedBooting(serial: string): boolean {
+    const state = this.emulators?.states()[serial];
+    return state !== undefined && state !== "running";
+  }
+
   private onDevice(ev: DeviceChange): void {
     if (this.closing || !this.wanted(ev.serial)) return;
     if (ev.kind !== "remove" && ev.state === "device") {
       this.online.add(ev.serial);
-      void this.bind(ev.serial);
+      if (!this.launchedBooting(ev.serial)) void this.bind(ev.serial);
     } else {
       this.online.delete(ev.serial);
       const slot = this.slots.get(ev.serial);
