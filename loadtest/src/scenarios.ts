@@ -44,6 +44,17 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-avro.ts").then((m) => m.scenario),
   },
+  "policy-batch": {
+    describe: "remote policies: a campaign against the reference Python policy server, unbatched (http:) vs batched (http-batch:), requests per step and steps/s",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators on the one worker host (default 32)" },
+      { flags: "--episodes <n>", description: "episodes per mode (default = devices)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 30)" },
+      { flags: "--window-ms <n>", description: "the host batcher's window (FARM_POLICY_BATCH_MS, default 5)" },
+      { flags: "--pixels <mode>", description: "none | png | rgb: how the policy gets the screen (default none)" },
+    ],
+    load: () => import("./bench-policy-batch.ts").then((m) => m.scenario),
+  },
   chaos: {
     describe: "exactly once under faults: two hosts, one Redis (AOF); worker SIGKILL/SIGSTOP/crash hooks, adb/Redis/scheduler/simulator kills",
     options: [

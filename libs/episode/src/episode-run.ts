@@ -19,6 +19,7 @@ import { decideTransition } from "./limits.ts";
 import type { EpisodeFrames } from "./episode-frames.ts";
 import { extrasByName } from "./extras.ts";
 import { assertCommittable } from "./result-check.ts";
+import { episodeEndInfo, markFirst, markMid, tellEpisodeEnd } from "./policy-feedback.ts";
 import type { SessionPort } from "./session-port.ts";
 import type { ResetKind } from "./snapshot-reset.ts";
 import { sleep } from "@farm/time";
@@ -78,6 +79,8 @@ export class EpisodeRun {
   private lastObsAt = this.taskStart;
   private appScreenChecks = 0;
   private episodeSteps = 0;
+  /** The policy was reset for this episode, so it is told when the episode ends. */
+  private policyStarted = false;
 
   private constructor(
     private readonly port: SessionPort,
@@ -159,6 +162,8 @@ export class EpisodeRun {
     // Extras logged since the reset travel with FIRST; FIRST's reward is 0 and what was logged so far counts for step 1.
     this.initialExtras = this.port.log.takeExtras();
     obs.extras = extrasByName(this.initialExtras);
+    markFirst(obs);
+    this.policyStarted = true;
     return undefined;
   }
 
@@ -214,6 +219,7 @@ export class EpisodeRun {
     this.record(action, taken, view, elapsedMs, phases);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
+    markMid(this.obs!, taken.reward);
     const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
     const tr = decideTransition(facts, this.limits);
     if (!tr.last) return true;
@@ -319,6 +325,10 @@ export class EpisodeRun {
     const { totalReward } = trajectory;
     p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs }, "episode finished");
     p.emit({ type: "episode:end", serial: p.serial, taskId: p.task.task.id, episodeIndex: index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: this.episodeSteps, totalReward, durationMs });
+    if (this.policyStarted) {
+      const failed = await tellEpisodeEnd(this.policy, episodeEndInfo(end, this.steps), p.config.policyTimeoutMs);
+      if (failed) p.logger.warn({ event: "policy:end_episode_failed", index, err: failed }, "the policy was not told the episode ended");
+    }
     assertCommittable(trajectory);
     if (this.opts.sink) await this.opts.sink(trajectory);
     await p.settle(end.cause, end.detail, this.opts.deferRecovery ?? false);

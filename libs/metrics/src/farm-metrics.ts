@@ -23,6 +23,7 @@ import {
   REWARD_BUCKETS,
   STEP_PHASE_BUCKETS_SEC,
 } from "./buckets.ts";
+import { boundHistogram } from "./bound-histogram.ts";
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
@@ -50,6 +51,9 @@ export interface FarmMetricsOptions {
   /** Told about every failed scrape-time collection (e.g. Redis down while reading queue depth), to log it. */
   onCollectError?: (info: { source: string; error: Error }) => void;
 }
+
+export const POLICY_MODES = ["single", "batched"] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
 
 export interface EpisodeFinished {
   taskId: string;
@@ -185,6 +189,8 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
+  /** One bound observer per phase, made on first use (the hot path: 3-4 observations per step). */
+  const phaseObservers = new Map<string, (seconds: number) => void>();
   const policyErrors = new Counter({
     name: METRIC.policyErrors,
     help: "Policy failures by PolicyError code",
@@ -192,6 +198,19 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const policyCode = closedLabel(METRIC.policyErrors, "code", POLICY_ERROR_CODES, report);
+  const policyRequests = new Counter({
+    name: METRIC.policyRequests,
+    help: "HTTP requests to remote policies: mode single (one device's step) or batched (one per batch), result ok or error",
+    labelNames: ["mode", "result"] as const,
+    registers,
+  });
+  const policyBatchSize = new Histogram({
+    name: METRIC.policyBatchSize,
+    help: "Messages (device steps and episode ends) per batched remote-policy request",
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers,
+  });
+  for (const mode of POLICY_MODES) for (const result of ["ok", "error"]) policyRequests.inc({ mode, result }, 0);
   const adbCalls = new Counter({
     name: METRIC.adbCalls,
     help: "adb calls by operation and status (ok or the error kind)",
@@ -368,7 +387,11 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       extrasDropped.inc({ task: t }, 0);
     },
     stepPhase(p: StepPhase, seconds: number): void {
-      if (valid(METRIC.stepPhaseDuration, seconds)) stepPhaseDuration.observe({ phase: phase(p) }, seconds);
+      if (!valid(METRIC.stepPhaseDuration, seconds)) return;
+      const label = phase(p);
+      let observe = phaseObservers.get(label);
+      if (!observe) phaseObservers.set(label, (observe = boundHistogram(stepPhaseDuration, { phase: label }, STEP_PHASE_BUCKETS_SEC)));
+      observe(seconds);
     },
     adbCall(c: AdbCall): void {
       const op = adbOp(METRIC.adbCalls, c.op);
@@ -399,6 +422,11 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     },
     recovery(c: string): void {
       recoveries.inc({ cause: recoveryCause(METRIC.recoveries, c) });
+    },
+    /** One HTTP exchange with a remote policy; `size` messages for a batched one. */
+    policyRequest(mode: PolicyMode, ok: boolean, size: number): void {
+      policyRequests.inc({ mode: POLICY_MODES.includes(mode) ? mode : "single", result: ok ? "ok" : "error" });
+      if (mode === "batched" && valid(METRIC.policyBatchSize, size)) policyBatchSize.observe(size);
     },
     policyError(code: PolicyErrorCode): void {
       policyErrors.inc({ code: policyCode(code) });

@@ -12,6 +12,8 @@ export const METRIC = {
   logLinesMalformed: "farm_log_lines_malformed_total",
   stepPhaseDuration: "farm_step_phase_duration_seconds",
   policyErrors: "farm_policy_errors_total",
+  policyRequests: "farm_policy_requests_total",
+  policyBatchSize: "farm_policy_batch_size",
   adbCalls: "farm_adb_calls_total",
   adbErrors: "farm_adb_errors_total",
   adbCallDuration: "farm_adb_call_duration_seconds",

@@ -74,6 +74,7 @@ const policyCodes = {
   bad_action: true,
   closed: true,
   url_not_allowed: true,
+  server_error: true,
 } satisfies Record<PolicyErrorCode, true>;
 export const POLICY_ERROR_CODES = Object.keys(policyCodes) as PolicyErrorCode[];
 

@@ -27,7 +27,9 @@ export type PolicyErrorCode =
   /** A module policy returned an invalid action or threw. */
   | "bad_action"
   /** `act` was called after `close`. */
-  | "closed";
+  | "closed"
+  /** A batched remote policy answered the batch but reported an error for this device's item. */
+  | "server_error";
 
 export class PolicyError extends FarmError<PolicyErrorCode> {
   override readonly name = "PolicyError";

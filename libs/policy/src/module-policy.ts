@@ -16,7 +16,7 @@ import { pathToFileURL } from "node:url";
 import { describe, parseAction } from "./action.ts";
 import { contentVersion } from "./content-hash.ts";
 import { PolicyError } from "./errors.ts";
-import type { Action, EpisodeContext, Observation, Policy } from "./types.ts";
+import type { Action, EpisodeContext, EpisodeEndInfo, Observation, Policy } from "./types.ts";
 import { coerceError } from "@farm/errors";
 
 /** What a module may hand us; checked field by field before use. */
@@ -26,6 +26,7 @@ interface ModulePolicyShape {
   act: (observation: Observation, signal?: AbortSignal) => unknown;
   reset?: (ctx: EpisodeContext) => unknown;
   close?: () => unknown;
+  endEpisode?: (end: EpisodeEndInfo) => unknown;
 }
 
 const EXPECTED = "export `createPolicy(options)` returning a policy, or a default export that is a policy object with an `act(observation)` method";
@@ -80,7 +81,7 @@ function checkShape(path: string, p: unknown): asserts p is ModulePolicyShape {
   if (typeof p !== "object" || p === null) throw fail(`the policy is ${describe(p)}, not an object`);
   const o = p as Record<string, unknown>;
   if (typeof o.act !== "function") throw fail("the policy has no act() method");
-  for (const m of ["reset", "close"] as const) {
+  for (const m of ["reset", "close", "endEpisode"] as const) {
     if (o[m] !== undefined && typeof o[m] !== "function") throw fail(`${m} must be a method when present`);
   }
   if (o.needsPixels !== undefined && typeof o.needsPixels !== "boolean") throw fail("needsPixels must be a boolean when present");
@@ -109,6 +110,9 @@ function adapt(path: string, p: ModulePolicyShape, version: string): Policy {
       } catch (e) {
         throw new PolicyError("bad_action", `${where}: act() returned an invalid action: ${coerceError(e).message}`, { cause: e });
       }
+    },
+    async endEpisode(end) {
+      await p.endEpisode?.(end);
     },
     async close() {
       await p.close?.();

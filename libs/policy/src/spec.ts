@@ -4,10 +4,12 @@
  *   scripted:<file>              actions from a JSON / JSONL file
  *   module:<file>                a JS/TS file exporting createPolicy(options) or a default policy
  *   http:<url> | <http(s) URL>   a remote policy; `http:https://host/act` and `https://host/act` both work
+ *   http-batch:<url>             a remote policy whose steps travel in host-level batches (http-batcher.ts)
  * Relative files resolve against `opts.baseDir` (default: the current directory).
  */
 import { resolve } from "node:path";
 import { PolicyError } from "./errors.ts";
+import { PolicyBatcher } from "./http-batcher.ts";
 import { httpPolicy, type HttpPolicyOptions } from "./http-policy.ts";
 import { modulePolicy } from "./module-policy.ts";
 import { randomPolicy, type RandomPolicyOptions } from "./random-policy.ts";
@@ -21,15 +23,18 @@ export interface PolicySpecOptions {
   /** Passed to a module's createPolicy(options). */
   module?: Record<string, unknown>;
   http?: HttpPolicyOptions;
+  /** The host's batcher for `http-batch:` policies; without one, each such policy gets its own (batches of one device). */
+  batcher?: PolicyBatcher;
 }
 
-export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>";
+export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>, http-batch:<url>";
 
 export type ParsedPolicySpec =
   | { kind: "random"; seed?: number }
   | { kind: "scripted"; file: string }
   | { kind: "module"; file: string }
-  | { kind: "http"; url: string };
+  | { kind: "http"; url: string }
+  | { kind: "http-batch"; url: string };
 
 export function parsePolicySpec(spec: string): ParsedPolicySpec {
   const s = spec.trim();
@@ -52,6 +57,9 @@ export function parsePolicySpec(spec: string): ParsedPolicySpec {
     case "http":
       if (!/^https?:\/\//i.test(arg)) throw bad("http: needs an http:// or https:// URL");
       return { kind: "http", url: arg };
+    case "http-batch":
+      if (!/^https?:\/\//i.test(arg)) throw bad("http-batch: needs an http:// or https:// URL");
+      return { kind: "http-batch", url: arg };
     default:
       throw bad(`unknown kind ${JSON.stringify(kind)}`);
   }
@@ -69,5 +77,7 @@ export async function policyFromSpec(spec: string, opts: PolicySpecOptions = {})
       return modulePolicy(file(p.file), opts.module);
     case "http":
       return httpPolicy(p.url, opts.http);
+    case "http-batch":
+      return (opts.batcher ?? new PolicyBatcher()).policy(p.url, opts.http);
   }
 }

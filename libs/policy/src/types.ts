@@ -36,6 +36,27 @@ export interface Observation {
   /** 0 for the first observation after reset. */
   stepIndex: number;
   screen: { width: number; height: number };
+  /**
+   * What a learner sees with the observation (dm_env's TimeStep), set by the episode runner:
+   * FIRST after reset (reward 0, discount 1), MID after a step that did not end the episode
+   * (that step's reward, discount 1). The LAST time step reaches `Policy.endEpisode`.
+   */
+  stepType?: "FIRST" | "MID";
+  reward?: number;
+  discount?: number;
+}
+
+/** The end of an episode as a learner needs it: the LAST time step and the return. */
+export interface EpisodeEndInfo {
+  /** The last step's reward (late reward lines included). */
+  reward: number;
+  /** 0 when the episode terminated (the task ended it), 1 when it was truncated (limits, device trouble, …). */
+  discount: number;
+  /** Sum of all step rewards. */
+  episodeReturn: number;
+  steps: number;
+  outcome: string;
+  cause: string;
 }
 
 export interface EpisodeContext {
@@ -54,5 +75,7 @@ export interface Policy {
   /** Called at every episode start. */
   reset(ctx: EpisodeContext): Promise<void>;
   act(observation: Observation, signal?: AbortSignal): Promise<Action>;
+  /** Optional: told once when the episode that began at the last reset ended (after its last step). */
+  endEpisode?(end: EpisodeEndInfo): Promise<void>;
   close(): Promise<void>;
 }

@@ -24,14 +24,14 @@ const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowerca
  * Which policy drives the episode: `random`, `scripted:<name>`, `module:<name>` (a name the worker
  * resolves from its own allow-list, never a path) or `http:<http(s) url>` (a remote policy server).
  */
-export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http:https?:\/\/[^\s]{1,2000})$/;
+export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?:\/\/[^\s]{1,2000})$/;
 
 export const policyRefSchema = z.strictObject({
   spec: z
     .string()
-    .regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url>")
+    .regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url> | http-batch:<http(s) url>")
     // Jobs are readable by anyone who can read the queue (UI, status): no credentials in them.
-    .refine((s) => !/^http:https?:\/\/[^/?#]*@/i.test(s), "policy spec: an http policy URL must not carry user:password@ (the job is readable by every queue reader)"),
+    .refine((s) => !/^http(?:-batch)?:https?:\/\/[^/?#]*@/i.test(s), "policy spec: an http policy URL must not carry user:password@ (the job is readable by every queue reader)"),
   /** Display name for logs and trajectories; defaults to the spec on the worker side. */
   name: z.string().min(1).max(128).optional(),
 });

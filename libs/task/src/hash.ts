@@ -28,6 +28,11 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
+/**
+ * `package_name` / `full_activity_name` are informational (upstream never read them; only the 2021 dialects
+ * have them), so they are left out: the same task has one hash in every dialect (`farm task convert`).
+ */
 export function taskHash(task: Task): string {
-  return createHash("sha256").update(canonicalJson(task)).digest("hex");
+  const { packageName: _pkg, fullActivityName: _activity, ...content } = task;
+  return createHash("sha256").update(canonicalJson(content)).digest("hex");
 }

@@ -10,3 +10,4 @@ export { findApk, resolveApk } from "./apk.ts";
 export { TASK_LIMITS, TASK_ID_PATTERN, escapeControls } from "./limits.ts";
 export { taskHash, canonicalJson } from "./hash.ts";
 export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";
+export { taskToText, TaskConvertError, type TargetDialect } from "./write-text.ts";

@@ -295,6 +295,8 @@ export function loadTaskSet(pathsOrDirs: readonly string[], opts: LoadOptions = 
     try {
       const loaded = loadTaskFile(file, opts);
       const first = byId.get(loaded.task.id);
+      // The same task written in another dialect (`farm task convert`, tasks/current/): one task, kept once.
+      if (first && first.hash === loaded.hash && first.dialect !== loaded.dialect) continue;
       if (first) {
         errors.push(new TaskLoadError("duplicate_id", file, idLines.get(loaded) ?? 1, "id", `task id "${loaded.task.id}" is already used by ${first.sourcePath}`, "give each task in a set its own id (or file name)"));
         continue;

@@ -38,6 +38,15 @@ export const campaignInputSchema = z.strictObject({
 
 export type CampaignInput = z.input<typeof campaignInputSchema>;
 
+/** `GET /campaigns?limit=N`: at most this many, newest first. */
+export const campaignListQuerySchema = z.object({ limit: z.int().min(1).max(1000).default(100) });
+
+/** Lenient reading of `?limit=` (a query string is typed by hand): out of range → clamped, not a number → 100. */
+export function clampListLimit(raw: unknown): number {
+  const n = Math.trunc(Number(Array.isArray(raw) ? raw[0] : (raw ?? 100)));
+  return Number.isFinite(n) && n !== 0 ? Math.min(1000, Math.max(1, n)) : 100;
+}
+
 /** A validated campaign with its task resolved, as stored in Redis. */
 export interface CampaignSpec {
   id: string;

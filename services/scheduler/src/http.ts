@@ -3,6 +3,7 @@
  *
  *   GET  /healthz                 ok
  *   GET  /metrics                 Prometheus exposition (@farm/metrics registry)
+ *   GET  /openapi.json            OpenAPI 3.1 document of this API, from the zod schemas that validate requests
  *   GET  /campaigns[?limit=N]     { campaigns: CampaignStatus[] }, newest first
  *   GET  /campaigns/:id           CampaignStatus
  *   POST /campaigns               CampaignInput → 201 { created: true, campaign } | 200 { created: false, campaign }
@@ -27,6 +28,11 @@ import { silentLogger, type Logger } from "@farm/log";
 import type { MetricsSource } from "@farm/metrics";
 import { HTTP_STATUS_OF, SchedulerError } from "./errors.ts";
 import { createAccess } from "./http-access.ts";
+import { campaignListQuerySchema, clampListLimit } from "./campaign-spec.ts";
+import { openApiDocument } from "./openapi.ts";
+import { readFileSync } from "node:fs";
+
+const FARM_VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 import type { Scheduler } from "./scheduler.ts";
 
 export interface SchedulerHttpOptions {
@@ -53,8 +59,9 @@ export interface SchedulerHttp {
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Routes and the methods they answer; other methods get 405 with an Allow header. */
-const ROUTE_METHODS: [string, string][] = [
+export const ROUTE_METHODS: [string, string][] = [
   ["/healthz", "GET, HEAD"],
+  ["/openapi.json", "GET, HEAD"],
   ["/metrics", "GET, HEAD"],
   ["/campaigns", "GET, HEAD, POST"],
   ["/campaigns/:id", "GET, HEAD"],
@@ -88,8 +95,12 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     const text = await opts.metrics.metricsText();
     res.set("content-type", opts.metrics.contentType).send(text);
   });
+  const openapi = JSON.stringify(openApiDocument(FARM_VERSION));
+  app.get("/openapi.json", (_req, res) => {
+    res.type("application/json").send(openapi);
+  });
   app.get("/campaigns", async (req, res) => {
-    const limit = Math.min(1000, Math.max(1, Number(req.query.limit ?? 100) || 100));
+    const { limit } = campaignListQuerySchema.parse({ limit: clampListLimit(req.query.limit) });
     res.json({ campaigns: await scheduler.list(limit) });
   });
   app.get("/campaigns/:id", async (req, res) => {

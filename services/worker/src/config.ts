@@ -64,6 +64,12 @@ export interface WorkerConfigInput {
    * FARM_LAUNCH_AVD, FARM_EMULATOR (executable), FARM_LAUNCH_SNAPSHOT, FARM_LAUNCH_BOOT_TIMEOUT_MS.
    */
   launch?: LaunchInput;
+  /** `http-batch:` policies: how long the first pending step waits for other devices' (ms, 0…1000). Env FARM_POLICY_BATCH_MS. Default 5. */
+  policyBatchWindowMs?: number;
+  /** `http-batch:` policies: a batch goes out at once with this many steps (1…4096). Env FARM_POLICY_MAX_BATCH. Default 64. */
+  policyMaxBatch?: number;
+  /** How remote (`http:`, `http-batch:`) policies get the screen: png, rgb (raw) or none (no pixels: a policy that needs none, and the benchmark). Env FARM_POLICY_PIXELS. Default png. */
+  policyPixels?: "png" | "rgb" | "none";
 }
 
 export interface WorkerConfig {
@@ -92,6 +98,9 @@ export interface WorkerConfig {
   grpc: GrpcTransportConfig;
   /** Undefined = launch nothing (attach only). */
   launch: WorkerLaunchConfig | undefined;
+  policyBatchWindowMs: number;
+  policyMaxBatch: number;
+  policyPixels: "png" | "rgb" | "none";
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -124,6 +133,12 @@ function checkedAllowList(entries: string[]): string[] {
     throw new RangeError(`worker config: policyAllowedHosts: ${coerceError(e).message}`);
   }
   return entries;
+}
+
+function policyPixelsOf(v: string | undefined): "png" | "rgb" | "none" {
+  if (v === undefined || v === "") return "png";
+  if (v === "png" || v === "rgb" || v === "none") return v;
+  throw new RangeError(`worker config: policyPixels (FARM_POLICY_PIXELS) must be png, rgb or none, got '${v.slice(0, 40)}'`);
 }
 
 /** Validates and fills defaults; throws with a message naming the bad setting. */
@@ -161,6 +176,9 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     episode: { ...input.episode },
     grpc: grpcConfig(input.grpc, env),
     launch: launchConfig(input.launch, env),
+    policyBatchWindowMs: intIn("policyBatchWindowMs", input.policyBatchWindowMs ?? env.FARM_POLICY_BATCH_MS, 5, 0, 1000),
+    policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
+    policyPixels: policyPixelsOf(input.policyPixels ?? env.FARM_POLICY_PIXELS),
   };
 }
 

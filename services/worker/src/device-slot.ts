@@ -2,6 +2,7 @@
  * One device of this worker: its bound session and one BullMQ Worker (concurrency 1) taking episode jobs
  * for it. States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
  */
+import type { PolicyTransport } from "./policy-transport.ts";
 import type { Worker } from "bullmq";
 import type { AdbDriver } from "@farm/adb";
 import type { EventHook } from "@farm/episode";
@@ -30,6 +31,8 @@ export interface SlotDeps {
   metrics: FarmMetrics;
   logger: Logger;
   onEvent: EventHook;
+  /** The host's remote-policy batcher and exchange metrics. */
+  policyTransport?: PolicyTransport;
   /** Told about every state change (device gauge, unusable → retry later). */
   onState(slot: DeviceSlot): void;
 }
@@ -94,6 +97,7 @@ export class DeviceSlot {
       tasksById: catalog.byId,
       policyDir: config.policyDir,
       policyAllowedHosts: config.policyAllowedHosts,
+      policyTransport: this.deps.policyTransport,
       store: this.deps.store,
       arbiter: this.deps.arbiter,
       faults: this.deps.faults,

@@ -38,6 +38,7 @@ import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
+import type { PolicyTransport } from "./policy-transport.ts";
 import { attemptsLeft, decideAttempt } from "./retry-decision.ts";
 import { coerceError } from "@farm/errors";
 
@@ -49,6 +50,8 @@ export interface ProcessorContext {
   policyDir: string | undefined;
   /** Hosts `http:` policies may reach besides loopback (FARM_POLICY_ALLOWED_HOSTS). */
   policyAllowedHosts?: readonly string[];
+  /** The host's remote-policy batcher and exchange metrics. */
+  policyTransport?: PolicyTransport;
   store: EpisodeStore;
   /** The farm-wide commit arbiter (claims in Redis). */
   arbiter: CommitArbiter;
@@ -169,7 +172,7 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       }
     }
 
-    const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts).catch((e: unknown) => {
+    const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts, ctx.policyTransport).catch((e: unknown) => {
       if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
       throw e;
     });

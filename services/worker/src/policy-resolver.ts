@@ -8,14 +8,15 @@ import path from "node:path";
 import { JobRejectedError, type PolicyRef } from "@farm/queue";
 import { isPolicyError, policyFromSpec, redactUrl, type Policy } from "@farm/policy";
 import { coerceError } from "@farm/errors";
+import type { PolicyTransport } from "./policy-transport.ts";
 
 /** The spec for messages: a remote URL without credentials or query values. */
 export function shownSpec(spec: string): string {
-  const m = /^(http:)?(https?:\/\/.*)$/i.exec(spec);
+  const m = /^(http(?:-batch)?:)?(https?:\/\/.*)$/i.exec(spec);
   return m ? `${m[1] ?? ""}${redactUrl(m[2]!)}` : spec.slice(0, 200);
 }
 
-export async function policyForJob(ref: PolicyRef, policyDir: string | undefined, allowedHosts?: readonly string[]): Promise<Policy> {
+export async function policyForJob(ref: PolicyRef, policyDir: string | undefined, allowedHosts?: readonly string[], transport?: PolicyTransport): Promise<Policy> {
   const spec = ref.spec;
   const shown = shownSpec(spec);
   const reject = (detail: string) => new JobRejectedError("POLICY_UNKNOWN", detail);
@@ -37,7 +38,8 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
     cliSpec = `${kind}:${file}`;
   }
   try {
-    return await policyFromSpec(cliSpec, allowedHosts ? { http: { allowedHosts } } : {});
+    const http = { ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, ...transport.pixels } : {}) };
+    return await policyFromSpec(cliSpec, { http, ...(transport ? { batcher: transport.batcher } : {}) });
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
     if (isPolicyError(e) && e.retryable) throw new Error(`policy ${shown}: ${e.message}`);

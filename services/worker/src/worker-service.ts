@@ -21,6 +21,7 @@ import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
 import { launchEmulators } from "./launched-emulators.ts";
 import { DeviceTransports } from "./device-transports.ts";
 import type { EmulatorSupervisor } from "@farm/emulator-launcher";
+import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 
@@ -51,6 +52,7 @@ export class WorkerService {
   readonly arbiter: RedisCommitArbiter;
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
+  private readonly policyTransport: PolicyTransport;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -68,6 +70,7 @@ export class WorkerService {
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
     this.transports = new DeviceTransports(driver, metrics);
+    this.policyTransport = hostPolicyTransport(config, metrics);
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -191,6 +194,7 @@ export class WorkerService {
       metrics: this.metrics,
       logger: this.logger,
       onEvent: episodeEventsToMetrics(this.metrics),
+      policyTransport: this.policyTransport,
       onState: (s) => this.onSlotState(s),
     });
     this.slots.set(serial, slot);
@@ -255,6 +259,7 @@ export class WorkerService {
       await this.emulators?.stop();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
+      this.policyTransport.batcher.close();
       this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
 import { collect } from "./options.ts";
+import { convertTaskFiles } from "./task-convert.ts";
 import type { CommandModule } from "./types.ts";
 
 /** JSON text with every control, bidi and invisible format character as a \uXXXX escape (still valid JSON). */
@@ -41,6 +42,21 @@ export const taskCommand: CommandModule = {
         process.stdout.write(`${tasks.length} valid, ${errors.length} invalid\n`);
         if (opts.timing) process.stderr.write(`loaded ${tasks.length + errors.length} files in ${elapsedMs.toFixed(0)} ms\n`);
         if (errors.length > 0) process.exitCode = 1;
+      });
+
+    task
+      .command("convert")
+      .description("write tasks in the current dialect (AndroidEnv 1.3) or the legacy 2021 one; each result is checked to load to the same task hash")
+      .requiredOption("--to <dialect>", "current | legacy")
+      .option("--out <path>", "output file (one input file) or folder (same layout); without it one file goes to stdout")
+      .argument("<paths...>", "task files or folders")
+      .action(async (paths: string[], opts: { to: string; out?: string }) => {
+        if (opts.to !== "current" && opts.to !== "legacy") {
+          process.stderr.write(`farm task convert: --to must be current or legacy, got ${JSON.stringify(opts.to.slice(0, 40))}\n`);
+          process.exitCode = 2;
+          return;
+        }
+        process.exitCode = await convertTaskFiles(paths, { to: opts.to, ...(opts.out ? { out: opts.out } : {}) });
       });
 
     task

@@ -1,0 +1,198 @@
+/**
+ * One remote policy endpoint: bounded JSON POSTs to a URL with the allow-list, a deadline, the caller's
+ * signal and close(); failures become PolicyErrors with a stable code and a message naming the URL.
+ * Shared by the single-device HTTP policy (http-policy.ts) and the host-level batcher (http-batcher.ts).
+ *
+ *   timeout (retryable)      no complete answer within `timeoutMs`
+ *   unreachable (retryable)  connection refused / reset / DNS failure
+ *   http_status              non-2xx; retryable for 408, 429 and 5xx
+ *   bad_response             2xx but not JSON, too large, or not what `parse` accepts
+ *   url_not_allowed          the host (or an address it resolves to) is not in the allow-list (url-guard.ts)
+ *   aborted / closed         the caller's signal fired / close() was called
+ */
+import { coerceError } from "@farm/errors";
+import { PolicyError } from "./errors.ts";
+import { BodyReadError, postJson, type ExchangeResult } from "./http-exchange.ts";
+import { hostAllowList, hostAllowListFromEnv, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
+
+export interface HttpEndpointOptions {
+  /** Deadline for one exchange: request, server time and response body. Default 10 000 ms. */
+  timeoutMs?: number;
+  /** Extra request headers, e.g. an authorization header for the model server. */
+  headers?: Record<string, string>;
+  /** Larger answers are a bad_response. */
+  maxResponseBytes?: number;
+  /** Hosts besides loopback (url-guard.ts syntax). Default: FARM_POLICY_ALLOWED_HOSTS. */
+  allowedHosts?: readonly string[];
+  /** Told after every exchange whether it succeeded (for metrics: farm_policy_requests_total). */
+  onExchange?: (ok: boolean) => void;
+}
+
+export const POLICY_VERSION_HEADER = "x-policy-version";
+/** A server that answers with `X-Policy-Protocol: 2` also receives episode-end messages (PROTOCOL.md). */
+export const POLICY_PROTOCOL_HEADER = "x-policy-protocol";
+
+/** A short, printable excerpt of a remote body for messages (which end up in job failure reasons). */
+export function snippet(text: string): string {
+  const s = text
+    .slice(0, 400)
+    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]+/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+export interface HttpEndpoint {
+  /** `remote policy <url without credentials>`, the prefix of every message. */
+  readonly where: string;
+  readonly url: URL;
+  /** The server's latest `X-Policy-Version`, else "unknown". */
+  readonly version: string;
+  /** The highest protocol the server declared with `X-Policy-Protocol` (1 when it never did). */
+  readonly serverProtocol: number;
+  readonly closed: boolean;
+  /**
+   * POSTs `body` and hands the parsed JSON to `parse`; what `parse` throws becomes a bad_response
+   * `<where>: <invalid>: <its message>`. `invalid` names what the answer failed to be.
+   */
+  request<T>(body: string, parse: (json: unknown) => T, invalid: string, signal?: AbortSignal): Promise<T>;
+  close(): void;
+}
+
+type StopReason = "timeout" | "caller" | "close";
+
+export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxResponseBytes: number }): HttpEndpoint {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new PolicyError("bad_spec", `remote policy: ${JSON.stringify(url.slice(0, 100))} is not a URL; use e.g. http://127.0.0.1:8000/act`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new PolicyError("bad_spec", `remote policy: ${redactUrl(url)} must be an http:// or https:// URL`);
+  }
+  const where = `remote policy ${redactUrl(url)}`;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= 2 ** 31 - 1)) throw new PolicyError("bad_spec", `${where}: timeoutMs must be a positive number of ms up to 2^31-1, got ${timeoutMs}`);
+  const maxBytes = opts.maxResponseBytes;
+  let allow: HostAllowList;
+  try {
+    allow = opts.allowedHosts ? hostAllowList(opts.allowedHosts) : hostAllowListFromEnv();
+  } catch (e) {
+    throw new PolicyError("bad_spec", `${where}: ${coerceError(e).message}`);
+  }
+  try {
+    allow.checkHost(parsed.hostname);
+  } catch (e) {
+    throw new PolicyError("url_not_allowed", `${where}: ${coerceError(e).message}`);
+  }
+
+  let version = "unknown";
+  let serverProtocol = 1;
+  let closed = false;
+  // Requests in flight, aborted by close(). One controller per request, with listeners removed
+  // afterwards, rather than AbortSignal.any over long-lived signals (which grows their listener lists).
+  const inFlight = new Set<() => void>();
+
+  // Why the request stopped decides the error code, whatever error the transport reports.
+  const classify = (e: unknown, stoppedBy: StopReason | undefined, during: string): PolicyError => {
+    if (e instanceof UrlNotAllowedError) return new PolicyError("url_not_allowed", `${where}: ${e.message}`);
+    switch (stoppedBy) {
+      case "caller":
+        return new PolicyError("aborted", `${where}: aborted by the caller ${during}`, { cause: e });
+      case "close":
+        return new PolicyError("closed", `${where}: policy closed ${during}`, { cause: e });
+      case "timeout":
+        return new PolicyError("timeout", `${where}: no answer within ${timeoutMs} ms ${during}; make the server faster or raise the policy timeout`, { retryable: true, cause: e });
+      case undefined: {
+        const code = (e as { code?: string }).code ?? (e as { cause?: { code?: string } }).cause?.code;
+        return new PolicyError("unreachable", `${where}: cannot reach the server (${code ?? coerceError(e).message}) ${during}; check that it is running and the URL is right`, { retryable: true, cause: e });
+      }
+    }
+  };
+
+  function answer<T>(res: ExchangeResult, parse: (json: unknown) => T, invalid: string): T {
+    const v = res.headers[POLICY_VERSION_HEADER];
+    if (typeof v === "string" && v) version = v.slice(0, 128);
+    const proto = Number(res.headers[POLICY_PROTOCOL_HEADER]);
+    if (Number.isSafeInteger(proto) && proto > serverProtocol) serverProtocol = proto;
+    const text = res.text;
+    if (res.status < 200 || res.status > 299) {
+      const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
+      const excerpt = snippet(text);
+      throw new PolicyError("http_status", `${where}: server answered HTTP ${res.status}${excerpt ? ` (${excerpt})` : ""}; ${retryable ? "check the model server's logs" : res.status >= 300 && res.status < 400 ? "redirects are not followed; use the final URL" : "check the URL and the request format"}`, { retryable });
+    }
+    if (res.tooLarge) throw new PolicyError("bad_response", `${where}: answer of ${res.size}+ bytes exceeds ${maxBytes}; answer with one action object`);
+    if (res.status === 204) return parse(undefined);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new PolicyError("bad_response", `${where}: answer is not JSON (${snippet(text) || "empty body"}); answer with {"actionType":"TOUCH","touchPosition":[x,y]}`);
+    }
+    try {
+      return parse(body);
+    } catch (e) {
+      if (e instanceof PolicyError) throw e;
+      throw new PolicyError("bad_response", `${where}: ${invalid}: ${coerceError(e).message}`, { cause: e });
+    }
+  }
+
+  async function request<T>(body: string, parse: (json: unknown) => T, invalid: string, signal?: AbortSignal): Promise<T> {
+    if (closed) throw new PolicyError("closed", `${where}: act() after close()`);
+    const ctl = new AbortController();
+    let stoppedBy: StopReason | undefined;
+    const stop = (why: StopReason) => {
+      stoppedBy ??= why;
+      ctl.abort();
+    };
+    const timer = setTimeout(() => stop("timeout"), timeoutMs);
+    const onCallerAbort = () => stop("caller");
+    if (signal?.aborted) stop("caller");
+    signal?.addEventListener("abort", onCallerAbort, { once: true });
+    const stopForClose = () => stop("close");
+    inFlight.add(stopForClose);
+    let ok = true;
+    try {
+      let res: ExchangeResult;
+      try {
+        res = await postJson(parsed, body, {
+          headers: { "content-type": "application/json", accept: "application/json", ...opts.headers },
+          signal: ctl.signal,
+          maxBytes,
+          lookup: allow.lookup,
+        });
+      } catch (e) {
+        throw classify(e, stoppedBy, e instanceof BodyReadError ? "while reading the answer body" : "before the server answered");
+      }
+      return answer(res, parse, invalid);
+    } catch (e) {
+      ok = false;
+      throw e;
+    } finally {
+      opts.onExchange?.(ok);
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onCallerAbort);
+      inFlight.delete(stopForClose);
+    }
+  }
+
+  return {
+    where,
+    url: parsed,
+    get version() {
+      return version;
+    },
+    get serverProtocol() {
+      return serverProtocol;
+    },
+    get closed() {
+      return closed;
+    },
+    request,
+    close() {
+      closed = true;
+      for (const stopRequest of inFlight) stopRequest();
+    },
+  };
+}

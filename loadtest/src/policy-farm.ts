@@ -1,0 +1,125 @@
+/**
+ * A whole local farm for the remote-policy checks (the Python client test and `farm bench policy-batch`):
+ * a private Redis and adb server, N simulated emulators in a child process, one worker host (WorkerService,
+ * all N devices, its host-level policy batcher), the scheduler with its HTTP API, and the reference Python
+ * policy server (`clients/python`, Debian's /usr/bin/python3) as a child process.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { startAdbServer, startRedis } from "@farm/local-services";
+import { createLogger } from "@farm/log";
+import { loadSchedulerConfig, runScheduler, type RunningScheduler } from "@farm/scheduler";
+import { resolveWorkerConfig, WorkerService } from "@farm/worker";
+import { startSimChild } from "./sim-child.ts";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const PYTHON = "/usr/bin/python3";
+export const PYTHON_CLIENT_DIR = path.join(REPO, "clients/python");
+
+export interface PolicyServerChild {
+  url: string;
+  child: ChildProcess;
+  stats(): Promise<{ requests: number; batchRequests: number; stepItems: number; episodeEnds: number; returns: number[] }>;
+  stop(): Promise<void>;
+}
+
+/** `python3 -m farm_client.policy_server --port 0`; resolves with its URL once it listens. */
+export async function startPythonPolicyServer(): Promise<PolicyServerChild> {
+  const child = spawn(PYTHON, ["-m", "farm_client.policy_server", "--port", "0"], { cwd: PYTHON_CLIENT_DIR, stdio: ["ignore", "pipe", "pipe"] });
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const m = /listening on (http:\/\/\S+)/.exec(line);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then(() => reject(new Error(`python policy server exited early:\n${err}`)));
+    setTimeout(() => reject(new Error(`python policy server did not start in 20 s:\n${err}`)), 20_000).unref();
+  });
+  return {
+    url,
+    child,
+    async stats() {
+      const r = await fetch(`${url}/stats`);
+      return (await r.json()) as Awaited<ReturnType<PolicyServerChild["stats"]>>;
+    },
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+export interface PolicyFarm {
+  worker: WorkerService;
+  scheduler: RunningScheduler;
+  schedulerUrl: string;
+  policyServer: PolicyServerChild;
+  taskId: string;
+  stop(): Promise<void>;
+}
+
+export interface PolicyFarmOptions {
+  devices: number;
+  /** The worker's batch window (FARM_POLICY_BATCH_MS). */
+  batchWindowMs?: number;
+  settleMs?: number;
+  logLevel?: string;
+  /** How the policy gets the screen (FARM_POLICY_PIXELS). Default none: the reference agent does not look. */
+  pixels?: "png" | "rgb" | "none";
+}
+
+export async function startPolicyFarm(o: PolicyFarmOptions): Promise<PolicyFarm> {
+  const logger = createLogger({ service: "policy-farm", level: o.logLevel ?? process.env.FARM_LOG_LEVEL ?? "warn" });
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-policy-"));
+  const cleanups: Array<() => Promise<void>> = [async () => rmSync(tmp, { recursive: true, force: true })];
+  const stop = async () => {
+    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
+  };
+  try {
+    const redis = await startRedis();
+    cleanups.push(() => redis.stop());
+    const adb = await startAdbServer();
+    cleanups.push(() => adb.stop());
+    const sims = await startSimChild(o.devices, adb.port, "instant");
+    cleanups.push(() => sims.stop());
+    const policyServer = await startPythonPolicyServer();
+    cleanups.push(() => policyServer.stop());
+    const prefix = "{policy}";
+    const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
+    const worker = await WorkerService.create(
+      resolveWorkerConfig({
+        redisUrl: redis.url,
+        queuePrefix: prefix,
+        adbPort: adb.port,
+        devices: sims.serials,
+        taskPaths: [taskFile],
+        outDir: path.join(tmp, "out"),
+        metricsPort: 0,
+        episode: { settleMs: o.settleMs ?? 20 },
+        grpc: { mode: "config", endpoints: sims.grpcEndpoints },
+        policyPixels: o.pixels ?? "none",
+        ...(o.batchWindowMs !== undefined ? { policyBatchWindowMs: o.batchWindowMs } : {}),
+      }),
+      { logger },
+    );
+    await worker.start();
+    cleanups.push(() => worker.close());
+    const bindDeadline = Date.now() + 180_000;
+    while (Object.values(worker.deviceStates()).filter((s) => s === "ready").length < o.devices) {
+      if (Date.now() > bindDeadline) throw new Error(`only ${JSON.stringify(worker.deviceStates())} bound after 180 s`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const scheduler = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, tasks: [taskFile], tickMs: 100, windowSize: o.devices }, {}), { log: logger });
+    cleanups.push(() => scheduler.close());
+    return { worker, scheduler, schedulerUrl: scheduler.http.url, policyServer, taskId: "classic_2048", stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The scheduler's HTTP API as an OpenAPI 3.1 document (`GET /openapi.json`). Request bodies and query
+ * parameters come from the zod schemas that validate them (zod's own `z.toJSONSchema`, JSON Schema 2020-12,
+ * which OpenAPI 3.1 uses as is), so the document cannot drift from validation. What JSON Schema cannot say
+ * (zod refinements: a frameEncoding that parses, no user:password@ in a policy URL) is in the descriptions.
+ * Answers are described by the schemas below (documentation only: the scheduler builds them itself).
+ */
+import { z } from "zod";
+import { campaignInputSchema, campaignListQuerySchema } from "./campaign-spec.ts";
+
+const errorSchema = z.strictObject({
+  error: z.strictObject({ code: z.string().describe("stable error code, e.g. SPEC_INVALID, TASK_UNKNOWN, NOT_FOUND"), message: z.string() }),
+});
+
+const campaignStatusSchema = z
+  .looseObject({
+    id: z.string(),
+    state: z.string().describe("running | finished | cancelled"),
+    spec: z.looseObject({ id: z.string(), taskId: z.string(), taskHash: z.string(), policy: z.looseObject({ spec: z.string() }), episodes: z.int() }),
+    episodes: z.int(),
+    enqueued: z.int(),
+    completed: z.int(),
+    failed: z.int(),
+    finished: z.int(),
+    inFlight: z.int(),
+    running: z.int(),
+    waiting: z.int(),
+    createdAt: z.string(),
+    finishedAt: z.string().optional(),
+    episodesPerSec: z.number(),
+    etaSec: z.number().nullable(),
+    summary: z.looseObject({}).optional().describe("once finished: outcomes, causes, failures by code, mean reward and steps"),
+    commits: z.looseObject({}),
+  })
+  .describe("CampaignStatus (services/scheduler/src/campaign-status.ts)");
+
+const submitResultSchema = z.strictObject({ created: z.boolean(), campaign: campaignStatusSchema });
+const listSchema = z.strictObject({ campaigns: z.array(campaignStatusSchema) });
+
+/** A schema as it appears inside the document: without its own `$schema` (the document's dialect applies). */
+function schemaOf(s: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(s, { io, unrepresentable: "any" }) as Record<string, unknown>;
+  return rest;
+}
+
+const json = (ref: string) => ({ "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } });
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { description: HTTP_TEXT[c] ?? "error", content: json("Error") }]));
+const HTTP_TEXT: Record<number, string> = {
+  400: "bad request (invalid JSON, invalid campaign: the message names the field)",
+  401: "token required (FARM_API_TOKEN as `Authorization: Bearer …`)",
+  403: "forbidden (foreign Origin or Host, or a state change without the token)",
+  404: "no such campaign or route",
+  409: "conflict (e.g. the same id with a different spec, a task hash that does not match)",
+  413: "body too large (64 KiB)",
+};
+const idParam = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" } };
+
+export function openApiDocument(version: string): Record<string, unknown> {
+  const limit = schemaOf(campaignListQuerySchema.shape.limit, "input");
+  return {
+    openapi: "3.1.0",
+    info: { title: "Android episode farm: scheduler API", version, description: "Campaigns (task × policy × N episodes) over BullMQ. Errors are `{error: {code, message}}`. See services/scheduler/README.md." },
+    jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
+    components: {
+      schemas: {
+        CampaignInput: { ...schemaOf(campaignInputSchema, "input"), description: "A campaign to submit. `policy`: random | scripted:<name> | module:<name> | http:<url> | http-batch:<url> (a URL without user:password@). `options.frameEncoding`: png, jpeg[:Q] or webp[:Q], optionally @WxH." },
+        CampaignStatus: schemaOf(campaignStatusSchema, "output"),
+        SubmitResult: schemaOf(submitResultSchema, "output"),
+        CampaignList: schemaOf(listSchema, "output"),
+        Error: schemaOf(errorSchema, "output"),
+      },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FARM_API_TOKEN; required off loopback, and for state changes when a token is set" } },
+    },
+    security: [{}, { bearer: [] }],
+    paths: {
+      "/healthz": { get: { operationId: "health", summary: "liveness", security: [{}], responses: { "200": { description: "ok", content: { "text/plain": { schema: { type: "string" } } } } } } },
+      "/metrics": { get: { operationId: "metrics", summary: "Prometheus exposition", responses: { "200": { description: "metrics", content: { "text/plain": { schema: { type: "string" } } } } } } },
+      "/openapi.json": { get: { operationId: "openapi", summary: "this document", responses: { "200": { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } } } } },
+      "/campaigns": {
+        get: {
+          operationId: "listCampaigns",
+          summary: "campaigns, newest first",
+          parameters: [{ name: "limit", in: "query", required: false, schema: limit, description: "values outside 1…1000 are clamped; non-numbers mean 100" }],
+          responses: { "200": { description: "campaigns", content: json("CampaignList") }, ...errors(401, 403) },
+        },
+        post: {
+          operationId: "submitCampaign",
+          summary: "submit a campaign (idempotent: the same campaign twice adds nothing)",
+          requestBody: { required: true, content: json("CampaignInput") },
+          responses: { "201": { description: "created", content: json("SubmitResult") }, "200": { description: "already there (same id and spec)", content: json("SubmitResult") }, ...errors(400, 401, 403, 409, 413) },
+        },
+      },
+      "/campaigns/{id}": { get: { operationId: "campaignStatus", summary: "one campaign's status", parameters: [idParam], responses: { "200": { description: "status", content: json("CampaignStatus") }, ...errors(401, 403, 404) } } },
+      "/campaigns/{id}/cancel": { post: { operationId: "cancelCampaign", summary: "cancel: waiting episodes are dropped, running ones stop at their next step", parameters: [idParam], responses: { "200": { description: "status after cancelling", content: json("CampaignStatus") }, ...errors(401, 403, 404) } } },
+      "/login": {
+        get: { operationId: "loginPage", summary: "browser login form for the queue UI", security: [{}], responses: { "200": { description: "HTML form", content: { "text/html": { schema: { type: "string" } } } } } },
+        post: { operationId: "login", summary: "browser login: form field `token`; sets a session cookie", security: [{}], requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { token: { type: "string" } } } } } }, responses: { "303": { description: "logged in, redirect to /ui" }, "401": { description: "wrong token" } } },
+      },
+      "/logout": { post: { operationId: "logout", summary: "end the browser session", responses: { "303": { description: "logged out" } } } },
+      "/ui": { get: { operationId: "queueUi", summary: "bull-board UI for the queues (HTML)", responses: { "200": { description: "HTML", content: { "text/html": { schema: { type: "string" } } } } } } },
+    },
+  };
+}
