@@ -80,6 +80,16 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-export.ts").then((m) => m.scenario),
   },
+  scale: {
+    describe: "N devices over H worker processes on one Redis (one BullMQ Worker per host, FakeDevice-backed devices): Redis clients, Redis CPU, dispatch p50/p99, episodes/s",
+    options: [
+      { flags: "--devices <n>", description: "devices in all (default 100)" },
+      { flags: "--hosts <n>", description: "worker processes the devices are split over (default 1)" },
+      { flags: "--episodes <n>", description: "episodes in the campaign (default 3 per device)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 5)" },
+    ],
+    load: () => import("./bench-scale.ts").then((m) => m.scenario),
+  },
   farm: {
     describe: "the farm end to end: worker + N simulated emulators + Redis; episodes/s, steps/s, worker CPU per step, start latency",
     options: [

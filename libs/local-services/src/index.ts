@@ -10,3 +10,4 @@ export { freePort, waitForPort, isReservedPort } from "./ports.ts";
 export { startRedis, type LocalRedis } from "./redis.ts";
 export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
 export { spawnManaged, type ManagedChild } from "./child.ts";
+export { startRedisCluster, type LocalRedisCluster, type ClusterNode, type StartRedisClusterOptions } from "./redis-cluster.ts";

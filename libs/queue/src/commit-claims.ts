@@ -18,7 +18,7 @@
  * The interface (`CommitArbiter`) says nothing about files: the same arbiter serves object storage
  * (location = an object URL, checksum = its content hash).
  */
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./connection.ts";
 import { z } from "zod";
 import { campaignKeys } from "./campaign-keys.ts";
 import { episodeJobResultSchema } from "./episode-job.ts";

@@ -19,6 +19,13 @@ export {
   redactCredentials,
   redisConnection,
   createRedisClient,
+  bullConnection,
+  isClusterUrl,
+  parseRedisClusterUrl,
+  validateRedisUrl,
+  type BullConnection,
+  type RedisClient,
+  type RedisClusterSpec,
   type ConnectionRole,
   type RedisConnectionOptions,
 } from "./connection.ts";

@@ -5,7 +5,7 @@
  * credentials or ACL refusals into one clear, fatal error instead of retrying forever.
  */
 import type { EventEmitter } from "node:events";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "./connection.ts";
 import type { Logger } from "@farm/log";
 import { redactRedisUrl } from "./connection.ts";
 import { QueueError } from "./errors.ts";

@@ -12,7 +12,7 @@
  * indexes to enqueue is atomic (no index is claimed twice), counting a finished episode is idempotent
  * (SETBIT returns the old bit), and finishing happens once (guarded by `finishedAtMs`).
  */
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@farm/queue";
 import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, type CommitStats } from "@farm/queue";
 import type { CampaignSpec } from "./campaign-spec.ts";
 

@@ -13,7 +13,7 @@
  *   FARM_WINDOW_SIZE       most in-flight episodes per campaign             (default 1000)
  */
 import { z } from "zod";
-import { DEFAULT_REDIS_URL, parseRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 
 export const DEFAULT_SCHEDULER_PORT = 8420;
 
@@ -34,7 +34,7 @@ export interface SchedulerFlags {
 const configSchema = z.strictObject({
   redisUrl: z.string().refine((u) => {
     try {
-      parseRedisUrl(u);
+      validateRedisUrl(u);
       return true;
     } catch {
       return false;

@@ -19,7 +19,6 @@
  * counting and finishing.
  */
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
-import type { Redis } from "ioredis";
 import {
   EpisodeQueue,
   QUEUE_NAMES,
@@ -36,7 +35,9 @@ import {
   parseEpisodeJobId,
   parseEpisodeJobResult,
   redactRedisUrl,
-  redisConnection,
+  bullConnection,
+  type RedisClient as Redis,
+  type BullConnection,
   resolveQueuePrefix,
   type EpisodeJobData,
 } from "@farm/queue";
@@ -106,6 +107,8 @@ export class Scheduler {
   private readonly specs = new Map<string, CampaignSpec>();
   private readonly topUps = new Map<string, { again: boolean; done: Promise<void> }>();
   private events?: QueueEvents;
+  /** Cluster clients made for BullMQ objects (none for one Redis), quit on close. */
+  private readonly ownedConnections: BullConnection[] = [];
   private timers: NodeJS.Timeout[] = [];
   private closing?: Promise<void>;
 
@@ -136,7 +139,9 @@ export class Scheduler {
       const qe = e as QueueError;
       throw new SchedulerError(qe.code === "REDIS_ACCESS_DENIED" ? "REDIS_ACCESS_DENIED" : "REDIS_UNAVAILABLE", qe.message);
     }
-    const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: redisConnection(opts.redisUrl), prefix });
+    // One Redis: options; a Cluster (redis+cluster://): a Cluster client, quit when the scheduler closes.
+    const queueConn = bullConnection(redisUrl);
+    const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: queueConn.connection, prefix });
     // One line when Redis goes away and one when it is back, however many clients retry meanwhile.
     const health = new RedisHealth(log, { onChange: (up) => opts.metrics?.setRedisUp(up) }).watch(redis);
     queue.on("error", (e) => health.noteError(e));
@@ -150,13 +155,14 @@ export class Scheduler {
       ]);
     } catch (e) {
       redis.disconnect();
-      void queue.close().catch(() => undefined);
+      void queue.close().catch(() => undefined).then(() => queueConn.close());
       throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${redactRedisUrl(redisUrl)}: ${coerceError(e).message} (set REDIS_URL or --redis)`);
     } finally {
       clearTimeout(timer);
     }
     const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true };
     const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics, health);
+    s.ownedConnections.push(queueConn);
     opts.metrics?.setQueueDepthSource(async () =>
       Object.entries(await queue.getJobCounts()).map(([state, count]) => ({ queue: queue.name, state, count })),
     );
@@ -201,7 +207,9 @@ export class Scheduler {
   /** Starts counting (QueueEvents), top-up and the periodic tick/reconcile. */
   async start(): Promise<void> {
     if (this.events) return;
-    const events = new QueueEvents(QUEUE_NAMES.episodes, { connection: redisConnection(this.cfg.redisUrl, "blocking"), prefix: this.cfg.prefix });
+    const eventsConn = bullConnection(this.cfg.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL, "blocking");
+    this.ownedConnections.push(eventsConn);
+    const events = new QueueEvents(QUEUE_NAMES.episodes, { connection: eventsConn.connection, prefix: this.cfg.prefix });
     this.events = events;
     events.on("completed", ({ jobId, returnvalue }) => void this.onJobFinished(jobId, this.tallyOfResult(jobId, returnvalue)));
     events.on("failed", ({ jobId, failedReason }) => void this.onJobFinished(jobId, { kind: "failed", code: failureCodeOf(failedReason) }));
@@ -332,6 +340,7 @@ export class Scheduler {
       await Promise.allSettled([...this.topUps.values()].map((t) => t.done));
       this.health.close();
       await this.queue.close();
+      await Promise.all(this.ownedConnections.map((c) => c.close()));
       await this.redis.quit().catch(() => this.redis.disconnect());
       this.log.info({ event: "scheduler:closed" }, "scheduler closed");
     })();

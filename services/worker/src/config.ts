@@ -4,7 +4,7 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_REDIS_URL, parseRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
 import { hostAllowList } from "@farm/policy";
@@ -144,7 +144,7 @@ function policyPixelsOf(v: string | undefined): "png" | "rgb" | "none" {
 /** Validates and fills defaults; throws with a message naming the bad setting. */
 export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.ProcessEnv = process.env): WorkerConfig {
   const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
-  parseRedisUrl(redisUrl); // throws REDIS_URL_INVALID with a redacted message
+  validateRedisUrl(redisUrl); // throws REDIS_URL_INVALID with a redacted message
   const devices = input.devices ?? list(env.FARM_DEVICES);
   const taskPaths = (input.taskPaths ?? envTaskPaths(env) ?? ["tasks"]).map((p) => path.resolve(p));
   if (taskPaths.length === 0) throw new RangeError("worker config: at least one task file or folder is needed");

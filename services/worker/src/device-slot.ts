@@ -1,17 +1,17 @@
 /**
- * One device of this worker: its bound session and one BullMQ Worker (concurrency 1) taking episode jobs
- * for it. States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
+ * One device of this worker: its bound session, a member of the host's device pool (the host's one
+ * BullMQ Worker hands it episode jobs, host-job-pump.ts). States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
  */
 import type { PolicyTransport } from "./policy-transport.ts";
-import type { Worker } from "bullmq";
-import type { AdbDriver } from "@farm/adb";
+import type { DeviceSource } from "./device-source.ts";
 import type { EventHook } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { EpisodeJobWorker, QUEUE_NAMES, redisConnection, type CommitArbiter, type EpisodeJobResult, type RedisHealth } from "@farm/queue";
+import type { CommitArbiter, RedisHealth } from "@farm/queue";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSessionCache } from "./device-session-cache.ts";
-import { createEpisodeProcessor, LOCK_LOST_REASON } from "./episode-processor.ts";
+import { createEpisodeProcessor } from "./episode-processor.ts";
+import type { HostJobPump, PumpMember } from "./host-job-pump.ts";
 import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import type { TaskCatalog } from "./task-catalog.ts";
@@ -21,11 +21,13 @@ export type SlotState = "binding" | "ready" | "busy" | "recovering" | "unusable"
 
 export interface SlotDeps {
   config: WorkerConfig;
-  driver: AdbDriver;
+  driver: DeviceSource;
   catalog: TaskCatalog;
   store: EpisodeStore;
   arbiter: CommitArbiter;
   faults: FaultHooks;
+  /** The host's job pump: its device pool is where this device takes jobs. */
+  pump: HostJobPump;
   /** The process's Redis connection state: BullMQ's connection errors go there (logged once per outage). */
   redisHealth: RedisHealth;
   metrics: FarmMetrics;
@@ -39,7 +41,7 @@ export interface SlotDeps {
 
 export class DeviceSlot {
   private _state: SlotState = "binding";
-  private worker: Worker<unknown, EpisodeJobResult> | undefined;
+  private member: PumpMember | undefined;
   private readonly sessions: DeviceSessionCache;
   private readonly drain = new AbortController();
   private readonly log: Logger;
@@ -111,44 +113,19 @@ export class DeviceSlot {
         if (busy || this._state === "busy") this.setState(busy ? "busy" : "ready");
       },
     });
-    // EpisodeJobWorker: a job whose stored payload is not JSON fails (JOB_PAYLOAD_INVALID) instead of stalling.
-    const worker = new EpisodeJobWorker<unknown, EpisodeJobResult>(QUEUE_NAMES.episodes, processor, {
-      connection: redisConnection(config.redisUrl, "blocking"),
-      prefix: config.queuePrefix,
-      name: `${config.workerName}/${this.serial}`,
-      concurrency: 1,
-      autorun: true,
-      lockDuration: config.lockDurationMs,
-      stalledInterval: config.stalledIntervalMs,
-      // A host crash stalls every job it ran once, a Redis outage longer than the lock stalls them again;
-      // allow a third before giving the job up (a job that crashes its worker every time still ends).
-      maxStalledCount: 3,
-    });
-    worker.on("error", (err) => {
-      // "could not renew lock" is handled below; connection errors are the outage RedisHealth logs once.
-      if (!/could not renew lock/.test(err.message)) this.deps.redisHealth.noteError(err);
-    });
-    // Frozen or cut off past the lock duration: the job may already run elsewhere. Cancel our episode; the
-    // claim (checked against the lock atomically) would refuse its commit anyway.
-    worker.on("lockRenewalFailed", (jobIds) => {
-      for (const id of jobIds) {
-        this.log.warn({ event: "job:lock-renewal-failed", jobId: id }, "could not renew the job's lock; cancelling its episode");
-        worker.cancelJob(id, LOCK_LOST_REASON);
-      }
-    });
-    worker.on("failed", (job, err) => {
-      if (job) this.log.warn({ event: "job:failed", jobId: job.id, attemptsMade: job.attemptsMade, reason: err.message }, "job attempt failed");
-    });
-    this.worker = worker;
+    // The host's one BullMQ Worker hands this device jobs through the pool (host-job-pump.ts).
+    const member: PumpMember = { serial: this.serial, process: processor };
+    this.member = member;
+    this.deps.pump.pool.add(member);
     this.setState("ready");
-    this.log.info({ event: "device:bound", workerName: worker.opts.name }, "device bound; taking jobs");
+    this.log.info({ event: "device:bound", workerName: config.workerName }, "device bound; taking jobs");
   }
 
   private recoverInBackground(recover: () => Promise<unknown>): void {
-    const w = this.worker;
+    const pool = this.deps.pump.pool;
     this.setState("recovering");
-    // Called from inside the processor: do not wait for the active job (it is this one).
-    void w?.pause(true);
+    // Called from inside the processor: the device leaves the pool once this job is given back.
+    pool.pause(this.serial);
     this.log.warn({ event: "device:recovering" }, "device in recovery; its job goes back to the queue");
     // Recovery starts on the next turn of the event loop, once the processor has given its job back.
     const started = new Promise<void>((r) => setImmediate(r)).then(recover);
@@ -162,7 +139,7 @@ export class DeviceSlot {
       if (s?.state === "ready") {
         this.log.info({ event: "device:recovered" }, "device recovered; taking jobs again");
         this.setState("ready");
-        void w?.resume();
+        pool.resume(this.serial);
       } else this.retire(s?.state === "unusable" ? s.unusableReason : `recovery ended in state ${s?.state ?? "none"}`);
     });
   }
@@ -177,8 +154,7 @@ export class DeviceSlot {
   }
 
   private async closeWorker(abortAfterGrace: boolean): Promise<void> {
-    const w = this.worker;
-    if (!w) return;
+    if (!this.member) return;
     let timer: NodeJS.Timeout | undefined;
     if (abortAfterGrace) {
       timer = setTimeout(() => {
@@ -187,10 +163,8 @@ export class DeviceSlot {
       }, this.deps.config.drainTimeoutMs);
     }
     try {
-      // close() stops fetching at once and waits for the running job (finished or handed back).
-      await w.close();
-    } catch (e) {
-      this.log.warn({ event: "worker:close-failed", err: String(e) }, "closing the BullMQ worker failed");
+      // Leaves the pool at once and waits for the running job (finished or handed back).
+      await this.deps.pump.pool.remove(this.serial);
     } finally {
       if (timer) clearTimeout(timer);
     }

@@ -2,7 +2,7 @@
  * farm_device_transports{transport}: how many bound devices send actions over the emulator's gRPC and
  * how many over the adb server. Decided once per bind, when the device is first ready (the driver's gRPC endpoint for the serial).
  */
-import type { AdbDriver } from "@farm/adb";
+import type { DeviceSource } from "./device-source.ts";
 import type { FarmMetrics, Transport } from "@farm/metrics";
 
 const RECHECK_MS = 3000;
@@ -11,7 +11,7 @@ export class DeviceTransports {
   private readonly bySerial = new Map<string, Transport>();
   private readonly rechecks = new Map<string, NodeJS.Timeout>();
 
-  constructor(private readonly driver: AdbDriver, private readonly metrics: FarmMetrics) {}
+  constructor(private readonly driver: DeviceSource, private readonly metrics: FarmMetrics) {}
 
   /**
    * Records the device's transport; called on each state change of a bound device. A device seen on adb is
@@ -22,7 +22,9 @@ export class DeviceTransports {
     if (before === "grpc") return;
     let t: Transport = "adb";
     try {
-      if (this.driver.device(serial).grpcEndpoint()) t = "grpc";
+      // AdbDevice knows its gRPC endpoint; a device without that method (in-memory) is adb.
+      const dev = this.driver.device(serial) as { grpcEndpoint?: () => unknown };
+      if (dev.grpcEndpoint?.()) t = "grpc";
     } catch {
       // An unreadable discovery file means no gRPC for this device: adb it is.
     }

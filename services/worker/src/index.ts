@@ -1,7 +1,7 @@
 /**
  * @module @farm/worker
- * The worker service: binds one BullMQ worker (concurrency 1) to each device on its adb server, runs
- * episode jobs with @farm/episode, commits each episode's trajectory exactly once, serves /metrics.
+ * The worker service: one BullMQ worker per host feeding a local pool of the devices on its adb server
+ * (concurrency = ready devices), runs episode jobs with @farm/episode, commits each episode's trajectory exactly once, serves /metrics.
  */
 export { resolveWorkerConfig, type WorkerConfig, type WorkerConfigInput } from "./config.ts";
 export { WorkerService, type WorkerServiceOptions } from "./worker-service.ts";
@@ -10,3 +10,6 @@ export { decideAttempt, attemptsLeft, type AttemptFacts, type AttemptDecision } 
 export { runWorkerMain } from "./main.ts";
 export { reconcileFolders, formatReconcile, type ReconcileReport, type ReconcileOptions } from "./reconcile.ts";
 export { resolvePending } from "./commit-flow.ts";
+export { StaticDeviceSource, type DeviceSource } from "./device-source.ts";
+export { DevicePool, PoolClosedError, type DeviceLease, type PoolMember } from "./device-pool.ts";
+export { HostJobPump, type PumpMember } from "./host-job-pump.ts";

@@ -11,10 +11,12 @@ import { AdbDriver, type DeviceChange } from "@farm/adb";
 import { createLogger, type Logger } from "@farm/log";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
-import type { Redis } from "ioredis";
+import type { RedisClient as Redis } from "@farm/queue";
 import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSlot } from "./device-slot.ts";
+import type { DeviceSource } from "./device-source.ts";
+import { HostJobPump } from "./host-job-pump.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
@@ -31,6 +33,8 @@ export interface WorkerServiceOptions {
   metrics?: FarmMetrics;
   /** Do not start the /metrics server (the caller serves `metrics`). */
   noMetricsServer?: boolean;
+  /** Devices from elsewhere than the adb server (the scale benchmark's FakeDevices). Default: the adb server. */
+  deviceSource?: DeviceSource;
 }
 
 export class WorkerService {
@@ -53,11 +57,13 @@ export class WorkerService {
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
   private readonly policyTransport: PolicyTransport;
+  /** The host's one BullMQ Worker and its device pool (Redis connections per host, not per device). */
+  readonly pump: HostJobPump;
 
   private constructor(
     readonly config: WorkerConfig,
     readonly catalog: TaskCatalog,
-    private readonly driver: AdbDriver,
+    private readonly driver: DeviceSource,
     readonly store: EpisodeStore,
     private readonly logger: Logger,
     metrics: FarmMetrics,
@@ -71,6 +77,7 @@ export class WorkerService {
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
     this.transports = new DeviceTransports(driver, metrics);
     this.policyTransport = hostPolicyTransport(config, metrics);
+    this.pump = new HostJobPump({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, workerName: config.workerName, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, redisHealth: this.redisHealth, logger });
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -84,7 +91,7 @@ export class WorkerService {
         onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
       });
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
-    const driver = new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
+    const driver = opts.deviceSource ?? new AdbDriver({ host: config.adbHost, port: config.adbPort, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
     const store = new EpisodeStore(config.outDir, config.codec);
     const faults = faultHooksFrom(config.faultInject);
     if (faults.armed.length > 0) logger.warn({ event: "worker:faults-armed", faults: faults.armed }, "FAULT INJECTION ENABLED (FARM_FAULT_INJECT): this process will crash on purpose");
@@ -155,7 +162,8 @@ export class WorkerService {
 
   /** A launched emulator booted: read the discovery files afresh (its gRPC endpoint) and bind it if adb lists it. */
   private onLaunchedBooted(serial: string): void {
-    this.driver.grpc.refresh();
+    // An AdbDriver caches discovery reads briefly; other device sources have no gRPC endpoints to refresh.
+    (this.driver as { grpc?: { refresh(): void } }).grpc?.refresh();
     if (!this.closing && this.online.has(serial) && this.wanted(serial)) void this.bind(serial);
   }
 
@@ -189,6 +197,7 @@ export class WorkerService {
       catalog: this.catalog,
       store: this.store,
       arbiter: this.arbiter,
+      pump: this.pump,
       faults: this.faults,
       redisHealth: this.redisHealth,
       metrics: this.metrics,
@@ -253,8 +262,10 @@ export class WorkerService {
       for (const t of this.retryTimers) clearTimeout(t);
       this.retryTimers.clear();
       this.tracking?.close();
+      this.pump.stopFetching();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
+      await this.pump.close();
       // Emulators we launched go down only after their episodes finished or were handed back.
       await this.emulators?.stop();
       if (this.resolveTimer) clearInterval(this.resolveTimer);

@@ -8,18 +8,17 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Redis } from "ioredis";
 import { startRedis, type LocalRedis } from "@farm/local-services";
 import { silentLogger } from "@farm/log";
 import { createFarmMetrics } from "@farm/metrics";
-import { createRedisClient, jobLockKey, RedisCommitArbiter, type EpisodeJobResult } from "@farm/queue";
+import { createRedisClient, jobLockKey, RedisCommitArbiter, type EpisodeJobResult, type RedisClient } from "@farm/queue";
 import { syntheticEpisode } from "@farm/trajectory";
 import { claimFile, resolvePending, settleAgainstClaim, type CommitDeps } from "../src/commit-flow.ts";
 import { EpisodeStore, reconcileFolders } from "../src/index.ts";
 import { readEpisodes } from "./harness.ts";
 
 let redis: LocalRedis;
-let client: Redis;
+let client: RedisClient;
 let tmp: string;
 let n = 0;
 before(async () => {

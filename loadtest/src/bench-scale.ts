@@ -1,0 +1,160 @@
+/**
+ * `farm bench scale --devices N [--hosts H]`: N simulated devices split over H worker processes on one
+ * Redis, to measure what the farm costs Redis per device and per host: Redis connected clients (the
+ * hosts' share, above the bench's own), Redis CPU (INFO cpu deltas over the campaign), dispatch
+ * (enqueue-to-start) p50/p99 and episodes/s.
+ *
+ * Each host is the real WorkerService (one BullMQ Worker per host, the device pool, the processor,
+ * exactly-once commits) over in-memory FakeDevices (scale-host.ts): 1,000 simulated emulators behind one
+ * adb server are too many for this 2-core machine, and the FakeDevice passes the driver's conformance
+ * tests. The scheduler (in this process) feeds a campaign of --episodes (default 3 per device) with a
+ * window of N in flight, topped up as episodes finish, so start latency is dispatch, not backlog.
+ * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startRedis } from "@farm/local-services";
+import { createLogger } from "@farm/log";
+import { createRedisClient, episodeJobId } from "@farm/queue";
+import { Scheduler } from "@farm/scheduler";
+import { loadTaskFile } from "@farm/task";
+import { intOpt } from "./options.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
+import { quantile } from "./stats.ts";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, "../..");
+
+/** `field:value` lines of an INFO section. */
+function infoField(info: string, field: string): number {
+  const m = new RegExp(`^${field}:([0-9.]+)`, "m").exec(info);
+  return m ? Number(m[1]) : NaN;
+}
+
+interface Host {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<void>;
+}
+
+function startHost(name: string, devices: number, env: Record<string, string>): Host {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(HERE, "scale-host.ts")], {
+    cwd: REPO,
+    env: { ...process.env, ...env, SCALE_HOST: name, SCALE_DEVICES: String(devices) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  child.stderr!.on("data", (b: Buffer) => {
+    err = (err + b.toString()).slice(-3000);
+    if (process.env.SCALE_HOST_LOG) appendFileSync(`${process.env.SCALE_HOST_LOG}.${name}`, b);
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (b: Buffer) => {
+      if (b.toString().includes("ready")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`scale host ${name} exited (code ${code}) before its devices were bound:\n${err}`)));
+    setTimeout(() => reject(new Error(`scale host ${name}: devices not bound within 300 s:\n${err}`)), 300_000).unref();
+  });
+  return { child, ready, exited };
+}
+
+/**
+ * Classic 2048 as a FakeDevice runs it: the same task without the rotation, cache wipe and screen pinning
+ * steps (the in-memory device does not emulate `settings`, `pm clear` or pinning), with a copy of its APK beside it.
+ */
+function fakeDeviceTask(dir: string): string {
+  const src = path.join(REPO, "tasks/classic_2048.textproto");
+  const text = readFileSync(src, "utf8")
+    .replace(/\},\s*# Portrait orientation\s*\{ adb_call: \{ rotate: \{ orientation: PORTRAIT_0 \} \} \}/, "}")
+    .replace(/^.*clear_cache.*$/m, "")
+    .replace(/\},\s*# Pin the screen[\s\S]*?start_screen_pinning[\s\S]*?\n  \}\n/, "}\n");
+  // The APK beside the task, as a task's paths must stay inside its folder.
+  mkdirSync(path.join(dir, "apks"), { recursive: true });
+  copyFileSync(path.join(REPO, "tasks/apks/classic_2048.apk"), path.join(dir, "apks/classic_2048.apk"));
+  if (/rotate|clear_cache|screen_pinning/.test(text)) throw new Error(`bench scale: could not drop the rotation step from ${src}`);
+  const file = path.join(dir, "classic_2048_fake.textproto");
+  writeFileSync(file, text);
+  return file;
+}
+
+export const scenario: Scenario = {
+  async run(opts: BenchOptions): Promise<void> {
+    const devices = intOpt(opts, "devices", 100);
+    const hosts = Math.min(devices, intOpt(opts, "hosts", 1));
+    const episodes = intOpt(opts, "episodes", devices * 3);
+    const maxSteps = intOpt(opts, "max-steps", 5);
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));
+    const cleanups: Array<() => Promise<void>> = [];
+    const running: Host[] = [];
+    try {
+      const redis = await startRedis();
+      cleanups.push(() => redis.stop());
+      const prefix = "{scale}";
+      const taskFile = fakeDeviceTask(tmp);
+      const task = loadTaskFile(taskFile);
+      const probe = createRedisClient(redis.url);
+      cleanups.push(async () => void (await probe.quit().catch(() => undefined)));
+      const scheduler = await Scheduler.create({ redisUrl: redis.url, prefix, taskPaths: [taskFile], windowSize: devices, log: logger });
+      await scheduler.start();
+      cleanups.push(() => scheduler.close());
+      const clientsBefore = infoField(await probe.info("clients"), "connected_clients");
+
+      const perHost = Array.from({ length: hosts }, (_, i) => Math.floor(devices / hosts) + (i < devices % hosts ? 1 : 0));
+      for (let i = 0; i < hosts; i++) {
+        running.push(startHost(`h${i}`, perHost[i]!, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile }));
+      }
+      cleanups.push(async () => {
+        for (const h of running) h.child.kill("SIGTERM");
+        const timer = setTimeout(() => running.forEach((h) => h.child.kill("SIGKILL")), 20_000);
+        await Promise.all(running.map((h) => h.exited));
+        clearTimeout(timer);
+      });
+      await Promise.all(running.map((h) => h.ready));
+      const clients = infoField(await probe.info("clients"), "connected_clients") - clientsBefore;
+
+      const cpuOf = async () => {
+        const info = await probe.info("cpu");
+        return infoField(info, "used_cpu_sys") + infoField(info, "used_cpu_user");
+      };
+      const campaignId = "scale";
+      const cpu0 = await cpuOf();
+      const t0 = performance.now();
+      await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
+      let st = await scheduler.status(campaignId);
+      const deadline = Date.now() + 1_800_000;
+      while (st.state === "running") {
+        if (Date.now() > deadline) throw new Error(`campaign not done after 30 min: ${JSON.stringify(st)}`);
+        await new Promise((r) => setTimeout(r, 50));
+        st = await scheduler.status(campaignId);
+      }
+      const wallSec = (performance.now() - t0) / 1000;
+      const redisCpuPct = ((await cpuOf()) - cpu0) / wallSec * 100;
+      const clientsDuring = infoField(await probe.info("clients"), "connected_clients") - clientsBefore;
+
+      const latencies: number[] = [];
+      for (let i = 0; i < episodes; i++) {
+        const job = await scheduler.queue.getJob(episodeJobId(campaignId, i));
+        if (job?.processedOn && job.attemptsMade <= 1) latencies.push(job.processedOn - job.timestamp);
+      }
+      latencies.sort((a, b) => a - b);
+      const p50 = quantile(latencies, 0.5);
+      const p99 = quantile(latencies, 0.99);
+      const epsPerSec = st.completed / wallSec;
+      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps`);
+      out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
+      out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
+      out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);
+      out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
+      out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)}`);
+    } finally {
+      for (const c of cleanups.reverse()) await c().catch(() => undefined);
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,44 @@
+/**
+ * One worker host of `farm bench scale`: the real WorkerService (one BullMQ Worker, the device pool, the
+ * episode processor, exactly-once commits) over SCALE_DEVICES in-memory FakeDevices instead of an adb
+ * server — 1,000 simulated emulators are more than one adb server on a 2-core machine serves, and the
+ * FakeDevice passes the same conformance tests as the real driver. Prints `ready` once every device is bound;
+ * drains on SIGTERM.
+ * Environment: REDIS_URL, SCALE_PREFIX, SCALE_DEVICES, SCALE_HOST (serial prefix), SCALE_OUT, SCALE_TASK.
+ */
+import { FakeDevice } from "@farm/adb";
+import { createLogger } from "@farm/log";
+import { resolveWorkerConfig, StaticDeviceSource, WorkerService } from "@farm/worker";
+
+const env = (k: string): string => {
+  const v = process.env[k];
+  if (!v) throw new Error(`scale-host: ${k} is not set`);
+  return v;
+};
+const count = Number(env("SCALE_DEVICES"));
+const host = env("SCALE_HOST");
+const devices = Array.from({ length: count }, (_, i) => new FakeDevice({ serial: `${host}-${i}` }));
+const config = resolveWorkerConfig({
+  redisUrl: env("REDIS_URL"),
+  queuePrefix: env("SCALE_PREFIX"),
+  workerName: host,
+  taskPaths: [env("SCALE_TASK")],
+  outDir: env("SCALE_OUT"),
+  metricsPort: 0,
+  drainTimeoutMs: 5000,
+  episode: { settleMs: 0, stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
+});
+const logger = createLogger({ service: "worker", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+const svc = await WorkerService.create(config, { logger, noMetricsServer: true, deviceSource: new StaticDeviceSource(devices) });
+await svc.start();
+const deadline = Date.now() + 300_000;
+for (;;) {
+  const ready = Object.values(svc.deviceStates()).filter((s) => s === "ready" || s === "busy").length;
+  if (ready === count) break;
+  if (Date.now() > deadline) throw new Error(`scale-host ${host}: only ${ready} of ${count} devices bound after 300 s`);
+  await new Promise((r) => setTimeout(r, 100));
+}
+process.stdout.write("ready\n");
+const stop = () => void svc.close().then(() => process.exit(0));
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);
