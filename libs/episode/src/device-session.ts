@@ -242,6 +242,7 @@ export class DeviceSession {
         return self.episodesSinceBind;
       },
       setupAgain: (reason) => this.setupAgain(reason),
+      onFallback: (reason) => this.emit({ type: "snapshot:fallback", serial: this.device.serial, taskId: this.task.task.id, reason }),
     };
   }
 

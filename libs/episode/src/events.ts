@@ -2,6 +2,7 @@
  * The runner's typed events, for the worker and @farm/metrics to wire up. Emitted through `safeEmit`: a
  * listener that throws is ignored, never breaks an episode.
  */
+import type { StepStatus } from "@farm/adb";
 import type { EndCause, EpisodeOutcome } from "./trajectory-types.ts";
 
 /** Milliseconds spent in each phase of one step. */
@@ -32,7 +33,9 @@ export type EpisodeEvent =
   | { type: "device:unusable"; serial: string; reason: string }
   | { type: "app-screen:check"; serial: string; step: number; match: string; left: boolean }
   | { type: "extra:dropped"; serial: string; taskId: string; name: string; reason: string; detail: string }
-  | { type: "log:malformed"; serial: string; taskId: string; what: string; detail: string };
+  | { type: "log:malformed"; serial: string; taskId: string; what: string; detail: string }
+  /** A snapshot reset's load failed (`reason` = the load's status: timeout, adb_error, …); the full setup + reset ran instead. */
+  | { type: "snapshot:fallback"; serial: string; taskId: string; reason: StepStatus };
 
 export type EpisodeEventType = EpisodeEvent["type"];
 export type EventHook = (event: EpisodeEvent) => void;

@@ -5,7 +5,7 @@
  * A snapshot that cannot be saved or loaded falls back to the full setup (recovery's bind) + reset steps,
  * counted as `snapshot_fallback` in the episode's counters.
  */
-import type { Device } from "@farm/adb";
+import type { Device, StepStatus } from "@farm/adb";
 import type { Logger } from "@farm/log";
 
 /** What a snapshot reset needs of its session (DeviceSession hands it over from its private state). */
@@ -18,6 +18,8 @@ export interface SnapshotSession {
   snapshotSaved: string | undefined;
   /** Episodes run since the last bind (setup); a snapshot is taken only at 0. */
   readonly episodesSinceBind: number;
+  /** Told once per fallback (for the metric); `reason` is the failed load's status. */
+  onFallback?(reason: StepStatus): void;
   /** Binds again (setup steps included); false if that failed. */
   setupAgain(reason: string): Promise<boolean>;
 }
@@ -53,6 +55,7 @@ export async function snapshotBeforeReset(s: SnapshotSession, counters: Record<s
   if (r.status === "ok") return { kind: "snapshot" };
   counters.snapshot_fallback = (counters.snapshot_fallback ?? 0) + 1;
   s.logger.warn({ event: "episode:snapshot-fallback", name: s.snapshotSaved, status: r.status, message: r.message }, "snapshot load failed; full setup + reset");
+  s.onFallback?.(r.status);
   s.snapshotSaved = undefined;
   const ok = await s.setupAgain(`snapshot ${name} did not load: ${r.message}`);
   if (!ok) return { fail: `snapshot ${name} did not load (${r.status}: ${r.message}) and setup failed too` };

@@ -70,7 +70,8 @@ test("over gRPC: the first episode saves the setup snapshot, the next ones reset
 test("through the console (no gRPC): resets load the snapshot with adb emu; a snapshot gone falls back to setup, counted, and is saved anew", async () => {
   const e = emus.emulators[1]!;
   const driver = new AdbDriver({ port: adb.port });
-  const s = await DeviceSession.open({ device: driver.device(e.serial), task, config });
+  const fallbacks: string[] = [];
+  const s = await DeviceSession.open({ device: driver.device(e.serial), task, config, onEvent: (ev) => ev.type === "snapshot:fallback" && fallbacks.push(ev.reason) });
   try {
     const run = (i: number) => s.runEpisode({ seed: i, index: i, policy: randomPolicy({ seed: i }), resetFromSnapshot: true, limits: { maxEpisodeSteps: 8 } });
     const kinds = [(await run(0)).resetKind, (await run(1)).resetKind];
@@ -82,6 +83,8 @@ test("through the console (no gRPC): resets load the snapshot with adb emu; a sn
     const fell = await run(2);
     assert.equal(fell.resetKind, "snapshot_fallback");
     assert.equal(fell.counters.reset_snapshot_fallback, 1);
+    assert.equal(fallbacks.length, 1, "one snapshot:fallback event (the worker's metric) per fallback");
+    assert.notEqual(fallbacks[0], "ok");
     assert.notEqual(fell.cause, "reset_failed", fell.causeDetail);
     assert.equal((await run(3)).resetKind, "snapshot", "the snapshot was not saved again after the fallback");
   } finally {

@@ -27,6 +27,7 @@ import { boundHistogram } from "./bound-histogram.ts";
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
+import { RELAUNCH_CAUSES, TRANSPORTS, type RelaunchCause, type Transport } from "./vocabulary.ts";
 import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
 
 export interface FarmMetricsOptions {
@@ -255,6 +256,31 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
 
+  const deviceTransports = new Gauge({
+    name: METRIC.deviceTransports,
+    help: "Bound devices by action transport: grpc (the emulator's gRPC endpoint) or adb (the adb server)",
+    labelNames: ["transport"] as const,
+    registers,
+  });
+  const transport = closedLabel(METRIC.deviceTransports, "transport", TRANSPORTS, report);
+  const snapshotFallbacks = new Counter({
+    name: METRIC.snapshotFallbacks,
+    help: "Snapshot resets whose snapshot did not load, so the full setup + reset ran, by the load's error kind",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const fallbackReason = closedLabel(METRIC.snapshotFallbacks, "reason", ADB_STATUSES, report);
+  const emulatorRelaunches = new Counter({
+    name: METRIC.emulatorRelaunches,
+    help: "Emulators the worker launched and relaunched, by cause: exited (or crashed), hung (health check), boot_timeout",
+    labelNames: ["cause"] as const,
+    registers,
+  });
+  const relaunchCause = closedLabel(METRIC.emulatorRelaunches, "cause", RELAUNCH_CAUSES, report);
+  for (const c of RELAUNCH_CAUSES) emulatorRelaunches.inc({ cause: c }, 0);
+  for (const t of TRANSPORTS) deviceTransports.set({ transport: t }, 0);
+  for (const kind of ADB_STATUSES) if (kind !== "ok") snapshotFallbacks.inc({ reason: kind }, 0);
+
   // --- trajectories ------------------------------------------------------------------------
   const trajectoryBytes = new Counter({
     name: METRIC.trajectoryBytes,
@@ -393,6 +419,19 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       for (const [state, n] of Object.entries(counts)) {
         if (valid(METRIC.devices, n)) devices.inc({ state: deviceState(METRIC.devices, state) }, n);
       }
+    },
+    /** Replaces the per-transport device counts (transports absent from `counts` read 0). */
+    setDeviceTransports(counts: Partial<Record<Transport, number>>): void {
+      for (const t of TRANSPORTS) deviceTransports.set({ transport: t }, 0);
+      for (const [t, n] of Object.entries(counts)) if (valid(METRIC.deviceTransports, n)) deviceTransports.inc({ transport: transport(t) }, n);
+    },
+    /** A snapshot reset fell back to setup + reset; `reason` is the failed load's status. */
+    snapshotFallback(reason: StepStatus): void {
+      snapshotFallbacks.inc({ reason: fallbackReason(reason) });
+    },
+    /** The worker relaunched an emulator it launched. */
+    emulatorRelaunch(cause: RelaunchCause): void {
+      emulatorRelaunches.inc({ cause: relaunchCause(cause) });
     },
     recovery(c: string): void {
       recoveries.inc({ cause: recoveryCause(METRIC.recoveries, c) });

@@ -6,6 +6,7 @@
 import type { StepStatus } from "@farm/adb";
 import type { EndCause, EpisodeOutcome } from "@farm/episode";
 import type { PolicyErrorCode } from "@farm/policy";
+import type { RelaunchCause } from "@farm/emulator-launcher";
 
 /** The value a label takes when the caller passes something outside its bounded set. */
 export const OTHER = "other";
@@ -87,3 +88,12 @@ export type CommitResult = (typeof COMMIT_RESULTS)[number];
 
 /** Why an episode job is tried again (farm_episode_retries_total{cause}): the worker's retryable codes, lower-cased, and stalls. */
 export const RETRY_CAUSES = ["device_trouble", "device_unusable", "policy_failed", "cancelled", "lock_lost", "stalled"] as const;
+
+/** How a device's actions travel (farm_device_transports{transport}): the emulator's gRPC or the adb server. */
+export const TRANSPORTS = ["grpc", "adb"] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** Why the worker relaunched an emulator it launched (farm_emulator_relaunches_total{cause}). */
+const relaunchCauses = { exited: true, hung: true, boot_timeout: true } satisfies Record<RelaunchCause, true>;
+export const RELAUNCH_CAUSES = Object.keys(relaunchCauses) as RelaunchCause[];
+export type { RelaunchCause };

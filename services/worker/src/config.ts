@@ -10,6 +10,7 @@ import type { EpisodeConfig } from "@farm/episode";
 import { hostAllowList } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
 import { coerceError } from "@farm/errors";
+import { launchConfig, type LaunchInput, type WorkerLaunchConfig } from "./launch-config.ts";
 
 export interface WorkerConfigInput {
   /** redis:// URL. Env REDIS_URL. */
@@ -58,6 +59,11 @@ export interface WorkerConfigInput {
    * `serial=host:port[/token],…`, FARM_GRPC_DISCOVERY_DIR.
    */
   grpc?: GrpcTransportConfig;
+  /**
+   * Emulators this worker launches itself (default: none, attach to the adb server's devices). Env FARM_LAUNCH (count),
+   * FARM_LAUNCH_AVD, FARM_EMULATOR (executable), FARM_LAUNCH_SNAPSHOT, FARM_LAUNCH_BOOT_TIMEOUT_MS.
+   */
+  launch?: LaunchInput;
   /** `http-batch:` policies: how long the first pending step waits for other devices' (ms, 0…1000). Env FARM_POLICY_BATCH_MS. Default 5. */
   policyBatchWindowMs?: number;
   /** `http-batch:` policies: a batch goes out at once with this many steps (1…4096). Env FARM_POLICY_MAX_BATCH. Default 64. */
@@ -106,6 +112,8 @@ export interface WorkerConfig {
   faultInject: string | undefined;
   episode: EpisodeConfig;
   grpc: GrpcTransportConfig;
+  /** Undefined = launch nothing (attach only). */
+  launch: WorkerLaunchConfig | undefined;
   policyBatchWindowMs: number;
   policyMaxBatch: number;
   policyPixels: "png" | "rgb" | "none";
@@ -185,6 +193,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     faultInject: input.faultInject ?? (env.FARM_FAULT_INJECT || undefined),
     episode: { ...input.episode },
     grpc: grpcConfig(input.grpc, env),
+    launch: launchConfig(input.launch, env),
     policyBatchWindowMs: intIn("policyBatchWindowMs", input.policyBatchWindowMs ?? env.FARM_POLICY_BATCH_MS, 5, 0, 1000),
     policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
     policyPixels: policyPixelsOf(input.policyPixels ?? env.FARM_POLICY_PIXELS),

@@ -27,6 +27,9 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
       case "log:malformed":
         metrics.logLineMalformed();
         break;
+      case "snapshot:fallback":
+        metrics.snapshotFallback(e.reason);
+        break;
       case "extra:dropped":
         metrics.extraDropped(e.taskId);
         break;

@@ -20,6 +20,9 @@ import { HostJobPump } from "./host-job-pump.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
+import { launchEmulators } from "./launched-emulators.ts";
+import { DeviceTransports } from "./device-transports.ts";
+import type { EmulatorSupervisor } from "@farm/emulator-launcher";
 import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
@@ -44,6 +47,9 @@ export class WorkerService {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly online = new Set<string>();
   private tracking: { close(): void } | undefined;
+  /** The emulators this worker launched (config `launch`), if any. */
+  private emulators: EmulatorSupervisor | undefined;
+  private readonly transports: DeviceTransports;
   private metricsServer: MetricsServer | undefined;
   private closing: Promise<void> | undefined;
   private started = false;
@@ -72,6 +78,7 @@ export class WorkerService {
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
+    this.transports = new DeviceTransports(driver, metrics);
     this.policyTransport = hostPolicyTransport(config, metrics);
     this.pump = new HostJobPump({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, workerName: config.workerName, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, redisHealth: this.redisHealth, logger });
   }
@@ -143,6 +150,7 @@ export class WorkerService {
     await this.resolvePendingFiles();
     this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
     this.resolveTimer.unref();
+    this.emulators = launchEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.updateDeviceGauge();
     if (this.config.remoteEnv) {
@@ -169,11 +177,24 @@ export class WorkerService {
     return !this.config.devices || this.config.devices.includes(serial);
   }
 
+  /** A launched emulator booted: read the discovery files afresh (its gRPC endpoint) and bind it if adb lists it. */
+  private onLaunchedBooted(serial: string): void {
+    // An AdbDriver caches discovery reads briefly; other device sources have no gRPC endpoints to refresh.
+    (this.driver as { grpc?: { refresh(): void } }).grpc?.refresh();
+    if (!this.closing && this.online.has(serial) && this.wanted(serial)) void this.bind(serial);
+  }
+
+  /** A launched emulator still booting is bound once booted (onLaunchedBooted), so its gRPC endpoint is known. */
+  private launchedBooting(serial: string): boolean {
+    const state = this.emulators?.states()[serial];
+    return state !== undefined && state !== "running";
+  }
+
   private onDevice(ev: DeviceChange): void {
     if (this.closing || !this.wanted(ev.serial)) return;
     if (ev.kind !== "remove" && ev.state === "device") {
       this.online.add(ev.serial);
-      void this.bind(ev.serial);
+      if (!this.launchedBooting(ev.serial)) void this.bind(ev.serial);
     } else {
       this.online.delete(ev.serial);
       const slot = this.slots.get(ev.serial);
@@ -215,7 +236,10 @@ export class WorkerService {
   }
 
   private unbind(slot: DeviceSlot, reason: string): Promise<void> {
-    if (this.slots.get(slot.serial) === slot) this.slots.delete(slot.serial);
+    if (this.slots.get(slot.serial) === slot) {
+      this.slots.delete(slot.serial);
+      this.transports.unbound(slot.serial);
+    }
     const p = slot.stop(reason).finally(() => {
       if (this.stopping.get(slot.serial) === p) this.stopping.delete(slot.serial);
       this.updateDeviceGauge();
@@ -225,6 +249,7 @@ export class WorkerService {
   }
 
   private onSlotState(slot: DeviceSlot): void {
+    if ((slot.state === "ready" || slot.state === "busy") && this.slots.get(slot.serial) === slot) this.transports.bound(slot.serial);
     this.updateDeviceGauge();
     if (slot.state !== "unusable" || this.closing) return;
     // Give an unusable device another chance later (if it is still listed); one that goes away and
@@ -259,6 +284,8 @@ export class WorkerService {
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
       await this.pump.close();
+      // Emulators we launched go down only after their episodes finished or were handed back.
+      await this.emulators?.stop();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
       this.policyTransport.batcher.close();

@@ -27,6 +27,11 @@ interface WorkerOptions {
   envHost?: string;
   envToken?: string;
   envIdleMs?: string;
+  launch?: string;
+  avd?: string;
+  emulator?: string;
+  snapshot?: string;
+  bootTimeoutMs?: string;
 }
 
 /**
@@ -63,6 +68,11 @@ export const workerCommand: CommandModule = {
       .option("--env-host <host>", "remote-env bind address (default 127.0.0.1; beyond loopback a token is required)")
       .option("--env-token <token>", "token remote-env clients send as 'authorization: Bearer <token>' (default: FARM_ENV_TOKEN)")
       .option("--env-idle-ms <ms>", "a world whose client is gone gives its device back after this long (default 60000)")
+      .option("--launch <n>", "launch N emulators of --avd and run on them (relaunched when they exit, hang or fail to boot; shut down on drain)")
+      .option("--avd <name>", "the AVD launched emulators run (read-only, shared by all)")
+      .option("--emulator <path>", "emulator executable (default: $ANDROID_SDK_ROOT/emulator/emulator, else emulator on PATH)")
+      .option("--snapshot <name>", "boot launched emulators from this snapshot")
+      .option("--boot-timeout-ms <ms>", "a launched emulator not booted after this long is relaunched (default 120000)")
       .action(async (o: WorkerOptions) => {
         const { runWorkerMain } = await import("@farm/worker");
         const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
@@ -75,6 +85,8 @@ export const workerCommand: CommandModule = {
         const stepTimeoutMs = parseIntOption("step-timeout-ms", o.stepTimeoutMs);
         const envPort = parseIntOption("env-port", o.envPort);
         const envIdleTimeoutMs = parseIntOption("env-idle-ms", o.envIdleMs);
+        const launchCount = parseIntOption("launch", o.launch);
+        const bootTimeoutMs = parseIntOption("boot-timeout-ms", o.bootTimeoutMs);
         await runWorkerMain({
           ...(envPort !== undefined ? { envPort } : {}),
           ...(o.envHost ? { envHost: o.envHost } : {}),
@@ -98,6 +110,17 @@ export const workerCommand: CommandModule = {
           ...(resolveIntervalMs !== undefined ? { resolveIntervalMs } : {}),
           ...(o.grpc || o.grpcDiscoveryDir
             ? { grpc: { ...(o.grpc ? { mode: o.grpc as "off" | "config" | "discover" } : {}), ...(o.grpcDiscoveryDir ? { discoveryDir: o.grpcDiscoveryDir } : {}) } }
+            : {}),
+          ...(launchCount !== undefined || o.avd || o.emulator || o.snapshot || bootTimeoutMs !== undefined
+            ? {
+                launch: {
+                  ...(launchCount !== undefined ? { count: launchCount } : {}),
+                  ...(o.avd ? { avd: o.avd } : {}),
+                  ...(o.emulator ? { emulator: o.emulator } : {}),
+                  ...(o.snapshot ? { snapshot: o.snapshot } : {}),
+                  ...(bootTimeoutMs !== undefined ? { bootTimeoutMs } : {}),
+                },
+              }
             : {}),
           episode: {
             ...(settleMs !== undefined ? { settleMs } : {}),
