@@ -32,6 +32,8 @@ export interface SlotDeps {
   onEvent: EventHook;
   /** Told about every state change (device gauge, unusable → retry later). */
   onState(slot: DeviceSlot): void;
+  /** Told when the slot takes a job (`active`, its stored data) and when an attempt ends (heartbeats). */
+  onJob?(slot: DeviceSlot, job: { active: true; data: unknown } | { active: false; failedReason?: string }): void;
 }
 
 export class DeviceSlot {
@@ -132,7 +134,10 @@ export class DeviceSlot {
         worker.cancelJob(id, LOCK_LOST_REASON);
       }
     });
+    worker.on("active", (job) => this.deps.onJob?.(this, { active: true, data: job.data }));
+    worker.on("completed", () => this.deps.onJob?.(this, { active: false }));
     worker.on("failed", (job, err) => {
+      this.deps.onJob?.(this, { active: false, failedReason: err.message });
       if (job) this.log.warn({ event: "job:failed", jobId: job.id, attemptsMade: job.attemptsMade, reason: err.message }, "job attempt failed");
     });
     this.worker = worker;

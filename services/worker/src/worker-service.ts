@@ -12,12 +12,16 @@ import { createLogger, type Logger } from "@farm/log";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
 import type { Redis } from "ioredis";
+import type { EventHook } from "@farm/episode";
 import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSlot } from "./device-slot.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
+import { DeviceHeartbeats } from "./device-heartbeat.ts";
+import { deviceScreenRoute } from "./device-screen.ts";
+import { advertisedUrl } from "./advertised-url.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 
@@ -45,6 +49,10 @@ export class WorkerService {
   readonly arbiter: RedisCommitArbiter;
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
+  /** Per-device heartbeats in Redis (the fleet page, `farm devices`). */
+  readonly heartbeats: DeviceHeartbeats;
+  /** Runner events → metrics and heartbeats. */
+  private readonly fanOutEvents: EventHook;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -61,6 +69,21 @@ export class WorkerService {
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
+    this.heartbeats = new DeviceHeartbeats({
+      redis,
+      prefix: config.queuePrefix,
+      worker: config.workerName,
+      logger,
+      transportOf: (serial) => (driver.device(serial).grpcEndpoint() ? "grpc" : "adb"),
+      baseUrl: () => advertisedUrl(config.advertiseUrl, this.metricsServer?.url, config.metricsHost),
+      redisUp: () => this.redisHealth.up,
+      intervalMs: config.heartbeatMs,
+    });
+    const toMetrics = episodeEventsToMetrics(metrics);
+    this.fanOutEvents = (e) => {
+      toMetrics(e);
+      this.heartbeats.onEvent(e);
+    };
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -109,6 +132,7 @@ export class WorkerService {
         host: this.config.metricsHost,
         metrics: this.metrics,
         healthy: () => !this.closing,
+        extraRoute: deviceScreenRoute(this.driver, (serial) => this.slots.get(serial)?.state === "ready" || this.slots.get(serial)?.state === "busy"),
       });
     }
     this.logger.info(
@@ -121,6 +145,7 @@ export class WorkerService {
     this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
     this.resolveTimer.unref();
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
+    this.heartbeats.start();
     this.updateDeviceGauge();
   }
 
@@ -170,10 +195,12 @@ export class WorkerService {
       redisHealth: this.redisHealth,
       metrics: this.metrics,
       logger: this.logger,
-      onEvent: episodeEventsToMetrics(this.metrics),
+      onEvent: this.fanOutEvents,
       onState: (s) => this.onSlotState(s),
+      onJob: (s, job) => (job.active ? this.heartbeats.jobActive(s.serial, job.data) : this.heartbeats.jobEnded(s.serial, job.failedReason)),
     });
     this.slots.set(serial, slot);
+    this.heartbeats.slotState(serial, slot.state);
     this.updateDeviceGauge();
     await this.stopping.get(serial);
     if (this.slots.get(serial) !== slot) return;
@@ -197,6 +224,7 @@ export class WorkerService {
 
   private onSlotState(slot: DeviceSlot): void {
     this.updateDeviceGauge();
+    this.heartbeats.slotState(slot.serial, slot.state);
     if (slot.state !== "unusable" || this.closing) return;
     // Give an unusable device another chance later (if it is still listed); one that goes away and
     // comes back is bound again by the tracker anyway.
@@ -229,6 +257,7 @@ export class WorkerService {
       await Promise.all([...this.stopping.values()]);
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
+      await this.heartbeats.close();
       this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();
