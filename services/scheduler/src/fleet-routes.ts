@@ -30,6 +30,10 @@ export function fleetRoutes(scheduler: Scheduler, sendError: SendError): Router 
     res.type(type).set({ "content-security-policy": CSP, "cache-control": "no-cache", "x-content-type-options": "nosniff" }).send(body);
   };
   r.get("/", send("html", page.html));
+  // Browsers ask for it on every page (the login form too): no icon, and no 401/404 in their console.
+  r.get("/favicon.ico", (_req, res) => {
+    res.status(204).end();
+  });
   r.get("/fleet/fleet.js", send("application/javascript", page.js));
   r.get("/fleet/fleet.css", send("text/css", page.css));
   r.get("/devices", async (_req, res) => {

@@ -125,7 +125,7 @@ export function createAccess(opts: AccessOptions, sendError: SendError): Access 
   };
 
   const wantsHtml = (req: Request) => req.method === "GET" && /text\/html/.test(req.get("accept") ?? "");
-  const open = (path: string) => path === "/healthz" || path === "/login" || (!opts.protectMetrics && path === "/metrics");
+  const open = (path: string) => path === "/healthz" || path === "/login" || path === "/favicon.ico" || (!opts.protectMetrics && path === "/metrics");
 
   const guard = (req: Request, res: Response, next: NextFunction): void => {
     if (!exposed) {

@@ -64,6 +64,7 @@ const ROUTE_METHODS: [string, string][] = [
   ["/login", "GET, HEAD, POST"],
   ["/logout", "POST"],
   ["/", "GET, HEAD"],
+  ["/favicon.ico", "GET, HEAD"],
   ["/fleet/fleet.js", "GET, HEAD"],
   ["/fleet/fleet.css", "GET, HEAD"],
   ["/devices", "GET, HEAD"],

@@ -16,7 +16,7 @@ import { HttpCampaignClient } from "../src/campaign-client.ts";
 import { fakeWorker, resultFor, uniquePrefix, waitFor } from "./helpers.ts";
 
 const TOKEN = "secured-ui-token-0123456789";
-const OPEN = new Set(["/healthz", "/login", "/metrics"]);
+const OPEN = new Set(["/healthz", "/login", "/metrics", "/favicon.ico"]);
 let redis: LocalRedis;
 let running: RunningScheduler;
 let prefix: string;
