@@ -16,7 +16,7 @@ import { promisify } from "node:util";
 import { chromium, type BrowserContext } from "playwright-core";
 import { startAdbServer, startRedis, type LocalAdbServer, type LocalRedis } from "@farm/local-services";
 import { silentLogger } from "@farm/log";
-import type { DeviceBeat } from "@farm/queue";
+import { createRedisClient, readDeviceBeats, type DeviceBeat } from "@farm/queue";
 import { HttpCampaignClient, loadSchedulerConfig, runScheduler, type RunningScheduler } from "@farm/scheduler";
 import { startSimulatedDevices, type SimFleet } from "@farm/simulator";
 import { resolveWorkerConfig, WorkerService } from "@farm/worker";
@@ -85,7 +85,19 @@ test("the fleet page shows the devices and the campaign, in a real browser; farm
   const serials = sims.devices.map((d) => d.serial).sort();
   const client = new HttpCampaignClient(scheduler.http.url, TOKEN);
   const { campaign } = await client.submit({ taskId: "classic_2048", episodes: 9, id: "fleet-page", policy: "random", baseSeed: 7, options: { maxEpisodeSteps: 15 } });
-  await waitFor("the campaign completed", async () => ((await client.status(campaign.id)).state === "completed" ? true : undefined), 180_000);
+  // While it runs, heartbeats show busy devices on its episodes and steps.
+  const beats = createRedisClient(redis.url);
+  let busySeen: DeviceBeat | undefined;
+  try {
+    await waitFor("the campaign completed", async () => {
+      busySeen ??= (await readDeviceBeats(beats, prefix)).devices.find((d) => d.state === "busy" && d.campaignId === campaign.id && d.step !== undefined && d.episodeIndex !== undefined);
+      return (await client.status(campaign.id)).state === "completed" ? true : undefined;
+    }, 180_000);
+  } finally {
+    await beats.quit();
+  }
+  assert.ok(busySeen, "a heartbeat showed a busy device with the campaign, episode and step");
+  assert.equal(busySeen.taskId, "classic_2048");
   // Every device has a heartbeat, is ready, and has run episodes.
   await waitFor("ready heartbeats of every device", async () => {
     const out = JSON.parse(await farmDevices("--json")) as { devices: DeviceBeat[] };
@@ -149,4 +161,6 @@ test("the fleet page shows the devices and the campaign, in a real browser; farm
   const table = await farmDevices();
   for (const s of serials) assert.match(table, new RegExp(`^${WORKER_NAME}\\s+${s}\\s+\\S+\\s+(adb|grpc)\\s+ready\\b`, "m"), table);
   assert.deepEqual(consoleErrors, [], "no errors in the page's console");
+  // Heartbeats count the episodes each device ran: together, the campaign's.
+  assert.equal(cli.devices.reduce((n, d) => n + d.episodesDone, 0), 9);
 });
