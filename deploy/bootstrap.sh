@@ -6,6 +6,9 @@
 #           python3-protobuf + protobuf-compiler + protobuf-compiler-grpc (the Python dm_env_rpc client: stubs
 #           generated from libs/dm-env-rpc/proto with protoc and grpc_python_plugin at test time),
 #           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port)
+#           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port),
+#           prometheus-alertmanager (amtool check-config on deploy/prometheus/alertmanager.yml),
+#           chromium (the fleet page's browser test drives headless Debian chromium)
 #   npm:    the workspace's packages (npm ci against package-lock.json)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +27,7 @@ command -v avrocat >/dev/null 2>&1 || need_apt+=(avro-bin)
 [ -d /usr/lib/python3/dist-packages/google/protobuf ] || need_apt+=(python3-protobuf)
 command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
 command -v grpc_python_plugin >/dev/null 2>&1 || need_apt+=(protobuf-compiler-grpc)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)   # services/scheduler/test/fleet-page.browser.test.ts
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "bootstrap: installing Debian packages: ${need_apt[*]}" >&2
@@ -31,11 +35,14 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
 fi
 
-# prometheus: the farm only needs the binaries. Installed on its own so the package's service is not
+# prometheus, prometheus-alertmanager: the farm only needs the binaries (promtool, amtool). Installed on its own so the package's service is not
 # started (it would listen on 9090 with /etc/prometheus's config): a temporary policy-rc.d denies
 # service starts during this install when the machine has none of its own.
-if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2>&1; then
-  echo "bootstrap: installing Debian package: prometheus (service not started)" >&2
+need_svc=()
+{ command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1; } || need_svc+=(prometheus)
+command -v amtool >/dev/null 2>&1 || need_svc+=(prometheus-alertmanager)
+if [ ${#need_svc[@]} -gt 0 ]; then
+  echo "bootstrap: installing Debian packages: ${need_svc[*]} (services not started)" >&2
   policy=/usr/sbin/policy-rc.d
   own_policy=
   if [ ! -e "$policy" ]; then
@@ -45,7 +52,7 @@ if ! command -v prometheus >/dev/null 2>&1 || ! command -v promtool >/dev/null 2
     trap '[ -n "$own_policy" ] && $SUDO rm -f "$policy"' EXIT
   fi
   [ ${#need_apt[@]} -gt 0 ] || $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends prometheus >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${need_svc[@]}" >/dev/null
   if [ -n "$own_policy" ]; then
     $SUDO rm -f "$policy"
     own_policy=

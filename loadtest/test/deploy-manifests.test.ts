@@ -107,7 +107,8 @@ function k8sLaunches(): Launch[] {
   const out: Launch[] = [];
   for (const f of readdirSync(dir).filter((n) => n.endsWith(".yaml"))) {
     for (const doc of readFileSync(path.join(dir, f), "utf8").split(/^---\s*$/m)) {
-      const cmd = /^\s*command:\s*(\[.*\])\s*$/m.exec(doc);
+      // The container that runs farm.js (init containers run other commands).
+      const cmd = [...doc.matchAll(/^\s*command:\s*(\[.*\])\s*$/gm)].find((m) => farmArgs(m[1] ?? "") !== undefined);
       const args = cmd?.[1] ? farmArgs(cmd[1]) : undefined;
       if (!args?.[0]) continue;
       const env = new Map<string, string>();
@@ -119,7 +120,8 @@ function k8sLaunches(): Launch[] {
         const value = /^\s*value:\s*(.*)$/.exec(next);
         env.set(m[1], value?.[1] !== undefined ? unquote(value[1]) : `<${next.trim()} ${(lines[i + 2] ?? "").trim()}>`);
       });
-      const expanded = new Set([...(cmd?.[1] ?? "").matchAll(/\$\(([A-Z_][A-Z0-9_]*)\)/g)].map((m) => m[1] ?? ""));
+      // Variables only used through $(NAME) expansion, in the command or in other variables' values.
+      const expanded = new Set([...[cmd?.[1] ?? "", ...env.values()].join("\n").matchAll(/\$\(([A-Z_][A-Z0-9_]*)\)/g)].map((m) => m[1] ?? ""));
       out.push({ where: `k8s ${f}`, sub: args[0], args: args.slice(1), env, expanded });
     }
   }

@@ -25,6 +25,7 @@ import {
 } from "./buckets.ts";
 import { boundHistogram } from "./bound-histogram.ts";
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
+import { FARM_VERSION } from "./version.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
 import { RELAUNCH_CAUSES, TRANSPORTS, type RelaunchCause, type Transport } from "./vocabulary.ts";
@@ -33,6 +34,8 @@ import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED
 export interface FarmMetricsOptions {
   /** Set as the `service` label on every series (e.g. "worker", "scheduler"). */
   service: string;
+  /** The `version` label of farm_build_info. Default: the version in the repository's package.json. */
+  version?: string;
   /** More constant labels on every series (e.g. `{ host: "farm-3" }`); keep them constant per process. */
   defaultLabels?: Record<string, string>;
   /** Node.js process metrics (process_*, nodejs_*). Default true. */
@@ -350,6 +353,9 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const retryCause = closedLabel(METRIC.episodeRetries, "cause", RETRY_CAUSES, report);
+  // Which build is running where: join it onto any series (`* on(instance) group_left(version) farm_build_info`).
+  const buildInfo = new Gauge<"version" | "node_version">({ name: METRIC.buildInfo, help: "Always 1; labels: the farm's version and the Node.js version of this process", labelNames: ["version", "node_version"], registers });
+  buildInfo.set({ version: opts.version ?? FARM_VERSION, node_version: process.versions.node }, 1);
   const redisUp = new Gauge({ name: METRIC.redisUp, help: "1 while this process reaches Redis, 0 during an outage", registers });
   redisUp.set(1);
   const redisOutages = new Counter({ name: METRIC.redisOutages, help: "Redis outages seen by this process", registers });

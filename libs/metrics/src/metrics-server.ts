@@ -3,7 +3,7 @@
  * type) and `GET /healthz`. Binds 127.0.0.1 unless told otherwise: a scrape endpoint is not for the
  * open network by default. Port 0 picks a free port (never one reserved for adb or Redis).
  */
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { coerceError } from "@farm/errors";
 
@@ -19,6 +19,11 @@ export interface MetricsServerOptions {
   metrics: MetricsSource;
   /** `/healthz` answers 503 while this returns false. Default: always healthy. */
   healthy?: () => boolean | Promise<boolean>;
+  /**
+   * More GET routes of the same server (e.g. the worker's device screens): returns true when it
+   * answered the request. Consulted for paths other than /metrics and /healthz.
+   */
+  extraRoute?: (path: string, req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 export interface MetricsServer {
@@ -52,6 +57,7 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
       );
       return;
     }
+    if (opts.extraRoute?.(path ?? "/", req, res)) return;
     res.writeHead(404, { "content-type": "text/plain" }).end("not found: try /metrics or /healthz\n");
   });
 

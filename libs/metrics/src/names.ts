@@ -37,6 +37,7 @@ export const METRIC = {
   labelOverflow: "farm_metric_label_overflow_total",
   invalidValues: "farm_metric_invalid_values_total",
   collectErrors: "farm_metrics_collect_errors_total",
+  buildInfo: "farm_build_info",
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

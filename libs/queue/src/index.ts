@@ -72,3 +72,16 @@ export {
 export { RedisHealth, checkRedisAccess, isConnectionError, isAccessError, type RedisHealthEvents } from "./redis-health.ts";
 export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
 export { jobIdForMessage } from "./episode-job.ts";
+export {
+  DEVICE_BEAT_VERSION,
+  DEVICE_SERIAL_PATTERN,
+  WORKER_NAME_PATTERN,
+  MAX_BEAT_CHARS,
+  deviceBeatSchema,
+  deviceBeatKeys,
+  boundBeat,
+  publishDeviceBeats,
+  removeDeviceBeats,
+  readDeviceBeats,
+  type DeviceBeat,
+} from "./device-heartbeats.ts";

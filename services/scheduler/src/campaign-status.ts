@@ -60,6 +60,9 @@ export interface CampaignStatus {
   summary?: CampaignSummary;
   /** Farm-wide commit accounting so far (see CampaignSummary.commits). */
   commits: CommitStats;
+  /** Finished episodes so far by outcome (terminated, truncated) and failed jobs by code (the fleet page's breakdown). */
+  byOutcome: Record<string, number>;
+  failuresByCode: Record<string, number>;
 }
 
 function rateOf(rec: CampaignRecord, nowMs: number): number {
@@ -108,6 +111,8 @@ export function statusOf(rec: CampaignRecord, inFlight: number, running: number,
     episodesPerSec: rate,
     etaSec: rec.state === "running" && rate > 0 ? remaining / rate : null,
     commits,
+    byOutcome: { ...rec.byOutcome },
+    failuresByCode: { ...rec.failuresByCode },
   };
   if (rec.finishedAtMs !== undefined) status.finishedAt = new Date(rec.finishedAtMs).toISOString();
   if (rec.summary !== undefined) status.summary = rec.summary as CampaignSummary;

@@ -1,14 +1,14 @@
 /**
  * Who may use the scheduler's HTTP API (mounted before every route by http.ts).
  *
- * Token mode (FARM_API_TOKEN set):
- *   - bound beyond loopback: every route except /healthz, /login (and /metrics unless protectMetrics)
- *     needs `Authorization: Bearer <token>` or the session cookie the login page sets. A browser cannot
- *     send a bearer header to the queue UI, so /login takes the token once and sets an HttpOnly,
- *     SameSite=Strict cookie; the UI's buttons then work.
- *   - bound to loopback: reads are open, state changes need the token (or the session cookie).
- * Loopback binds (no token, or a token on loopback): requests must name an allowed Host (loopback names, the bind address,
- * FARM_API_ALLOWED_HOSTS), which defeats DNS rebinding; state changes must come from a loopback peer.
+ * Token mode (FARM_API_TOKEN set), whatever the bind: every route except /healthz, /login (and /metrics
+ * unless protectMetrics) needs `Authorization: Bearer <token>`, HTTP basic auth with the token as the
+ * password (any user name), or the session cookie the login page sets. A browser cannot send a bearer
+ * header to the fleet page or the queue UI, so /login takes the token once and sets an HttpOnly,
+ * SameSite=Strict cookie; the pages and the UI's buttons then work.
+ * No token (loopback binds only): reads are open, state changes must come from a loopback peer.
+ * Loopback binds: requests must name an allowed Host (loopback names, the bind address,
+ * FARM_API_ALLOWED_HOSTS), which defeats DNS rebinding.
  * Either mode: a state change carrying a foreign Origin (or Sec-Fetch-Site: cross-site) is refused,
  * which defeats cross-site form posts (CSRF).
  */
@@ -65,7 +65,7 @@ export interface Access {
   guard(req: Request, res: Response, next: NextFunction): void;
   /** GET/POST /login and POST /logout. */
   loginRoutes(): Router;
-  /** True when every route (not only state changes) needs credentials. */
+  /** True when the bind is beyond loopback (no Host check then; a token is required). */
   readonly exposed: boolean;
 }
 
@@ -80,6 +80,14 @@ export function createAccess(opts: AccessOptions, sendError: SendError): Access 
   const bearerOk = (req: Request) => {
     const m = /^Bearer ([!-~]{1,4096})$/.exec(req.get("authorization") ?? "");
     return !!m?.[1] && tokenMatches(m[1]);
+  };
+  /** Basic auth: any user name, the token as the password (for tools that only speak basic auth). */
+  const basicOk = (req: Request) => {
+    const m = /^Basic ([A-Za-z0-9+/=]{1,6000})$/.exec(req.get("authorization") ?? "");
+    if (!m?.[1]) return false;
+    const decoded = Buffer.from(m[1], "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return colon >= 0 && tokenMatches(decoded.slice(colon + 1));
   };
   const sessionOk = (req: Request) => {
     const id = cookieValue(req, SESSION_COOKIE);
@@ -117,7 +125,7 @@ export function createAccess(opts: AccessOptions, sendError: SendError): Access 
   };
 
   const wantsHtml = (req: Request) => req.method === "GET" && /text\/html/.test(req.get("accept") ?? "");
-  const open = (path: string) => path === "/healthz" || path === "/login" || (!opts.protectMetrics && path === "/metrics");
+  const open = (path: string) => path === "/healthz" || path === "/login" || path === "/favicon.ico" || (!opts.protectMetrics && path === "/metrics");
 
   const guard = (req: Request, res: Response, next: NextFunction): void => {
     if (!exposed) {
@@ -131,11 +139,10 @@ export function createAccess(opts: AccessOptions, sendError: SendError): Access 
       if (foreign) return sendError(res, 403, "FOREIGN_ORIGIN", `${foreign} may not change state here`);
     }
     if (open(req.path)) return next();
-    const authed = !!token && (bearerOk(req) || sessionOk(req));
-    if (token && (exposed || !isSafeMethod(req.method)) && !authed) {
+    const authed = !!token && (bearerOk(req) || basicOk(req) || sessionOk(req));
+    if (token && !authed) {
       if (wantsHtml(req)) return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl.slice(0, 1000))}`);
-      const what = exposed ? "this server is reachable beyond loopback, so every request needs the token" : "this request changes state";
-      return sendError(res, 401, "UNAUTHORIZED", `${what}: send Authorization: Bearer <FARM_API_TOKEN> (browsers: log in at /login)`);
+      return sendError(res, 401, "UNAUTHORIZED", "an API token is configured, so every request needs it: send Authorization: Bearer <FARM_API_TOKEN> (browsers: log in at /login)");
     }
     if (!token && !isSafeMethod(req.method) && !isLoopbackAddress(req.socket.remoteAddress)) {
       return sendError(res, 403, "FORBIDDEN", "no API token is configured, so state changes are accepted from loopback only");
@@ -178,7 +185,7 @@ export function createAccess(opts: AccessOptions, sendError: SendError): Access 
 
 /** Only local paths: never `//evil.example` or `https://…` (open redirect). */
 function safeNext(v: unknown): string {
-  return typeof v === "string" && /^\/(?![/\\])[!-~]{0,1000}$/.test(v) ? v : "/ui";
+  return typeof v === "string" && /^\/(?![/\\])[!-~]{0,1000}$/.test(v) ? v : "/";
 }
 
 function escapeHtml(s: string): string {

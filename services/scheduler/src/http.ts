@@ -9,6 +9,7 @@
  *   POST /campaigns               CampaignInput → 201 { created: true, campaign } | 200 { created: false, campaign }
  *   POST /campaigns/:id/cancel    CampaignStatus
  *   /ui                           bull-board for the queues
+ *   GET  /, /fleet/*, /devices, /devices/:worker/:serial/screen   the fleet page (fleet-routes.ts)
  *
  *   GET|POST /login, POST /logout  browser login (session cookie) for the queue UI
  *
@@ -33,6 +34,7 @@ import { openApiDocument } from "./openapi.ts";
 import { readFileSync } from "node:fs";
 
 const FARM_VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
+import { fleetRoutes } from "./fleet-routes.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface SchedulerHttpOptions {
@@ -68,7 +70,16 @@ export const ROUTE_METHODS: [string, string][] = [
   ["/campaigns/:id/cancel", "POST"],
   ["/login", "GET, HEAD, POST"],
   ["/logout", "POST"],
+  ["/", "GET, HEAD"],
+  ["/favicon.ico", "GET, HEAD"],
+  ["/fleet/fleet.js", "GET, HEAD"],
+  ["/fleet/fleet.css", "GET, HEAD"],
+  ["/devices", "GET, HEAD"],
+  ["/devices/:worker/:serial/screen", "GET, HEAD"],
 ];
+
+/** Every route of the API and its pages (tests walk this list). `/ui/*` is bull-board's. */
+export const SCHEDULER_ROUTES: readonly (readonly [path: string, allow: string])[] = ROUTE_METHODS;
 
 function sendError(res: Response, status: number, code: string, message: string): void {
   res.status(status).json({ error: { code, message } });
@@ -88,6 +99,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   app.use(access.guard);
   app.use(access.loginRoutes());
 
+  app.use(fleetRoutes(scheduler, sendError));
   app.get("/healthz", (_req, res) => {
     res.type("text/plain").send("ok\n");
   });
@@ -126,7 +138,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     });
   }
 
-  app.use((_req: Request, res: Response) => sendError(res, 404, "NOT_FOUND", "no such route; see GET /campaigns, /metrics, /healthz, /ui"));
+  app.use((_req: Request, res: Response) => sendError(res, 404, "NOT_FOUND", "no such route; see GET /, /campaigns, /devices, /metrics, /healthz, /ui"));
   // Express 5 sends rejected async handlers here.
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (err instanceof SchedulerError) return sendError(res, HTTP_STATUS_OF[err.code], err.code, err.message);
@@ -150,7 +162,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   server.requestTimeout = 30_000;
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
-  log.info({ event: "http:listening", url, auth: token ? (access.exposed ? "token-all-routes" : "token-writes") : "loopback-only" }, "scheduler API listening");
+  log.info({ event: "http:listening", url, auth: token ? "token-all-routes" : "loopback-only" }, "scheduler API listening");
   let closing: Promise<void> | undefined;
   return {
     port,

@@ -40,6 +40,8 @@ import {
   type BullConnection,
   resolveQueuePrefix,
   type EpisodeJobData,
+  readDeviceBeats,
+  type DeviceBeat,
 } from "@farm/queue";
 import { silentLogger, type Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
@@ -281,6 +283,11 @@ export class Scheduler {
     return statusOf(rec, inFlight, running.get(id) ?? 0, Date.now(), commits);
   }
 
+  /** The live fleet from the workers' device heartbeats (@farm/queue device-heartbeats.ts). */
+  devices(): Promise<{ devices: DeviceBeat[]; invalid: number }> {
+    return this.answering("read the device heartbeats", () => readDeviceBeats(this.redis, this.cfg.prefix));
+  }
+
   /** Newest first. */
   list(limit = 100): Promise<CampaignStatus[]> {
     return this.answering("list campaigns", () => this.listNow(limit));
@@ -417,7 +424,8 @@ export class Scheduler {
 
   private jobFor(spec: CampaignSpec, index: number): { name: string; data: EpisodeJobData; opts: JobsOptions } {
     return {
-      name: "episode",
+      // Readable in the queue UI and logs: `<task>#<index>` (the job id stays `<campaign>-<index>`).
+      name: `${spec.taskId}#${index}`,
       data: {
         v: 1,
         campaignId: spec.id,

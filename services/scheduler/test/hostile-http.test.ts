@@ -98,7 +98,7 @@ describe("exposed server with a token: every route needs it", () => {
     assert.equal(r.headers["set-cookie"], undefined);
     r = await request(exposed, { method: "POST", path: "/login", headers: formHeaders, body: form(TOKEN, "//evil.example/x") });
     assert.equal(r.status, 303);
-    assert.equal(r.headers.location, "/ui", "no open redirect");
+    assert.equal(r.headers.location, "/", "no open redirect");
     const setCookie = r.headers["set-cookie"]?.[0] ?? "";
     assert.match(setCookie, /HttpOnly/i);
     assert.match(setCookie, /SameSite=Strict/i);

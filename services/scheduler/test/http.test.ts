@@ -73,7 +73,8 @@ test("POST needs the token; a 40-episode campaign runs to a summary; /metrics co
     assert.match(metrics, /^farm_jobs_enqueued_total\{task="classic_2048",service="scheduler"\} 40$/m);
     assert.match(metrics, /^farm_queue_jobs\{queue="episodes",state="completed",service="scheduler"\} 40$/m);
 
-    const ui = await fetch(`${running.http.url}/ui`);
+    assert.equal((await fetch(`${running.http.url}/ui`)).status, 401, "token mode: the queue UI needs the token even on loopback");
+    const ui = await fetch(`${running.http.url}/ui`, { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(ui.status, 200);
     assert.match(await ui.text(), /<html/i);
     assert.equal((await fetch(`${running.http.url}/healthz`)).status, 200);
@@ -90,7 +91,8 @@ test("HTTP errors are JSON with codes: unknown task 422, bad spec 400, unknown c
   assert.equal(r.status, 400);
   r = await fetch(`${running.http.url}/campaigns`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${TOKEN}` }, body: "{not json" });
   assert.equal(r.status, 400);
-  assert.equal((await fetch(`${running.http.url}/campaigns/nope`)).status, 404);
+  assert.equal((await fetch(`${running.http.url}/campaigns/nope`)).status, 401, "token mode: reads need the token too");
+  assert.equal((await fetch(`${running.http.url}/campaigns/nope`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, 404);
   assert.equal((await post("/campaigns/nope/cancel")).status, 401);
   const client = new HttpCampaignClient(running.http.url, TOKEN);
   await assert.rejects(client.cancel("nope"), (e: unknown) => e instanceof SchedulerError && e.code === "CAMPAIGN_NOT_FOUND");

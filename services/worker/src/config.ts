@@ -78,6 +78,10 @@ export interface WorkerConfigInput {
   envToken?: string;
   /** A world whose client is gone gives its device back after this long. Env FARM_ENV_IDLE_TIMEOUT_MS. Default 60000. */
   envIdleTimeoutMs?: number;
+  /** How the scheduler reaches this worker's HTTP server (device screens), e.g. http://node-3:9465. Env FARM_WORKER_URL. Default: from the metrics bind. */
+  advertiseUrl?: string;
+  /** How often device heartbeats are written (TTL: 5×). Env FARM_HEARTBEAT_MS. Default 2000. */
+  heartbeatMs?: number;
 }
 
 /** The remote-env server's settings (remote-env/env-server.ts), when it is on. */
@@ -119,6 +123,8 @@ export interface WorkerConfig {
   policyPixels: "png" | "rgb" | "none";
   /** Undefined = no remote-env server. */
   remoteEnv: RemoteEnvConfig | undefined;
+  advertiseUrl: string | undefined;
+  heartbeatMs: number;
 }
 
 const list = (v: string | undefined): string[] | undefined =>
@@ -198,6 +204,8 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.P
     policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
     policyPixels: policyPixelsOf(input.policyPixels ?? env.FARM_POLICY_PIXELS),
     remoteEnv: remoteEnvConfig(input, env),
+    advertiseUrl: checkedAdvertiseUrl(input.advertiseUrl ?? (env.FARM_WORKER_URL || undefined)),
+    heartbeatMs: intIn("heartbeatMs", input.heartbeatMs ?? env.FARM_HEARTBEAT_MS, 2000, 100, 60_000),
   };
 }
 
@@ -232,4 +240,19 @@ function grpcConfig(input: GrpcTransportConfig | undefined, env: NodeJS.ProcessE
   const endpoints = input?.endpoints ?? (env.FARM_GRPC_ENDPOINTS ? parseEndpoints(env.FARM_GRPC_ENDPOINTS) : undefined);
   const discoveryDir = input?.discoveryDir ?? env.FARM_GRPC_DISCOVERY_DIR;
   return { mode, ...(endpoints ? { endpoints } : {}), ...(discoveryDir ? { discoveryDir } : {}), ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
+}
+
+/** FARM_WORKER_URL: an http(s) base URL without credentials, query or fragment. */
+function checkedAdvertiseUrl(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  let u: URL | undefined;
+  try {
+    u = new URL(v);
+  } catch {
+    u = undefined;
+  }
+  if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash) {
+    throw new RangeError(`worker config: FARM_WORKER_URL '${v.slice(0, 100)}' must be an http(s) base URL like http://node-3:9465 (no credentials, query or fragment)`);
+  }
+  return u.href.replace(/\/$/, "");
 }

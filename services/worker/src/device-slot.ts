@@ -38,6 +38,8 @@ export interface SlotDeps {
   policyTransport?: PolicyTransport;
   /** Told about every state change (device gauge, unusable → retry later). */
   onState(slot: DeviceSlot): void;
+  /** Told when the slot takes a job (`active`, its stored data) and when an attempt ends (heartbeats). */
+  onJob?(slot: DeviceSlot, job: { active: true; data: unknown } | { active: false; failedReason?: string }): void;
 }
 
 export class DeviceSlot {
@@ -116,8 +118,22 @@ export class DeviceSlot {
         if (busy || this._state === "busy") this.setState(busy ? "busy" : "ready");
       },
     });
-    // The host's one BullMQ Worker hands this device jobs through the pool (host-job-pump.ts).
-    const member: PumpMember = { serial: this.serial, process: processor };
+    // The host's one BullMQ Worker hands this device jobs through the pool (host-job-pump.ts); the heartbeats
+    // hear when an attempt starts and ends here.
+    const member: PumpMember = {
+      serial: this.serial,
+      process: async (job, token, signal) => {
+        this.deps.onJob?.(this, { active: true, data: job.data });
+        try {
+          const result = await processor(job, token, signal);
+          this.deps.onJob?.(this, { active: false });
+          return result;
+        } catch (e) {
+          this.deps.onJob?.(this, { active: false, failedReason: coerceError(e).message });
+          throw e;
+        }
+      },
+    };
     this.member = member;
     this.deps.pump.pool.add(member);
     this.setState("ready");

@@ -42,6 +42,11 @@ export class DeviceTransports {
     this.publish();
   }
 
+  /** The transport last recorded for a bound device (adb until known). */
+  transportOf(serial: string): Transport {
+    return this.bySerial.get(serial) ?? "adb";
+  }
+
   unbound(serial: string): void {
     clearTimeout(this.rechecks.get(serial));
     this.rechecks.delete(serial);

@@ -12,6 +12,7 @@ import { createLogger, type Logger } from "@farm/log";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
 import type { RedisClient as Redis } from "@farm/queue";
+import type { EventHook } from "@farm/episode";
 import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
 import { DeviceSlot } from "./device-slot.ts";
@@ -24,6 +25,9 @@ import { launchEmulators } from "./launched-emulators.ts";
 import { DeviceTransports } from "./device-transports.ts";
 import type { EmulatorSupervisor } from "@farm/emulator-launcher";
 import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
+import { DeviceHeartbeats } from "./device-heartbeat.ts";
+import { deviceScreenRoute } from "./device-screen.ts";
+import { advertisedUrl } from "./advertised-url.ts";
 import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 import { hostDevicePool } from "./device-lease.ts";
@@ -62,6 +66,10 @@ export class WorkerService {
   /** The host's one BullMQ Worker and its device pool (Redis connections per host, not per device). */
   readonly pump: HostJobPump;
   private remoteEnv: RemoteEnvServer | undefined;
+  /** Per-device heartbeats in Redis (the fleet page, `farm devices`). */
+  readonly heartbeats: DeviceHeartbeats;
+  /** Runner events → metrics and heartbeats. */
+  private readonly fanOutEvents: EventHook;
 
   private constructor(
     readonly config: WorkerConfig,
@@ -81,6 +89,21 @@ export class WorkerService {
     this.transports = new DeviceTransports(driver, metrics);
     this.policyTransport = hostPolicyTransport(config, metrics);
     this.pump = new HostJobPump({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, workerName: config.workerName, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, redisHealth: this.redisHealth, logger });
+    this.heartbeats = new DeviceHeartbeats({
+      redis,
+      prefix: config.queuePrefix,
+      worker: config.workerName,
+      logger,
+      transportOf: (serial) => this.transports.transportOf(serial),
+      baseUrl: () => advertisedUrl(config.advertiseUrl, this.metricsServer?.url, config.metricsHost),
+      redisUp: () => this.redisHealth.up,
+      intervalMs: config.heartbeatMs,
+    });
+    const toMetrics = episodeEventsToMetrics(metrics);
+    this.fanOutEvents = (e) => {
+      toMetrics(e);
+      this.heartbeats.onEvent(e);
+    };
   }
 
   /** Loads tasks and prepares everything; throws on a bad config or when no task loads. */
@@ -139,6 +162,7 @@ export class WorkerService {
         host: this.config.metricsHost,
         metrics: this.metrics,
         healthy: () => !this.closing,
+        extraRoute: deviceScreenRoute(this.driver, (serial) => this.slots.get(serial)?.state === "ready" || this.slots.get(serial)?.state === "busy"),
       });
     }
     this.logger.info(
@@ -152,6 +176,7 @@ export class WorkerService {
     this.resolveTimer.unref();
     this.emulators = launchEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
+    this.heartbeats.start();
     this.updateDeviceGauge();
     if (this.config.remoteEnv) {
       const pool = hostDevicePool(this.pump.pool, (serial) => this.slots.get(serial));
@@ -219,11 +244,13 @@ export class WorkerService {
       redisHealth: this.redisHealth,
       metrics: this.metrics,
       logger: this.logger,
-      onEvent: episodeEventsToMetrics(this.metrics),
+      onEvent: this.fanOutEvents,
       policyTransport: this.policyTransport,
       onState: (s) => this.onSlotState(s),
+      onJob: (s, job) => (job.active ? this.heartbeats.jobActive(s.serial, job.data) : this.heartbeats.jobEnded(s.serial, job.failedReason)),
     });
     this.slots.set(serial, slot);
+    this.heartbeats.slotState(serial, slot.state);
     this.updateDeviceGauge();
     await this.stopping.get(serial);
     if (this.slots.get(serial) !== slot) return;
@@ -251,6 +278,7 @@ export class WorkerService {
   private onSlotState(slot: DeviceSlot): void {
     if ((slot.state === "ready" || slot.state === "busy") && this.slots.get(slot.serial) === slot) this.transports.bound(slot.serial);
     this.updateDeviceGauge();
+    this.heartbeats.slotState(slot.serial, slot.state);
     if (slot.state !== "unusable" || this.closing) return;
     // Give an unusable device another chance later (if it is still listed); one that goes away and
     // comes back is bound again by the tracker anyway.
@@ -289,6 +317,7 @@ export class WorkerService {
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
       this.policyTransport.batcher.close();
+      await this.heartbeats.close();
       this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();

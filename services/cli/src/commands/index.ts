@@ -1,6 +1,7 @@
 import { benchCommand } from "./bench.ts";
 import { campaignCommands } from "./campaign.ts";
 import { demoCommand } from "./demo.ts";
+import { devicesCommand } from "./devices.ts";
 import { runCommand } from "./run.ts";
 import { schedulerCommand } from "./scheduler.ts";
 import { simCommand } from "./sim.ts";
@@ -14,6 +15,7 @@ export const commandModules: CommandModule[] = [
   benchCommand,
   campaignCommands,
   demoCommand,
+  devicesCommand,
   runCommand,
   schedulerCommand,
   simCommand,

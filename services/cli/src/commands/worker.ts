@@ -3,6 +3,8 @@ import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface WorkerOptions {
+  advertiseUrl?: string;
+  heartbeatMs?: string;
   redis?: string;
   prefix?: string;
   adbHost?: string;
@@ -56,6 +58,8 @@ export const workerCommand: CommandModule = {
       .option("--metrics-port <port>", "/metrics port, 0 = a free one (default 9465)")
       .option("--metrics-host <host>", "/metrics bind address (default 127.0.0.1)")
       .option("--name <name>", "worker name in results and trajectories (default <host>-<pid>)")
+      .option("--advertise-url <url>", "how the scheduler reaches this worker's HTTP server for device screens (default: FARM_WORKER_URL, else the metrics bind)")
+      .option("--heartbeat-ms <ms>", "device heartbeat interval; the TTL is 5 intervals (default: FARM_HEARTBEAT_MS or 2000)")
       .option("--lock-ms <ms>", "BullMQ job lock duration (default 30000)")
       .option("--stalled-ms <ms>", "stalled-job check interval (default 30000)")
       .option("--resolve-ms <ms>", "how often files left pending by a crash or a lost lock are settled against the claims (default 30000)")
@@ -87,6 +91,7 @@ export const workerCommand: CommandModule = {
         const envIdleTimeoutMs = parseIntOption("env-idle-ms", o.envIdleMs);
         const launchCount = parseIntOption("launch", o.launch);
         const bootTimeoutMs = parseIntOption("boot-timeout-ms", o.bootTimeoutMs);
+        const heartbeatMs = parseIntOption("heartbeat-ms", o.heartbeatMs);
         await runWorkerMain({
           ...(envPort !== undefined ? { envPort } : {}),
           ...(o.envHost ? { envHost: o.envHost } : {}),
@@ -104,6 +109,8 @@ export const workerCommand: CommandModule = {
           ...(metricsPort !== undefined ? { metricsPort } : {}),
           ...(o.metricsHost ? { metricsHost: o.metricsHost } : {}),
           ...(o.name ? { workerName: o.name } : {}),
+          ...(o.advertiseUrl ? { advertiseUrl: o.advertiseUrl } : {}),
+          ...(heartbeatMs !== undefined ? { heartbeatMs } : {}),
           ...(lockDurationMs !== undefined ? { lockDurationMs } : {}),
           ...(stalledIntervalMs !== undefined ? { stalledIntervalMs } : {}),
           ...(drainTimeoutMs !== undefined ? { drainTimeoutMs } : {}),
