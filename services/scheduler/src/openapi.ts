@@ -98,6 +98,28 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       "/logout": { post: { operationId: "logout", summary: "end the browser session", responses: { "303": { description: "logged out" } } } },
       "/ui": { get: { operationId: "queueUi", summary: "bull-board UI for the queues (HTML)", responses: { "200": { description: "HTML", content: { "text/html": { schema: { type: "string" } } } } } } },
+      "/": { get: { operationId: "fleetPage", summary: "the fleet page (HTML): hosts, devices, campaigns", responses: { "200": { description: "HTML", content: { "text/html": { schema: { type: "string" } } } } } } },
+      "/favicon.ico": { get: { operationId: "favicon", summary: "the fleet page's icon", responses: { "200": { description: "icon" }, "204": { description: "no icon" } } } },
+      "/fleet/fleet.js": { get: { operationId: "fleetScript", summary: "the fleet page's script", responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } } } } },
+      "/fleet/fleet.css": { get: { operationId: "fleetStyle", summary: "the fleet page's style sheet", responses: { "200": { description: "CSS", content: { "text/css": { schema: { type: "string" } } } } } } },
+      "/devices": {
+        get: {
+          operationId: "listDevices",
+          summary: "the fleet's devices from the workers' heartbeats (the fleet page, `farm devices`)",
+          responses: { "200": { description: "devices and how many heartbeats did not parse", content: { "application/json": { schema: { type: "object", properties: { devices: { type: "array", items: { type: "object" } }, invalid: { type: "integer" } }, required: ["devices", "invalid"] } } } } },
+        },
+      },
+      "/devices/{worker}/{serial}/screen": {
+        get: {
+          operationId: "deviceScreen",
+          summary: "a JPEG thumbnail of a device's screen, fetched from its worker (only the URL of its live heartbeat)",
+          parameters: [
+            { name: "worker", in: "path", required: true, schema: { type: "string" } },
+            { name: "serial", in: "path", required: true, schema: { type: "string" } },
+          ],
+          responses: { "200": { description: "JPEG", content: { "image/jpeg": { schema: { type: "string", contentEncoding: "binary" } } } }, "404": { description: "no live heartbeat for that device" } },
+        },
+      },
     },
   };
 }

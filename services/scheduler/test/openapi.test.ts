@@ -23,7 +23,8 @@ before(async () => {
   redis = await startRedis();
   const config = loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, token: TOKEN, tasks: ["tasks"], tickMs: 200 }, {});
   running = await runScheduler(config, { log: silentLogger });
-  const r = await fetch(`${running.http.url}/openapi.json`);
+  // Token mode: every route, this one included, needs the token.
+  const r = await fetch(`${running.http.url}/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } });
   assert.equal(r.status, 200);
   assert.match(r.headers.get("content-type") ?? "", /application\/json/);
   doc = (await r.json()) as typeof doc;
