@@ -11,7 +11,8 @@
 #   FARM_ENGINE=docker sudo bash deploy/image/build.sh
 # Settings (environment): FARM_ENGINE (podman|docker), FARM_IMAGE (android-episode-farm:latest),
 # FARM_IMAGE_WORK (/var/tmp/farm-image: rootfs tarballs), DEBIAN_MIRROR (http://deb.debian.org/debian),
-# DEBIAN_SECURITY_MIRROR (http://deb.debian.org/debian-security), FARM_NODE (node binary to copy, `command -v node`).
+# DEBIAN_SECURITY_MIRROR (http://deb.debian.org/debian-security), FARM_NODE (node binary to copy, `command -v node`),
+# FARM_BUILD_CA_BUNDLE (/etc/ssl/certs/ca-certificates.crt: CAs `npm ci` trusts during the build, podman only).
 set -euo pipefail
 
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -20,6 +21,7 @@ image="${FARM_IMAGE:-android-episode-farm:latest}"
 work="${FARM_IMAGE_WORK:-/var/tmp/farm-image}"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 security_mirror="${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+host_ca_bundle="${FARM_BUILD_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}"
 suite=bookworm
 # What the image needs from Debian: the services the farm starts itself (redis-server, the adb server),
 # Prometheus and Alertmanager for the compose stack, and what Node 20 links against.
@@ -44,6 +46,8 @@ install_missing_debs() {
 install_missing_debs mmdebstrap
 [ "$engine" = podman ] && install_missing_debs podman buildah crun netavark aardvark-dns
 command -v "$engine" >/dev/null || die "$engine not found"
+# shellcheck source=podman-host.sh
+[ "$engine" = podman ] && { source "$repo_root/deploy/image/podman-host.sh"; farm_podman_host_conf "$work"; }
 
 # Node 20 from this machine: Debian bookworm only has Node 18, and no other Node source is reachable here.
 node_bin="$(readlink -f "${FARM_NODE:-$(command -v node)}")"
@@ -101,6 +105,9 @@ build_args=(build --file "$repo_root/deploy/docker/Dockerfile" --build-arg "FARM
 # networking also works where the bridge cannot be created).
 if [ "$engine" = podman ]; then
   build_args+=(--pull=never --network=host --isolation=chroot --ignorefile "$repo_root/deploy/docker/Dockerfile.dockerignore")
+  # The host's CA bundle, for `npm ci` only (the Dockerfile reads it if present): needed where a
+  # TLS-inspecting proxy stands between this machine and the npm registry; not stored in the image.
+  [ -s "$host_ca_bundle" ] && build_args+=(--volume "$host_ca_bundle:/run/host-ca/ca-certificates.crt:ro")
 else
   build_args+=(--pull=false --network=host)
 fi
