@@ -109,7 +109,7 @@ while :; do
 done
 [ "$(json 'v.state' <<<"$st")" = completed ] || die "campaign ended $(json 'v.state' <<<"$st")"
 [ "$(json 'v.completed' <<<"$st")" = "$episodes" ] || die "campaign completed $(json 'v.completed' <<<"$st") of $episodes episodes"
-log "campaign completed: $(json '`${v.summary.completed} episodes, outcomes ${JSON.stringify(v.summary.byOutcome)}, ${v.summary.totalSteps} steps, ${v.summary.committed ?? "?"} committed`' <<<"$st")"
+log "campaign completed: $(json '`${v.summary.completed} episodes, outcomes ${JSON.stringify(v.summary.byOutcome)}, ${v.summary.totalSteps} steps, ${v.summary.commits.committed} committed (one record each), ${v.summary.commits.duplicatesPrevented} duplicates prevented`' <<<"$st")"
 
 # Every target Prometheus knows is up: the scheduler, both workers (found by DNS), Alertmanager, itself.
 targets_ok() {
@@ -131,7 +131,7 @@ episodes_seen() {
   local n
   n="$(curl -fsS "$prom/api/v1/query" --data-urlencode 'query=sum(farm_episodes_total{task="classic_2048"})' \
     | json 'v.data.result[0] ? Number(v.data.result[0].value[1]) : 0')"
-  [ "$n" -ge "$episodes" ]
+  [ "$n" -ge "$episodes" ] && log "Prometheus: sum(farm_episodes_total{task=\"classic_2048\"}) = $n"
 }
 wait_for "Prometheus counts >= $episodes classic_2048 episodes (sum of farm_episodes_total over both workers)" 90 episodes_seen
 alertmanager_ok() { curl -fsS "$prom/api/v1/alertmanagers" | json 'v.data.activeAlertmanagers.length === 1 ? "ok" : (process.exitCode = 1, "none")'; }
@@ -141,4 +141,5 @@ avro_files() { compose exec -T "$1" sh -c 'find /data/trajectories -name "*.avro
 f1="$(avro_files worker-1)"; f2="$(avro_files worker-2)"
 log "trajectory files: worker-1 ${f1:-?}, worker-2 ${f2:-?}"
 [ -n "$f1" ] && [ -n "$f2" ] && [ $((f1 + f2)) -ge "$episodes" ] || die "expected >= $episodes Avro files in the workers' volumes"
+[ "$f1" -gt 0 ] && [ "$f2" -gt 0 ] || die "one worker ran no episode: its devices or its adb connection are not usable"
 log "PASS: $episodes-episode campaign completed on 2 workers x 2 simulated devices; every Prometheus target up"
