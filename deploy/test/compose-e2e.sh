@@ -3,8 +3,8 @@
 #   builds the image (deploy/image/build.sh), brings the stack up under a project of its own, submits
 #   a 20-episode campaign through the scheduler's published API, waits for it to complete, checks
 #   through Prometheus's HTTP API that every target is up and that Prometheus saw the 20 episodes,
-#   counts the Avro files in the workers' volumes, and tears everything down (containers, network,
-#   volumes), on failure too.
+#   counts the Avro files in the workers' volumes, restarts Redis and reads the campaign back (AOF
+#   persistence), and tears everything down (containers, network, volumes), on failure too.
 #   sudo bash deploy/test/compose-e2e.sh                                  # podman + podman-compose (Debian)
 #   FARM_ENGINE=docker FARM_COMPOSE="docker compose" sudo -E bash deploy/test/compose-e2e.sh
 # Settings: FARM_E2E_EPISODES (20), FARM_E2E_TIMEOUT_S (900: campaign deadline), FARM_E2E_KEEP=1 (leave
@@ -128,12 +128,12 @@ curl -fsS "$prom/api/v1/targets?state=active" \
 
 # Prometheus saw the campaign: the workers' episode counters add up to it (after a scrape or two).
 episodes_seen() {
-  local n
-  n="$(curl -fsS "$prom/api/v1/query" --data-urlencode 'query=sum(farm_episodes_total{task="classic_2048"})' \
-    | json 'v.data.result[0] ? Number(v.data.result[0].value[1]) : 0')"
-  [ "$n" -ge "$episodes" ] && log "Prometheus: sum(farm_episodes_total{task=\"classic_2048\"}) = $n"
+  curl -fsS "$prom/api/v1/query" --data-urlencode 'query=sum(farm_episodes_total{task="classic_2048"})' \
+    | json 'v.data.result[0] ? Number(v.data.result[0].value[1]) : 0'
 }
-wait_for "Prometheus counts >= $episodes classic_2048 episodes (sum of farm_episodes_total over both workers)" 90 episodes_seen
+episodes_counted() { [ "$(episodes_seen)" -ge "$episodes" ]; }
+wait_for "Prometheus counts >= $episodes classic_2048 episodes (sum of farm_episodes_total over both workers)" 90 episodes_counted
+log "Prometheus: sum(farm_episodes_total{task=\"classic_2048\"}) = $(episodes_seen)"
 alertmanager_ok() { curl -fsS "$prom/api/v1/alertmanagers" | json 'v.data.activeAlertmanagers.length === 1 ? "ok" : (process.exitCode = 1, "none")'; }
 wait_for "Prometheus sends alerts to the stack's Alertmanager" 60 alertmanager_ok
 
@@ -142,4 +142,8 @@ f1="$(avro_files worker-1)"; f2="$(avro_files worker-2)"
 log "trajectory files: worker-1 ${f1:-?}, worker-2 ${f2:-?}"
 [ -n "$f1" ] && [ -n "$f2" ] && [ $((f1 + f2)) -ge "$episodes" ] || die "expected >= $episodes Avro files in the workers' volumes"
 [ "$f1" -gt 0 ] && [ "$f2" -gt 0 ] || die "one worker ran no episode: its devices or its adb connection are not usable"
+# Redis persists: after a restart of its container the campaign is still there, completed.
+compose restart redis >/dev/null 2>&1
+campaign_still_completed() { [ "$(status_json | json 'v.state + " " + v.completed')" = "completed $episodes" ]; }
+wait_for "Redis restarted (AOF on its volume); the scheduler reads the campaign back, completed $episodes/$episodes" 120 campaign_still_completed
 log "PASS: $episodes-episode campaign completed on 2 workers x 2 simulated devices; every Prometheus target up"
