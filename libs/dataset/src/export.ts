@@ -19,11 +19,11 @@ import path from "node:path";
 import { openTrajectoryFile } from "@farm/trajectory";
 import { arrowSchema, buildTable } from "./arrow-table.ts";
 import { datasetCard } from "./card.ts";
-import type * as arrow from "apache-arrow";
 import { ExtrasSpec } from "./extras-spec.ts";
 import { huggingfaceMetadata } from "./features.ts";
 import { MANIFEST, MANIFEST_FORMAT, PENDING, manifestJson, readManifest, shardName, type Manifest, type PendingManifest, type ShardEntry } from "./manifest.ts";
 import { parquetBytes, syncDir, writeFileAtomic, writeFileSynced, type ParquetCompression } from "./parquet-file.ts";
+import { writeSteps } from "./parquet-stream.ts";
 import { planExport, type SkippedEpisode, type SkippedFile } from "./plan.ts";
 import { ShardRows, episodeBound, type RowCounters } from "./rows.ts";
 import { EPISODE_COLUMNS, stepColumns } from "./tables.ts";
@@ -96,27 +96,27 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   const report = { steps: 0, frames: 0, oversized: 0 };
   let ratio = 1; // observed Parquet bytes / bound, from the previous shard (frames repeat too: static screens)
 
+  let tmpIndex = 0;
   const writeShard = async (rows: ShardRows): Promise<void> => {
     const stepCounts = rows.episodes[STEP_COUNT]! as number[];
-    const shard: ShardInput = { steps: buildTable(stepSchema, rows.steps), episodes: rows.episodes, episodeIds: rows.episodeIds, stepCounts, boundBytes: rows.boundBytes };
-    rows.steps.length = 0; // the Arrow table holds the data now: let the JS values go
+    const shard: ShardInput = { steps: rows.steps, stepRows: rows.stepCount, episodes: rows.episodes, episodeIds: rows.episodeIds, stepCounts, boundBytes: rows.boundBytes };
     for (const part of await writeFitting(shard)) written.push(part);
   };
   /** Writes the rows as one shard, or splits them (by episodes) until every part fits the limit. */
   const writeFitting = async (shard: ShardInput): Promise<WrittenShard[]> => {
-    const bytes = parquetBytes(shard.steps, { compression, rowGroupRows: o.rowGroupRows ?? 4096 });
-    if (bytes.byteLength > limit && shard.episodeIds.length > 1) {
+    const j = tmpIndex++;
+    const tmpSteps = path.join("data", `.run${run}-${j}.parquet.tmp`);
+    const tmpEpisodes = path.join("episodes", `.run${run}-${j}.parquet.tmp`);
+    const bytes = await writeSteps(path.join(outDir, tmpSteps), stepSchema, shard, { compression, rowGroupRows: o.rowGroupRows ?? 4096 });
+    if (bytes > limit && shard.episodeIds.length > 1) {
+      await rm(path.join(outDir, tmpSteps));
       const [a, b] = splitShard(shard);
       return [...(await writeFitting(a)), ...(await writeFitting(b))];
     }
-    if (bytes.byteLength > limit) report.oversized++;
-    if (shard.boundBytes > 0) ratio = Math.min(1, Math.max(0.02, bytes.byteLength / shard.boundBytes));
-    const j = written.length;
-    const tmpSteps = path.join("data", `.run${run}-${j}.parquet.tmp`);
-    const tmpEpisodes = path.join("episodes", `.run${run}-${j}.parquet.tmp`);
-    await writeFileSynced(path.join(outDir, tmpSteps), bytes);
+    if (bytes > limit) report.oversized++;
+    if (shard.boundBytes > 0) ratio = Math.min(1, Math.max(0.02, bytes / shard.boundBytes));
     await writeFileSynced(path.join(outDir, tmpEpisodes), parquetBytes(buildTable(episodeSchema, shard.episodes), { compression, rowGroupRows: 1 << 20 }));
-    return [{ tmpSteps, tmpEpisodes, rows: shard.steps.numRows, bytes: bytes.byteLength, episodeIds: shard.episodeIds }];
+    return [{ tmpSteps, tmpEpisodes, rows: shard.stepRows, bytes, episodeIds: shard.episodeIds }];
   };
 
   let rows = new ShardRows(extras, counters);
@@ -161,9 +161,10 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   };
 }
 
-/** A shard's rows ready to write: steps as an Arrow table, the (small) episodes columns as values. */
+/** A shard's rows ready to write: steps and (small) episodes columns as values. */
 interface ShardInput {
-  steps: arrow.Table;
+  steps: unknown[][];
+  stepRows: number;
   episodes: unknown[][];
   episodeIds: string[];
   stepCounts: number[];
@@ -172,20 +173,21 @@ interface ShardInput {
 
 const STEP_COUNT = EPISODE_COLUMNS.findIndex((c) => c.name === "step_count");
 
-/** Two halves (by episodes) of a shard: Arrow slices share the buffers, nothing is copied. */
+/** Two halves (by episodes) of a shard (the column arrays are copied shallowly; values are shared). */
 function splitShard(s: ShardInput): [ShardInput, ShardInput] {
   const half = Math.ceil(s.episodeIds.length / 2);
   let stepSplit = 0;
   for (let i = 0; i < half; i++) stepSplit += s.stepCounts[i]!;
-  const share = stepSplit / Math.max(1, s.steps.numRows);
+  const share = stepSplit / Math.max(1, s.stepRows);
   const part = (from: number, to: number, sFrom: number, sTo: number, bound: number): ShardInput => ({
-    steps: s.steps.slice(sFrom, sTo),
+    steps: s.steps.map((col) => col.slice(sFrom, sTo)),
+    stepRows: sTo - sFrom,
     episodes: s.episodes.map((col) => col.slice(from, to)),
     episodeIds: s.episodeIds.slice(from, to),
     stepCounts: s.stepCounts.slice(from, to),
     boundBytes: bound,
   });
-  return [part(0, half, 0, stepSplit, s.boundBytes * share), part(half, s.episodeIds.length, stepSplit, s.steps.numRows, s.boundBytes * (1 - share))];
+  return [part(0, half, 0, stepSplit, s.boundBytes * share), part(half, s.episodeIds.length, stepSplit, s.stepRows, s.boundBytes * (1 - share))];
 }
 
 /** Final names for all shards (old ones renumbered to the new total), journal, renames, card, manifest. */

@@ -20,7 +20,7 @@ export interface ParquetWriteOptions {
   rowGroupRows: number;
 }
 
-const CODECS: Record<ParquetCompression, number> = { zstd: pq.Compression.ZSTD, snappy: pq.Compression.SNAPPY, none: pq.Compression.UNCOMPRESSED };
+export const CODECS: Record<ParquetCompression, number> = { zstd: pq.Compression.ZSTD, snappy: pq.Compression.SNAPPY, none: pq.Compression.UNCOMPRESSED };
 
 /** The complete Parquet file of `table`. Deterministic: no timestamps, `created_by` is the library's. */
 export function parquetBytes(table: arrow.Table, o: ParquetWriteOptions): Uint8Array {
