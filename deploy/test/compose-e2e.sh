@@ -55,7 +55,7 @@ teardown() {
     log "failed (exit $rc); the services' last log lines:"
     for svc in redis sim scheduler worker-1 worker-2 prometheus alertmanager; do
       echo "----- $svc" >&2
-      compose logs --tail 15 "$svc" 2>&1 | grep -v '^\(podman\|\[\)' | tail -15 >&2 || true
+      compose logs --tail 15 "$svc" 2>&1 | grep -v '^\(podman\|\[\|exit code:\|using podman version\)' | tail -15 >&2 || true
     done
   fi
   if [ "${FARM_E2E_KEEP:-}" = 1 ]; then
