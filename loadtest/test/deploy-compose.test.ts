@@ -158,8 +158,8 @@ test("compose: the stack has Redis, the scheduler, two workers, simulated emulat
   assert.deepEqual(prom.alerting.alertmanagers.flatMap((a) => a.static_configs.flatMap((c) => c.targets)), ["alertmanager:9093"]);
 });
 
-test("the image build and compose end-to-end scripts pass bash -n", () => {
-  for (const script of [path.join(DEPLOY, "image", "build.sh"), path.join(DEPLOY, "test", "compose-e2e.sh")]) {
+test("the image build, podman host settings and compose end-to-end scripts pass bash -n", () => {
+  for (const script of [path.join(DEPLOY, "image", "build.sh"), path.join(DEPLOY, "image", "podman-host.sh"), path.join(DEPLOY, "test", "compose-e2e.sh")]) {
     const r = spawnSync("bash", ["-n", script], { encoding: "utf8" });
     assert.equal(r.status, 0, `bash -n ${script}: ${r.stderr}`);
   }
