@@ -111,6 +111,10 @@ if [ "$engine" = podman ]; then
 else
   build_args+=(--pull=false --network=host)
 fi
+old_id="$("$engine" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
 log "$engine ${build_args[*]} $repo_root"
 "$engine" "${build_args[@]}" "$repo_root"
-log "built $image on $base_image"
+new_id="$("$engine" image inspect --format '{{.Id}}' "$image")"
+# The image this build replaced is now untagged: drop it (kept if a container still uses it).
+if [ -n "$old_id" ] && [ "$old_id" != "$new_id" ]; then "$engine" rmi "$old_id" >/dev/null 2>&1 || true; fi
+log "built $image ($new_id) on $base_image"
