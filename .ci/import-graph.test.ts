@@ -79,6 +79,16 @@ test("reaching into another package's src/ fails, by relative path or by subpath
   assert.match(m[1]!, /services\/s\/src\/deep\.ts:1: '@farm\/a\/src\/index\.ts' reaches into @farm\/a's files/);
 });
 
+test("a subpath the package's exports map declares is a public entry point; others are not", () => {
+  const m = messages({
+    "libs/a/package.json": JSON.stringify({ name: "@farm/a", exports: { ".": "./src/index.ts", "./wire": "./src/wire.ts" } }),
+    "libs/a/src/wire.ts": "export const w = 1;\n",
+    "libs/b/src/deep.ts": 'import { w } from "@farm/a/wire";\nimport { a } from "@farm/a/src/index.ts";\nexport const d = w + a;\n',
+  });
+  assert.equal(m.length, 1, m.join("\n"));
+  assert.match(m[0]!, /libs\/b\/src\/deep\.ts:2: '@farm\/a\/src\/index\.ts' reaches into @farm\/a's files/);
+});
+
 test("a lib test starting a service fails; a lib test may use a later lib", () => {
   const m = messages({
     "libs/a/test/x.test.ts": 'import { b } from "@farm/b";\nimport { s } from "@farm/s";\nconsole.log(b, s);\n',

@@ -1,7 +1,8 @@
 /**
  * `farm bench adb`: round-trip latency of the ways to drive a device, against the same simulated
  * device and the same private adb server, measured in one run:
- *   (g) the driver's gRPC action channel (the emulator's `sendTouch`, straight to its gRPC endpoint),
+ *   (g) the driver's gRPC action channel (the emulator's `sendTouch`, straight to its gRPC endpoint, lean client),
+ *   (g0) the same `sendTouch` through a grpc-js client (for comparison; not the farm's path),
  *   (a) the driver's action channel (one persistent `shell:` stream; `touchMove` per sample),
  *   (b) adbkit with a new server connection and `shell:` stream per call (`shell('echo hi')` + read all),
  *   (c) the adb CLI spawned per call (`adb -P <port> -s <serial> shell echo hi`), AndroidEnv's way.
@@ -16,6 +17,7 @@ import { AdbDriver, GrpcActionChannel, createAdbClient, readAll } from "@farm/ad
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
+import { closeAll, connectControllers, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
@@ -76,6 +78,19 @@ export const scenario: Scenario = {
       if (grpcOn) await gch.touchUp(100, 200);
       await gch.close();
 
+      // (g0) the same sendTouch through a grpc-js client (what the transport used before its lean client), for comparison
+      const ep = sims.grpc[serial as keyof typeof sims.grpc] as { address: string } | undefined;
+      let g0: Stats = { ...quantiles([]), errors: 0 };
+      if (grpcOn && ep) {
+        const targets = connectControllers([Number(ep.address.split(":").pop())]);
+        try {
+          await warmUp(targets);
+          g0 = { ...quantiles(await touchRoundTrips(targets, samples, warmup)), errors: 0 };
+        } finally {
+          closeAll(targets);
+        }
+      }
+
       // (a) action channel
       const ch = await dev.openActionChannel();
       const a = await measure(samples, warmup, async () => {
@@ -119,6 +134,7 @@ export const scenario: Scenario = {
 
       const rows: Array<[string, Stats]> = [
         ["(g) gRPC action channel (touchMove)", g],
+        ["(g0) grpc-js client (sendTouch)", g0],
         ["(a) action channel (touchMove)", a],
         ["(b) adbkit stream per call (echo hi)", b],
         ["(b2) driver Device.shell (echo hi)", b2],

@@ -5,9 +5,8 @@
  * token). Trouble comes back as a status, like every device call.
  */
 import { execFile } from "node:child_process";
-import { emulatorGrpc, grpc, type SnapshotPackageMsg } from "@farm/emulator-grpc";
 import { report, type DeviceCtx } from "./exec.ts";
-import { describeGrpcError, metadataOf } from "./grpc/client.ts";
+import { describeGrpcError, emulatorCalls } from "./grpc/client.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
 import type { StepResult } from "./types.ts";
 
@@ -16,34 +15,19 @@ export type SnapshotOp = "save" | "load";
 /** A snapshot name: what the emulator accepts as a file name and a console argument. */
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const snapshotClients = new Map<string, grpc.Client>();
-
-function snapshotClient(ep: GrpcEndpoint): grpc.Client {
-  let c = snapshotClients.get(ep.address);
-  if (!c) {
-    const { SnapshotService } = emulatorGrpc();
-    c = new SnapshotService(ep.address, grpc.credentials.createInsecure()) as unknown as grpc.Client;
-    snapshotClients.set(ep.address, c);
-  }
-  return c;
-}
-
-function viaGrpc(ctx: DeviceCtx, ep: GrpcEndpoint, op: SnapshotOp, name: string, timeoutMs: number): Promise<StepResult> {
+async function viaGrpc(ctx: DeviceCtx, ep: GrpcEndpoint, op: SnapshotOp, name: string, timeoutMs: number): Promise<StepResult> {
   const t0 = performance.now();
-  const method = op === "save" ? "SaveSnapshot" : "LoadSnapshot";
-  return new Promise((resolve) => {
-    const client = snapshotClient(ep) as unknown as Record<string, (req: object, md: grpc.Metadata, o: grpc.CallOptions, cb: (e: grpc.ServiceError | null, r: SnapshotPackageMsg) => void) => void>;
-    client[method]!.call(client, { snapshot_id: name }, metadataOf(ep), { deadline: Date.now() + timeoutMs }, (err, res) => {
-      const durationMs = performance.now() - t0;
-      if (err) {
-        const d = describeGrpcError(err, `snapshot ${op} ${name}`, ctx.serial, ep);
-        resolve({ status: d.status, message: d.message, output: "", durationMs });
-      } else if (!res.success) {
-        const why = Buffer.from(res.err ?? []).toString("utf8") || "no reason given";
-        resolve({ status: "internal_error", message: `snapshot ${op} ${name} on '${ctx.serial}' (emulator gRPC ${ep.address}) failed: ${why}`, output: "", durationMs });
-      } else resolve({ status: "ok", message: "", output: "", durationMs });
-    });
-  });
+  const r = await emulatorCalls.snapshot(ep, op, name, timeoutMs);
+  const durationMs = performance.now() - t0;
+  if (!r.ok) {
+    const d = describeGrpcError(r.err, `snapshot ${op} ${name}`, ctx.serial, ep);
+    return { status: d.status, message: d.message, output: "", durationMs };
+  }
+  if (!r.value.success) {
+    const why = Buffer.from(r.value.err ?? []).toString("utf8") || "no reason given";
+    return { status: "internal_error", message: `snapshot ${op} ${name} on '${ctx.serial}' (emulator gRPC ${ep.address}) failed: ${why}`, output: "", durationMs };
+  }
+  return { status: "ok", message: "", output: "", durationMs };
 }
 
 function viaConsole(ctx: DeviceCtx, op: SnapshotOp, name: string, timeoutMs: number): Promise<StepResult> {

@@ -142,6 +142,36 @@ describe("gRPC transport", () => {
     await d.close();
   });
 
+  test("lean client error paths: a hung emulator is a timeout within the deadline, a gRPC server that goes away mid-session is adb_error (device lost), both naming the endpoint", async () => {
+    const emu = await SimEmulator.start({ adbPort: adb.port, seed: 11, grpc: {} });
+    const address = `127.0.0.1:${emu.grpc!.port}`;
+    const d = new AdbDriver({ port: adb.port, actionTimeoutMs: 1500, grpc: { mode: "config", endpoints: { [emu.serial]: { address } } } });
+    try {
+      const ch = await d.device(emu.serial).openActionChannel();
+      assert.ok(ch instanceof GrpcActionChannel);
+      assert.equal((await ch.tap(10, 10)).status, "ok", "the session is up");
+      const shot = await d.device(emu.serial).screenshot();
+      assert.ok("rgba" in shot, JSON.stringify(shot));
+      emu.setVmStopped(true);
+      const t0 = performance.now();
+      const hung = await ch.touchDown(5, 5);
+      assert.equal(hung.status, "timeout", hung.message);
+      assert.ok(performance.now() - t0 < 6000, "answered near its 1.5 s deadline");
+      assert.ok(hung.message.includes(address), hung.message);
+      emu.setVmStopped(false);
+      assert.equal((await ch.touchUp(5, 5)).status, "ok", "the same session serves again once the emulator runs");
+      await emu.grpc!.close();
+      const gone = await ch.tap(10, 10);
+      assert.equal(gone.status, "adb_error", gone.message);
+      assert.ok(gone.message.includes(address), gone.message);
+      assert.match(gone.message, /unavailable|gone/);
+      await ch.close();
+    } finally {
+      await d.close();
+      await emu.close();
+    }
+  });
+
   test("a device without gRPC keeps the shell action channel", async () => {
     const ch = await driver.device(plain.devices[0]!.serial).openActionChannel();
     assert.ok(ch instanceof ShellActionChannel);

@@ -23,6 +23,7 @@ import {
   REWARD_BUCKETS,
   STEP_PHASE_BUCKETS_SEC,
 } from "./buckets.ts";
+import { boundHistogram } from "./bound-histogram.ts";
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
@@ -184,6 +185,8 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
+  /** One bound observer per phase, made on first use (the hot path: 3-4 observations per step). */
+  const phaseObservers = new Map<string, (seconds: number) => void>();
   const policyErrors = new Counter({
     name: METRIC.policyErrors,
     help: "Policy failures by PolicyError code",
@@ -342,7 +345,11 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       extrasDropped.inc({ task: t }, 0);
     },
     stepPhase(p: StepPhase, seconds: number): void {
-      if (valid(METRIC.stepPhaseDuration, seconds)) stepPhaseDuration.observe({ phase: phase(p) }, seconds);
+      if (!valid(METRIC.stepPhaseDuration, seconds)) return;
+      const label = phase(p);
+      let observe = phaseObservers.get(label);
+      if (!observe) phaseObservers.set(label, (observe = boundHistogram(stepPhaseDuration, { phase: label }, STEP_PHASE_BUCKETS_SEC)));
+      observe(seconds);
     },
     adbCall(c: AdbCall): void {
       const op = adbOp(METRIC.adbCalls, c.op);

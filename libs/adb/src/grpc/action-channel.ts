@@ -9,7 +9,7 @@ import { KeyEventType, type TouchEventMsg } from "@farm/emulator-grpc";
 import { ShellActionChannel } from "../action-channel.ts";
 import { report, type DeviceCtx } from "../exec.ts";
 import type { ActionChannel, StepResult } from "../types.ts";
-import { controllerClient, describeGrpcError, unary } from "./client.ts";
+import { describeGrpcError, emulatorCalls } from "./client.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
 import { grpcKeyOf } from "./keys.ts";
 
@@ -48,7 +48,7 @@ export class GrpcActionChannel implements ActionChannel {
 
   private async send(what: string, msg: TouchEventMsg, t0: number): Promise<StepResult> {
     if (this.closed) return { status: "adb_error", message: `${what} on '${this.ctx.serial}': the action channel is closed`, output: "", durationMs: 0 };
-    const r = await unary(controllerClient(this.endpoint), "sendTouch", this.endpoint, msg, this.timeoutMs);
+    const r = await emulatorCalls.sendTouch(this.endpoint, msg, this.timeoutMs);
     if (r.ok) return ok(t0);
     const d = describeGrpcError(r.err, what, this.ctx.serial, this.endpoint);
     return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
@@ -116,7 +116,7 @@ export class GrpcActionChannel implements ActionChannel {
     }
     return this.serial("action:key", async () => {
       const t0 = performance.now();
-      const r = await unary(controllerClient(this.endpoint), "sendKey", this.endpoint, { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" }, this.timeoutMs);
+      const r = await emulatorCalls.sendKey(this.endpoint, { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" }, this.timeoutMs);
       if (r.ok) return ok(t0);
       const d = describeGrpcError(r.err, `key ${keycode}`, this.ctx.serial, this.endpoint);
       return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };

@@ -1,85 +1,69 @@
 /**
- * gRPC clients of the emulator's EmulatorController, one per endpoint and shared, and the mapping of gRPC
- * errors to the driver's statuses (the same as adb trouble), with the endpoint named.
+ * The calls the farm makes of an emulator's gRPC (EmulatorController: sendTouch, sendKey, getScreenshot,
+ * getStatus; SnapshotService: SaveSnapshot, LoadSnapshot) over the lean HTTP/2 client, with the messages
+ * encoded by hand, and the mapping of gRPC errors to the driver's statuses (the same as adb trouble),
+ * with the endpoint named.
  */
-import { bearerMetadata, emulatorGrpc, grpc } from "@farm/emulator-grpc";
+import {
+  decodeEmulatorStatus, decodeImage, decodeSnapshotPackage, encodeImageFormat, encodeKeyboardEvent, encodeSnapshotRequest, encodeTouchEvent,
+} from "@farm/emulator-grpc/wire";
+import type { EmulatorStatusMsg, ImageMsg, KeyboardEventMsg, SnapshotPackageMsg, TouchEventMsg } from "@farm/emulator-grpc";
 import type { StepStatus } from "../types.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
+import { GrpcCode, h2Client, type GrpcFailure } from "./h2-client.ts";
 
-export type UnaryCall<Req, Res> = (req: Req, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res: Res) => void) => grpc.ClientUnaryCall;
+export { dropH2Client as dropClient, GrpcCode, type GrpcFailure } from "./h2-client.ts";
 
-export interface ControllerClient extends grpc.Client {
-  [method: string]: unknown;
-}
+const CONTROLLER = "/android.emulation.control.EmulatorController/";
+const SNAPSHOTS = "/android.emulation.control.SnapshotService/";
 
-const clients = new Map<string, ControllerClient>();
+export type Answer<T> = { ok: true; value: T } | { ok: false; err: GrpcFailure };
 
-/** The shared client of an endpoint (HTTP/2 to loopback; the channel reconnects by itself). */
-export function controllerClient(ep: GrpcEndpoint): ControllerClient {
-  let c = clients.get(ep.address);
-  if (!c) {
-    const { EmulatorController } = emulatorGrpc();
-    c = new EmulatorController(ep.address, grpc.credentials.createInsecure(), {
-      "grpc.max_receive_message_length": 256 * 1024 * 1024,
-      "grpc.enable_retries": 0,
-    }) as unknown as ControllerClient;
-    clients.set(ep.address, c);
+async function unary<T>(ep: GrpcEndpoint, path: string, body: Uint8Array, timeoutMs: number, decode: (b: Uint8Array) => T): Promise<Answer<T>> {
+  const r = await h2Client(ep).call(path, body, ep, timeoutMs);
+  if (!r.ok) return r;
+  const msg = r.messages[0];
+  if (r.messages.length !== 1 || !msg) return { ok: false, err: { code: GrpcCode.INTERNAL, details: `${r.messages.length} messages in a unary answer` } };
+  try {
+    return { ok: true, value: decode(msg) };
+  } catch (e) {
+    return { ok: false, err: { code: GrpcCode.INTERNAL, details: `undecodable answer: ${e instanceof Error ? e.message : String(e)}` } };
   }
-  return c;
 }
 
-/** Forgets and closes an endpoint's client (its emulator went away). */
-export function dropClient(address: string): void {
-  const c = clients.get(address);
-  clients.delete(address);
-  c?.close();
-}
+const empty = (): null => null;
+const NO_BODY = new Uint8Array(0);
 
-const EMPTY = new grpc.Metadata();
-const tokenMetadata = new Map<string, grpc.Metadata>();
+export const emulatorCalls = {
+  sendTouch: (ep: GrpcEndpoint, msg: TouchEventMsg, timeoutMs: number) => unary(ep, `${CONTROLLER}sendTouch`, encodeTouchEvent(msg), timeoutMs, empty),
+  sendKey: (ep: GrpcEndpoint, msg: KeyboardEventMsg, timeoutMs: number) => unary(ep, `${CONTROLLER}sendKey`, encodeKeyboardEvent(msg), timeoutMs, empty),
+  getScreenshot: (ep: GrpcEndpoint, fmt: { format: number; width?: number; height?: number }, timeoutMs: number): Promise<Answer<ImageMsg>> =>
+    unary(ep, `${CONTROLLER}getScreenshot`, encodeImageFormat(fmt), timeoutMs, decodeImage),
+  getStatus: (ep: GrpcEndpoint, timeoutMs: number): Promise<Answer<EmulatorStatusMsg>> => unary(ep, `${CONTROLLER}getStatus`, NO_BODY, timeoutMs, decodeEmulatorStatus),
+  snapshot: (ep: GrpcEndpoint, op: "save" | "load", name: string, timeoutMs: number): Promise<Answer<SnapshotPackageMsg>> =>
+    unary(ep, `${SNAPSHOTS}${op === "save" ? "SaveSnapshot" : "LoadSnapshot"}`, encodeSnapshotRequest({ snapshot_id: name }), timeoutMs, decodeSnapshotPackage),
+};
 
-/** The call metadata of an endpoint (its bearer token, if any); built once, as calls only read it. */
-export function metadataOf(ep: GrpcEndpoint): grpc.Metadata {
-  if (!ep.token) return EMPTY;
-  let md = tokenMetadata.get(ep.token);
-  if (!md) {
-    md = bearerMetadata(ep.token);
-    if (tokenMetadata.size > 1024) tokenMetadata.clear();
-    tokenMetadata.set(ep.token, md);
-  }
-  return md;
-}
-
-/** One unary call with a deadline; resolves with the answer or the error (never rejects). */
-export function unary<Req, Res>(client: ControllerClient, method: string, ep: GrpcEndpoint, req: Req, timeoutMs: number): Promise<{ ok: true; value: Res } | { ok: false; err: grpc.ServiceError }> {
-  return new Promise((resolve) => {
-    const fn = client[method] as UnaryCall<Req, Res> | undefined;
-    if (typeof fn !== "function") {
-      resolve({ ok: false, err: Object.assign(new Error(`no method ${method}`), { code: grpc.status.UNIMPLEMENTED, details: `no method ${method}`, metadata: new grpc.Metadata() }) });
-      return;
-    }
-    fn.call(client, req, metadataOf(ep), { deadline: Date.now() + timeoutMs }, (err, res) => resolve(err ? { ok: false, err } : { ok: true, value: res }));
-  });
-}
+const CODE_NAMES = Object.fromEntries(Object.entries(GrpcCode).map(([k, v]) => [v, k])) as Record<number, string>;
 
 /** A gRPC failure as the driver's status and a message naming the call and the endpoint. */
-export function describeGrpcError(err: grpc.ServiceError, what: string, serial: string, ep: GrpcEndpoint): { status: StepStatus; message: string } {
+export function describeGrpcError(err: GrpcFailure, what: string, serial: string, ep: GrpcEndpoint): { status: StepStatus; message: string } {
   const where = `${what} on '${serial}' (emulator gRPC ${ep.address})`;
-  const detail = err.details || err.message;
+  const detail = err.details;
   switch (err.code) {
-    case grpc.status.DEADLINE_EXCEEDED:
+    case GrpcCode.DEADLINE_EXCEEDED:
       return { status: "timeout", message: `${where}: no answer within the deadline` };
-    case grpc.status.UNAVAILABLE:
-    case grpc.status.CANCELLED:
+    case GrpcCode.UNAVAILABLE:
+    case GrpcCode.CANCELLED:
       return { status: "adb_error", message: `${where}: endpoint unavailable (${detail}); the emulator may be gone` };
-    case grpc.status.UNAUTHENTICATED:
-    case grpc.status.PERMISSION_DENIED:
+    case GrpcCode.UNAUTHENTICATED:
+    case GrpcCode.PERMISSION_DENIED:
       return { status: "adb_error", message: `${where}: refused (${detail}); check the gRPC token for this device` };
-    case grpc.status.UNIMPLEMENTED:
+    case GrpcCode.UNIMPLEMENTED:
       return { status: "unknown_command", message: `${where}: not implemented by this emulator` };
-    case grpc.status.INVALID_ARGUMENT:
+    case GrpcCode.INVALID_ARGUMENT:
       return { status: "failed_precondition", message: `${where}: ${detail}` };
     default:
-      return { status: "internal_error", message: `${where}: ${grpc.status[err.code] ?? err.code}: ${detail}` };
+      return { status: "internal_error", message: `${where}: ${Object.hasOwn(CODE_NAMES, err.code) ? CODE_NAMES[err.code] : err.code}: ${detail}` };
   }
 }

@@ -1,11 +1,11 @@
 /** `getScreenshot(RGBA8888)` over the emulator's gRPC, optionally scaled by the emulator; trouble as a status. */
-import { ImgFormat, type ImageMsg } from "@farm/emulator-grpc";
+import { ImgFormat } from "@farm/emulator-grpc";
 import type { Screenshot, StepStatus } from "../types.ts";
-import { controllerClient, describeGrpcError, unary } from "./client.ts";
+import { describeGrpcError, emulatorCalls } from "./client.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
 
 export async function grpcScreenshot(serial: string, ep: GrpcEndpoint, timeoutMs: number, size?: { width: number; height: number }): Promise<Screenshot | { status: StepStatus; message: string }> {
-  const r = await unary<object, ImageMsg>(controllerClient(ep), "getScreenshot", ep, { format: ImgFormat.RGBA8888, width: size?.width ?? 0, height: size?.height ?? 0 }, timeoutMs);
+  const r = await emulatorCalls.getScreenshot(ep, { format: ImgFormat.RGBA8888, width: size?.width ?? 0, height: size?.height ?? 0 }, timeoutMs);
   if (!r.ok) return describeGrpcError(r.err, "screenshot", serial, ep);
   const img = r.value;
   const width = img.format?.width || img.width;
