@@ -190,9 +190,9 @@ test("remote-ready settings: non-loopback binds with a token, reachable metrics,
   const promCompose = readFileSync(path.join(PROM_DIR, "prometheus-compose.yml"), "utf8");
   assert.match(promCompose, /targets: \[scheduler:8420\]/);
   assert.match(promCompose, /names: \[worker-1, worker-2\]/);
-  // Dockerfile: the repo plus npm ci, nothing published on the farm's fixed ports.
+  // Dockerfile: the repo plus npm ci on the base deploy/image/build.sh makes (no registry image).
   const dockerfile = readFileSync(path.join(DEPLOY, "docker", "Dockerfile"), "utf8");
-  assert.match(dockerfile, /^FROM node:20/m);
+  assert.match(dockerfile, /^FROM \$\{FARM_BASE_IMAGE\}/m);
   assert.match(dockerfile, /npm ci/);
 });
 
