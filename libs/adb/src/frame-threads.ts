@@ -17,6 +17,9 @@ export interface CaptureReply {
 }
 
 export class FrameCaptureError extends Error {
+  /** a later try can succeed (transient). */
+  readonly retryable = true;
+
   constructor(
     readonly status: StepStatus,
     message: string,

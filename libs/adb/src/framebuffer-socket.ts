@@ -8,6 +8,9 @@ import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
 import type { Screenshot, StepStatus } from "./types.ts";
 
 export class CaptureError extends Error {
+  /** a later try can succeed (transient). */
+  readonly retryable = true;
+
   constructor(
     readonly status: StepStatus,
     message: string,

@@ -23,6 +23,9 @@ export function shJoin(args: readonly string[]): string {
 }
 
 export class ShellSyntaxError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   override readonly name = "ShellSyntaxError";
 }
 

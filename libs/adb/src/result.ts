@@ -19,6 +19,9 @@ export function shellToStep(r: ShellResult): StepResult {
 
 /** Thrown inside the driver only; converted to a result at the boundary. */
 export class DeadlineError extends Error {
+  /** a later try can succeed (transient). */
+  readonly retryable = true;
+
   override readonly name = "DeadlineError";
   constructor(readonly op: string, readonly timeoutMs: number) {
     super(`${op} did not answer within ${timeoutMs} ms`);

@@ -10,6 +10,11 @@ import * as grpc from "@grpc/grpc-js";
 import type { EnvironmentRequest, EnvironmentResponse } from "./messages.ts";
 
 export class DmEnvRpcError extends Error {
+  /** UNAVAILABLE (14) and RESOURCE_EXHAUSTED (8) may succeed later (server back, a device freed); the rest will not. */
+  get retryable(): boolean {
+    return this.code === 14 || this.code === 8;
+  }
+
   constructor(
     readonly code: number,
     message: string,

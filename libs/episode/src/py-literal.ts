@@ -9,7 +9,10 @@ export type PyValue = number | string | boolean | null | PyValue[] | { [key: str
 
 export type PyParseResult = { ok: true; value: PyValue } | { ok: false; error: string };
 
-class PyParseError extends Error {}
+class PyParseError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+}
 
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", f: "\f", v: "\v", "0": "\0", "\n": "" };
 

@@ -31,6 +31,9 @@ export interface ExchangeOptions {
 
 /** Marks a failure while reading the body (as opposed to before any answer). */
 export class BodyReadError extends Error {
+  /** a later try can succeed (transient). */
+  readonly retryable = true;
+
   override readonly name = "BodyReadError";
 }
 

@@ -37,6 +37,9 @@ const DANGEROUS = blockList([
 ]);
 
 export class UrlNotAllowedError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   override readonly name = "UrlNotAllowedError";
 }
 

@@ -56,6 +56,8 @@ export class QueueError extends FarmError<QueueErrorCode> {
  * Extends BullMQ's `UnrecoverableError` (BullMQ checks `instanceof` or the name, so the name is kept).
  */
 export class JobRejectedError extends UnrecoverableError {
+  /** Rejected jobs are never retried (BullMQ's UnrecoverableError). */
+  readonly retryable = false;
   constructor(
     readonly code: QueueErrorCode,
     detail: string,

@@ -57,7 +57,10 @@ function parentPath(path: string): string {
   return dot < 0 ? "" : path.slice(0, dot);
 }
 
-class Stop extends Error {}
+class Stop extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+}
 
 export function indexFieldLines(text: string, type: protobuf.Type | undefined, tokens: readonly Token[] = tokenize(text)): LineIndex {
   const occurrences: FieldOccurrence[] = [];

@@ -10,6 +10,9 @@ import { compile, MAX_PROGRAM, run, type Program } from "./regex/engine.ts";
 import { MAX_REPEAT, parsePython, RegexSyntaxError } from "./regex/parse.ts";
 
 export class PyRegexError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   override readonly name = "PyRegexError";
 }
 

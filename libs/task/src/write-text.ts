@@ -12,6 +12,8 @@ export type TargetDialect = "current" | "legacy";
 
 export class TaskConvertError extends Error {
   override readonly name = "TaskConvertError";
+  /** The task cannot be expressed in the target dialect: trying again gives the same answer. */
+  readonly retryable = false;
 }
 
 /** A text-format string literal: UTF-8 as is, quotes, backslashes and control characters escaped. */

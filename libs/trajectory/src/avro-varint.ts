@@ -2,6 +2,9 @@
 
 /** Thrown for bytes that cannot be a valid Avro value (callers add the file and where). */
 export class AvroBoundsError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   override readonly name = "AvroBoundsError";
 }
 

@@ -47,6 +47,8 @@ interface Waiter<M> {
 const FAILED_ON_LIMIT = 10_000;
 
 export class PoolClosedError extends Error {
+  /** The job goes back to the queue for another host (this one is draining). */
+  readonly retryable = true;
   constructor() {
     super("device pool closed: no device will take this job");
     this.name = "PoolClosedError";

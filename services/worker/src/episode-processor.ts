@@ -12,7 +12,7 @@
  */
 import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
+import { type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
 import {
@@ -40,6 +40,7 @@ import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
 import type { PolicyTransport } from "./policy-transport.ts";
 import { attemptsLeft, decideAttempt } from "./retry-decision.ts";
+import { DEVICE_UNUSABLE_CODE, sessionFailureCode } from "./failure-codes.ts";
 import { coerceError } from "@farm/errors";
 
 /** What the processor needs from its device slot. */
@@ -182,9 +183,10 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       try {
         session = await ctx.sessionFor(task);
       } catch (e) {
-        if (EpisodeError.is(e) && !e.retryable) {
-          log.warn({ event: "job:rejected", reason: e.message }, "task cannot run");
-          throw new JobRejectedError("TASK_NOT_RUNNABLE", `job ${job.id}: ${e.message}`);
+        const code = sessionFailureCode(e);
+        if (code) {
+          log.warn({ event: "job:rejected", reason: coerceError(e).message }, "task cannot run");
+          throw new JobRejectedError(code, `job ${job.id}: ${coerceError(e).message}`);
         }
         throw e;
       }
@@ -193,8 +195,8 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
         // Unusable: this device stops taking jobs. Closed: the device is being unbound. Either way retry elsewhere.
         const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
         if (session.state === "unusable") ctx.retire(why);
-        if (attemptsLeft(facts)) await noteRetry(job, ref, "DEVICE_UNUSABLE", log);
-        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${why}`);
+        if (attemptsLeft(facts)) await noteRetry(job, ref, DEVICE_UNUSABLE_CODE, log);
+        throw retryable(DEVICE_UNUSABLE_CODE, `device ${ctx.serial}: ${why}`);
       }
 
       const ac = new AbortController();
@@ -220,8 +222,8 @@ export function createEpisodeProcessor(ctx: ProcessorContext) {
       } catch (e) {
         // DeviceUnusableError / session closed: another device may run it.
         if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
-        if (attemptsLeft(facts)) await noteRetry(job, ref, "DEVICE_UNUSABLE", log);
-        throw retryable("DEVICE_UNUSABLE", `device ${ctx.serial}: ${coerceError(e).message}`);
+        if (attemptsLeft(facts)) await noteRetry(job, ref, DEVICE_UNUSABLE_CODE, log);
+        throw retryable(DEVICE_UNUSABLE_CODE, `device ${ctx.serial}: ${coerceError(e).message}`);
       } finally {
         ctx.drainSignal.removeEventListener("abort", onAbort);
         bullSignal?.removeEventListener("abort", onAbort);

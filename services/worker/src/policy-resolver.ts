@@ -6,9 +6,10 @@
 import { statSync } from "node:fs";
 import path from "node:path";
 import { JobRejectedError, type PolicyRef } from "@farm/queue";
-import { isPolicyError, policyFromSpec, redactUrl, type Policy } from "@farm/policy";
+import { policyFromSpec, redactUrl, type Policy } from "@farm/policy";
 import { coerceError } from "@farm/errors";
 import type { PolicyTransport } from "./policy-transport.ts";
+import { POLICY_UNKNOWN_CODE, policyFailureCode } from "./failure-codes.ts";
 
 /** The spec for messages: a remote URL without credentials or query values. */
 export function shownSpec(spec: string): string {
@@ -19,7 +20,7 @@ export function shownSpec(spec: string): string {
 export async function policyForJob(ref: PolicyRef, policyDir: string | undefined, allowedHosts?: readonly string[], transport?: PolicyTransport): Promise<Policy> {
   const spec = ref.spec;
   const shown = shownSpec(spec);
-  const reject = (detail: string) => new JobRejectedError("POLICY_UNKNOWN", detail);
+  const reject = (detail: string) => new JobRejectedError(POLICY_UNKNOWN_CODE, detail);
   let cliSpec = spec;
   const named = /^(scripted|module):(.+)$/.exec(spec);
   if (named) {
@@ -42,7 +43,8 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
     return await policyFromSpec(cliSpec, { http, ...(transport ? { batcher: transport.batcher } : {}) });
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
-    if (isPolicyError(e) && e.retryable) throw new Error(`policy ${shown}: ${e.message}`);
-    throw new JobRejectedError("POLICY_INVALID", `policy ${shown}: ${coerceError(e).message}`);
+    const code = policyFailureCode(e);
+    if (!code) throw new Error(`policy ${shown}: ${coerceError(e).message}`);
+    throw new JobRejectedError(code, `policy ${shown}: ${coerceError(e).message}`);
   }
 }

@@ -12,8 +12,8 @@
  * device) unless the episode is committed, which waits for recovery first (the session must be sound
  * before this device takes the next job).
  */
-import { DEVICE_TROUBLE, type EndCause } from "@farm/episode";
-import type { QueueErrorCode } from "@farm/queue";
+import type { EndCause } from "@farm/episode";
+import { retryCodeOfCause, type RetryCode } from "./failure-codes.ts";
 
 export interface AttemptFacts {
   /** Why the episode ended (EpisodeTrajectory.cause). */
@@ -34,7 +34,7 @@ export type Recovery = "none" | "inline" | "background";
 
 export type AttemptDecision =
   | { kind: "commit"; recovery: Recovery }
-  | { kind: "retry"; code: Extract<QueueErrorCode, "DEVICE_TROUBLE" | "POLICY_FAILED" | "CANCELLED">; recovery: Recovery }
+  | { kind: "retry"; code: RetryCode; recovery: Recovery }
   | { kind: "hand-back"; recovery: Recovery }
   | { kind: "abandon"; recovery: Recovery };
 
@@ -46,9 +46,7 @@ export function decideAttempt(f: AttemptFacts): AttemptDecision {
   const recovery = (commit: boolean): Recovery => (!f.needsRecovery ? "none" : commit ? "inline" : "background");
   if (f.lockLost) return { kind: "abandon", recovery: recovery(false) };
   if (f.cause === "cancelled") return f.drained ? { kind: "hand-back", recovery: recovery(false) } : { kind: "retry", code: "CANCELLED", recovery: recovery(false) };
-  if (attemptsLeft(f)) {
-    if (DEVICE_TROUBLE.has(f.cause)) return { kind: "retry", code: "DEVICE_TROUBLE", recovery: recovery(false) };
-    if (f.cause === "policy_failed") return { kind: "retry", code: "POLICY_FAILED", recovery: recovery(false) };
-  }
+  const code = retryCodeOfCause(f.cause);
+  if (code && attemptsLeft(f)) return { kind: "retry", code, recovery: recovery(false) };
   return { kind: "commit", recovery: recovery(true) };
 }

@@ -27,6 +27,9 @@ export interface SimApkManifest {
 }
 
 export class SimApkError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   override readonly name = "SimApkError";
 }
 

@@ -29,6 +29,9 @@ export interface SnapshotInfo {
 
 /** A refused snapshot operation; `message` is what the console's `KO:` and gRPC's `err` carry. */
 export class SnapshotError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   constructor(message: string, readonly code: "invalid-name" | "not-found" | "io" | "corrupt" | "incompatible") {
     super(message);
     this.name = "SnapshotError";

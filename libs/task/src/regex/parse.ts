@@ -24,7 +24,10 @@ export interface ParsedRegex {
   names: Map<string, number>;
 }
 
-export class RegexSyntaxError extends Error {}
+export class RegexSyntaxError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+}
 
 /** Counted repetitions above this are refused (RE2's limit too): each copy becomes engine states. */
 export const MAX_REPEAT = 1000;

@@ -9,6 +9,11 @@ export class EnvError extends Error {
     super(message);
     this.name = "EnvError";
   }
+
+  /** What a client may try again: no idle device now, or the server busy. */
+  get retryable(): boolean {
+    return this.code === grpc.status.RESOURCE_EXHAUSTED || this.code === grpc.status.UNAVAILABLE;
+  }
 }
 
 export const invalid = (m: string) => new EnvError(grpc.status.INVALID_ARGUMENT, m);

@@ -23,6 +23,9 @@ export type CommandTable = Record<string, CommandSpec>;
 
 /** Thrown by `exit N`; ends the whole command line (or the interactive session). */
 export class ExitRequest extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   constructor(readonly code: number) {
     super(`exit ${code}`);
   }

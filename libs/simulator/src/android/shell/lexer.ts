@@ -18,6 +18,9 @@ export type Token =
   | { kind: "redir"; fd: number | undefined; op: RedirOp };
 
 export class ShellSyntaxError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+
   override readonly name = "ShellSyntaxError";
 }
 

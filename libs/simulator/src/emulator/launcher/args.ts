@@ -47,7 +47,10 @@ const IGNORED_FLAGS = new Set([
   "-netfast", "-camera-off", "-use-host-vulkan",
 ]);
 
-export class EmulatorArgsError extends Error {}
+export class EmulatorArgsError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+}
 
 export function parseEmulatorArgs(argv: string[]): EmulatorArgs {
   const a: EmulatorArgs = {

@@ -58,7 +58,10 @@ export function listAvds(home: string): string[] {
   return names.filter((n) => n.endsWith(".ini") && AVD_NAME.test(n.slice(0, -4))).map((n) => n.slice(0, -4)).sort();
 }
 
-export class AvdError extends Error {}
+export class AvdError extends Error {
+  /** the same input fails the same way. */
+  readonly retryable = false;
+}
 
 export function readAvd(home: string, name: string): Avd {
   if (!AVD_NAME.test(name)) throw new AvdError(`invalid AVD name '${name}': use letters, digits, '.', '_' and '-'`);
