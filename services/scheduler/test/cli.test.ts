@@ -64,7 +64,7 @@ test("farm submit/cancel over --api with the token; unknown task fails with the 
     assert.equal(id, "api-cancel");
     const c = await farm("cancel", id, ...api);
     assert.match(c.stdout, /^api-cancel: cancelled/);
-    await assert.rejects(farm("cancel", id, "--api", service.http.url), /changes state: send Authorization: Bearer/);
+    await assert.rejects(farm("cancel", id, "--api", service.http.url), /every request needs it: send Authorization: Bearer/);
     await assert.rejects(farm("submit", "no_such_task", "--episodes", "1"), (e: { stderr: string }) => /unknown task 'no_such_task'/.test(e.stderr));
   } finally {
     worker.resume();
