@@ -5,7 +5,8 @@
 #           python3-grpcio (a Python gRPC client with local credentials checks the simulator's gRPC endpoint),
 #           python3-protobuf + protobuf-compiler + protobuf-compiler-grpc (the Python dm_env_rpc client: stubs
 #           generated from libs/dm-env-rpc/proto with protoc and grpc_python_plugin at test time),
-#           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port)
+#           libprotobuf-dev (google/protobuf/*.proto, which protoc needs for dm_env_rpc's imports; only a
+#           Recommends of protobuf-compiler, so --no-install-recommends leaves it out),
 #           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port),
 #           prometheus-alertmanager (amtool check-config on deploy/prometheus/alertmanager.yml),
 #           chromium (the fleet page's browser test drives headless Debian chromium)
@@ -27,6 +28,7 @@ command -v avrocat >/dev/null 2>&1 || need_apt+=(avro-bin)
 [ -d /usr/lib/python3/dist-packages/google/protobuf ] || need_apt+=(python3-protobuf)
 command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
 command -v grpc_python_plugin >/dev/null 2>&1 || need_apt+=(protobuf-compiler-grpc)
+[ -f /usr/include/google/protobuf/any.proto ] || need_apt+=(libprotobuf-dev)   # protoc's well-known types (Any, Empty)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)   # services/scheduler/test/fleet-page.browser.test.ts
 
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -34,6 +34,8 @@ export interface AdbDriverConfig {
   apkDirs?: string[];
   /** Device folder for temporary files (install, push). Default /data/local/tmp. */
   deviceTmpDir?: string;
+  /** The `adb` executable, for the emulator console (`adb emu …`: snapshots without gRPC). Default `adb` on PATH. */
+  adbBin?: string;
   logger?: Logger;
   events?: AdbEvents;
 }
@@ -48,6 +50,7 @@ export interface ResolvedAdbConfig {
   logcatReopenBackoffMs: number;
   apkDirs: string[];
   deviceTmpDir: string;
+  adbBin: string;
   logger: Logger;
   events: AdbEvents;
 }
@@ -76,6 +79,7 @@ export function resolveConfig(c: AdbDriverConfig = {}): ResolvedAdbConfig {
     logcatReopenBackoffMs: positiveInt("logcatReopenBackoffMs", c.logcatReopenBackoffMs, 100, 0),
     apkDirs: [...(c.apkDirs ?? [])],
     deviceTmpDir: deviceTmpDir.replace(/\/+$/, "") || "/",
+    adbBin: c.adbBin || "adb",
     logger: c.logger ?? silentLogger,
     events: c.events ?? {},
   };

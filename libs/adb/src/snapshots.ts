@@ -32,7 +32,7 @@ async function viaGrpc(ctx: DeviceCtx, ep: GrpcEndpoint, op: SnapshotOp, name: s
 
 function viaConsole(ctx: DeviceCtx, op: SnapshotOp, name: string, timeoutMs: number): Promise<StepResult> {
   const t0 = performance.now();
-  const bin = process.env.ADB_BIN || "adb";
+  const bin = ctx.cfg.adbBin;
   const args = ["-H", ctx.cfg.host, "-P", String(ctx.cfg.port), "-s", ctx.serial, "emu", "avd", "snapshot", op, name];
   return new Promise((resolve) => {
     execFile(bin, args, { timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {

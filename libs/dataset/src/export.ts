@@ -34,6 +34,8 @@ export interface ExportOptions {
   compression?: ParquetCompression;
   /** Add only episodes not in the folder's manifest (the folder may be empty). */
   incremental?: boolean;
+  /** Memory budget per trajectory file read (default 256 MiB; the CLI's FARM_TRAJECTORY_READ_BUDGET_MB). */
+  memoryBudgetBytes?: number;
   /** Rows per Parquet row group (default 4096). */
   rowGroupRows?: number;
 }
@@ -85,7 +87,8 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   await removeStaleTemporaries(outDir);
 
   const exported = new Set(previous?.shards.flatMap((s) => s.episodeIds));
-  const plan = await planExport(inputs, previous ? { exported, extras: ExtrasSpec.from(previous.extras) } : {});
+  const read = o.memoryBudgetBytes === undefined ? {} : { memoryBudgetBytes: o.memoryBudgetBytes };
+  const plan = await planExport(inputs, { ...read, ...(previous ? { exported, extras: ExtrasSpec.from(previous.extras) } : {}) });
   const extras = plan.extras.columns();
   const stepDefs = stepColumns(extras);
   const stepSchema = arrowSchema(stepDefs, new Map([["huggingface", huggingfaceMetadata(stepDefs)]]));
@@ -122,7 +125,7 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   let rows = new ShardRows(extras, counters);
   const predicted = (r: { boundBytes: number; frameBytes: number }) => r.boundBytes * ratio + FOOTER_RESERVE;
   for (const { file, take } of plan.files) {
-    const opened = await openTrajectoryFile(file);
+    const opened = await openTrajectoryFile(file, read);
     let position = -1;
     for await (const e of opened.episodes) {
       if (!take.has(++position)) continue; // the plan's choice: skipped, invalid and duplicate records stay out

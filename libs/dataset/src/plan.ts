@@ -59,6 +59,8 @@ export interface PlanOptions {
   exported?: ReadonlySet<string>;
   /** Extras columns of the existing data set (incremental export): new names do not fit. */
   extras?: ExtrasSpec;
+  /** Memory budget per file read (default 256 MiB). */
+  memoryBudgetBytes?: number;
 }
 
 export async function planExport(inputs: readonly string[], o: PlanOptions = {}): Promise<ExportPlan> {
@@ -79,7 +81,7 @@ export async function planExport(inputs: readonly string[], o: PlanOptions = {})
     const duplicates: SkippedEpisode[] = [];
     let already = 0;
     try {
-      const opened = await openTrajectoryFile(file, { readerSchema });
+      const opened = await openTrajectoryFile(file, { readerSchema, ...(o.memoryBudgetBytes === undefined ? {} : { memoryBudgetBytes: o.memoryBudgetBytes }) });
       for await (const e of opened.episodes) {
         position++;
         if (o.exported?.has(e.episodeId)) {

@@ -11,7 +11,7 @@ import path from "node:path";
  * The running-AVD folder as the emulator computes it on Linux: `$XDG_RUNTIME_DIR/avd/running`; without
  * XDG_RUNTIME_DIR the first existing of `/run/user/<uid>` and `$HOME/.android`, else the temp dir.
  */
-export function discoveryDirectory(env: NodeJS.ProcessEnv = process.env): string {
+export function discoveryDirectory(env: Readonly<Record<string, string | undefined>>): string {
   let root = env.XDG_RUNTIME_DIR;
   if (!root) {
     const uid = typeof process.getuid === "function" ? process.getuid() : 0;

@@ -39,9 +39,10 @@ async function waitForAdb(port: number, child: ManagedChild, timeoutMs: number):
  * Starts a private adb server (`adb -P PORT nodaemon server`) as a child process on a free port.
  * The start-up scan of 5555..5585 is narrowed to nothing so it never grabs another server's devices.
  */
-export async function startAdbServer(opts: { port?: number } = {}): Promise<LocalAdbServer> {
+export async function startAdbServer(opts: { port?: number; /** The adb executable. Default `adb` on PATH. */ bin?: string } = {}): Promise<LocalAdbServer> {
   const port = opts.port ?? (await freePort());
-  const bin = process.env.ADB_BIN ?? "adb";
+  const bin = opts.bin ?? "adb";
+  // The child inherits this process's environment (PATH, HOME) with its port pinned.
   const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: "5553", ANDROID_ADB_SERVER_PORT: String(port) };
   const launch = async () => {
     const c = spawnManaged(bin, ["-P", String(port), "nodaemon", "server"], env);

@@ -43,6 +43,8 @@ export interface StartRedisClusterOptions {
   nodeTimeoutMs?: number;
   /** Bound on creation (start, create, all nodes agree). Default 60 s: a busy machine is slow. */
   timeoutMs?: number;
+  /** The redis-server executable. Default `redis-server` on PATH. */
+  bin?: string;
 }
 
 /** A free port whose cluster bus port (+10000) is free and valid too. */
@@ -91,7 +93,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
   const masters = opts.masters ?? 3;
   const replicas = opts.replicasPerMaster ?? 1;
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const bin = process.env.REDIS_SERVER_BIN ?? "redis-server";
+  const bin = opts.bin ?? "redis-server";
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-redis-cluster-"));
   const taken = new Set<number>();
   const children = new Map<number, ManagedChild>();

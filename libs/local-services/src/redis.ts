@@ -25,13 +25,15 @@ export interface StartRedisOptions {
   appendOnly?: boolean;
   /** Require this password (for tests of credential errors). */
   requirePass?: string;
+  /** The redis-server executable. Default `redis-server` on PATH. */
+  bin?: string;
 }
 
 /** Starts a private redis-server (no persistence unless `appendOnly`) on a free loopback port. */
 export async function startRedis(opts: StartRedisOptions = {}): Promise<LocalRedis> {
   const port = opts.port ?? (await freePort());
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-redis-"));
-  const bin = process.env.REDIS_SERVER_BIN ?? "redis-server";
+  const bin = opts.bin ?? "redis-server";
   const args = [
     "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", opts.appendOnly ? "yes" : "no",
     "--dir", dir, "--protected-mode", "yes", "--loglevel", "warning",

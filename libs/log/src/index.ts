@@ -10,16 +10,20 @@ import { pino, type Logger, type DestinationStream } from "pino";
 
 export type { Logger };
 
+/** The levels FARM_LOG_LEVEL takes (pino's, and "silent"). */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 export interface LoggerOptions {
   service: string;
-  /** Default: FARM_LOG_LEVEL or "info". "silent" turns logging off. */
+  /** Default "info" (services take FARM_LOG_LEVEL in their config). "silent" turns logging off. */
   level?: string;
   /** Default: stderr, so command output on stdout stays machine-readable. */
   destination?: DestinationStream;
 }
 
 export function createLogger(opts: LoggerOptions): Logger {
-  const level = opts.level ?? process.env.FARM_LOG_LEVEL ?? "info";
+  const level = opts.level ?? "info";
   return pino({ level, base: { service: opts.service, pid: process.pid } }, opts.destination ?? pino.destination(2));
 }
 

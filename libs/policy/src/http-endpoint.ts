@@ -13,7 +13,7 @@
 import { coerceError } from "@farm/errors";
 import { PolicyError } from "./errors.ts";
 import { BodyReadError, postJson, type ExchangeResult } from "./http-exchange.ts";
-import { hostAllowList, hostAllowListFromEnv, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
+import { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
 
 export interface HttpEndpointOptions {
   /** Deadline for one exchange: request, server time and response body. Default 10 000 ms. */
@@ -77,7 +77,8 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
   const maxBytes = opts.maxResponseBytes;
   let allow: HostAllowList;
   try {
-    allow = opts.allowedHosts ? hostAllowList(opts.allowedHosts) : hostAllowListFromEnv();
+    // Loopback only unless the caller passes its configured list (FARM_POLICY_ALLOWED_HOSTS in the services' config).
+    allow = hostAllowList(opts.allowedHosts ?? []);
   } catch (e) {
     throw new PolicyError("bad_spec", `${where}: ${coerceError(e).message}`);
   }

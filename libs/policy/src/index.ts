@@ -10,7 +10,7 @@ export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptEnd } from "./sc
 export { modulePolicy } from "./module-policy.ts";
 export { httpPolicy, POLICY_VERSION_HEADER, POLICY_PROTOCOL_HEADER, snippet as policyBodyExcerpt, type HttpPolicyOptions } from "./http-policy.ts";
 export { PolicyBatcher, DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_BATCH, type PolicyBatcherOptions } from "./http-batcher.ts";
-export { hostAllowList, hostAllowListFromEnv, redactUrl, normalizeHost, UrlNotAllowedError, POLICY_ALLOWED_HOSTS_ENV, type HostAllowList } from "./url-guard.ts";
+export { hostAllowList, redactUrl, normalizeHost, UrlNotAllowedError, POLICY_ALLOWED_HOSTS_ENV, type HostAllowList } from "./url-guard.ts";
 export type { WireRequest, WireEpisodeEnd, WireEpisode, WireObservation, WirePixels, PixelEncoding } from "./wire.ts";
 export { POLICY_PROTOCOL } from "./wire.ts";
 export { encodePng } from "./png.ts";

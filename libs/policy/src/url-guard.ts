@@ -153,11 +153,6 @@ export function hostAllowList(entries: readonly string[] = []): HostAllowList {
   return { checkHost, checkAddress, lookup, entries: listed };
 }
 
-/** The allow-list from FARM_POLICY_ALLOWED_HOSTS (comma-separated). */
-export function hostAllowListFromEnv(env: NodeJS.ProcessEnv = process.env): HostAllowList {
-  return hostAllowList((env[POLICY_ALLOWED_HOSTS_ENV] ?? "").split(","));
-}
-
 /** A URL for messages and logs: no user info, no query values (they may carry credentials). */
 export function redactUrl(url: string): string {
   try {

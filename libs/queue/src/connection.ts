@@ -126,7 +126,7 @@ export interface BullConnection {
   close(): Promise<void>;
 }
 
-export function bullConnection(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): BullConnection {
+export function bullConnection(url: string = DEFAULT_REDIS_URL, role: ConnectionRole = "command"): BullConnection {
   if (!isClusterUrl(url)) return { connection: redisConnection(url, role), close: async () => undefined };
   const cluster = createClusterClient(url, role);
   return {
@@ -181,7 +181,7 @@ export function parseRedisUrl(url: string): RedisConnectionOptions {
  * Connection options for BullMQ (`connection:` of Queue, Worker, QueueEvents) and for `createRedisClient`.
  * `role: "blocking"` sets `maxRetriesPerRequest: null`, which BullMQ Workers and QueueEvents require.
  */
-export function redisConnection(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisConnectionOptions {
+export function redisConnection(url: string = DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisConnectionOptions {
   if (isClusterUrl(url)) throw new QueueError("REDIS_URL_INVALID", `'${redactRedisUrl(url)}' names a Redis Cluster: use bullConnection() / createRedisClient() for it`);
   const opts = parseRedisUrl(url);
   if (role === "blocking") opts.maxRetriesPerRequest = null;
@@ -189,7 +189,7 @@ export function redisConnection(url: string = process.env.REDIS_URL ?? DEFAULT_R
 }
 
 /** A new ioredis client (a Cluster client for a cluster URL) for plain commands. The caller owns it and must `quit()` it. */
-export function createRedisClient(url: string = process.env.REDIS_URL ?? DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisClient {
+export function createRedisClient(url: string = DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisClient {
   return isClusterUrl(url) ? createClusterClient(url, role) : new Redis(redisConnection(url, role));
 }
 

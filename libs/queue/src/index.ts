@@ -4,11 +4,11 @@
  * connection from REDIS_URL, the episode job payload and result (zod-validated), deterministic job ids,
  * default job options, campaign state keys, and the task check a worker applies to every job.
  *
- *   const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(), prefix: resolveQueuePrefix() });
+ *   const queue = new Queue(QUEUE_NAMES.episodes, { connection: redisConnection(config.redisUrl), prefix: resolveQueuePrefix(config.queuePrefix) });
  *   new Worker(QUEUE_NAMES.episodes, async (job) => {
  *     const { data, task } = resolveEpisodeJob(job.data, job.id, tasksById); // throws JobRejectedError
  *     ...; return result satisfies EpisodeJobResult;
- *   }, { connection: redisConnection(undefined, "blocking"), prefix: resolveQueuePrefix() });
+ *   }, { connection: redisConnection(config.redisUrl, "blocking"), prefix: resolveQueuePrefix(config.queuePrefix) });
  */
 export { QUEUE_NAMES, DEFAULT_QUEUE_PREFIX, resolveQueuePrefix, type QueueName } from "./names.ts";
 export { QueueError, JobRejectedError, formatFailureReason, failureCodeOf, type QueueErrorCode } from "./errors.ts";

@@ -17,11 +17,11 @@ export type QueueName = (typeof QUEUE_NAMES)[keyof typeof QUEUE_NAMES];
 export const DEFAULT_QUEUE_PREFIX = "{farm}";
 
 /**
- * The prefix to use: an explicit value, else `FARM_QUEUE_PREFIX`, else `{farm}`.
+ * The prefix to use: the configured value (services read `FARM_QUEUE_PREFIX` in their config), else `{farm}`.
  * A prefix without a `{…}` hash tag is allowed (single-node Redis) but cannot run on a cluster.
  */
-export function resolveQueuePrefix(explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
-  const prefix = explicit ?? env.FARM_QUEUE_PREFIX ?? DEFAULT_QUEUE_PREFIX;
+export function resolveQueuePrefix(configured?: string): string {
+  const prefix = configured ?? DEFAULT_QUEUE_PREFIX;
   if (prefix === "" || /[\s:]/.test(prefix)) {
     throw new Error(`invalid queue prefix '${prefix}': must be non-empty without spaces or ':' (e.g. '{farm}')`);
   }

@@ -52,9 +52,9 @@ test("REDIS_URL parsing: host, port, db, user, password, rediss", () => {
 });
 
 test("queue prefix: default hash tag, env override, bad values refused", () => {
-  assert.equal(resolveQueuePrefix(undefined, {}), "{farm}");
-  assert.equal(resolveQueuePrefix(undefined, { FARM_QUEUE_PREFIX: "{t1}" }), "{t1}");
-  assert.throws(() => resolveQueuePrefix("a:b", {}), /invalid queue prefix/);
+  assert.equal(resolveQueuePrefix(undefined), "{farm}");
+  assert.equal(resolveQueuePrefix("{t1}"), "{t1}");
+  assert.throws(() => resolveQueuePrefix("a:b"), /invalid queue prefix/);
 });
 
 test("episode job ids are deterministic, colon-free and round-trip", () => {

@@ -1,6 +1,7 @@
 /** Summaries of trajectory files: counts, outcomes, reward statistics, duplicates, schema versions. */
 import { stat } from "node:fs/promises";
 import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
+import type { ReadLimitOptions } from "./read-limits.ts";
 import { escapeControl } from "./terminal-text.ts";
 import type { StoredEpisode } from "./types.ts";
 import { coerceError } from "@farm/errors";
@@ -71,7 +72,7 @@ function factsOf(e: StoredEpisode): EpisodeFacts {
 }
 
 /** Reads every visible file under the paths once and summarises it; unreadable files are listed, not fatal. */
-export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promise<TrajectorySummary> {
+export async function inspectTrajectories(pathsOrDirs: readonly string[], read: ReadLimitOptions = {}): Promise<TrajectorySummary> {
   const { files, skipped } = await listTrajectoryFiles(pathsOrDirs);
   const s: TrajectorySummary = {
     files: files.length,
@@ -105,7 +106,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[]): Promi
     // Keep only small per-episode facts: frames of many files must not pile up in memory.
     const facts: EpisodeFacts[] = [];
     try {
-      const opened = await openTrajectoryFile(file);
+      const opened = await openTrajectoryFile(file, read);
       for await (const e of opened.episodes) facts.push(factsOf(e));
       const v = String(opened.schemaVersion);
       bump(schemaVersions, v);

@@ -4,7 +4,7 @@
  * actually present and this budget before anything is allocated, so a corrupt or hostile file ends in a
  * `corrupt_file` error instead of an out-of-memory crash or a minute of CPU.
  *
- *   FARM_TRAJECTORY_READ_BUDGET_MB   memory budget per file being read (default 256)
+ * The budget is per file being read (default 256 MiB); the CLI takes it from FARM_TRAJECTORY_READ_BUDGET_MB.
  */
 export interface ReadLimits {
   /** Largest block (compressed as stored, and again decompressed) a reader holds in memory. */
@@ -20,20 +20,12 @@ export interface ReadLimits {
 export const DEFAULT_READ_BUDGET_BYTES = 256 * 1024 * 1024;
 
 export interface ReadLimitOptions {
-  /** Overrides FARM_TRAJECTORY_READ_BUDGET_MB. */
+  /** Default 256 MiB. */
   memoryBudgetBytes?: number;
 }
 
-export function resolveReadLimits(opts: ReadLimitOptions = {}, env: NodeJS.ProcessEnv = process.env): ReadLimits {
-  let budget = opts.memoryBudgetBytes;
-  if (budget === undefined && env.FARM_TRAJECTORY_READ_BUDGET_MB) {
-    const mb = Number(env.FARM_TRAJECTORY_READ_BUDGET_MB);
-    if (!Number.isFinite(mb) || mb < 1 || mb > 65_536) {
-      throw new RangeError(`FARM_TRAJECTORY_READ_BUDGET_MB must be a number of MiB in 1..65536, got '${env.FARM_TRAJECTORY_READ_BUDGET_MB}'`);
-    }
-    budget = Math.floor(mb * 1024 * 1024);
-  }
-  budget ??= DEFAULT_READ_BUDGET_BYTES;
+export function resolveReadLimits(opts: ReadLimitOptions = {}): ReadLimits {
+  const budget = opts.memoryBudgetBytes ?? DEFAULT_READ_BUDGET_BYTES;
   if (!Number.isSafeInteger(budget) || budget < 64 * 1024) throw new RangeError(`read memory budget must be an integer of at least 65536 bytes, got ${budget}`);
   return {
     memoryBudgetBytes: budget,

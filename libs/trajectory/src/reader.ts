@@ -17,7 +17,7 @@ export interface ReadOptions {
    * so older files get defaults for fields added since and newer files lose only fields we do not know.
    */
   readerSchema?: Schema;
-  /** Memory budget per file (default FARM_TRAJECTORY_READ_BUDGET_MB or 256 MiB); see read-limits.ts. */
+  /** Memory budget per file (default 256 MiB); see read-limits.ts. */
   memoryBudgetBytes?: number;
 }
 

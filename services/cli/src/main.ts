@@ -3,6 +3,7 @@ import { Command } from "commander";
 import { redactCredentials } from "@farm/queue";
 import { escapeControls } from "@farm/task";
 import { commandModules } from "./commands/index.ts";
+import { cliConfig } from "./config.ts";
 
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
 
@@ -18,12 +19,21 @@ async function main(): Promise<void> {
   await program.parseAsync(process.argv);
 }
 
+/** FARM_DEBUG; a broken environment must not hide the error being reported. */
+function debugWanted(): boolean {
+  try {
+    return cliConfig().debug;
+  } catch {
+    return false;
+  }
+}
+
 /** One line on stderr and exit status 1; the stack only with FARM_DEBUG=1 (a bad input is not a crash). */
 function reportFatal(err: unknown, what = ""): void {
   const msg = err instanceof Error ? err.message : String(err);
   // Errors may quote a Redis URL, an API token or a policy URL: never print credentials.
   process.stderr.write(`farm: ${what}${escapeControls(redactCredentials(msg))}\n`);
-  if (process.env.FARM_DEBUG === "1" && err instanceof Error && err.stack) process.stderr.write(`${redactCredentials(err.stack)}\n`);
+  if (debugWanted() && err instanceof Error && err.stack) process.stderr.write(`${redactCredentials(err.stack)}\n`);
   process.exitCode = 1;
 }
 

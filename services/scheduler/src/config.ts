@@ -11,9 +11,11 @@
  *   FARM_API_PROTECT_METRICS  1/true: /metrics needs the token too on a non-loopback bind (default: open for scrapers)
  *   FARM_TASKS             task files/folders, comma-separated              (default tasks)
  *   FARM_WINDOW_SIZE       most in-flight episodes per campaign             (default 1000)
+ *   FARM_LOG_LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
  */
-import { z } from "zod";
-import { DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { SettingsReader, type Environment } from "@farm/config";
+import { LOG_LEVELS, type LogLevel } from "@farm/log";
+import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 
 export const DEFAULT_SCHEDULER_PORT = 8420;
 
@@ -29,52 +31,58 @@ export interface SchedulerFlags {
   windowSize?: number | string;
   tickMs?: number | string;
   reconcileMs?: number | string;
+  logLevel?: string;
 }
 
-const configSchema = z.strictObject({
-  redisUrl: z.string().refine((u) => {
-    try {
-      validateRedisUrl(u);
-      return true;
-    } catch {
-      return false;
-    }
-  }, "must be redis://[user:password@]host[:port][/db] or rediss://…"),
-  prefix: z.string(),
-  host: z.string().min(1),
-  port: z.coerce.number().int().min(0).max(65_535).refine((p) => p !== 5037 && p !== 6379 && !(p >= 5554 && p <= 5585), "ports 5037, 6379 and 5554-5585 belong to adb, Redis and emulators"),
-  token: z.string().min(16, "use at least 16 characters").max(4096).regex(/^[!-~]+$/, "printable ASCII without spaces").optional(),
-  allowedHosts: z.array(z.string().regex(/^[A-Za-z0-9._:-]{1,253}$/, "host names only (letters, digits, '.', '-', ':')")),
-  protectMetrics: z.boolean(),
-  taskPaths: z.array(z.string().min(1)).min(1),
-  windowSize: z.coerce.number().int().min(1).max(1_000_000),
-  tickMs: z.coerce.number().int().min(50).max(600_000),
-  reconcileMs: z.coerce.number().int().min(100).max(3_600_000),
-});
-
-export type SchedulerConfig = z.infer<typeof configSchema>;
-
-function list(v: string[] | string | undefined): string[] | undefined {
-  if (v === undefined) return undefined;
-  return (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter(Boolean);
+export interface SchedulerConfig {
+  redisUrl: string;
+  prefix: string;
+  host: string;
+  port: number;
+  token: string | undefined;
+  allowedHosts: string[];
+  protectMetrics: boolean;
+  taskPaths: string[];
+  windowSize: number;
+  tickMs: number;
+  reconcileMs: number;
+  logLevel: LogLevel;
 }
 
-export function loadSchedulerConfig(flags: SchedulerFlags = {}, env: NodeJS.ProcessEnv = process.env): SchedulerConfig {
-  const r = configSchema.safeParse({
-    redisUrl: flags.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL,
-    prefix: resolveQueuePrefix(flags.prefix, env),
-    host: flags.host ?? env.FARM_SCHEDULER_HOST ?? "127.0.0.1",
-    port: flags.port ?? env.FARM_SCHEDULER_PORT ?? DEFAULT_SCHEDULER_PORT,
-    token: flags.token ?? (env.FARM_API_TOKEN || undefined),
-    allowedHosts: list(flags.allowedHosts) ?? list(env.FARM_API_ALLOWED_HOSTS) ?? [],
-    protectMetrics: flags.protectMetrics ?? /^(1|true|yes)$/i.test(env.FARM_API_PROTECT_METRICS ?? ""),
-    taskPaths: list(flags.tasks) ?? list(env.FARM_TASKS) ?? ["tasks"],
-    windowSize: flags.windowSize ?? env.FARM_WINDOW_SIZE ?? 1000,
-    tickMs: flags.tickMs ?? 2000,
-    reconcileMs: flags.reconcileMs ?? 15_000,
-  });
-  if (!r.success) {
-    throw new Error(`invalid scheduler configuration: ${r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
-  }
-  return r.data;
+/** Ports other services of a farm host own: binding one of them is a mistake worth stopping at. */
+function checkPort(p: number): void {
+  if (p === 5037 || p === 6379 || (p >= 5554 && p <= 5585)) throw new Error("is taken by adb, Redis or emulators (5037, 6379, 5554-5585): choose another port");
+}
+
+function checkToken(t: string | undefined): void {
+  if (t === undefined) return;
+  if (t.length < 16 || t.length > 4096) throw new Error("must be 16-4096 characters (use at least 16)");
+  if (!/^[!-~]+$/.test(t)) throw new Error("must be printable ASCII without spaces");
+}
+
+function checkHostNames(hosts: string[]): void {
+  const bad = hosts.find((h) => !/^[A-Za-z0-9._:-]{1,253}$/.test(h));
+  if (bad !== undefined) throw new Error(`takes host names only (letters, digits, '.', '-', ':'), got '${bad.slice(0, 80)}'`);
+}
+
+/** Flags over environment over defaults, validated; throws ConfigError naming the setting and its variable. */
+export function loadSchedulerConfig(flags: SchedulerFlags = {}, env: Environment = process.env): SchedulerConfig {
+  const r = new SettingsReader("scheduler", env);
+  const redisUrl = r.string("redisUrl", { flag: flags.redisUrl, env: "REDIS_URL", default: DEFAULT_REDIS_URL });
+  const taskPaths = r.list("tasks", { flag: flags.tasks, env: "FARM_TASKS", default: ["tasks"] });
+  if (taskPaths.length === 0) r.fail("tasks (FARM_TASKS)", "needs at least one task file or folder");
+  return {
+    redisUrl: r.check("redisUrl", "REDIS_URL", redisUrl, validateRedisUrl),
+    prefix: r.check("prefix", "FARM_QUEUE_PREFIX", r.string("prefix", { flag: flags.prefix, env: "FARM_QUEUE_PREFIX", default: DEFAULT_QUEUE_PREFIX }), resolveQueuePrefix),
+    host: r.string("host", { flag: flags.host, env: "FARM_SCHEDULER_HOST", default: "127.0.0.1" }),
+    port: r.check("port", "FARM_SCHEDULER_PORT", r.int("port", { flag: flags.port, env: "FARM_SCHEDULER_PORT", default: DEFAULT_SCHEDULER_PORT, min: 0, max: 65_535 }), checkPort),
+    token: r.check("token", "FARM_API_TOKEN", r.string("token", { flag: flags.token || undefined, env: "FARM_API_TOKEN", default: undefined }), checkToken),
+    allowedHosts: r.check("allowedHosts", "FARM_API_ALLOWED_HOSTS", r.list("allowedHosts", { flag: flags.allowedHosts, env: "FARM_API_ALLOWED_HOSTS", default: [] }), checkHostNames),
+    protectMetrics: r.bool("protectMetrics", { flag: flags.protectMetrics, env: "FARM_API_PROTECT_METRICS", default: false }),
+    taskPaths,
+    windowSize: r.int("windowSize", { flag: flags.windowSize, env: "FARM_WINDOW_SIZE", default: 1000, min: 1, max: 1_000_000 }),
+    tickMs: r.int("tickMs", { flag: flags.tickMs, default: 2000, min: 50, max: 600_000 }),
+    reconcileMs: r.int("reconcileMs", { flag: flags.reconcileMs, default: 15_000, min: 100, max: 3_600_000 }),
+    logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: flags.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
+  };
 }

@@ -4,6 +4,7 @@
  * Redis).
  */
 import { createLogger, type Logger } from "@farm/log";
+import { runUntilSignal, untilAborted } from "@farm/lifecycle";
 import { createFarmMetrics, type FarmMetrics } from "@farm/metrics";
 import { redactRedisUrl } from "@farm/queue";
 import type { SchedulerConfig } from "./config.ts";
@@ -20,7 +21,7 @@ export interface RunningScheduler {
 }
 
 export async function runScheduler(config: SchedulerConfig, opts: { log?: Logger } = {}): Promise<RunningScheduler> {
-  const log = opts.log ?? createLogger({ service: "scheduler" });
+  const log = opts.log ?? createLogger({ service: "scheduler", level: config.logLevel });
   const metrics = createFarmMetrics({
     service: "scheduler",
     onCollectError: ({ source, error }) => log.warn({ event: "metrics:collect-failed", source, error: error.message }, "metrics collection failed"),
@@ -64,13 +65,11 @@ export async function runScheduler(config: SchedulerConfig, opts: { log?: Logger
 export async function runSchedulerUntilSignal(config: SchedulerConfig, onReady?: (r: RunningScheduler) => void): Promise<void> {
   const running = await runScheduler(config);
   onReady?.(running);
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      running.log.info({ event: "scheduler:stopping", signal }, "draining");
-      resolve();
-    };
-    process.once("SIGTERM", () => stop("SIGTERM"));
-    process.once("SIGINT", () => stop("SIGINT"));
-  });
-  await running.close();
+  await runUntilSignal(
+    async (stop) => {
+      await untilAborted(stop);
+      await running.close();
+    },
+    { onSignal: (signal) => running.log.info({ event: "scheduler:stopping", signal }, "draining") },
+  );
 }

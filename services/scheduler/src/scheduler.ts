@@ -131,7 +131,7 @@ export class Scheduler {
     const windowSize = opts.windowSize ?? DEFAULT_WINDOW_SIZE;
     if (!Number.isSafeInteger(windowSize) || windowSize < 1) throw new SchedulerError("SPEC_INVALID", `windowSize must be a positive integer, got ${windowSize}`);
     const catalog = opts.tasks ?? folderTaskCatalog(opts.taskPaths ?? ["tasks"], log);
-    const redisUrl = opts.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+    const redisUrl = opts.redisUrl ?? DEFAULT_REDIS_URL;
     const redis = createRedisClient(redisUrl);
     // Bad credentials or ACLs fail now with a clear message; an unreachable Redis after connectTimeoutMs.
     try {
@@ -209,7 +209,7 @@ export class Scheduler {
   /** Starts counting (QueueEvents), top-up and the periodic tick/reconcile. */
   async start(): Promise<void> {
     if (this.events) return;
-    const eventsConn = bullConnection(this.cfg.redisUrl ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL, "blocking");
+    const eventsConn = bullConnection(this.cfg.redisUrl ?? DEFAULT_REDIS_URL, "blocking");
     this.ownedConnections.push(eventsConn);
     const events = new QueueEvents(QUEUE_NAMES.episodes, { connection: eventsConn.connection, prefix: this.cfg.prefix });
     this.events = events;

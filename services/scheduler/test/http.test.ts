@@ -34,8 +34,8 @@ const post = (path: string, body?: unknown, token?: string) =>
   });
 
 test("config: validated once, with clear messages", () => {
-  assert.throws(() => loadSchedulerConfig({ port: 6379 }, {}), /port: ports 5037, 6379/);
-  assert.throws(() => loadSchedulerConfig({}, { REDIS_URL: "http://x" }), /redisUrl: must be redis:\/\//);
+  assert.throws(() => loadSchedulerConfig({ port: 6379 }, {}), /port \(FARM_SCHEDULER_PORT\) is taken by adb, Redis or emulators/);
+  assert.throws(() => loadSchedulerConfig({}, { REDIS_URL: "http://x" }), /redisUrl \(REDIS_URL\) invalid Redis URL 'http:\/\/x'/);
   assert.deepEqual(loadSchedulerConfig({}, { FARM_TASKS: "a, b" }).taskPaths, ["a", "b"]);
 });
 

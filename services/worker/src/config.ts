@@ -4,12 +4,14 @@
  */
 import os from "node:os";
 import path from "node:path";
-import { DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { SettingsReader, type Environment } from "@farm/config";
+import { discoveryDirectory } from "@farm/emulator-grpc";
+import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
+import { LOG_LEVELS, type LogLevel } from "@farm/log";
 import { hostAllowList } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
-import { coerceError } from "@farm/errors";
 import { launchConfig, type LaunchInput, type WorkerLaunchConfig } from "./launch-config.ts";
 
 export interface WorkerConfigInput {
@@ -20,6 +22,8 @@ export interface WorkerConfigInput {
   /** adb server. Env FARM_ADB_HOST / FARM_ADB_PORT (then ANDROID_ADB_SERVER_PORT). Default 127.0.0.1:5037. */
   adbHost?: string;
   adbPort?: number;
+  /** The `adb` executable (console commands: snapshots without gRPC). Env ADB_BIN. Default `adb`. */
+  adbBin?: string;
   /** Serials to bind; empty or undefined = every device the adb server lists. Env FARM_DEVICES (comma-separated). */
   devices?: string[];
   /** Task files or folders. Env FARM_TASKS (comma-separated; the scheduler's name too; the old FARM_TASK_DIRS is still read, with a warning). Default ["tasks"]. */
@@ -82,6 +86,8 @@ export interface WorkerConfigInput {
   advertiseUrl?: string;
   /** How often device heartbeats are written (TTL: 5×). Env FARM_HEARTBEAT_MS. Default 2000. */
   heartbeatMs?: number;
+  /** trace … fatal, or silent. Env FARM_LOG_LEVEL. Default info. */
+  logLevel?: LogLevel;
 }
 
 /** The remote-env server's settings (remote-env/env-server.ts), when it is on. */
@@ -97,6 +103,7 @@ export interface WorkerConfig {
   queuePrefix: string;
   adbHost: string;
   adbPort: number;
+  adbBin: string;
   /** Undefined = all devices. */
   devices: string[] | undefined;
   taskPaths: string[];
@@ -125,126 +132,104 @@ export interface WorkerConfig {
   remoteEnv: RemoteEnvConfig | undefined;
   advertiseUrl: string | undefined;
   heartbeatMs: number;
+  logLevel: LogLevel;
 }
 
-const list = (v: string | undefined): string[] | undefined =>
-  v === undefined ? undefined : v.split(",").map((s) => s.trim()).filter((s) => s !== "");
-
-function intIn(name: string, v: number | string | undefined, dflt: number, min: number, max: number): number {
-  if (v === undefined || v === "") return dflt;
-  const n = typeof v === "number" ? v : Number(v);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new RangeError(`worker config: ${name} must be an integer in ${min}..${max}, got '${String(v)}'`);
-  return n;
-}
+const CODECS = ["null", "deflate", "snappy"] as const satisfies readonly CodecName[];
+const POLICY_PIXELS = ["png", "rgb", "none"] as const;
 
 let warnedTaskDirs = false;
 
 /** FARM_TASKS, as the scheduler reads it; the worker's old name FARM_TASK_DIRS still works, with one warning. */
-function envTaskPaths(env: NodeJS.ProcessEnv): string[] | undefined {
-  if (env.FARM_TASKS !== undefined || env.FARM_TASK_DIRS === undefined) return list(env.FARM_TASKS);
-  if (!warnedTaskDirs) {
+function taskPathsOf(r: SettingsReader, flag: string[] | undefined): string[] {
+  const oldName = flag === undefined && r.envValue("FARM_TASKS") === undefined ? r.envValue("FARM_TASK_DIRS") : undefined;
+  if (oldName !== undefined && !warnedTaskDirs) {
     warnedTaskDirs = true;
     process.emitWarning("FARM_TASK_DIRS is deprecated; set FARM_TASKS (the same comma-separated task files or folders, as for the scheduler)", { code: "FARM_DEPRECATED_ENV" });
   }
-  return list(env.FARM_TASK_DIRS);
+  const paths = r.list("taskPaths", { flag: flag ?? oldName, env: "FARM_TASKS", default: ["tasks"] });
+  if (paths.length === 0) r.fail("taskPaths (FARM_TASKS)", "needs at least one task file or folder");
+  return paths.map((p) => path.resolve(p));
 }
 
-/** The allow-list entries, parsed once here so a typo fails at start-up rather than per job. */
-function checkedAllowList(entries: string[]): string[] {
-  try {
-    hostAllowList(entries);
-  } catch (e) {
-    throw new RangeError(`worker config: policyAllowedHosts: ${coerceError(e).message}`);
-  }
-  return entries;
-}
-
-function policyPixelsOf(v: string | undefined): "png" | "rgb" | "none" {
-  if (v === undefined || v === "") return "png";
-  if (v === "png" || v === "rgb" || v === "none") return v;
-  throw new RangeError(`worker config: policyPixels (FARM_POLICY_PIXELS) must be png, rgb or none, got '${v.slice(0, 40)}'`);
-}
-
-/** Validates and fills defaults; throws with a message naming the bad setting. */
-export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: NodeJS.ProcessEnv = process.env): WorkerConfig {
-  const redisUrl = input.redisUrl ?? env.REDIS_URL ?? DEFAULT_REDIS_URL;
-  validateRedisUrl(redisUrl); // throws REDIS_URL_INVALID with a redacted message
-  const devices = input.devices ?? list(env.FARM_DEVICES);
-  const taskPaths = (input.taskPaths ?? envTaskPaths(env) ?? ["tasks"]).map((p) => path.resolve(p));
-  if (taskPaths.length === 0) throw new RangeError("worker config: at least one task file or folder is needed");
-  const codec = input.codec ?? ((env.FARM_TRAJECTORY_CODEC as CodecName | undefined) || "deflate");
-  if (!["null", "deflate", "snappy"].includes(codec)) throw new RangeError(`worker config: codec must be null, deflate or snappy, got '${codec}'`);
-  const lockDurationMs = intIn("lockDurationMs", input.lockDurationMs, 30_000, 1_000, 3_600_000);
-  const policyDir = input.policyDir ?? env.FARM_POLICY_DIR;
+/** Validates and fills defaults; throws ConfigError naming the bad setting and its environment variable. */
+export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environment = process.env): WorkerConfig {
+  const r = new SettingsReader("worker", env);
+  const devices = r.list("devices", { flag: input.devices, env: "FARM_DEVICES", default: undefined });
+  const policyDir = r.string("policyDir", { flag: input.policyDir, env: "FARM_POLICY_DIR", default: undefined });
+  const ms = (name: keyof WorkerConfigInput & `${string}Ms`, dflt: number, min: number, max: number) => r.int(name, { flag: input[name] as number | undefined, default: dflt, min, max });
   return {
-    redisUrl,
-    queuePrefix: resolveQueuePrefix(input.queuePrefix, env),
-    adbHost: input.adbHost ?? env.FARM_ADB_HOST ?? "127.0.0.1",
-    adbPort: intIn("adbPort", input.adbPort ?? env.FARM_ADB_PORT ?? env.ANDROID_ADB_SERVER_PORT, 5037, 1, 65_535),
+    redisUrl: r.check("redisUrl", "REDIS_URL", r.string("redisUrl", { flag: input.redisUrl, env: "REDIS_URL", default: DEFAULT_REDIS_URL }), validateRedisUrl),
+    queuePrefix: r.check("queuePrefix", "FARM_QUEUE_PREFIX", r.string("queuePrefix", { flag: input.queuePrefix, env: "FARM_QUEUE_PREFIX", default: DEFAULT_QUEUE_PREFIX }), resolveQueuePrefix),
+    adbHost: r.string("adbHost", { flag: input.adbHost, env: "FARM_ADB_HOST", default: "127.0.0.1" }),
+    // FARM_ADB_PORT, else the adb tools' own ANDROID_ADB_SERVER_PORT, else adb's 5037.
+    adbPort: r.int("adbPort", { flag: input.adbPort, env: "FARM_ADB_PORT", default: r.int("adbPort", { env: "ANDROID_ADB_SERVER_PORT", default: 5037, min: 1, max: 65_535 }), min: 1, max: 65_535 }),
+    adbBin: r.string("adbBin", { flag: input.adbBin, env: "ADB_BIN", default: "adb" }),
     devices: devices && devices.length > 0 ? devices : undefined,
-    taskPaths,
-    apkDirs: (input.apkDirs ?? list(env.FARM_APK_DIRS) ?? []).map((p) => path.resolve(p)),
+    taskPaths: taskPathsOf(r, input.taskPaths),
+    apkDirs: r.list("apkDirs", { flag: input.apkDirs, env: "FARM_APK_DIRS", default: [] }).map((p) => path.resolve(p)),
     policyDir: policyDir ? path.resolve(policyDir) : undefined,
-    policyAllowedHosts: checkedAllowList(input.policyAllowedHosts ?? list(env.FARM_POLICY_ALLOWED_HOSTS) ?? []),
-    outDir: path.resolve(input.outDir ?? env.FARM_OUT_DIR ?? "out/trajectories"),
-    codec,
-    metricsPort: intIn("metricsPort", input.metricsPort ?? env.FARM_METRICS_PORT, 9465, 0, 65_535),
-    metricsHost: input.metricsHost ?? env.FARM_METRICS_HOST ?? "127.0.0.1",
+    policyAllowedHosts: r.check("policyAllowedHosts", "FARM_POLICY_ALLOWED_HOSTS", r.list("policyAllowedHosts", { flag: input.policyAllowedHosts, env: "FARM_POLICY_ALLOWED_HOSTS", default: [] }), hostAllowList),
+    outDir: path.resolve(r.string("outDir", { flag: input.outDir, env: "FARM_OUT_DIR", default: "out/trajectories" })),
+    codec: r.oneOf("codec", CODECS, { flag: input.codec, env: "FARM_TRAJECTORY_CODEC", default: "deflate" }),
+    metricsPort: r.int("metricsPort", { flag: input.metricsPort, env: "FARM_METRICS_PORT", default: 9465, min: 0, max: 65_535 }),
+    metricsHost: r.string("metricsHost", { flag: input.metricsHost, env: "FARM_METRICS_HOST", default: "127.0.0.1" }),
     workerName: (input.workerName ?? `${os.hostname()}-${process.pid}`).slice(0, 256),
-    lockDurationMs,
-    stalledIntervalMs: intIn("stalledIntervalMs", input.stalledIntervalMs, 30_000, 500, 3_600_000),
-    drainTimeoutMs: intIn("drainTimeoutMs", input.drainTimeoutMs, 60_000, 0, 86_400_000),
-    unusableRetryMs: intIn("unusableRetryMs", input.unusableRetryMs, 60_000, 0, 86_400_000),
-    resolveIntervalMs: intIn("resolveIntervalMs", input.resolveIntervalMs, 30_000, 100, 86_400_000),
-    faultInject: input.faultInject ?? (env.FARM_FAULT_INJECT || undefined),
+    lockDurationMs: ms("lockDurationMs", 30_000, 1_000, 3_600_000),
+    stalledIntervalMs: ms("stalledIntervalMs", 30_000, 500, 3_600_000),
+    drainTimeoutMs: ms("drainTimeoutMs", 60_000, 0, 86_400_000),
+    unusableRetryMs: ms("unusableRetryMs", 60_000, 0, 86_400_000),
+    resolveIntervalMs: ms("resolveIntervalMs", 30_000, 100, 86_400_000),
+    faultInject: r.string("faultInject", { flag: input.faultInject, env: "FARM_FAULT_INJECT", default: undefined }),
     episode: { ...input.episode },
-    grpc: grpcConfig(input.grpc, env),
-    launch: launchConfig(input.launch, env),
-    policyBatchWindowMs: intIn("policyBatchWindowMs", input.policyBatchWindowMs ?? env.FARM_POLICY_BATCH_MS, 5, 0, 1000),
-    policyMaxBatch: intIn("policyMaxBatch", input.policyMaxBatch ?? env.FARM_POLICY_MAX_BATCH, 64, 1, 4096),
-    policyPixels: policyPixelsOf(input.policyPixels ?? env.FARM_POLICY_PIXELS),
-    remoteEnv: remoteEnvConfig(input, env),
-    advertiseUrl: checkedAdvertiseUrl(input.advertiseUrl ?? (env.FARM_WORKER_URL || undefined)),
-    heartbeatMs: intIn("heartbeatMs", input.heartbeatMs ?? env.FARM_HEARTBEAT_MS, 2000, 100, 60_000),
+    grpc: grpcConfig(r, input.grpc),
+    launch: launchConfig(r, input.launch),
+    policyBatchWindowMs: r.int("policyBatchWindowMs", { flag: input.policyBatchWindowMs, env: "FARM_POLICY_BATCH_MS", default: 5, min: 0, max: 1000 }),
+    policyMaxBatch: r.int("policyMaxBatch", { flag: input.policyMaxBatch, env: "FARM_POLICY_MAX_BATCH", default: 64, min: 1, max: 4096 }),
+    policyPixels: r.oneOf("policyPixels", POLICY_PIXELS, { flag: input.policyPixels, env: "FARM_POLICY_PIXELS", default: "png" }),
+    remoteEnv: remoteEnvConfig(r, input),
+    advertiseUrl: r.check("advertiseUrl", "FARM_WORKER_URL", r.string("advertiseUrl", { flag: input.advertiseUrl, env: "FARM_WORKER_URL", default: undefined }), checkAdvertiseUrl)?.replace(/\/$/, ""),
+    heartbeatMs: r.int("heartbeatMs", { flag: input.heartbeatMs, env: "FARM_HEARTBEAT_MS", default: 2000, min: 100, max: 60_000 }),
+    logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: input.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
   };
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
-function remoteEnvConfig(input: WorkerConfigInput, env: NodeJS.ProcessEnv): RemoteEnvConfig | undefined {
-  const rawPort = input.envPort ?? (env.FARM_ENV_PORT || undefined);
-  if (rawPort === undefined) return undefined;
-  const port = intIn("envPort (FARM_ENV_PORT)", rawPort, 0, 0, 65_535);
-  const host = input.envHost ?? (env.FARM_ENV_HOST || "127.0.0.1");
-  const token = input.envToken ?? (env.FARM_ENV_TOKEN || undefined);
-  if (!LOOPBACK.has(host) && !token) throw new RangeError(`worker config: the remote-env server binds ${host}, beyond loopback: set a token (FARM_ENV_TOKEN or --env-token) that clients send as 'authorization: Bearer <token>'`);
-  if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) throw new RangeError("worker config: the remote-env token (FARM_ENV_TOKEN) must be 16-512 printable characters without spaces");
-  const idleTimeoutMs = intIn("envIdleTimeoutMs (FARM_ENV_IDLE_TIMEOUT_MS)", input.envIdleTimeoutMs ?? env.FARM_ENV_IDLE_TIMEOUT_MS, 60_000, 100, 86_400_000);
+function remoteEnvConfig(r: SettingsReader, input: WorkerConfigInput): RemoteEnvConfig | undefined {
+  const port = r.int("envPort", { flag: input.envPort, env: "FARM_ENV_PORT", default: -1, min: 0, max: 65_535 });
+  if (port === -1) return undefined;
+  const host = r.string("envHost", { flag: input.envHost, env: "FARM_ENV_HOST", default: "127.0.0.1" });
+  const token = r.string("envToken", { flag: input.envToken, env: "FARM_ENV_TOKEN", default: undefined });
+  if (!LOOPBACK.has(host) && !token) r.fail("envHost (FARM_ENV_HOST)", `is ${host}, beyond loopback: set a token (FARM_ENV_TOKEN or --env-token) that clients send as 'authorization: Bearer <token>'`);
+  if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) r.fail("envToken (FARM_ENV_TOKEN)", "must be 16-512 printable characters without spaces");
+  const idleTimeoutMs = r.int("envIdleTimeoutMs", { flag: input.envIdleTimeoutMs, env: "FARM_ENV_IDLE_TIMEOUT_MS", default: 60_000, min: 100, max: 86_400_000 });
   return { port, host, token, idleTimeoutMs };
 }
 
-/** `serial=host:port[/token]` items, comma-separated. */
-function parseEndpoints(text: string): Record<string, GrpcEndpoint> {
-  const out: Record<string, GrpcEndpoint> = {};
+/** `serial=host:port[/token]` items, comma-separated. Own properties only (fromEntries): a serial `__proto__` stays a key. */
+function parseEndpoints(r: SettingsReader, text: string): Record<string, GrpcEndpoint> {
+  const out: [string, GrpcEndpoint][] = [];
   for (const item of text.split(",").map((s) => s.trim()).filter(Boolean)) {
     const m = /^([A-Za-z0-9._:-]{1,128})=([A-Za-z0-9.\-]+:\d{1,5})(?:\/(\S{1,512}))?$/.exec(item);
-    if (!m) throw new RangeError(`worker config: FARM_GRPC_ENDPOINTS item '${item.slice(0, 80)}' must be serial=host:port or serial=host:port/token`);
-    out[m[1]!] = { address: m[2]!, ...(m[3] ? { token: m[3] } : {}) };
+    if (!m) r.fail("grpc endpoints (FARM_GRPC_ENDPOINTS)", `item '${item.slice(0, 80)}' must be serial=host:port or serial=host:port/token`);
+    out.push([m[1]!, { address: m[2]!, ...(m[3] ? { token: m[3] } : {}) }]);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
-function grpcConfig(input: GrpcTransportConfig | undefined, env: NodeJS.ProcessEnv): GrpcTransportConfig {
-  const mode = input?.mode ?? ((env.FARM_GRPC || "discover") as GrpcMode);
-  if (!["off", "config", "discover"].includes(mode)) throw new RangeError(`worker config: grpc mode (FARM_GRPC) must be discover, config or off, got '${mode}'`);
-  const endpoints = input?.endpoints ?? (env.FARM_GRPC_ENDPOINTS ? parseEndpoints(env.FARM_GRPC_ENDPOINTS) : undefined);
-  const discoveryDir = input?.discoveryDir ?? env.FARM_GRPC_DISCOVERY_DIR;
-  return { mode, ...(endpoints ? { endpoints } : {}), ...(discoveryDir ? { discoveryDir } : {}), ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
+function grpcConfig(r: SettingsReader, input: GrpcTransportConfig | undefined): GrpcTransportConfig {
+  const mode = r.oneOf("grpc mode", ["discover", "config", "off"] as const satisfies readonly GrpcMode[], { flag: input?.mode, env: "FARM_GRPC", default: "discover" });
+  const endpointsText = r.envValue("FARM_GRPC_ENDPOINTS");
+  const endpoints = input?.endpoints ?? (endpointsText ? parseEndpoints(r, endpointsText) : undefined);
+  // Where emulators write discovery files: explicit, else the emulator's own rule for this environment.
+  const discoveryDir = input?.discoveryDir ?? r.envValue("FARM_GRPC_DISCOVERY_DIR") ?? discoveryDirectory(r.environment);
+  return { mode, ...(endpoints ? { endpoints } : {}), discoveryDir, ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
 }
 
 /** FARM_WORKER_URL: an http(s) base URL without credentials, query or fragment. */
-function checkedAdvertiseUrl(v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
+function checkAdvertiseUrl(v: string | undefined): void {
+  if (v === undefined) return;
   let u: URL | undefined;
   try {
     u = new URL(v);
@@ -252,7 +237,6 @@ function checkedAdvertiseUrl(v: string | undefined): string | undefined {
     u = undefined;
   }
   if (!u || !/^https?:$/.test(u.protocol) || u.username || u.password || u.search || u.hash) {
-    throw new RangeError(`worker config: FARM_WORKER_URL '${v.slice(0, 100)}' must be an http(s) base URL like http://node-3:9465 (no credentials, query or fragment)`);
+    throw new Error(`'${v.slice(0, 100)}' must be an http(s) base URL like http://node-3:9465 (no credentials, query or fragment)`);
   }
-  return u.href.replace(/\/$/, "");
 }

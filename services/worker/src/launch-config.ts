@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import type { SettingsReader } from "@farm/config";
 
 export interface LaunchInput {
   /** How many emulators to launch; 0 = none. Env FARM_LAUNCH. */
@@ -34,16 +35,9 @@ export interface WorkerLaunchConfig {
 
 const NAME = /^[A-Za-z0-9._-]{1,100}$/;
 
-function int(name: string, v: number | string | undefined, dflt: number, min: number, max: number): number {
-  if (v === undefined || v === "") return dflt;
-  const n = typeof v === "number" ? v : Number(v);
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new RangeError(`worker config: ${name} must be an integer in ${min}..${max}, got '${String(v)}'`);
-  return n;
-}
-
 /** Where an Android SDK keeps the emulator, as launchers look for it. */
-function defaultEmulator(env: NodeJS.ProcessEnv): string {
-  for (const root of [env.ANDROID_SDK_ROOT, env.ANDROID_HOME]) {
+function defaultEmulator(r: SettingsReader): string {
+  for (const root of [r.envValue("ANDROID_SDK_ROOT"), r.envValue("ANDROID_HOME")]) {
     if (!root) continue;
     const p = path.join(root, "emulator", "emulator");
     if (fs.existsSync(p)) return p;
@@ -51,22 +45,23 @@ function defaultEmulator(env: NodeJS.ProcessEnv): string {
   return "emulator";
 }
 
-export function launchConfig(input: LaunchInput | undefined, env: NodeJS.ProcessEnv): WorkerLaunchConfig | undefined {
-  const count = int("launch (FARM_LAUNCH)", input?.count ?? env.FARM_LAUNCH, 0, 0, 64);
+function checkName(v: string | undefined): void {
+  if (v !== undefined && !NAME.test(v)) throw new Error(`'${v.slice(0, 80)}' must be 1-100 characters of A-Z a-z 0-9 . _ -`);
+}
+
+export function launchConfig(r: SettingsReader, input: LaunchInput | undefined): WorkerLaunchConfig | undefined {
+  const count = r.int("launch", { flag: input?.count, env: "FARM_LAUNCH", default: 0, min: 0, max: 64 });
   if (count === 0) return undefined;
-  const avd = input?.avd ?? env.FARM_LAUNCH_AVD;
-  if (!avd) throw new RangeError("worker config: launching emulators needs an AVD: --avd NAME (FARM_LAUNCH_AVD)");
-  if (!NAME.test(avd)) throw new RangeError(`worker config: avd '${avd.slice(0, 80)}' must be 1-100 characters of A-Z a-z 0-9 . _ -`);
-  const snapshot = input?.snapshot ?? (env.FARM_LAUNCH_SNAPSHOT || undefined);
-  if (snapshot !== undefined && !NAME.test(snapshot)) throw new RangeError(`worker config: snapshot '${snapshot.slice(0, 80)}' must be 1-100 characters of A-Z a-z 0-9 . _ -`);
-  const emulator = input?.emulator ?? (env.FARM_EMULATOR || defaultEmulator(env));
+  const avd = r.check("avd", "FARM_LAUNCH_AVD", r.string("avd", { flag: input?.avd, env: "FARM_LAUNCH_AVD", default: undefined }), checkName);
+  if (!avd) return r.fail("avd (FARM_LAUNCH_AVD)", "is needed to launch emulators: --avd NAME");
+  const emulator = r.string("emulator", { flag: input?.emulator, env: "FARM_EMULATOR", default: undefined }) ?? defaultEmulator(r);
   return {
     count,
     avd,
     emulator: emulator.includes("/") ? path.resolve(emulator) : emulator,
-    snapshot,
-    bootTimeoutMs: int("launch bootTimeoutMs (FARM_LAUNCH_BOOT_TIMEOUT_MS)", input?.bootTimeoutMs ?? env.FARM_LAUNCH_BOOT_TIMEOUT_MS, 120_000, 1_000, 3_600_000),
-    healthIntervalMs: int("launch healthIntervalMs", input?.healthIntervalMs, 5_000, 100, 600_000),
-    basePort: int("launch basePort", input?.basePort, 5554, 1024, 65_000),
+    snapshot: r.check("snapshot", "FARM_LAUNCH_SNAPSHOT", r.string("snapshot", { flag: input?.snapshot, env: "FARM_LAUNCH_SNAPSHOT", default: undefined }), checkName),
+    bootTimeoutMs: r.int("launch bootTimeoutMs", { flag: input?.bootTimeoutMs, env: "FARM_LAUNCH_BOOT_TIMEOUT_MS", default: 120_000, min: 1_000, max: 3_600_000 }),
+    healthIntervalMs: r.int("launch healthIntervalMs", { flag: input?.healthIntervalMs, default: 5_000, min: 100, max: 600_000 }),
+    basePort: r.int("launch basePort", { flag: input?.basePort, default: 5554, min: 1024, max: 65_000 }),
   };
 }

@@ -4,35 +4,33 @@
  * process exits 0. A second signal exits at once (BullMQ's stall detection hands running jobs back).
  */
 import { createLogger } from "@farm/log";
+import { runUntilSignal, untilAborted } from "@farm/lifecycle";
 import { resolveWorkerConfig, type WorkerConfigInput } from "./config.ts";
 import { WorkerService } from "./worker-service.ts";
 
 export async function runWorkerMain(input: WorkerConfigInput = {}): Promise<void> {
-  const logger = createLogger({ service: "worker" });
   const config = resolveWorkerConfig(input);
+  const logger = createLogger({ service: "worker", level: config.logLevel });
   const service = await WorkerService.create(config, { logger });
-  let signals = 0;
-  const done = new Promise<void>((resolve) => {
-    const onSignal = (sig: NodeJS.Signals) => {
-      signals++;
-      if (signals > 1) {
-        logger.warn({ event: "worker:forced-exit", signal: sig }, "second signal: exiting without draining");
-        process.exit(1);
-      }
-      logger.info({ event: "worker:signal", signal: sig }, "signal received; draining");
-      service.close().then(resolve, (e: unknown) => {
+  await runUntilSignal(
+    async (stop) => {
+      await service.start();
+      // Machine-readable start line on stdout (tests and scripts wait for it); logs go to stderr.
+      process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir, env: service.envAddress ?? null })}\n`);
+      await untilAborted(stop);
+      await service.close().catch((e: unknown) => {
         logger.error({ event: "worker:close-failed", err: String(e) }, "drain failed");
         process.exitCode = 1;
-        resolve();
       });
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
-  await service.start();
-  // Machine-readable start line on stdout (tests and scripts wait for it); logs go to stderr.
-  process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir, env: service.envAddress ?? null })}\n`);
-  await done;
+    },
+    {
+      onSignal: (signal) => logger.info({ event: "worker:signal", signal }, "signal received; draining"),
+      onRepeat: (signal) => {
+        logger.warn({ event: "worker:forced-exit", signal }, "second signal: exiting without draining");
+        process.exit(1);
+      },
+    },
+  );
   // Everything is closed; should a stray handle keep the event loop alive, do not hang the shutdown.
   setTimeout(() => {
     logger.warn({ event: "worker:exit-forced" }, "still running 5 s after close; exiting");

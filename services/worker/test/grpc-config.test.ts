@@ -4,7 +4,7 @@ import { test } from "node:test";
 import { resolveWorkerConfig } from "../src/index.ts";
 
 test("gRPC transport: discover by default; FARM_GRPC and FARM_GRPC_ENDPOINTS (serial=host:port[/token]) from the environment; flags win", () => {
-  assert.deepEqual(resolveWorkerConfig({}, {}).grpc, { mode: "discover" });
+  assert.deepEqual(resolveWorkerConfig({}, { XDG_RUNTIME_DIR: "/run/user/7" }).grpc, { mode: "discover", discoveryDir: "/run/user/7/avd/running" });
   const env = { FARM_GRPC: "config", FARM_GRPC_ENDPOINTS: "emulator-5554=127.0.0.1:8554, emulator-5556=10.0.0.2:8556/tok.en-1", FARM_GRPC_DISCOVERY_DIR: "/run/x" };
   assert.deepEqual(resolveWorkerConfig({}, env).grpc, {
     mode: "config",
@@ -16,6 +16,12 @@ test("gRPC transport: discover by default; FARM_GRPC and FARM_GRPC_ENDPOINTS (se
 
 test("gRPC transport: a bad mode or endpoint item is an error naming the setting", () => {
   assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC: "always" }), /FARM_GRPC.*discover, config or off.*always/);
-  assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC_ENDPOINTS: "emulator-5554=127.0.0.1" }), /FARM_GRPC_ENDPOINTS item 'emulator-5554=127.0.0.1'/);
+  assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC_ENDPOINTS: "emulator-5554=127.0.0.1" }), /FARM_GRPC_ENDPOINTS\) item 'emulator-5554=127.0.0.1'/);
   assert.throws(() => resolveWorkerConfig({}, { FARM_GRPC_ENDPOINTS: "a b=1.2.3.4:5" }), /FARM_GRPC_ENDPOINTS/);
+});
+
+test("gRPC transport: a serial named __proto__ is an ordinary key, not the object's prototype", () => {
+  const endpoints = resolveWorkerConfig({}, { FARM_GRPC: "config", FARM_GRPC_ENDPOINTS: "__proto__=127.0.0.1:8554" }).grpc.endpoints!;
+  assert.equal(Object.getPrototypeOf(endpoints), Object.prototype);
+  assert.deepEqual(Object.getOwnPropertyDescriptor(endpoints, "__proto__")?.value, { address: "127.0.0.1:8554" });
 });

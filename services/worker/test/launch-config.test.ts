@@ -13,8 +13,8 @@ test("launch is off by default and read from flags over FARM_LAUNCH* env", () =>
 });
 
 test("bad launch settings fail at start-up naming the setting", () => {
-  assert.throws(() => resolveWorkerConfig({ launch: { count: 2 } }, {}), /needs an AVD: --avd NAME/);
+  assert.throws(() => resolveWorkerConfig({ launch: { count: 2 } }, {}), /avd \(FARM_LAUNCH_AVD\) is needed to launch emulators: --avd NAME/);
   assert.throws(() => resolveWorkerConfig({ launch: { count: 99, avd: "a" } }, {}), /FARM_LAUNCH.*0\.\.64/);
-  assert.throws(() => resolveWorkerConfig({ launch: { count: 1, avd: "a;rm -rf /" } }, {}), /avd 'a;rm -rf \/' must be/);
-  assert.throws(() => resolveWorkerConfig({ launch: { count: 1, avd: "a", snapshot: "../x" } }, {}), /snapshot '..\/x' must be/);
+  assert.throws(() => resolveWorkerConfig({ launch: { count: 1, avd: "a;rm -rf /" } }, {}), /avd \(FARM_LAUNCH_AVD\) .a;rm -rf \/. must be/);
+  assert.throws(() => resolveWorkerConfig({ launch: { count: 1, avd: "a", snapshot: "../x" } }, {}), /snapshot \(FARM_LAUNCH_SNAPSHOT\) ...\/x. must be/);
 });

@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { discoveryDirectory, discoveryFilePid, parseDiscovery, processAlive } from "@farm/emulator-grpc";
+import { discoveryFilePid, parseDiscovery, processAlive } from "@farm/emulator-grpc";
 
 export interface GrpcEndpoint {
   /** host:port of the emulator's gRPC server. */
@@ -77,7 +77,9 @@ export class GrpcEndpoints {
     for (const [serial, ep] of Object.entries(cfg.endpoints ?? {})) {
       if (!ep || typeof ep.address !== "string" || !/^[A-Za-z0-9.\-[\]:]+:\d{1,5}$/.test(ep.address)) throw new TypeError(`adb config: grpc endpoint of ${serial} must be host:port, got ${JSON.stringify(ep?.address)}`);
     }
-    this.dir = cfg.discoveryDir ?? discoveryDirectory();
+    // The running-AVD folder depends on the caller's environment (discoveryDirectory(env)): the service's config decides it.
+    if (this.mode === "discover" && !cfg.discoveryDir) throw new TypeError("adb config: grpc.mode discover needs grpc.discoveryDir (the emulators' running-AVD folder, e.g. discoveryDirectory(env) of @farm/emulator-grpc)");
+    this.dir = cfg.discoveryDir ?? "";
   }
 
   resolve(serial: string): GrpcEndpoint | undefined {

@@ -7,6 +7,7 @@
  * Scheduler) on the same Redis and prefix, which picks the campaign up within its tick (2 s).
  * With --api URL (or FARM_API_URL) they use the HTTP API instead, sending --token / FARM_API_TOKEN.
  */
+import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import type { CampaignClient } from "@farm/scheduler";
 import { collect } from "./options.ts";
@@ -29,16 +30,17 @@ export function addAccessOptions(cmd: Command): Command {
 }
 
 export async function openCampaignClient(o: AccessOptions, extraTaskPaths: string[] = []): Promise<CampaignClient> {
-  const api = o.api ?? process.env.FARM_API_URL;
+  const api = o.api ?? cliConfig().apiUrl;
   if (api) {
     const { HttpCampaignClient } = await import("@farm/scheduler");
-    return new HttpCampaignClient(api, o.token ?? process.env.FARM_API_TOKEN);
+    return new HttpCampaignClient(api, o.token ?? cliConfig().apiToken);
   }
   const { Scheduler } = await import("@farm/scheduler");
   const taskPaths = [...(o.tasks.length ? o.tasks : ["tasks"]), ...extraTaskPaths];
-  const redisUrl = o.redis ?? process.env.REDIS_URL;
+  const redisUrl = o.redis ?? cliConfig().redisUrl;
+  const prefix = o.prefix ?? cliConfig().queuePrefix;
   // enqueueOnSubmit false: the scheduler service enqueues (and counts it in its /metrics) on its next tick.
-  return Scheduler.create({ taskPaths, enqueueOnSubmit: false, ...(redisUrl ? { redisUrl } : {}), ...(o.prefix ? { prefix: o.prefix } : {}) });
+  return Scheduler.create({ taskPaths, enqueueOnSubmit: false, ...(redisUrl ? { redisUrl } : {}), ...(prefix ? { prefix } : {}) });
 }
 
 /** Runs `fn` with a client and always closes it. */

@@ -1,3 +1,4 @@
+import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
@@ -73,7 +74,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
   const { loadTaskFile } = await import("@farm/task");
 
   const say = (line: string) => process.stdout.write(`${line}\n`);
-  const logger = createLogger({ service: "demo", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+  const logger = createLogger({ service: "demo", level: cliConfig().logLevel ?? "warn" });
   const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
   const taskFile = path.join(repo, "tasks/classic_2048.textproto");
   const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
@@ -95,7 +96,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
   process.once("SIGTERM", onSignal);
   const t0 = performance.now();
   try {
-    let redisUrl = process.env.REDIS_URL;
+    let redisUrl = cliConfig().redisUrl;
     if (redisUrl) say(`redis: ${(await import("@farm/queue")).redactRedisUrl(redisUrl)} (REDIS_URL)`);
     else {
       const redis = await startRedis();

@@ -2,6 +2,7 @@
  * `farm devices [--json]`: the fleet from the workers' device heartbeats (Redis, or the scheduler's
  * `GET /devices` with --api): one row per device, grouped by worker; the same rows as the fleet page.
  */
+import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import type { DeviceBeat } from "@farm/queue";
 import type { CommandModule } from "./types.ts";
@@ -46,17 +47,17 @@ export function formatDeviceTable(devices: readonly DeviceBeat[]): string {
 }
 
 async function loadFleet(o: DevicesOptions): Promise<{ devices: DeviceBeat[]; invalid: number }> {
-  const api = o.api ?? process.env.FARM_API_URL;
+  const api = o.api ?? cliConfig().apiUrl;
   if (api) {
-    const token = o.token ?? process.env.FARM_API_TOKEN;
+    const token = o.token ?? cliConfig().apiToken;
     const res = await fetch(new URL("/devices", api), { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(15_000) });
     if (!res.ok) throw new Error(`GET ${new URL("/devices", api).href}: HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
     return (await res.json()) as { devices: DeviceBeat[]; invalid: number };
   }
   const { createRedisClient, readDeviceBeats, resolveQueuePrefix } = await import("@farm/queue");
-  const redis = createRedisClient(o.redis ?? process.env.REDIS_URL);
+  const redis = createRedisClient(o.redis ?? cliConfig().redisUrl);
   try {
-    return await readDeviceBeats(redis, resolveQueuePrefix(o.prefix));
+    return await readDeviceBeats(redis, resolveQueuePrefix(o.prefix ?? cliConfig().queuePrefix));
   } finally {
     await redis.quit().catch(() => redis.disconnect());
   }

@@ -1,3 +1,4 @@
+import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
 import { collect, parseIntOption } from "./options.ts";
@@ -58,7 +59,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const frameEvery = parseIntOption("frame-every", o.frameEvery, 0) ?? 0;
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
-  const logger = createLogger({ service: "farm-run" });
+  const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 
   const apkDirs = [...o.apkDir.map((d) => path.resolve(d)), path.resolve(path.dirname(path.resolve(taskPath)), "apks")];
@@ -92,7 +93,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       serial = sim.devices[0]!.serial;
       logger.info({ serial, adbPort }, "simulated device started");
     }
-    const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, logger });
+    const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, adbBin: cliConfig().adbBin, logger });
     cleanups.push(() => driver.close());
     const device = driver.device(serial);
 
@@ -105,7 +106,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
     }
     const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
 
-    const policy = await policyFromSpec(o.policy);
+    const policy = await policyFromSpec(o.policy, { http: { allowedHosts: cliConfig().policyAllowedHosts } });
     cleanups.push(() => policy.close());
     const session = await DeviceSession.open({
       device,

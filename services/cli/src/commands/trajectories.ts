@@ -1,3 +1,4 @@
+import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import type { CommandModule } from "./types.ts";
 import { coerceError } from "@farm/errors";
@@ -34,7 +35,7 @@ export const trajectoriesCommand: CommandModule = {
       .option("--json", "print the summary as JSON", false)
       .action(async (paths: string[], opts: { json: boolean }) => {
         const { inspectTrajectories, formatSummary, terminalSafeJson } = await import("@farm/trajectory");
-        const summary = await inspectTrajectories(paths);
+        const summary = await inspectTrajectories(paths, cliConfig().trajectoryRead);
         process.stdout.write(opts.json ? `${terminalSafeJson(JSON.stringify(summary, null, 2))}\n` : `${formatSummary(summary)}\n`);
         if (summary.unreadable.length > 0) process.exitCode = 1;
       });
@@ -51,8 +52,8 @@ export const trajectoriesCommand: CommandModule = {
       .action(async (folders: string[], opts: { campaign: string; redis?: string; prefix?: string; quarantine: boolean; json: boolean }) => {
         const { RedisCommitArbiter, campaignKeys, checkRedisAccess, createRedisClient, resolveQueuePrefix, DEFAULT_REDIS_URL } = await import("@farm/queue");
         const { reconcileFolders, formatReconcile } = await import("@farm/worker");
-        const url = opts.redis ?? process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
-        const prefix = resolveQueuePrefix(opts.prefix);
+        const url = opts.redis ?? cliConfig().redisUrl ?? DEFAULT_REDIS_URL;
+        const prefix = resolveQueuePrefix(opts.prefix ?? cliConfig().queuePrefix);
         const redis = createRedisClient(url);
         try {
           await checkRedisAccess(redis, url, prefix);
@@ -124,7 +125,7 @@ async function exportJsonl(paths: string[]): Promise<void> {
   const bad: string[] = [];
   for (const file of files) {
     try {
-      const opened = await openTrajectoryFile(file);
+      const opened = await openTrajectoryFile(file, cliConfig().trajectoryRead);
       for await (const episode of opened.episodes) {
         if (!(await writeOut(`${episodeToJson(episode)}\n`))) return;
       }
@@ -150,11 +151,12 @@ async function exportParquetCommand(paths: string[], opts: ExportOpts): Promise<
     shardBytes: Math.floor(shardMb * 1e6),
     compression: opts.compression as "zstd" | "snappy" | "none",
     incremental: opts.incremental,
+    ...cliConfig().trajectoryRead,
   });
   process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatExportReport(report)}\n`);
   // One structured log line (stderr) with the run's figures.
   const { createLogger } = await import("@farm/log");
-  createLogger({ service: "farm-export" }).info(
+  createLogger({ service: "farm-export", ...(cliConfig().logLevel ? { level: cliConfig().logLevel } : {}) }).info(
     { format: "parquet", out: opts.out, episodes: report.episodes, steps: report.steps, shards: report.shardsWritten, bytes: report.bytesWritten, skippedFiles: report.corruptFiles.length, skippedEpisodes: report.invalidEpisodes.length, seconds: Number(report.seconds.toFixed(3)), peakRssMb: Math.round(report.peakRssMb) },
     "trajectories exported",
   );

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ConfigError, SettingsReader } from "../src/index.ts";
+
+test("a flag wins over the environment, which wins over the default; empty variables count as unset", () => {
+  const r = new SettingsReader("worker", { FARM_A: "7", FARM_EMPTY: "" });
+  assert.equal(r.int("a", { env: "FARM_A", default: 1, min: 0, max: 10 }), 7);
+  assert.equal(r.int("a", { flag: 3, env: "FARM_A", default: 1, min: 0, max: 10 }), 3);
+  assert.equal(r.int("a", { env: "FARM_EMPTY", default: 1, min: 0, max: 10 }), 1);
+  assert.equal(r.string("s", { env: "FARM_MISSING", default: "d" }), "d");
+  assert.equal(r.string("s", { env: "FARM_MISSING", default: undefined }), undefined);
+});
+
+test("a bad value names the setting, its variable and what is allowed", () => {
+  const r = new SettingsReader("worker", { FARM_PORT: "80a", FARM_MODE: "fast", FARM_ON: "maybe" });
+  assert.throws(
+    () => r.int("metricsPort", { env: "FARM_PORT", default: 1, min: 0, max: 65_535 }),
+    (e: unknown) => e instanceof ConfigError && e.code === "CONFIG_INVALID" && !e.retryable && /^worker config: metricsPort \(FARM_PORT\) must be an integer in 0\.\.65535, got '80a'$/.test(e.message),
+  );
+  assert.throws(() => r.int("n", { flag: 1.5, default: 1, min: 0, max: 9 }), /n must be an integer in 0\.\.9, got '1\.5'/);
+  assert.throws(() => r.oneOf("mode", ["discover", "off"], { env: "FARM_MODE", default: "off" }), /mode \(FARM_MODE\) must be discover or off, got 'fast'/);
+  assert.throws(() => r.bool("on", { env: "FARM_ON", default: false }), /on \(FARM_ON\) must be true or false/);
+});
+
+test("lists split on commas and drop blanks; booleans accept the usual spellings", () => {
+  const r = new SettingsReader("scheduler", { FARM_L: " a, b ,,c ", FARM_T: "yes", FARM_F: "0" });
+  assert.deepEqual(r.list("l", { env: "FARM_L", default: [] }), ["a", "b", "c"]);
+  assert.deepEqual(r.list("l", { flag: ["x"], env: "FARM_L", default: [] }), ["x"]);
+  assert.deepEqual(r.list("l", { flag: "x,y", default: [] }), ["x", "y"]);
+  assert.equal(r.bool("t", { env: "FARM_T", default: false }), true);
+  assert.equal(r.bool("f", { env: "FARM_F", default: true }), false);
+});
+
+test("check puts a service's own validation message under the setting's label", () => {
+  const r = new SettingsReader("scheduler", {});
+  assert.equal(r.check("token", "FARM_API_TOKEN", "x".repeat(16), () => {}), "x".repeat(16));
+  assert.throws(
+    () => r.check("token", "FARM_API_TOKEN", "short", () => { throw new Error("use at least 16 characters"); }),
+    (e: unknown) => e instanceof ConfigError && e.message === "scheduler config: token (FARM_API_TOKEN) use at least 16 characters",
+  );
+});
