@@ -17,15 +17,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAdbServer, startRedis } from "@farm/local-services";
+import { startLocalFarm } from "@farm/local-farm";
 import { createLogger } from "@farm/log";
 import { episodeJobId } from "@farm/queue";
 import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
-import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { startSimChild } from "./sim-child.ts";
+import { simChildDevices } from "./sim-child.ts";
 import { quantile } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -74,48 +73,30 @@ export const scenario: Scenario = {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-farm", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-"));
-    const cleanups: Array<() => Promise<void>> = [];
+    const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
+    const task = loadTaskFile(taskFile);
+    let simPid: number | undefined;
+    // Every device bound (setup done) before the campaign starts, so binding is not measured.
+    const farm = await startLocalFarm({
+      devices: simChildDevices(devices, profile, [], (sims) => (simPid = sims.child.pid)),
+      taskPaths: [taskFile],
+      outDir: path.join(tmp, "out"),
+      queuePrefix: "{bench}",
+      logger,
+      worker: { episode: { settleMs }, ...(transport === "adb" ? { grpc: { mode: "off" } } : {}) },
+      bindTimeoutMs: 120_000,
+      scheduler: { windowSize: window },
+    }).catch((e: unknown) => {
+      rmSync(tmp, { recursive: true, force: true });
+      throw e;
+    });
     try {
-      const redis = await startRedis();
-      cleanups.push(() => redis.stop());
-      const adb = await startAdbServer();
-      cleanups.push(() => adb.stop());
-      const sims = await startSimChild(devices, adb.port, profile);
-      cleanups.push(() => sims.stop());
-      const prefix = "{bench}";
-      const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
-      const task = loadTaskFile(taskFile);
-      const worker = await WorkerService.create(
-        resolveWorkerConfig({
-          redisUrl: redis.url,
-          queuePrefix: prefix,
-          adbPort: adb.port,
-          devices: sims.serials,
-          taskPaths: [taskFile],
-          outDir: path.join(tmp, "out"),
-          metricsPort: 0,
-          episode: { settleMs },
-          grpc: transport === "grpc" ? { mode: "config", endpoints: sims.grpcEndpoints } : { mode: "off" },
-        }),
-        { logger },
-      );
-      await worker.start();
-      cleanups.push(() => worker.close());
-      // Wait until every device is bound (setup done) so binding is not measured.
-      const bindDeadline = Date.now() + 120_000;
-      while (Object.values(worker.deviceStates()).filter((s) => s === "ready").length < devices) {
-        if (Date.now() > bindDeadline) throw new Error(`only ${JSON.stringify(worker.deviceStates())} bound after 120 s`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-
-      // The scheduler feeds the campaign: at most `window` episodes in flight, topped up as they finish.
-      const scheduler = await Scheduler.create({ redisUrl: redis.url, prefix, taskPaths: [taskFile], windowSize: window, log: logger });
-      await scheduler.start();
-      cleanups.push(() => scheduler.close());
+      const { scheduler, adbPort } = farm;
+      const grpcDevices = Object.keys(farm.grpcEndpoints).length;
       const campaignId = "bench";
       const cpu0 = process.cpuUsage();
-      const simCpu0 = procCpuSec(sims.child.pid);
-      const adbPid = adbServerPid(adb.port);
+      const simCpu0 = procCpuSec(simPid);
+      const adbPid = adbServerPid(adbPort);
       const adbCpu0 = procCpuSec(adbPid);
       const t0 = performance.now();
       await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
@@ -129,7 +110,7 @@ export const scenario: Scenario = {
       }
       let wallSec = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
-      const simCpuSec = procCpuSec(sims.child.pid) - simCpu0;
+      const simCpuSec = procCpuSec(simPid) - simCpu0;
       const adbCpuSec = procCpuSec(adbPid) - adbCpu0;
       const queue = scheduler.queue;
 
@@ -157,7 +138,7 @@ export const scenario: Scenario = {
       const simCpuUsPerStep = steps ? (simCpuSec * 1e6) / steps : NaN;
       const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 
-      out(`farm bench: ${devices} simulated emulators (${profile}, actions over ${transport === "grpc" ? `gRPC on ${Object.keys(sims.grpcEndpoints).length} of them` : "the adb shell channel"}), ${episodes} episodes of ${task.task.id}, random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
+      out(`farm bench: ${devices} simulated emulators (${profile}, actions over ${transport === "grpc" ? `gRPC on ${grpcDevices} of them` : "the adb shell channel"}), ${episodes} episodes of ${task.task.id}, random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
       out("");
       out("| figure | value |");
       out("|---|---|");
@@ -176,8 +157,7 @@ export const scenario: Scenario = {
       out("");
       out(`devices=${devices} transport=${transport} episodes_s=${f(completed / wallSec, 3)} steps_s=${f(steps / wallSec)} worker_cpu_us_per_step=${f(workerCpuUsPerStep)} start_p99_ms=${f(quantile(latencies, 0.99))}`);
     } finally {
-      while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-      rmSync(tmp, { recursive: true, force: true });
+      await farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true }));
     }
   },
 };

@@ -11,15 +11,13 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "no
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startAdbServer, startRedis } from "@farm/local-services";
+import { startLocalFarm } from "@farm/local-farm";
 import { createLogger } from "@farm/log";
 import { commitKeys, createRedisClient } from "@farm/queue";
-import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
-import { resolveWorkerConfig, WorkerService } from "@farm/worker";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { startSimChild } from "./sim-child.ts";
+import { simChildDevices } from "./sim-child.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -75,28 +73,25 @@ export const scenario: Scenario = {
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-soak", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-soak-"));
-    const cleanups: Array<() => Promise<unknown>> = [];
+    const prefix = "{soak}";
+    const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
+    const task = loadTaskFile(taskFile);
+    const farm = await startLocalFarm({
+      devices: simChildDevices(devices, "instant"),
+      taskPaths: [taskFile],
+      outDir: path.join(tmp, "out"),
+      queuePrefix: prefix,
+      logger,
+      worker: { episode: { settleMs: 0 } },
+      scheduler: { windowSize: window },
+    }).catch((e: unknown) => {
+      rmSync(tmp, { recursive: true, force: true });
+      throw e;
+    });
     try {
-      const redis = await startRedis();
-      cleanups.push(() => redis.stop());
-      const adb = await startAdbServer();
-      cleanups.push(() => adb.stop());
-      const sims = await startSimChild(devices, adb.port, "instant");
-      cleanups.push(() => sims.stop());
-      const prefix = "{soak}";
-      const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
-      const task = loadTaskFile(taskFile);
-      const worker = await WorkerService.create(
-        resolveWorkerConfig({ redisUrl: redis.url, queuePrefix: prefix, adbPort: adb.port, devices: sims.serials, taskPaths: [taskFile], outDir: path.join(tmp, "out"), metricsPort: 0, episode: { settleMs: 0 } }),
-        { logger },
-      );
-      await worker.start();
-      cleanups.push(() => worker.close());
-      const scheduler = await Scheduler.create({ redisUrl: redis.url, prefix, taskPaths: [taskFile], windowSize: window, log: logger });
-      await scheduler.start();
-      cleanups.push(() => scheduler.close());
-      const probe = createRedisClient(redis.url);
-      cleanups.push(() => probe.quit());
+      const { scheduler, adbPort } = farm;
+      const probe = createRedisClient(farm.redisUrl);
+      farm.releasers.add("redis probe", () => probe.quit());
 
       const campaignId = "soak";
       const sample = async (done: number): Promise<Sample> => {
@@ -108,7 +103,7 @@ export const scenario: Scenario = {
           fds: openFds(),
           rssMb: process.memoryUsage().rss / 2 ** 20,
           redisMb: used / 2 ** 20,
-          adbConns: connectionsTo(adb.port),
+          adbConns: connectionsTo(adbPort),
           retainedJobs: counts.completed ?? 0,
           claims: await probe.hlen(commitKeys(prefix, campaignId).claims),
         };
@@ -141,8 +136,7 @@ export const scenario: Scenario = {
       out("");
       out(`episodes=${st.finished} fd_start=${first.fds} fd_end=${last.fds} rss_mb_start=${first.rssMb.toFixed(1)} rss_mb_end=${last.rssMb.toFixed(1)} redis_mb_start=${first.redisMb.toFixed(1)} redis_mb_end=${last.redisMb.toFixed(1)} adb_conns_start=${first.adbConns} adb_conns_end=${last.adbConns}`);
     } finally {
-      while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-      rmSync(tmp, { recursive: true, force: true });
+      await farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true }));
     }
   },
 };

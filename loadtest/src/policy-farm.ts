@@ -10,11 +10,11 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { startAdbServer, startRedis } from "@farm/local-services";
+import { startLocalFarm } from "@farm/local-farm";
 import { createLogger } from "@farm/log";
-import { loadSchedulerConfig, runScheduler, type RunningScheduler } from "@farm/scheduler";
-import { resolveWorkerConfig, WorkerService } from "@farm/worker";
-import { startSimChild } from "./sim-child.ts";
+import type { RunningScheduler } from "@farm/scheduler";
+import type { WorkerService } from "@farm/worker";
+import { simChildDevices } from "./sim-child.ts";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const PYTHON = "/usr/bin/python3";
@@ -77,49 +77,40 @@ export interface PolicyFarmOptions {
 export async function startPolicyFarm(o: PolicyFarmOptions): Promise<PolicyFarm> {
   const logger = createLogger({ service: "policy-farm", level: o.logLevel ?? process.env.FARM_LOG_LEVEL ?? "warn" });
   const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-policy-"));
-  const cleanups: Array<() => Promise<void>> = [async () => rmSync(tmp, { recursive: true, force: true })];
-  const stop = async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => undefined);
-  };
-  try {
-    const redis = await startRedis();
-    cleanups.push(() => redis.stop());
-    const adb = await startAdbServer();
-    cleanups.push(() => adb.stop());
-    const sims = await startSimChild(o.devices, adb.port, "instant");
-    cleanups.push(() => sims.stop());
-    const policyServer = await startPythonPolicyServer();
-    cleanups.push(() => policyServer.stop());
-    const prefix = "{policy}";
-    const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
-    const worker = await WorkerService.create(
-      resolveWorkerConfig({
-        redisUrl: redis.url,
-        queuePrefix: prefix,
-        adbPort: adb.port,
-        devices: sims.serials,
-        taskPaths: [taskFile],
-        outDir: path.join(tmp, "out"),
-        metricsPort: 0,
-        episode: { settleMs: o.settleMs ?? 20 },
-        grpc: { mode: "config", endpoints: sims.grpcEndpoints },
-        policyPixels: o.pixels ?? "none",
-        ...(o.batchWindowMs !== undefined ? { policyBatchWindowMs: o.batchWindowMs } : {}),
-      }),
-      { logger },
-    );
-    await worker.start();
-    cleanups.push(() => worker.close());
-    const bindDeadline = Date.now() + 180_000;
-    while (Object.values(worker.deviceStates()).filter((s) => s === "ready").length < o.devices) {
-      if (Date.now() > bindDeadline) throw new Error(`only ${JSON.stringify(worker.deviceStates())} bound after 180 s`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const scheduler = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, tasks: [taskFile], tickMs: 100, windowSize: o.devices }, {}), { log: logger });
-    cleanups.push(() => scheduler.close());
-    return { worker, scheduler, schedulerUrl: scheduler.http.url, policyServer, taskId: "classic_2048", stop };
-  } catch (e) {
-    await stop();
+  let policyServer: PolicyServerChild | undefined;
+  const farm = await startLocalFarm({
+    // The policy server starts with the devices, so the worker finds it when it binds them.
+    devices: async (adbPort) => {
+      const sims = await simChildDevices(o.devices, "instant")(adbPort);
+      policyServer = await startPythonPolicyServer().catch(async (e: unknown) => {
+        await sims.close();
+        throw e;
+      });
+      const server = policyServer;
+      return { ...sims, close: async () => (await server.stop(), await sims.close()) };
+    },
+    taskPaths: [path.join(REPO, "tasks/classic_2048.textproto")],
+    outDir: path.join(tmp, "out"),
+    queuePrefix: "{policy}",
+    logger,
+    worker: {
+      episode: { settleMs: o.settleMs ?? 20 },
+      policyPixels: o.pixels ?? "none",
+      ...(o.batchWindowMs !== undefined ? { policyBatchWindowMs: o.batchWindowMs } : {}),
+    },
+    bindTimeoutMs: 180_000,
+    scheduler: { http: true, tickMs: 100, windowSize: o.devices },
+  }).catch((e: unknown) => {
+    rmSync(tmp, { recursive: true, force: true });
     throw e;
-  }
+  });
+  const service = farm.schedulerService!;
+  return {
+    worker: farm.worker,
+    scheduler: service,
+    schedulerUrl: service.http.url,
+    policyServer: policyServer!,
+    taskId: "classic_2048",
+    stop: () => farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true })),
+  };
 }

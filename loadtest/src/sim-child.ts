@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import type { LocalDeviceSource } from "@farm/local-farm";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -49,3 +50,12 @@ export async function startSimChild(devices: number, adbPort: number, profile: s
   };
 }
 
+
+/** The local farm's device source for `farm sim` children: the farm starts and stops the child with its other parts. */
+export function simChildDevices(devices: number, profile: string, extraArgs: string[] = [], onStart?: (sims: SimChild) => void): LocalDeviceSource {
+  return async (adbPort) => {
+    const sims = await startSimChild(devices, adbPort, profile, extraArgs);
+    onStart?.(sims);
+    return { serials: sims.serials, grpcEndpoints: sims.grpcEndpoints, close: () => sims.stop() };
+  };
+}

@@ -82,16 +82,16 @@ export function hostAllowList(entries: readonly string[] = []): HostAllowList {
     const type = ipType(addr);
     if (type) {
       const prefix = cidr ? Number(cidr[2]) : type === "ipv4" ? 32 : 128;
-      if (prefix > (type === "ipv4" ? 32 : 128)) throw new RangeError(`${POLICY_ALLOWED_HOSTS_ENV}: bad range '${raw}'`);
+      if (prefix > (type === "ipv4" ? 32 : 128)) throw new RangeError(`item '${raw}' has a prefix longer than the address`);
       explicit.addSubnet(addr, prefix, type);
     } else if (cidr) {
-      throw new RangeError(`${POLICY_ALLOWED_HOSTS_ENV}: '${raw}' is not an address range (e.g. 10.0.0.0/8)`);
+      throw new RangeError(`item '${raw}' is not an address range (e.g. 10.0.0.0/8)`);
     } else if (/^\*\.[a-z0-9.-]+$/.test(e)) {
       suffixes.push(e.slice(1));
     } else if (/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(e)) {
       names.add(e.replace(/\.$/, ""));
     } else {
-      throw new RangeError(`${POLICY_ALLOWED_HOSTS_ENV}: '${raw}' is not a host name, address, range, '*.suffix' or '*'`);
+      throw new RangeError(`item '${raw}' is not a host name, address, range, '*.suffix' or '*'`);
     }
   }
   const listed = entries.map((e) => e.trim()).filter(Boolean);

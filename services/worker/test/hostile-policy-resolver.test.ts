@@ -57,5 +57,5 @@ test("specs shown in messages carry no credentials; the allow-list is checked at
   assert.equal(shownSpec("http:http://u:pw@h/act?token=x"), "http:http://***@h/act?token=***");
   assert.equal(shownSpec("scripted:a.json"), "scripted:a.json");
   assert.deepEqual(resolveWorkerConfig({}, { FARM_POLICY_ALLOWED_HOSTS: "models.example, 10.0.0.0/8" }).policyAllowedHosts, ["models.example", "10.0.0.0/8"]);
-  assert.throws(() => resolveWorkerConfig({}, { FARM_POLICY_ALLOWED_HOSTS: "http://nope" }), /policyAllowedHosts: .*not a host name/);
+  assert.throws(() => resolveWorkerConfig({}, { FARM_POLICY_ALLOWED_HOSTS: "http://nope" }), /policyAllowedHosts \(FARM_POLICY_ALLOWED_HOSTS\) item 'http:\/\/nope' is not a host name/);
 });

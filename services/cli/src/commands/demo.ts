@@ -62,158 +62,130 @@ export const demoCommand: CommandModule = {
   },
 };
 
+type LocalFarm = import("@farm/local-farm").LocalFarm;
+type CampaignStatus = import("@farm/scheduler").CampaignStatus;
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
 async function runDemo(c: DemoConfig): Promise<void> {
+  const path = await import("node:path");
+  const { runUntilSignal, untilAborted } = await import("@farm/lifecycle");
+  const t0 = performance.now();
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
+  const out = path.resolve(c.out ?? path.join("out", `demo-${stamp}`));
+  await runUntilSignal(async (stop) => {
+    const farm = await startDemoFarm(c, out);
+    try {
+      const st = await runCampaign(farm, c, `demo-${stamp}`, stop);
+      const committed = await printSummary(farm, c, st, out);
+      if (c.keep && !stop.aborted) {
+        say(`keeping the farm up until Ctrl-C${farm.worker.envAddress ? ` (remote environments at ${farm.worker.envAddress})` : ""}`);
+        await untilAborted(stop);
+      }
+      if (stop.aborted || st.failed > 0 || committed < c.episodes) process.exitCode = 1;
+    } finally {
+      await farm.stop();
+    }
+    say(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }, { onRepeat: () => say("already shutting down") });
+}
+
+/** Redis (private unless REDIS_URL), an adb server, the simulated emulators, a worker and the scheduler. */
+async function startDemoFarm(c: DemoConfig, out: string): Promise<LocalFarm> {
   const path = await import("node:path");
   const { fileURLToPath } = await import("node:url");
   const { createLogger } = await import("@farm/log");
-  const { startRedis, startAdbServer } = await import("@farm/local-services");
-  const { startSimulatedDevices } = await import("@farm/simulator");
-  const { resolveWorkerConfig, WorkerService } = await import("@farm/worker");
-  const { Scheduler } = await import("@farm/scheduler");
-  const { inspectTrajectories, formatSummary } = await import("@farm/trajectory");
-  const { loadTaskFile } = await import("@farm/task");
-
-  const say = (line: string) => process.stdout.write(`${line}\n`);
-  const logger = createLogger({ service: "demo", level: cliConfig().logLevel ?? "warn" });
+  const { startLocalFarm } = await import("@farm/local-farm");
+  const config = cliConfig();
   const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
-  const taskFile = path.join(repo, "tasks/classic_2048.textproto");
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "").replace("T", "-");
-  const out = path.resolve(c.out ?? path.join("out", `demo-${stamp}`));
-  const campaignId = `demo-${stamp}`;
-  // A prefix of its own, so a demo against a shared REDIS_URL never hands jobs to real workers.
-  const queuePrefix = "{farm-demo}";
-
-  const cleanups: Array<{ what: string; run: () => Promise<void> }> = [];
-  const cleanup = async () => {
-    while (cleanups.length) {
-      const c = cleanups.pop()!;
-      await c.run().catch((e: unknown) => logger.warn({ event: "demo:cleanup-failed", what: c.what, err: String(e) }, "cleanup failed"));
-    }
-  };
-  const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
-  const t0 = performance.now();
-  try {
-    let redisUrl = cliConfig().redisUrl;
-    if (redisUrl) say(`redis: ${(await import("@farm/queue")).redactRedisUrl(redisUrl)} (REDIS_URL)`);
-    else {
-      const redis = await startRedis();
-      cleanups.push({ what: "redis", run: () => redis.stop() });
-      redisUrl = redis.url;
-      say(`redis: started on port ${redis.port}`);
-    }
-    const adb = await startAdbServer();
-    cleanups.push({ what: "adb server", run: () => adb.stop() });
-    say(`adb server: started on port ${adb.port}`);
-    const sims = await startSimulatedDevices({ adbPort: adb.port, count: c.emulators });
-    cleanups.push({ what: "simulated emulators", run: () => sims.close() });
-    const serials = sims.devices.map((d) => d.serial);
-    say(`emulators: ${serials.length} simulated (${serials.join(", ")})`);
-
-    const worker = await WorkerService.create(
-      resolveWorkerConfig({
-        redisUrl,
-        queuePrefix,
-        adbPort: adb.port,
-        devices: serials,
-        taskPaths: [taskFile],
-        outDir: out,
-        metricsPort: 0,
-        drainTimeoutMs: 10_000,
-        episode: { settleMs: c.settleMs },
-        ...(c.envPort !== undefined ? { envPort: c.envPort } : {}),
-      }),
-      { logger },
-    );
-    await worker.start();
-    cleanups.push({ what: "worker", run: () => worker.close() });
-    say(`worker: binding ${serials.length} devices; /metrics at ${worker.metricsUrl}/metrics`);
-    if (worker.envAddress) {
-      say(`remote environments: dm_env_rpc v1 at ${worker.envAddress}; from Python:`);
-      say(`$ python3 clients/python/examples/remote_env_random.py --target ${worker.envAddress} --task classic_2048 --steps 100 --worlds 2`);
-    }
-
-    // The scheduler: campaigns in, episode jobs out (windowed), progress counted from the job results.
-    const scheduler = await Scheduler.create({ redisUrl, prefix: queuePrefix, taskPaths: [taskFile], windowSize: 2 * serials.length, tickMs: 500, log: logger, metrics: worker.metrics });
-    await scheduler.start();
-    cleanups.push({ what: "scheduler", run: () => scheduler.close() });
-    const task = loadTaskFile(taskFile);
-    const submitted = await scheduler.submit({ id: campaignId, taskId: task.task.id, taskHash: task.hash, policy: "random", episodes: c.episodes, options: { maxEpisodeSteps: c.maxEpisodeSteps } });
-    say(`campaign ${campaignId}: ${c.episodes} episodes of ${task.task.id} (${task.task.name}), policy random, max ${c.maxEpisodeSteps} steps${submitted.created ? "" : " (already existed)"}`);
-
-    // Progress: a bar on a terminal, a line every few seconds otherwise.
-    const tty = process.stdout.isTTY === true;
-    let lastLine = 0;
-    let st = await scheduler.status(campaignId);
-    const tStart = performance.now();
-    // Give up when nothing moves for a while (e.g. no device could be bound), rather than wait forever.
-    const stallLimitMs = 120_000;
-    let lastChange = performance.now();
-    let lastFinished = -1;
-    while (!abort.signal.aborted && st.state === "running") {
-      await new Promise((r) => setTimeout(r, tty ? 250 : 500));
-      st = await scheduler.status(campaignId);
-      if (st.finished !== lastFinished || st.running > 0) {
-        lastFinished = st.finished;
-        lastChange = performance.now();
-      } else if (performance.now() - lastChange > stallLimitMs) {
-        say(`${tty ? "\n" : ""}no progress for ${stallLimitMs / 1000} s (devices: ${JSON.stringify(worker.deviceStates())}); giving up — run with FARM_LOG_LEVEL=info to see why`);
-        abort.abort();
-        break;
-      }
-      const secs = (performance.now() - tStart) / 1000;
-      if (tty) {
-        const width = 30;
-        const filled = Math.round((st.finished / c.episodes) * width);
-        process.stdout.write(`\r[${"#".repeat(filled)}${".".repeat(width - filled)}] ${st.finished}/${c.episodes} episodes, ${st.running} running, ${secs.toFixed(1)} s `);
-      } else if (performance.now() - lastLine > 3000 || st.state !== "running") {
-        lastLine = performance.now();
-        say(`progress: ${st.finished}/${c.episodes} episodes (${st.completed} completed, ${st.failed} failed, ${st.running} running) after ${secs.toFixed(1)} s`);
-      }
-    }
-    if (tty) process.stdout.write("\n");
-    const wallSec = (performance.now() - tStart) / 1000;
-    if (abort.signal.aborted) say("interrupted: shutting down");
-
-    // Summary: the scheduler's counts (from the job results) and what was committed (the Avro files).
-    const sum = st.summary;
-    const s = await inspectTrajectories([out]).catch(() => undefined);
-    const byOutcome = Object.entries(sum?.byOutcome ?? {}).map(([k, v]) => `${k} ${v}`).join(", ") || "-";
-    const byCause = Object.entries(sum?.byCause ?? {}).map(([k, v]) => `${k} ${v}`).join(", ") || "-";
-    const failures = Object.entries(sum?.failuresByCode ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
-    const steps = sum?.totalSteps ?? s?.steps ?? 0;
-    say("");
-    say(`summary of campaign ${campaignId} (${st.state})`);
-    say(`  episodes:     ${st.completed} completed, ${st.failed} failed of ${c.episodes}; by outcome: ${byOutcome}; by cause: ${byCause}${failures ? `; failures: ${failures}` : ""}`);
-    say(`  reward:       mean ${sum?.meanReward != null ? sum.meanReward.toFixed(2) : "-"} (min ${s?.reward?.min ?? "-"}, max ${s?.reward?.max ?? "-"})`);
-    say(`  speed:        ${steps} steps in ${wallSec.toFixed(1)} s = ${(steps / wallSec).toFixed(1)} steps/s, ${(st.finished / wallSec).toFixed(2)} episodes/s on ${serials.length} emulators`);
-    say(`  trajectories: ${out} (${s?.files ?? 0} Avro files, ${s?.uniqueEpisodes ?? 0} episodes, ${s?.duplicates.length ?? 0} duplicates)`);
-    say(`  metrics:      ${worker.metricsUrl}/metrics (worker and scheduler, served until the demo exits); scraped: ${await scrapeFigures(`${worker.metricsUrl}/metrics`)}`);
-    if (s) {
-      say("");
-      const rel = path.relative(process.cwd(), out);
-      const shown = rel && !rel.startsWith("..") ? rel : out;
-      say(`$ npx farm trajectories inspect ${shown}`);
-      for (const line of formatSummary(s).split("\n")) say(`  ${line}`);
-      say("");
-      say("export this run as a Hugging Face data set (Parquet) and query it with SQL:");
-      for (const line of exportCommands(shown)) say(`$ ${line}`);
-    }
-    say("");
-    if (c.keep && !abort.signal.aborted) {
-      say(`keeping the farm up until Ctrl-C${worker.envAddress ? ` (remote environments at ${worker.envAddress})` : ""}`);
-      await new Promise<void>((resolve) => abort.signal.addEventListener("abort", () => resolve(), { once: true }));
-    }
-    await cleanup();
-    say(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    if (abort.signal.aborted || st.failed > 0 || (s?.uniqueEpisodes ?? 0) < c.episodes) process.exitCode = 1;
-  } finally {
-    await cleanup();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+  if (config.redisUrl) say(`redis: ${(await import("@farm/queue")).redactRedisUrl(config.redisUrl)} (REDIS_URL)`);
+  const farm = await startLocalFarm({
+    devices: c.emulators,
+    taskPaths: [path.join(repo, "tasks/classic_2048.textproto")],
+    outDir: out,
+    // A prefix of its own, so a demo against a shared REDIS_URL never hands jobs to real workers.
+    queuePrefix: "{farm-demo}",
+    logger: createLogger({ service: "demo", level: config.logLevel ?? "warn" }),
+    ...(config.redisUrl ? { redisUrl: config.redisUrl } : {}),
+    worker: { episode: { settleMs: c.settleMs }, ...(c.envPort !== undefined ? { envPort: c.envPort } : {}) },
+    scheduler: { windowSize: 2 * c.emulators, tickMs: 500 },
+    onStarted: (what, detail) => say(what === "devices" ? `emulators: ${c.emulators} simulated (${detail})` : `${what}: ${detail}`),
+  });
+  const envAddress = farm.worker.envAddress;
+  if (envAddress) {
+    say(`remote environments: dm_env_rpc v1 at ${envAddress}; from Python:`);
+    say(`$ python3 clients/python/examples/remote_env_random.py --target ${envAddress} --task classic_2048 --steps 100 --worlds 2`);
   }
+  return farm;
+}
+
+/** Submits the campaign and shows progress (a bar on a terminal, a line every few seconds otherwise) until it ends. */
+async function runCampaign(farm: LocalFarm, c: DemoConfig, campaignId: string, stop: AbortSignal): Promise<CampaignStatus & { wallSec: number }> {
+  const { loadTaskFile } = await import("@farm/task");
+  const task = loadTaskFile(farm.worker.config.taskPaths[0]!);
+  const submitted = await farm.scheduler.submit({ id: campaignId, taskId: task.task.id, taskHash: task.hash, policy: "random", episodes: c.episodes, options: { maxEpisodeSteps: c.maxEpisodeSteps } });
+  say(`campaign ${campaignId}: ${c.episodes} episodes of ${task.task.id} (${task.task.name}), policy random, max ${c.maxEpisodeSteps} steps${submitted.created ? "" : " (already existed)"}`);
+  const tty = process.stdout.isTTY === true;
+  const tStart = performance.now();
+  // Give up when nothing moves for a while (e.g. no device could be bound), rather than wait forever.
+  const stallLimitMs = 120_000;
+  let lastLine = 0;
+  let lastChange = performance.now();
+  let lastFinished = -1;
+  let st = await farm.scheduler.status(campaignId);
+  while (!stop.aborted && st.state === "running") {
+    await new Promise((r) => setTimeout(r, tty ? 250 : 500));
+    st = await farm.scheduler.status(campaignId);
+    if (st.finished !== lastFinished || st.running > 0) {
+      lastFinished = st.finished;
+      lastChange = performance.now();
+    } else if (performance.now() - lastChange > stallLimitMs) {
+      say(`${tty ? "\n" : ""}no progress for ${stallLimitMs / 1000} s (devices: ${JSON.stringify(farm.worker.deviceStates())}); giving up — run with FARM_LOG_LEVEL=info to see why`);
+      process.exitCode = 1;
+      break;
+    }
+    const secs = (performance.now() - tStart) / 1000;
+    if (tty) {
+      const filled = Math.round((st.finished / c.episodes) * 30);
+      process.stdout.write(`\r[${"#".repeat(filled)}${".".repeat(30 - filled)}] ${st.finished}/${c.episodes} episodes, ${st.running} running, ${secs.toFixed(1)} s `);
+    } else if (performance.now() - lastLine > 3000 || st.state !== "running") {
+      lastLine = performance.now();
+      say(`progress: ${st.finished}/${c.episodes} episodes (${st.completed} completed, ${st.failed} failed, ${st.running} running) after ${secs.toFixed(1)} s`);
+    }
+  }
+  if (tty) process.stdout.write("\n");
+  if (stop.aborted) say("interrupted: shutting down");
+  return { ...st, wallSec: (performance.now() - tStart) / 1000 };
+}
+
+/** The scheduler's counts (from the job results) and what was committed (the Avro files); returns the episodes committed. */
+async function printSummary(farm: LocalFarm, c: DemoConfig, st: CampaignStatus & { wallSec: number }, out: string): Promise<number> {
+  const path = await import("node:path");
+  const { inspectTrajectories, formatSummary } = await import("@farm/trajectory");
+  const sum = st.summary;
+  const s = await inspectTrajectories([out]).catch(() => undefined);
+  const counts = (o: Record<string, number> | undefined) => Object.entries(o ?? {}).map(([k, v]) => `${k} ${v}`).join(", ");
+  const failures = counts(sum?.failuresByCode);
+  const steps = sum?.totalSteps ?? s?.steps ?? 0;
+  const metricsUrl = `${farm.worker.metricsUrl}/metrics`;
+  say("");
+  say(`summary of campaign ${st.id} (${st.state})`);
+  say(`  episodes:     ${st.completed} completed, ${st.failed} failed of ${c.episodes}; by outcome: ${counts(sum?.byOutcome) || "-"}; by cause: ${counts(sum?.byCause) || "-"}${failures ? `; failures: ${failures}` : ""}`);
+  say(`  reward:       mean ${sum?.meanReward != null ? sum.meanReward.toFixed(2) : "-"} (min ${s?.reward?.min ?? "-"}, max ${s?.reward?.max ?? "-"})`);
+  say(`  speed:        ${steps} steps in ${st.wallSec.toFixed(1)} s = ${(steps / st.wallSec).toFixed(1)} steps/s, ${(st.finished / st.wallSec).toFixed(2)} episodes/s on ${farm.serials.length} emulators`);
+  say(`  trajectories: ${out} (${s?.files ?? 0} Avro files, ${s?.uniqueEpisodes ?? 0} episodes, ${s?.duplicates.length ?? 0} duplicates)`);
+  say(`  metrics:      ${metricsUrl} (worker and scheduler, served until the demo exits); scraped: ${await scrapeFigures(metricsUrl)}`);
+  if (s) {
+    say("");
+    const rel = path.relative(process.cwd(), out);
+    const shown = rel && !rel.startsWith("..") ? rel : out;
+    say(`$ npx farm trajectories inspect ${shown}`);
+    for (const line of formatSummary(s).split("\n")) say(`  ${line}`);
+    say("");
+    say("export this run as a Hugging Face data set (Parquet) and query it with SQL:");
+    for (const line of exportCommands(shown)) say(`$ ${line}`);
+  }
+  say("");
+  return s?.uniqueEpisodes ?? 0;
 }
 
 /** The commands that export the demo's trajectories to Parquet and query them (printed, not run). */

@@ -53,6 +53,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { DeviceSession } = await import("@farm/episode");
   const { policyFromSpec } = await import("@farm/policy");
   const { createLogger } = await import("@farm/log");
+  const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
 
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
@@ -66,99 +67,92 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const loaded = loadTaskFile(path.resolve(taskPath), { apkDirs });
   for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
 
-  // LIFO cleanups, run on exit and on SIGINT/SIGTERM.
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    while (cleanups.length) await cleanups.pop()!().catch(() => {});
-  };
-  const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  // Everything started here is released last-first, on exit and on SIGINT/SIGTERM (a second signal: exit now).
+  const releasers = new Releasers();
+  const cleanup = () => releasers.releaseAll({ onError: ({ what, error }) => logger.warn({ event: "run:release-failed", what, err: error.message }, "release failed") });
+  await runUntilSignal(async (stop) => {
+    try {
+      let adbPort: number;
+      let serial: string;
+      if (o.device) {
+        adbPort = parseIntOption("adb-port", o.adbPort, 1)!;
+        serial = o.device;
+      } else {
+        const { startAdbServer } = await import("@farm/local-services");
+        const { startSimulatedDevices } = await import("@farm/simulator");
+        const adb = await startAdbServer();
+        releasers.add("adb server", () => adb.stop());
+        adbPort = adb.port;
+        const sim = await startSimulatedDevices({ adbPort, count: 1 });
+        releasers.add("simulated device", () => sim.close());
+        serial = sim.devices[0]!.serial;
+        logger.info({ serial, adbPort }, "simulated device started");
+      }
+      const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, adbBin: cliConfig().adbBin, logger });
+      releasers.add("adb driver", () => driver.close());
+      const device = driver.device(serial);
 
-  try {
-    let adbPort: number;
-    let serial: string;
-    if (o.device) {
-      adbPort = parseIntOption("adb-port", o.adbPort, 1)!;
-      serial = o.device;
-    } else {
-      const { startAdbServer } = await import("@farm/local-services");
-      const { startSimulatedDevices } = await import("@farm/simulator");
-      const adb = await startAdbServer();
-      cleanups.push(() => adb.stop());
-      adbPort = adb.port;
-      const sim = await startSimulatedDevices({ adbPort, count: 1 });
-      cleanups.push(() => sim.close());
-      serial = sim.devices[0]!.serial;
-      logger.info({ serial, adbPort }, "simulated device started");
-    }
-    const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, adbBin: cliConfig().adbBin, logger });
-    cleanups.push(() => driver.close());
-    const device = driver.device(serial);
+      let writer: import("@farm/trajectory").TrajectoryWriter | undefined;
+      const campaignId = `run-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${process.pid}`;
+      if (o.out) {
+        const { TrajectoryWriter } = await import("@farm/trajectory");
+        writer = await TrajectoryWriter.open({ outDir: path.resolve(o.out), writerId: `run-${os.hostname().replace(/[^A-Za-z0-9_.-]/g, "_")}-${process.pid}`, frameEvery });
+        releasers.add("trajectory writer", () => writer!.close());
+      }
+      const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
 
-    let writer: import("@farm/trajectory").TrajectoryWriter | undefined;
-    const campaignId = `run-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${process.pid}`;
-    if (o.out) {
-      const { TrajectoryWriter } = await import("@farm/trajectory");
-      writer = await TrajectoryWriter.open({ outDir: path.resolve(o.out), writerId: `run-${os.hostname().replace(/[^A-Za-z0-9_.-]/g, "_")}-${process.pid}`, frameEvery });
-      cleanups.push(() => writer!.close());
-    }
-    const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
-
-    const policy = await policyFromSpec(o.policy, { http: { allowedHosts: cliConfig().policyAllowedHosts } });
-    cleanups.push(() => policy.close());
-    const session = await DeviceSession.open({
-      device,
-      task: loaded,
-      logger,
-      config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), frameEvery: writer ? frameEvery : 0, ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}) },
-    });
-    cleanups.push(() => session.close());
-
-    let steps = 0;
-    let rewardSum = 0;
-    let ran = 0;
-    const outcomes: Record<string, number> = {};
-    const causes: Record<string, number> = {};
-    for (let i = 0; i < episodes && !abort.signal.aborted; i++) {
-      if (session.state !== "ready") break;
-      const t = await session.runEpisode({
-        seed: episodeSeed(seed0, i),
-        index: i,
-        policy,
-        signal: abort.signal,
-        ...(writer && episodeIdOf
-          ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
-          : {}),
+      const policy = await policyFromSpec(o.policy, { http: { allowedHosts: cliConfig().policyAllowedHosts } });
+      releasers.add("policy", () => policy.close());
+      const session = await DeviceSession.open({
+        device,
+        task: loaded,
+        logger,
+        config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), frameEvery: writer ? frameEvery : 0, ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}) },
       });
-      ran++;
-      steps += t.steps.length;
-      rewardSum += t.totalReward;
-      outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
-      causes[t.cause] = (causes[t.cause] ?? 0) + 1;
-      out(`episode=${i} steps=${t.steps.length} reward=${+t.totalReward.toFixed(6)} outcome=${t.outcome} cause=${t.cause}${t.causeDetail ? ` detail=${JSON.stringify(t.causeDetail)}` : ""}`);
+      releasers.add("device session", () => session.close());
+
+      let steps = 0;
+      let rewardSum = 0;
+      let ran = 0;
+      const outcomes: Record<string, number> = {};
+      const causes: Record<string, number> = {};
+      for (let i = 0; i < episodes && !stop.aborted; i++) {
+        if (session.state !== "ready") break;
+        const t = await session.runEpisode({
+          seed: episodeSeed(seed0, i),
+          index: i,
+          policy,
+          signal: stop,
+          ...(writer && episodeIdOf
+            ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
+            : {}),
+        });
+        ran++;
+        steps += t.steps.length;
+        rewardSum += t.totalReward;
+        outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
+        causes[t.cause] = (causes[t.cause] ?? 0) + 1;
+        out(`episode=${i} steps=${t.steps.length} reward=${+t.totalReward.toFixed(6)} outcome=${t.outcome} cause=${t.cause}${t.causeDetail ? ` detail=${JSON.stringify(t.causeDetail)}` : ""}`);
+      }
+      const summary: Record<string, unknown> = {
+        episodes: ran,
+        steps,
+        reward_mean: ran ? Math.round((rewardSum / ran) * 1e9) / 1e9 : 0,
+        outcomes,
+        causes,
+        task: loaded.task.id,
+        device: serial,
+        policy: `${policy.name}@${policy.version}`,
+      };
+      const unusable = session.state === "unusable";
+      if (unusable) summary.device_unusable = session.unusableReason;
+      if (stop.aborted) summary.cancelled = true;
+      if (o.out) summary.out = path.resolve(o.out);
+      await cleanup();
+      out(JSON.stringify(summary));
+      if (unusable || ran < episodes) process.exitCode = 1;
+    } finally {
+      await cleanup();
     }
-    const summary: Record<string, unknown> = {
-      episodes: ran,
-      steps,
-      reward_mean: ran ? Math.round((rewardSum / ran) * 1e9) / 1e9 : 0,
-      outcomes,
-      causes,
-      task: loaded.task.id,
-      device: serial,
-      policy: `${policy.name}@${policy.version}`,
-    };
-    const unusable = session.state === "unusable";
-    if (unusable) summary.device_unusable = session.unusableReason;
-    if (abort.signal.aborted) summary.cancelled = true;
-    if (o.out) summary.out = path.resolve(o.out);
-    await cleanup();
-    out(JSON.stringify(summary));
-    if (unusable || ran < episodes) process.exitCode = 1;
-  } finally {
-    await cleanup();
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
-  }
+  });
 }
