@@ -14,7 +14,8 @@ async function main(): Promise<void> {
     .version(version, "-V, --version", "print the farm's version")
     .showHelpAfterError()
     // Commander echoes unknown options and bad arguments: never send their control bytes raw to a terminal.
-    .configureOutput({ outputError: (text, write) => write(escapeControls(text.replace(/\n$/, "")) + "\n") });
+    // Commander puts its "(Did you mean …?)" hint on a line of its own; everything else stays on one line.
+    .configureOutput({ outputError: (text, write) => write(escapeControls(text.replace(/\n$/, "").replace(/\n(?=\(Did you mean )/, " ")) + "\n") });
   for (const mod of commandModules) mod.register(program);
   await program.parseAsync(process.argv);
 }
