@@ -12,12 +12,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { emulatorGrpc, grpc, RunState } from "@farm/emulator-grpc";
-import { parseDiscovery } from "../src/index.ts";
+import { avdHome, createAvd as writeAvd, parseDiscovery } from "../src/index.ts";
 import { adbCli, eventually } from "./transport-helpers.ts";
 import { ConsoleClient, adbWithEnv, freeConsolePort, tempEnv, type TempEnv } from "./emulator-helpers.ts";
 
 const EMULATOR = fileURLToPath(new URL("../sdk/emulator/emulator", import.meta.url));
-const FARM = fileURLToPath(new URL("../../../services/cli/bin/farm.js", import.meta.url));
 
 interface Running {
   child: ChildProcess;
@@ -36,9 +35,10 @@ function runEmulator(args: string[], env: NodeJS.ProcessEnv): Running {
   return { child, out: () => out, err: () => err, exited };
 }
 
+/** Writes an AVD into the test's private ANDROID_AVD_HOME (what `farm sim avd create` does). */
 function createAvd(t: TempEnv, name: string, screen: string): void {
-  const r = spawnSync(process.execPath, [FARM, "sim", "avd", "create", name, "--screen", screen], { env: t.env, encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
+  const [width, height] = screen.split("x").map(Number) as [number, number];
+  writeAvd(avdHome(t.env), name, { width, height });
 }
 
 async function listed(adb: LocalAdbServer): Promise<string> {

@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { copyFile, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { promisify } from "node:util";
-import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
-import { findDuplicates, inspectTrajectories, listTrajectoryFiles, SCHEMA_VERSION, syntheticEpisode, type TrajectorySummary } from "@farm/trajectory";
+import { findDuplicates, inspectTrajectories, listTrajectoryFiles, SCHEMA_VERSION, syntheticEpisode } from "@farm/trajectory";
 import { tempDir, writeEpisodes } from "./helpers.ts";
 
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
-const farm = path.join(repoRoot, "services/cli/bin/farm.js");
-const run = promisify(execFile);
 
 /** Two writers; episode 1 retried (attempt 2) and written again by the second writer. */
 async function dataset(): Promise<string> {
@@ -63,28 +57,5 @@ describe("inspect and duplicates", () => {
     assert.equal(s.unreadable.length, 1);
     assert.match(s.unreadable[0]!.error, /truncated|ends inside/);
     assert.equal(s.episodes, 5);
-  });
-
-  it("`farm trajectories inspect --json` and `export --jsonl` work on the data set", async () => {
-    const dir = await dataset();
-    const { stdout } = await run(process.execPath, [farm, "trajectories", "inspect", "--json", dir], { cwd: repoRoot });
-    const s = JSON.parse(stdout) as TrajectorySummary;
-    assert.equal(s.episodes, 5);
-    assert.equal(s.duplicates.length, 1);
-    const human = await run(process.execPath, [farm, "trajectories", "inspect", dir], { cwd: repoRoot });
-    assert.match(human.stdout, /episodes: 5 \(unique 4\)/);
-    assert.match(human.stdout, /duplicates: 1/);
-
-    const { files } = await listTrajectoryFiles([dir]);
-    await copyFile(files[0]!, path.join(dir, "only.avro"));
-    const exp = await run(process.execPath, [farm, "trajectories", "export", "--jsonl", path.join(dir, "only.avro")], { cwd: repoRoot, maxBuffer: 64 << 20 });
-    const lines = exp.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.equal(lines.length, 3);
-    const first = lines[0] as { episodeId: string; startedAt: string; steps: { frame?: string }[] };
-    const rec = syntheticEpisode(0, { steps: 4, frames: true });
-    assert.equal(first.episodeId, rec.episodeId);
-    assert.equal(first.startedAt, rec.startedAt.toISOString());
-    assert.equal(first.steps[1]!.frame, Buffer.from(rec.steps[1]!.frame!).toString("base64"));
-    assert.equal(first.steps[0]!.frame, undefined);
   });
 });
