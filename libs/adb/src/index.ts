@@ -25,6 +25,7 @@ export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
 export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";
 export { GrpcActionChannel } from "./grpc/action-channel.ts";
+export { INPUT_LIVENESS_MS } from "./grpc/input-stream.ts";
 export { GrpcEndpoints, readDiscoveryFiles, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 export { grpcKeyOf } from "./grpc/keys.ts";
 export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";

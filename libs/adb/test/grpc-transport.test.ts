@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { SimEmulator, startSimulatedDevices } from "@farm/simulator";
-import { AdbDriver, GrpcActionChannel, ShellActionChannel, grpcKeyOf, readDiscoveryFiles, type AdbCallEvent, type AdbDevice } from "../src/index.ts";
+import { AdbDriver, GrpcActionChannel, INPUT_LIVENESS_MS, ShellActionChannel, grpcKeyOf, readDiscoveryFiles, type AdbCallEvent, type AdbDevice } from "../src/index.ts";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 const G2048 = "com.tpcstld.twozerogame";
@@ -142,7 +142,7 @@ describe("gRPC transport", () => {
     await d.close();
   });
 
-  test("lean client error paths: a hung emulator is a timeout within the deadline, a gRPC server that goes away mid-session is adb_error (device lost), both naming the endpoint", async () => {
+  test("lean client error paths: a hung emulator is a timeout within the deadline once it has been silent for the liveness interval, a gRPC server that goes away mid-session is adb_error (device lost), both naming the endpoint", async () => {
     const emu = await SimEmulator.start({ adbPort: adb.port, seed: 11, grpc: {} });
     const address = `127.0.0.1:${emu.grpc!.port}`;
     const d = new AdbDriver({ port: adb.port, actionTimeoutMs: 1500, grpc: { mode: "config", endpoints: { [emu.serial]: { address } } } });
@@ -153,6 +153,9 @@ describe("gRPC transport", () => {
       const shot = await d.device(emu.serial).screenshot();
       assert.ok("rgba" in shot, JSON.stringify(shot));
       emu.setVmStopped(true);
+      // Input events stream without answers: a device silent for longer than the liveness interval is
+      // asked for its status (within the action's deadline) before the next action goes out.
+      await new Promise((r) => setTimeout(r, INPUT_LIVENESS_MS + 100));
       const t0 = performance.now();
       const hung = await ch.touchDown(5, 5);
       assert.equal(hung.status, "timeout", hung.message);
@@ -161,10 +164,38 @@ describe("gRPC transport", () => {
       emu.setVmStopped(false);
       assert.equal((await ch.touchUp(5, 5)).status, "ok", "the same session serves again once the emulator runs");
       await emu.grpc!.close();
-      const gone = await ch.tap(10, 10);
+      // The stream's end reaches the client a moment after the server closes; the action after that fails.
+      let gone = await ch.tap(10, 10);
+      for (const t1 = performance.now(); gone.status === "ok" && performance.now() - t1 < 3000; ) {
+        await new Promise((r) => setTimeout(r, 20));
+        gone = await ch.tap(10, 10);
+      }
       assert.equal(gone.status, "adb_error", gone.message);
       assert.ok(gone.message.includes(address), gone.message);
       assert.match(gone.message, /unavailable|gone/);
+      await ch.close();
+    } finally {
+      await d.close();
+      await emu.close();
+    }
+  });
+
+  test("an emulator without streamInputEvent (older) gets every touch through sendTouch: swipes still move 2048's tiles", async () => {
+    const emu = await SimEmulator.start({ adbPort: adb.port, seed: 12, grpc: { withoutInputStream: true } });
+    const d = new AdbDriver({ port: adb.port, grpc: { mode: "config", endpoints: { [emu.serial]: { address: `127.0.0.1:${emu.grpc!.port}` } } } });
+    try {
+      const dev = d.device(emu.serial);
+      await install(dev, G2048, "classic_2048.apk");
+      const ch = await dev.openActionChannel();
+      assert.ok(ch instanceof GrpcActionChannel);
+      const before = await dev.screenshot();
+      assert.ok("rgba" in before);
+      for (const [x1, y1, x2, y2] of [[100, 300, 300, 300], [180, 200, 180, 500], [300, 300, 60, 300], [180, 500, 180, 150]] as const) {
+        assert.equal((await ch.swipe(x1, y1, x2, y2, 60)).status, "ok");
+      }
+      const after = await dev.screenshot();
+      assert.ok("rgba" in after);
+      assert.ok(!Buffer.from(after.rgba).equals(Buffer.from(before.rgba)), "the swipes did not reach the app");
       await ch.close();
     } finally {
       await d.close();

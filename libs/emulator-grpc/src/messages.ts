@@ -72,6 +72,13 @@ export interface KeyboardEventMsg {
   text: string;
 }
 
+/** InputEvent (one of its kinds set; the simulator acts on touch, key and mouse events). */
+export interface InputEventMsg {
+  key_event?: KeyboardEventMsg;
+  touch_event?: TouchEventMsg;
+  mouse_event?: MouseEventMsg;
+}
+
 export interface EntryMsg {
   key: string;
   value: string;

@@ -137,6 +137,11 @@ export function encodeKeyboardEvent(msg: KeyboardEventMsg): Buffer {
   return new Writer().int(1, msg.codeType).int(2, msg.eventType).int(3, msg.keyCode).string(4, msg.key).string(5, msg.text).done();
 }
 
+/** InputEvent { oneof type { key_event=1 touch_event=2 … } }: one event of a streamInputEvent call. */
+export function encodeInputEvent(ev: { touch: TouchEventMsg } | { key: KeyboardEventMsg }): Buffer {
+  return "touch" in ev ? new Writer().message(2, encodeTouchEvent(ev.touch)).done() : new Writer().message(1, encodeKeyboardEvent(ev.key)).done();
+}
+
 /** ImageFormat { format=1 width=3 height=4 display=5 } (rotation, transport, folded display left out). */
 export function encodeImageFormat(msg: { format: number; width?: number; height?: number; display?: number }): Buffer {
   return new Writer().int(1, msg.format).int(3, msg.width).int(4, msg.height).int(5, msg.display).done();

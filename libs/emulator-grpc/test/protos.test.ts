@@ -13,7 +13,7 @@ test("EmulatorController and SnapshotService declare every published method with
   const shape = (def: Record<string, { requestStream: boolean; responseStream: boolean; path: string }>) =>
     Object.fromEntries(Object.entries(def).map(([k, m]) => [k, `${m.requestStream ? "stream " : ""}->${m.responseStream ? " stream" : ""}`]));
   const ctl = shape(services.emulatorController as never);
-  assert.equal(Object.keys(ctl).length, 34);
+  assert.equal(Object.keys(ctl).length, 36);
   assert.equal(ctl["streamScreenshot"], "-> stream");
   assert.equal(ctl["injectAudio"], "stream ->");
   for (const m of ["getStatus", "getScreenshot", "sendTouch", "sendKey", "sendMouse", "setVmState", "getVmState"]) assert.equal(ctl[m], "->", m);

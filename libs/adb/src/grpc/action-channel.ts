@@ -1,6 +1,6 @@
 /**
- * The action channel over the emulator's gRPC (`sendTouch`, `sendKey`): one loopback HTTP/2 call per
- * touch, no adb server, no shell. Touches carry a finger id (`identifier`; several ids = several fingers;
+ * The action channel over the emulator's gRPC: touches and keys as events of one `streamInputEvent` call
+ * per device (input-stream.ts; `sendTouch` / `sendKey` for an emulator without it), no adb server, no shell. Touches carry a finger id (`identifier`; several ids = several fingers;
  * pressure > 0 = down or moving, 0 = up). Actions are serialised per channel (a touch sequence keeps its
  * order) and each has a deadline. Keys the emulator's `KeyboardEvent` cannot name go through the adb
  * shell channel, opened only if needed.
@@ -9,8 +9,9 @@ import { KeyEventType, type TouchEventMsg } from "@farm/emulator-grpc";
 import { ShellActionChannel } from "../action-channel.ts";
 import { report, type DeviceCtx } from "../exec.ts";
 import type { ActionChannel, StepResult } from "../types.ts";
-import { describeGrpcError, emulatorCalls } from "./client.ts";
+import { describeGrpcError } from "./client.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
+import { InputEventStream } from "./input-stream.ts";
 import { grpcKeyOf } from "./keys.ts";
 
 /** Interval of the moves that make up a swipe (a 60 Hz touch screen). */
@@ -22,12 +23,15 @@ export class GrpcActionChannel implements ActionChannel {
   private queue: Promise<unknown> = Promise.resolve();
   private shell: ShellActionChannel | undefined;
   private closed = false;
+  private readonly input: InputEventStream;
 
   constructor(
     private readonly ctx: DeviceCtx,
     readonly endpoint: GrpcEndpoint,
     private readonly timeoutMs = ctx.cfg.actionTimeoutMs,
-  ) {}
+  ) {
+    this.input = new InputEventStream(endpoint);
+  }
 
   /** Runs `work` after the actions before it; reports it as one public operation. */
   private serial<T extends StepResult>(op: string, work: () => Promise<T>): Promise<T> {
@@ -46,9 +50,9 @@ export class GrpcActionChannel implements ActionChannel {
     return Promise.resolve(r);
   }
 
-  private async send(what: string, msg: TouchEventMsg, t0: number): Promise<StepResult> {
+  private async send(what: string, msg: TouchEventMsg | TouchEventMsg[], t0: number): Promise<StepResult> {
     if (this.closed) return { status: "adb_error", message: `${what} on '${this.ctx.serial}': the action channel is closed`, output: "", durationMs: 0 };
-    const r = await emulatorCalls.sendTouch(this.endpoint, msg, this.timeoutMs);
+    const r = await this.input.send(Array.isArray(msg) ? msg.map((touch) => ({ touch })) : [{ touch: msg }], this.timeoutMs);
     if (r.ok) return ok(t0);
     const d = describeGrpcError(r.err, what, this.ctx.serial, this.endpoint);
     return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
@@ -79,12 +83,7 @@ export class GrpcActionChannel implements ActionChannel {
 
   tap(x: number, y: number, finger = 0): Promise<StepResult> {
     if (!GrpcActionChannel.valid(x, y)) return this.bad("action:tap", `tap: coordinates must be non-negative numbers, got (${x}, ${y})`);
-    return this.serial("action:tap", async () => {
-      const t0 = performance.now();
-      const down = await this.send("tap", GrpcActionChannel.point(x, y, finger, 1), t0);
-      if (down.status !== "ok") return down;
-      return this.send("tap", GrpcActionChannel.point(x, y, finger, 0), t0);
-    });
+    return this.serial("action:tap", () => this.send("tap", [GrpcActionChannel.point(x, y, finger, 1), GrpcActionChannel.point(x, y, finger, 0)], performance.now()));
   }
 
   swipe(x1: number, y1: number, x2: number, y2: number, durationMs: number, finger = 0): Promise<StepResult> {
@@ -116,7 +115,7 @@ export class GrpcActionChannel implements ActionChannel {
     }
     return this.serial("action:key", async () => {
       const t0 = performance.now();
-      const r = await emulatorCalls.sendKey(this.endpoint, { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" }, this.timeoutMs);
+      const r = await this.input.send([{ key: { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" } }], this.timeoutMs);
       if (r.ok) return ok(t0);
       const d = describeGrpcError(r.err, `key ${keycode}`, this.ctx.serial, this.endpoint);
       return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
@@ -126,6 +125,7 @@ export class GrpcActionChannel implements ActionChannel {
   async close(): Promise<void> {
     this.closed = true;
     await this.queue;
+    await this.input.close();
     await this.shell?.close();
   }
 }

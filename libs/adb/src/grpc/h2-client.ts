@@ -27,6 +27,24 @@ export interface GrpcFailure {
 
 export type CallResult = { ok: true; messages: Buffer[] } | { ok: false; err: GrpcFailure };
 
+/** The caller's side of a client-streaming call. */
+export interface ClientStream {
+  /** The call's end: the answer, or why it failed (it never rejects). */
+  readonly result: Promise<CallResult>;
+  /** True once the call is over (answered, failed or the connection gone). */
+  readonly ended: boolean;
+  /** True once the server sent its response headers (it accepted the call). */
+  readonly answered: boolean;
+  /** Resolves true when the server's response headers arrive, false if the call ends without them. */
+  readonly accepted: Promise<boolean>;
+  /** Bytes written but not yet taken by the connection (a server that stops reading makes this grow). */
+  readonly buffered: number;
+  /** Writes gRPC-framed messages; false when the call is over. */
+  write(framed: Uint8Array): boolean;
+  /** Ends the caller's side; the server answers. */
+  end(): void;
+}
+
 const { HTTP2_HEADER_METHOD, HTTP2_HEADER_PATH, HTTP2_HEADER_CONTENT_TYPE, HTTP2_HEADER_TE, HTTP2_HEADER_STATUS } = http2.constants;
 
 /** The message of a `grpc-message` header (percent-encoded per the spec). */
@@ -80,68 +98,121 @@ export class GrpcH2Client {
    */
   call(path: string, body: Uint8Array, ep: GrpcEndpoint, timeoutMs: number): Promise<CallResult> {
     return new Promise((resolve) => {
-      if (this.closed) return resolve({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: "client closed" } });
-      let session: http2.ClientHttp2Session;
-      let req: http2.ClientHttp2Stream;
-      const headers: http2.OutgoingHttpHeaders = {
-        [HTTP2_HEADER_METHOD]: "POST",
-        [HTTP2_HEADER_PATH]: path,
-        [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
-        [HTTP2_HEADER_TE]: "trailers",
-        "grpc-timeout": `${Math.max(1, Math.ceil(timeoutMs))}m`,
-      };
-      if (ep.token) headers["authorization"] = `Bearer ${ep.token}`;
-      try {
-        session = this.connect();
-        req = session.request(headers, { endStream: false });
-      } catch (e) {
-        this.session = undefined;
-        return resolve({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: e instanceof Error ? e.message : String(e) } });
-      }
-      let done = false;
-      let httpStatus = 0;
-      let grpcStatus: number | undefined;
-      let grpcMsg = "";
-      const chunks: Buffer[] = [];
-      const finish = (r: CallResult): void => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        resolve(r);
-      };
-      const timer = setTimeout(() => {
-        finish({ ok: false, err: { code: GrpcCode.DEADLINE_EXCEEDED, details: `no answer within ${timeoutMs} ms` } });
-        req.close(http2.constants.NGHTTP2_CANCEL);
-      }, timeoutMs);
-      const readStatus = (h: http2.IncomingHttpHeaders): void => {
-        const s = h["grpc-status"];
-        if (s !== undefined) {
-          grpcStatus = Number(s);
-          grpcMsg = grpcMessage(h["grpc-message"]);
-        }
-      };
-      req.on("response", (h) => {
-        httpStatus = Number(h[HTTP2_HEADER_STATUS]);
-        readStatus(h);
-      });
-      req.on("trailers", readStatus);
-      req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("error", (e: Error) => finish({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: e.message } }));
-      req.on("close", () => {
-        if (done) return;
-        if (grpcStatus === undefined) {
-          const code = httpStatus && httpStatus !== 200 ? httpToGrpc(httpStatus) : req.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM || !httpStatus ? GrpcCode.UNAVAILABLE : GrpcCode.INTERNAL;
-          return finish({ ok: false, err: { code, details: httpStatus ? `HTTP ${httpStatus} without a gRPC status` : "the connection ended before an answer" } });
-        }
-        if (grpcStatus !== GrpcCode.OK) return finish({ ok: false, err: { code: grpcStatus, details: grpcMsg } });
-        try {
-          finish({ ok: true, messages: grpcMessages(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) });
-        } catch (e) {
-          finish({ ok: false, err: { code: GrpcCode.INTERNAL, details: e instanceof Error ? e.message : String(e) } });
-        }
-      });
-      req.end(grpcFrame(body));
+      const req = this.start(path, ep, timeoutMs, resolve);
+      req?.end(grpcFrame(body));
     });
+  }
+
+  /**
+   * A client-streaming call (no deadline: it lives as long as the caller keeps it): messages are written
+   * as they come; `result` resolves when the call ends (the server's answer, or why it failed).
+   */
+  openStream(path: string, ep: GrpcEndpoint): ClientStream {
+    let resolveResult!: (r: CallResult) => void;
+    const result = new Promise<CallResult>((r) => (resolveResult = r));
+    let ended = false;
+    let answered = false;
+    let accept!: (yes: boolean) => void;
+    const accepted = new Promise<boolean>((r) => (accept = r));
+    const req = this.start(path, ep, undefined, (r) => {
+      ended = true;
+      accept(false);
+      resolveResult(r);
+    }, () => {
+      answered = true;
+      accept(true);
+    });
+    if (!req) ended = true;
+    return {
+      result,
+      accepted,
+      get ended() {
+        return ended;
+      },
+      get answered() {
+        return answered;
+      },
+      get buffered() {
+        return req?.writableLength ?? 0;
+      },
+      write(messages: Uint8Array) {
+        if (ended || !req || req.writableEnded) return false;
+        req.write(messages);
+        return true;
+      },
+      end() {
+        if (req && !req.writableEnded) req.end();
+      },
+    };
+  }
+
+  /** Opens the HTTP/2 stream of a call and collects its answer; undefined (after `done`) when it cannot start. */
+  private start(path: string, ep: GrpcEndpoint, timeoutMs: number | undefined, done: (r: CallResult) => void, onHeaders?: () => void): http2.ClientHttp2Stream | undefined {
+    if (this.closed) {
+      done({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: "client closed" } });
+      return undefined;
+    }
+    const headers: http2.OutgoingHttpHeaders = {
+      [HTTP2_HEADER_METHOD]: "POST",
+      [HTTP2_HEADER_PATH]: path,
+      [HTTP2_HEADER_CONTENT_TYPE]: "application/grpc",
+      [HTTP2_HEADER_TE]: "trailers",
+    };
+    if (timeoutMs !== undefined) headers["grpc-timeout"] = `${Math.max(1, Math.ceil(timeoutMs))}m`;
+    if (ep.token) headers["authorization"] = `Bearer ${ep.token}`;
+    let req: http2.ClientHttp2Stream;
+    try {
+      req = this.connect().request(headers, { endStream: false });
+    } catch (e) {
+      this.session = undefined;
+      done({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: e instanceof Error ? e.message : String(e) } });
+      return undefined;
+    }
+    let finished = false;
+    let httpStatus = 0;
+    let grpcStatus: number | undefined;
+    let grpcMsg = "";
+    const chunks: Buffer[] = [];
+    const finish = (r: CallResult): void => {
+      if (finished) return;
+      finished = true;
+      if (timer) clearTimeout(timer);
+      done(r);
+    };
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => {
+      finish({ ok: false, err: { code: GrpcCode.DEADLINE_EXCEEDED, details: `no answer within ${timeoutMs} ms` } });
+      req.close(http2.constants.NGHTTP2_CANCEL);
+    }, timeoutMs);
+    const readStatus = (h: http2.IncomingHttpHeaders): void => {
+      const s = h["grpc-status"];
+      if (s !== undefined) {
+        grpcStatus = Number(s);
+        grpcMsg = grpcMessage(h["grpc-message"]);
+      }
+    };
+    req.on("response", (h) => {
+      httpStatus = Number(h[HTTP2_HEADER_STATUS]);
+      readStatus(h);
+      // A trailers-only answer (status in the headers) is a refusal, not an accepted call.
+      if (grpcStatus === undefined) onHeaders?.();
+    });
+    req.on("trailers", readStatus);
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("error", (e: Error) => finish({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: e.message } }));
+    req.on("close", () => {
+      if (finished) return;
+      if (grpcStatus === undefined) {
+        const code = httpStatus && httpStatus !== 200 ? httpToGrpc(httpStatus) : req.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM || !httpStatus ? GrpcCode.UNAVAILABLE : GrpcCode.INTERNAL;
+        return finish({ ok: false, err: { code, details: httpStatus ? `HTTP ${httpStatus} without a gRPC status` : "the connection ended before an answer" } });
+      }
+      if (grpcStatus !== GrpcCode.OK) return finish({ ok: false, err: { code: grpcStatus, details: grpcMsg } });
+      try {
+        finish({ ok: true, messages: grpcMessages(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) });
+      } catch (e) {
+        finish({ ok: false, err: { code: GrpcCode.INTERNAL, details: e instanceof Error ? e.message : String(e) } });
+      }
+    });
+    return req;
   }
 
   /** Ends the session; later calls answer UNAVAILABLE. */

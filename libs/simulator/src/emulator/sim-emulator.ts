@@ -43,7 +43,7 @@ export interface SimEmulatorOptions {
    * Serve the emulator's gRPC endpoint: `port` (0 or absent: a free one), `token` (require
    * `authorization: Bearer <token>`, advertised as grpc.token). false or absent: no gRPC.
    */
-  grpc?: { port?: number; token?: string } | false;
+  grpc?: { port?: number; token?: string; withoutInputStream?: boolean } | false;
   /** Console `kill` (default: close this emulator). */
   onKill?: (emu: SimEmulator) => void;
   /** Console `crash` (default: close this emulator abruptly). */
@@ -104,6 +104,7 @@ export class SimEmulator {
           port: opts.grpc.port ?? 0,
           avdName: emu.avdName,
           ...(opts.grpc.token !== undefined ? { token: opts.grpc.token } : {}),
+          ...(opts.grpc.withoutInputStream ? { withoutInputStream: true } : {}),
           ...(opts.logger ? { logger: opts.logger } : {}),
         }).catch((e: NodeJS.ErrnoException) => {
           throw Object.assign(new Error(`gRPC port ${opts.grpc ? opts.grpc.port : "?"}: ${e.message}`), { code: /EADDRINUSE|address already in use/i.test(e.message) ? "EADDRINUSE" : e.code, port: opts.grpc ? opts.grpc.port : undefined });

@@ -8,7 +8,7 @@
 import { silentLogger, type Logger } from "@farm/log";
 import {
   emulatorGrpc, grpc, tokenFromMetadata, RunState,
-  type EmulatorStatusMsg, type ImageFormatMsg, type ImageMsg, type KeyboardEventMsg, type MouseEventMsg,
+  type EmulatorStatusMsg, type ImageFormatMsg, type InputEventMsg, type ImageMsg, type KeyboardEventMsg, type MouseEventMsg,
   type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type VmRunStateMsg,
 } from "@farm/emulator-grpc";
 import type { SimAndroid } from "../android/index.ts";
@@ -40,6 +40,8 @@ export interface EmulatorGrpcOptions {
   token?: string;
   /** Reported by getStatus as `avd.name`. */
   avdName?: string;
+  /** Serve as an emulator older than streamInputEvent does (it answers UNIMPLEMENTED), for clients' fallbacks. */
+  withoutInputStream?: boolean;
   /** How often an open streamScreenshot looks for a changed screen (default 50 ms). */
   streamPollMs?: number;
   logger?: Logger;
@@ -107,6 +109,8 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
       sendKey(device.android, call.request);
       cb(null, EMPTY);
     }),
+    streamInputEvent: ((call: grpc.ServerReadableStream<InputEventMsg, object>, cb: grpc.sendUnaryData<object>) =>
+      inputStream(call, cb, (ev) => applyInput(device.android, touches, ev), device)) as grpc.handleClientStreamingCall<InputEventMsg, object>,
     getVmState: ((_call, cb) => cb(null, { state: RunState.RUNNING })) as Unary<unknown, VmRunStateMsg>,
     setVmState: ((call, cb) => {
       const state = call.request.state;
@@ -125,7 +129,10 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   const snapshot = snapshotHandlers(device.snapshots, log);
 
   const server = new grpc.Server();
-  server.addService(preserializedImages(services.emulatorController), guarded(controller, opts.token, device));
+  // An older emulator does not know the method at all: its path is answered UNIMPLEMENTED at once.
+  const controllerDef = opts.withoutInputStream ? withoutMethod(services.emulatorController, "streamInputEvent") : services.emulatorController;
+  if (opts.withoutInputStream) delete controller.streamInputEvent;
+  server.addService(preserializedImages(controllerDef), guarded(controller, opts.token, device));
   server.addService(services.snapshotService, guarded(snapshot, opts.token, device));
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
@@ -160,6 +167,12 @@ function preserializedImages(def: grpc.ServiceDefinition): grpc.ServiceDefinitio
   return out as grpc.ServiceDefinition;
 }
 
+function withoutMethod(def: grpc.ServiceDefinition, name: string): grpc.ServiceDefinition {
+  const out: Record<string, grpc.MethodDefinition<unknown, unknown>> = { ...def };
+  delete out[name];
+  return out as grpc.ServiceDefinition;
+}
+
 function imageMessage(frame: Frame, format: number, rotation: number, seq: number): ImageMsg {
   return {
     format: { format, width: frame.width, height: frame.height, rotation: { rotation }, display: 0 },
@@ -190,6 +203,48 @@ function status(device: GrpcDevice, avdName: string | undefined): EmulatorStatus
     vmConfig: { hypervisorType: 2, numberOfCpuCores: 2, ramSizeBytes: 2048 * 1024 * 1024 },
     hardwareConfig: { entry: entries.map(([key, value]) => ({ key, value })) },
   };
+}
+
+/** One event of streamInputEvent, through the same paths as sendTouch / sendKey / sendMouse (the other kinds are not simulated). */
+function applyInput(android: SimAndroid, touches: TouchTracker, ev: InputEventMsg): void {
+  if (ev.touch_event) touches.apply(ev.touch_event.touches);
+  else if (ev.key_event) sendKey(android, ev.key_event);
+  else if (ev.mouse_event) touches.apply([{ x: ev.mouse_event.x, y: ev.mouse_event.y, identifier: MOUSE_POINTER_ID, pressure: ev.mouse_event.buttons & 1 ? 1 : 0 }]);
+}
+
+/**
+ * A streamInputEvent call: events are applied in order as they arrive; while the device is hung they wait
+ * (a frozen emulator reads nothing) and run once it resumes. The answer (Empty) goes when the client ends
+ * its side.
+ */
+function inputStream(call: grpc.ServerReadableStream<InputEventMsg, object>, cb: grpc.sendUnaryData<object>, apply: (ev: InputEventMsg) => void, device: GrpcDevice): void {
+  // Headers at once: the client knows the call is served before its first event.
+  call.sendMetadata(new grpc.Metadata());
+  const pending: InputEventMsg[] = [];
+  let waiting = false;
+  let ended = false;
+  const drain = (): void => {
+    waiting = false;
+    while (pending.length > 0) {
+      if (device.isClosed) return;
+      if (device.isHung) {
+        waiting = true;
+        setTimeout(drain, HUNG_POLL_MS);
+        return;
+      }
+      apply(pending.shift()!);
+    }
+    if (ended) cb(null, EMPTY);
+  };
+  call.on("data", (ev: InputEventMsg) => {
+    pending.push(ev);
+    if (!waiting) drain();
+  });
+  call.on("end", () => {
+    ended = true;
+    if (!waiting) drain();
+  });
+  call.on("error", () => (pending.length = 0));
 }
 
 /** keydown and keypress deliver the key (as Android delivers on DOWN); keyup only ends it. `text` is typed. */
