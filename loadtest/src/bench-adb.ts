@@ -1,7 +1,11 @@
 /**
  * `farm bench adb`: round-trip latency of the ways to drive a device, against the same simulated
  * device and the same private adb server, measured in one run:
- *   (g) the driver's gRPC action channel (the emulator's `sendTouch`, straight to its gRPC endpoint, lean client),
+ *   (g) the driver's gRPC action channel: `touchMove` as one event on the device's open `streamInputEvent`
+ *       call (what an action costs the caller: the event handed to the connection; the stream has no
+ *       per-event answer, so this is not a round trip),
+ *   (g1) the emulator's unary `sendTouch` over the same lean client (a full round trip; the path of an
+ *       emulator without streamInputEvent),
  *   (g0) the same `sendTouch` through a grpc-js client (for comparison; not the farm's path),
  *   (a) the driver's action channel (one persistent `shell:` stream; `touchMove` per sample),
  *   (b) adbkit with a new server connection and `shell:` stream per call (`shell('echo hi')` + read all),
@@ -13,7 +17,7 @@
  * Last line: `grpc_p50_ms=<x> channel_p50_ms=<y> cli_p50_ms=<z> channel_over_grpc=<y/x> cli_over_grpc=<z/x>`.
  */
 import { execFile } from "node:child_process";
-import { AdbDriver, GrpcActionChannel, createAdbClient, readAll } from "@farm/adb";
+import { AdbDriver, GrpcActionChannel, createAdbClient, emulatorCalls, readAll } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
@@ -78,8 +82,18 @@ export const scenario: Scenario = {
       if (grpcOn) await gch.touchUp(100, 200);
       await gch.close();
 
-      // (g0) the same sendTouch through a grpc-js client (what the transport used before its lean client), for comparison
+      // (g1) unary sendTouch over the lean client: a round trip per touch
       const ep = sims.grpc[serial as keyof typeof sims.grpc] as { address: string } | undefined;
+      const g1 = grpcOn && ep
+        ? await measure(samples, warmup, async () => {
+            const r = await emulatorCalls.sendTouch(ep, { touches: [{ x: 100 + (i++ % 300), y: 200, identifier: 0, pressure: 1 }] }, 5000);
+            if (!r.ok && !firstError) firstError = `grpc unary: ${r.err.code} ${r.err.details}`;
+            return r.ok;
+          })
+        : { ...quantiles([]), errors: 0 };
+      if (grpcOn && ep) await emulatorCalls.sendTouch(ep, { touches: [{ x: 100, y: 200, identifier: 0, pressure: 0 }] }, 5000);
+
+      // (g0) the same sendTouch through a grpc-js client (what the transport used before its lean client), for comparison
       let g0: Stats = { ...quantiles([]), errors: 0 };
       if (grpcOn && ep) {
         const targets = connectControllers([Number(ep.address.split(":").pop())]);
@@ -133,7 +147,8 @@ export const scenario: Scenario = {
       );
 
       const rows: Array<[string, Stats]> = [
-        ["(g) gRPC action channel (touchMove)", g],
+        ["(g) gRPC input stream (touchMove)", g],
+        ["(g1) gRPC unary sendTouch, lean", g1],
         ["(g0) grpc-js client (sendTouch)", g0],
         ["(a) action channel (touchMove)", a],
         ["(b) adbkit stream per call (echo hi)", b],
@@ -149,6 +164,8 @@ export const scenario: Scenario = {
       console.log(`goal (channel p50 <= 0.25 ms and >= 30x faster than the CLI): ${goal ? "met" : "NOT met"}`);
       console.log(`stream_p50_ms=${fmtMs(b.p50)} cli_over_channel=${ratio(c.p50, a.p50)}${grpcOn ? "" : " (no gRPC endpoint: run with --sim child)"}`);
       const grpcGoal = g.p50 <= 0.15 && a.p50 / g.p50 >= 2;
+      console.log(`gRPC: an action on the input stream costs the caller ${fmtMs(g.p50)} ms at p50 (no per-event answer); a unary sendTouch round trip ${fmtMs(g1.p50)} ms`);
+      console.log(`grpc_unary_p50_ms=${fmtMs(g1.p50)} channel_over_grpc_unary=${ratio(a.p50, g1.p50)}`);
       console.log(`goal (gRPC p50 <= 0.15 ms and >= 2x faster than the action channel): ${grpcGoal ? "met" : "NOT met"}`);
       console.log(`grpc_p50_ms=${fmtMs(g.p50)} channel_p50_ms=${fmtMs(a.p50)} cli_p50_ms=${fmtMs(c.p50)} channel_over_grpc=${ratio(a.p50, g.p50)} cli_over_grpc=${ratio(c.p50, g.p50)}`);
     } finally {

@@ -26,6 +26,8 @@ export { framebufferToRgba } from "./screenshot.ts";
 export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";
 export { GrpcActionChannel } from "./grpc/action-channel.ts";
 export { INPUT_LIVENESS_MS } from "./grpc/input-stream.ts";
+/** The emulator's unary gRPC calls over the lean client, for benchmarks and tools. */
+export { emulatorCalls } from "./grpc/client.ts";
 export { GrpcEndpoints, readDiscoveryFiles, type GrpcEndpoint, type GrpcMode, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 export { grpcKeyOf } from "./grpc/keys.ts";
 export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";
