@@ -9,7 +9,19 @@ export function rgbaToRgb(rgba: Uint8Array, width: number, height: number): Uint
   const rgb = new Uint8Array(n * 3);
   if (littleEndian && rgba.byteOffset % 4 === 0) {
     const src = new Uint32Array(rgba.buffer, rgba.byteOffset, n);
-    for (let i = 0, j = 0; i < n; i++, j += 3) {
+    // Four pixels in, three 32-bit words out: 3 stores instead of 12.
+    const out = new Uint32Array(rgb.buffer, 0, Math.floor(n / 4) * 3);
+    const whole = n - (n % 4);
+    for (let i = 0, o = 0; i < whole; i += 4, o += 3) {
+      const p0 = src[i]!;
+      const p1 = src[i + 1]!;
+      const p2 = src[i + 2]!;
+      const p3 = src[i + 3]!;
+      out[o] = (p0 & 0xffffff) | (p1 << 24);
+      out[o + 1] = ((p1 >>> 8) & 0xffff) | (p2 << 16);
+      out[o + 2] = ((p2 >>> 16) & 0xff) | (p3 << 8);
+    }
+    for (let i = whole, j = whole * 3; i < n; i++, j += 3) {
       const px = src[i]!;
       rgb[j] = px & 0xff;
       rgb[j + 1] = (px >>> 8) & 0xff;

@@ -69,6 +69,18 @@ describe("encodeFrame", () => {
     assert.deepEqual([meta.width, meta.height], [90, 160]);
   });
 
+  test("rgbaToRgb drops alpha for any size and alignment (aligned fast path, odd tails, unaligned views)", () => {
+    for (const [w, h] of [[1, 1], [3, 1], [5, 3], [7, 7], [64, 2]] as const) {
+      const backing = new Uint8Array(w * h * 4 + 1);
+      for (let i = 0; i < backing.length; i++) backing[i] = (i * 131 + 7) & 0xff;
+      for (const rgba of [backing.subarray(0, w * h * 4), backing.subarray(1)]) {
+        const expected = new Uint8Array(w * h * 3);
+        for (let p = 0; p < w * h; p++) expected.set(rgba.subarray(p * 4, p * 4 + 3), p * 3);
+        assert.deepEqual(rgbaToRgb(rgba, w, h), expected, `${w}x${h} at offset ${rgba.byteOffset}`);
+      }
+    }
+  });
+
   test("RGB frames are taken as they are", async () => {
     const rgb = rgbaToRgb(f.data, 360, 640);
     const png = await encodeFrame({ width: 360, height: 640, channels: 3, data: rgb }, { format: "png" });
