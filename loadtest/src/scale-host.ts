@@ -4,7 +4,8 @@
  * server — 1,000 simulated emulators are more than one adb server on a 2-core machine serves, and the
  * FakeDevice passes the same conformance tests as the real driver. Prints `ready` once every device is bound;
  * drains on SIGTERM.
- * Environment: REDIS_URL, SCALE_PREFIX, SCALE_DEVICES, SCALE_HOST (serial prefix), SCALE_OUT, SCALE_TASK.
+ * Environment: REDIS_URL, SCALE_PREFIX, SCALE_DEVICES, SCALE_HOST (serial prefix), SCALE_OUT, SCALE_TASK,
+ * SCALE_SETTLE_MS (a device's time per step, default 0).
  */
 import { FakeDevice } from "@farm/adb";
 import { createLogger } from "@farm/log";
@@ -26,7 +27,7 @@ const config = resolveWorkerConfig({
   outDir: env("SCALE_OUT"),
   metricsPort: 0,
   drainTimeoutMs: 5000,
-  episode: { settleMs: 0, stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
+  episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
 });
 const logger = createLogger({ service: "worker", level: process.env.FARM_LOG_LEVEL ?? "warn" });
 const svc = await WorkerService.create(config, { logger, noMetricsServer: true, deviceSource: new StaticDeviceSource(devices) });

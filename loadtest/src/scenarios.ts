@@ -87,6 +87,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--hosts <n>", description: "worker processes the devices are split over (default 1)" },
       { flags: "--episodes <n>", description: "episodes in the campaign (default 3 per device)" },
       { flags: "--max-steps <n>", description: "max_episode_steps (default 5)" },
+      { flags: "--settle-ms <n>", description: "a device's time per step (default 0: as fast as the hosts' CPU goes; 20-100 is an emulator's pace)" },
     ],
     load: () => import("./bench-scale.ts").then((m) => m.scenario),
   },
