@@ -23,6 +23,7 @@ export class GrpcActionChannel implements ActionChannel {
   private queue: Promise<unknown> = Promise.resolve();
   private shell: ShellActionChannel | undefined;
   private closed = false;
+  private fallbackNoted = false;
   private readonly input: InputEventStream;
 
   constructor(
@@ -53,9 +54,17 @@ export class GrpcActionChannel implements ActionChannel {
   private async send(what: string, msg: TouchEventMsg | TouchEventMsg[], t0: number): Promise<StepResult> {
     if (this.closed) return { status: "adb_error", message: `${what} on '${this.ctx.serial}': the action channel is closed`, output: "", durationMs: 0 };
     const r = await this.input.send(Array.isArray(msg) ? msg.map((touch) => ({ touch })) : [{ touch: msg }], this.timeoutMs);
+    this.noteFallback();
     if (r.ok) return ok(t0);
     const d = describeGrpcError(r.err, what, this.ctx.serial, this.endpoint);
     return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
+  }
+
+  /** One line when the emulator turns out to lack streamInputEvent (its actions go unary from then on). */
+  private noteFallback(): void {
+    if (!this.input.unsupported || this.fallbackNoted) return;
+    this.fallbackNoted = true;
+    this.ctx.cfg.logger.warn({ event: "adb:input-stream-unsupported", serial: this.ctx.serial, endpoint: this.endpoint.address }, "the emulator has no streamInputEvent; actions use sendTouch / sendKey");
   }
 
   private static point(x: number, y: number, finger: number, pressure: number): TouchEventMsg {
@@ -116,6 +125,7 @@ export class GrpcActionChannel implements ActionChannel {
     return this.serial("action:key", async () => {
       const t0 = performance.now();
       const r = await this.input.send([{ key: { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" } }], this.timeoutMs);
+      this.noteFallback();
       if (r.ok) return ok(t0);
       const d = describeGrpcError(r.err, `key ${keycode}`, this.ctx.serial, this.endpoint);
       return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
