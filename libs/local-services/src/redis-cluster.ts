@@ -112,6 +112,9 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
         "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(opts.nodeTimeoutMs ?? 1000),
         // A replica always stands for election (the default refuses one whose link looks stale on a busy machine).
         "--cluster-replica-validity-factor", "0",
+        // Sync a new replica at once (the default waits 5 s for more replicas to attach before a diskless
+        // sync): until then a replica holds nothing, and a failover in those seconds loses every key.
+        "--repl-diskless-sync-delay", "0",
         "--protected-mode", "yes", "--loglevel", "notice", "--logfile", path.join(nodeDir, "redis.log"),
       ];
       children.set(port, spawnManaged(bin, args));
@@ -127,6 +130,14 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
     });
     // Every node must see the whole cluster as ok before clients use it.
     for (const port of ports) await until(`node ${port} reporting cluster_state:ok`, timeoutMs, async () => ((await cli(port, "cluster", "info")).includes("cluster_state:ok") ? true : undefined));
+    // And every replica must hold its master's data (initial sync done, link up) before a failover can keep it.
+    for (const port of ports) {
+      await until(`replica ${port} in sync with its master`, timeoutMs, async () => {
+        const info = await cli(port, "info", "replication");
+        if (info.includes("role:master")) return true;
+        return info.includes("master_link_status:up") && !info.includes("master_sync_in_progress:1") ? true : undefined;
+      });
+    }
     const nodes = ports.map<ClusterNode>((port) => ({ port, kill: () => children.get(port)!.process.kill("SIGKILL") }));
     const alive = () => nodes.filter((n) => children.get(n.port)!.process.exitCode === null && children.get(n.port)!.process.signalCode === null);
     const cluster: LocalRedisCluster = {

@@ -14,6 +14,7 @@ import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
+import type { Policy } from "@farm/policy";
 import type { FarmMetrics } from "@farm/metrics";
 import {
   EPISODE_JOB_VERSION,
@@ -39,7 +40,7 @@ import type { FaultHooks } from "./fault-hooks.ts";
 import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
 import type { PolicyTransport } from "./policy-transport.ts";
-import { attemptsLeft, decideAttempt } from "./retry-decision.ts";
+import { attemptsLeft, decideAttempt, type AttemptDecision, type AttemptFacts } from "./retry-decision.ts";
 import { DEVICE_UNUSABLE_CODE, sessionFailureCode } from "./failure-codes.ts";
 import { coerceError } from "@farm/errors";
 
@@ -94,6 +95,26 @@ const retryable = (code: QueueErrorCode, detail: string): Error => new Error(for
 /** Why BullMQ's abort signal fired when it could not renew the job's lock (see device-slot.ts). */
 export const LOCK_LOST_REASON = "lock_lost";
 
+/** What the job's BullMQ options and history say about its attempts. */
+type JobAttempts = Pick<AttemptFacts, "attemptsMade" | "attempts">;
+
+const ref = (d: EpisodeJobData): EpisodeRef => ({ campaignId: d.campaignId, episodeIndex: d.episodeIndex });
+
+/** Everything the commit of one finished episode needs. */
+interface CommitInput {
+  job: Job;
+  ref: EpisodeRef;
+  traj: EpisodeTrajectory;
+  record: EpisodeTrajectory & { episodeId: string; campaignId: string; episodeIndex: number; attempt: number; worker: string; taskDialect: LoadedTask["dialect"]; frameEvery: number };
+  finalFile: string;
+  frameEvery: number;
+  attempt: number;
+  owner: ClaimOwner | undefined;
+  log: Logger;
+  episodeId: string;
+  taskId: string;
+}
+
 /** The job's limits for `runEpisode` (each overrides the task's or the session config's for this episode). */
 function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
   return {
@@ -103,209 +124,235 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
   };
 }
 
-export function createEpisodeProcessor(ctx: ProcessorContext) {
-  const commitDeps: CommitDeps = { store: ctx.store, arbiter: ctx.arbiter, metrics: ctx.metrics, logger: ctx.logger, workerName: ctx.workerName };
+/** The processor of a device: `process` is what BullMQ calls with each of the device's jobs. */
+export function createEpisodeProcessor(ctx: ProcessorContext): (job: Job, token?: string, bullSignal?: AbortSignal) => Promise<EpisodeJobResult> {
+  const processor = new EpisodeProcessor(ctx);
+  return (job, token, bullSignal) => processor.process(job, token, bullSignal);
+}
+
+class EpisodeProcessor {
+  private readonly commitDeps: CommitDeps;
+
+  constructor(private readonly ctx: ProcessorContext) {
+    this.commitDeps = { store: ctx.store, arbiter: ctx.arbiter, metrics: ctx.metrics, logger: ctx.logger, workerName: ctx.workerName };
+  }
 
   /** Counts a retry (Redis stats by campaign, metric by cause) and moves the job ahead of its campaign's new episodes. */
-  async function noteRetry(job: Job, ref: EpisodeRef, code: QueueErrorCode, log: Logger): Promise<void> {
-    ctx.metrics.episodeRetry(code);
-    await ctx.arbiter.count(ref.campaignId, `retry:${code}`).catch(() => undefined);
+  private async noteRetry(job: Job, ref: EpisodeRef, code: QueueErrorCode, log: Logger): Promise<void> {
+    this.ctx.metrics.episodeRetry(code);
+    await this.ctx.arbiter.count(ref.campaignId, `retry:${code}`).catch(() => undefined);
     // Retries go first: BullMQ keeps the job's priority through backoff and re-queueing.
     if (!(await prioritizeRetry(job))) log.debug({ event: "job:priority-unchanged" }, "the retry keeps its priority");
   }
 
   /** The lock is gone: another attempt owns the job. Nothing is committed or answered. */
-  function lockLost(ref: EpisodeRef, log: Logger, episodeId: string): never {
-    ctx.metrics.commit("lock_lost");
-    ctx.metrics.episodeRetry("LOCK_LOST");
-    void ctx.arbiter.count(ref.campaignId, "retry:LOCK_LOST").catch(() => undefined);
+  private lockLost(ref: EpisodeRef, log: Logger, episodeId: string): never {
+    this.ctx.metrics.commit("lock_lost");
+    this.ctx.metrics.episodeRetry("LOCK_LOST");
+    void this.ctx.arbiter.count(ref.campaignId, "retry:LOCK_LOST").catch(() => undefined);
     log.warn({ event: "job:lock-lost", episodeId }, "lost the job's lock (stalled past the lock duration); not committing, the job's new owner decides");
     throw new DelayedError();
   }
 
   /** The episode is committed (claim exists): settle any file of ours against it and answer with its result. */
-  async function completeFromClaim(ref: EpisodeRef, claim: EpisodeClaim, localFile: string | undefined, log: Logger, episodeId: string): Promise<EpisodeJobResult> {
-    if (localFile) await settleAgainstClaim(commitDeps, ref, localFile, claim);
-    await ctx.arbiter.count(ref.campaignId, "completedFromClaim");
-    ctx.metrics.commit("completed_from_claim");
+  private async completeFromClaim(ref: EpisodeRef, claim: EpisodeClaim, localFile: string | undefined, log: Logger, episodeId: string): Promise<EpisodeJobResult> {
+    if (localFile) await settleAgainstClaim(this.commitDeps, ref, localFile, claim);
+    await this.ctx.arbiter.count(ref.campaignId, "completedFromClaim");
+    this.ctx.metrics.commit("completed_from_claim");
     log.info({ event: "episode:already-committed", episodeId, committedBy: claim.host, file: claim.location }, "episode is committed already; completing from its claim without running it");
     return claim.result;
   }
 
-  return async function processEpisodeJob(job: Job, token?: string, bullSignal?: AbortSignal): Promise<EpisodeJobResult> {
-    const log = ctx.logger.child({ jobId: job.id, serial: ctx.serial });
+  /** A file of this episode on our storage that nobody claimed: it is complete, so claim it instead of re-running. */
+  private async adoptUnclaimedFile(ref: EpisodeRef, localFile: string, owner: ClaimOwner | undefined, log: Logger, episodeId: string): Promise<EpisodeJobResult | undefined> {
+    const record = await this.ctx.store.readRecord(localFile);
+    if (!record) return undefined;
+    const file = { path: localFile, checksum: await this.ctx.store.checksum(localFile), bytes: (await stat(localFile)).size };
+    const result = fromStored(record, localFile);
+    const c = await claimFile(this.commitDeps, ref, file, record.attempt, result, owner);
+    if (c.kind === "not-owner") this.lockLost(ref, log, episodeId);
+    if (c.kind === "taken") return this.completeFromClaim(ref, c.claim, localFile, log, episodeId);
+    await this.ctx.store.clearPending(localFile);
+    this.ctx.metrics.commit("committed");
+    log.info({ event: "episode:committed", episodeId, file: localFile, adopted: true }, "unclaimed file of an earlier attempt committed");
+    return result;
+  }
+
+  /** The device's session for the task, ready to run; a task that cannot run is rejected, an unusable device retried elsewhere. */
+  private async readySession(job: Job, task: LoadedTask, ref: EpisodeRef, facts: JobAttempts, log: Logger): Promise<DeviceSession> {
+    let session: DeviceSession;
+    try {
+      session = await this.ctx.sessionFor(task);
+    } catch (e) {
+      const code = sessionFailureCode(e);
+      if (code) {
+        log.warn({ event: "job:rejected", reason: coerceError(e).message }, "task cannot run");
+        throw new JobRejectedError(code, `job ${job.id}: ${coerceError(e).message}`);
+      }
+      throw e;
+    }
+    if (session.state === "ready") return session;
+    // Unusable: this device stops taking jobs. Closed: the device is being unbound. Either way retry elsewhere.
+    const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
+    if (session.state === "unusable") this.ctx.retire(why);
+    if (attemptsLeft(facts)) await this.noteRetry(job, ref, DEVICE_UNUSABLE_CODE, log);
+    throw retryable(DEVICE_UNUSABLE_CODE, `device ${this.ctx.serial}: ${why}`);
+  }
+
+  /** Runs the episode, cancelled by a drain past its grace or by BullMQ losing the lock; device trouble is a retry elsewhere. */
+  private async runOnSession(session: DeviceSession, job: Job, data: EpisodeJobData, policy: Policy, bullSignal: AbortSignal | undefined, facts: JobAttempts, log: Logger): Promise<EpisodeTrajectory> {
+    const ac = new AbortController();
+    const onAbort = () => ac.abort();
+    this.ctx.drainSignal.addEventListener("abort", onAbort, { once: true });
+    bullSignal?.addEventListener("abort", onAbort, { once: true });
+    if (this.ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
+    try {
+      // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
+      return await session.runEpisode({
+        seed: data.seed,
+        index: data.episodeIndex,
+        policy,
+        signal: ac.signal,
+        limits: limitsOf(data.options),
+        deferRecovery: true,
+        ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
+        ...frameEncodingOf(data.options.frameEncoding),
+        ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
+      });
+    } catch (e) {
+      // DeviceUnusableError / session closed: another device may run it.
+      if ((session.state as string) === "unusable") this.ctx.retire(session.unusableReason);
+      if (attemptsLeft(facts)) await this.noteRetry(job, ref(data), DEVICE_UNUSABLE_CODE, log);
+      throw retryable(DEVICE_UNUSABLE_CODE, `device ${this.ctx.serial}: ${coerceError(e).message}`);
+    } finally {
+      this.ctx.drainSignal.removeEventListener("abort", onAbort);
+      bullSignal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Carries out an attempt's decision other than a commit: each ends the attempt (throws). */
+  private async endWithout(decision: Exclude<AttemptDecision, { kind: "commit" }>, job: Job, r: EpisodeRef, traj: EpisodeTrajectory, token: string | undefined, log: Logger, episodeId: string): Promise<never> {
+    switch (decision.kind) {
+      case "abandon":
+        return this.lockLost(r, log, episodeId);
+      case "hand-back":
+        if (token) {
+          // Hand the job back without using an attempt; another worker (or this one, restarted) runs it.
+          await job.moveToDelayed(Date.now(), token);
+          log.info({ event: "job:handed-back", episodeId }, "episode cancelled by drain; job handed back");
+          throw new DelayedError();
+        }
+        throw retryable("CANCELLED", `job ${job.id}: episode cancelled`);
+      case "retry":
+        await this.noteRetry(job, r, decision.code, log);
+        throw retryable(decision.code, decision.code === "CANCELLED" ? `job ${job.id}: episode cancelled` : `device ${this.ctx.serial}: ${traj.cause}: ${traj.causeDetail}`);
+    }
+  }
+
+  /** Publishes the episode on this host, then claims it farm-wide (only while the job's lock is still ours). */
+  private async commit(c: CommitInput): Promise<EpisodeJobResult> {
+    const { job, ref: r, traj, record, finalFile, frameEvery, attempt, owner, log, episodeId, taskId } = c;
+    const done = this.ctx.store.beginCommit(finalFile);
+    try {
+      await this.ctx.store.markPending({ ...r, file: finalFile });
+      const p = await this.ctx.store.publish(record, finalFile, frameEvery);
+      this.ctx.faults.at("crash-after-publish");
+      if (!p.created && !p.existing) throw retryable("DEVICE_TROUBLE", `job ${job.id}: ${p.path} exists but cannot be read back`);
+      // A file already at the path (an earlier attempt on this storage) is the one to claim.
+      const result = p.created ? parseEpisodeJobResult(resultOf(traj, p.path, this.ctx.workerName, this.ctx.serial), job.id) : fromStored(p.existing!, p.path);
+      const claim = await claimFile(this.commitDeps, r, p, p.created ? attempt : p.existing!.attempt, result, owner);
+      if (claim.kind === "not-owner") return this.lockLost(r, log, episodeId); // the marker stays: resolved once the episode has a claim
+      if (claim.kind === "taken") {
+        if (claim.claim.checksum !== p.checksum) {
+          await this.ctx.arbiter.count(r.campaignId, "duplicatesPrevented");
+          this.ctx.metrics.commit("duplicate_prevented");
+          await settleAgainstClaim(this.commitDeps, r, p.path, claim.claim, p.checksum);
+        }
+        await this.ctx.store.clearPending(finalFile);
+        log.info({ event: "episode:already-committed", episodeId, committedBy: claim.claim.host, file: claim.claim.location }, "another attempt committed this episode first; its record stands");
+        return claim.claim.result;
+      }
+      await this.ctx.store.clearPending(finalFile);
+      this.ctx.faults.at("crash-after-claim");
+      this.ctx.metrics.commit("committed");
+      if (p.created) {
+        this.ctx.metrics.trajectoryWritten({ bytes: p.bytes, files: 1 });
+        this.ctx.metrics.episodeFinished({
+          taskId,
+          outcome: traj.outcome,
+          cause: traj.cause,
+          durationSec: (traj.endedAt.getTime() - traj.startedAt.getTime()) / 1000,
+          steps: traj.steps.length,
+          reward: traj.totalReward,
+        });
+      }
+      log.info({ event: "episode:committed", episodeId, file: p.path, bytes: p.bytes }, "episode committed");
+      return result;
+    } finally {
+      done();
+    }
+  }
+
+  async process(job: Job, token?: string, bullSignal?: AbortSignal): Promise<EpisodeJobResult> {
+    const log = this.ctx.logger.child({ jobId: job.id, serial: this.ctx.serial });
     const attempt = Math.max(1, job.attemptsStarted || job.attemptsMade + 1);
-    if (attempt === 1 && job.processedOn) ctx.metrics.jobStarted(Math.max(0, job.processedOn - job.timestamp) / 1000);
+    if (attempt === 1 && job.processedOn) this.ctx.metrics.jobStarted(Math.max(0, job.processedOn - job.timestamp) / 1000);
 
     let resolved: { data: EpisodeJobData; task: LoadedTask };
     try {
-      resolved = resolveEpisodeJob(job.data, job.id, ctx.tasksById);
+      resolved = resolveEpisodeJob(job.data, job.id, this.ctx.tasksById);
     } catch (e) {
       log.warn({ event: "job:rejected", reason: coerceError(e).message }, "job rejected");
       throw e;
     }
     const { data, task } = resolved;
-    const ref: EpisodeRef = { campaignId: data.campaignId, episodeIndex: data.episodeIndex };
+    const r = ref(data);
     const episodeId = episodeIdOf(data.campaignId, data.episodeIndex);
     const owner: ClaimOwner | undefined = job.id && token ? { jobId: job.id, token } : undefined;
     // job.timestamp is when the job was added: the same for every attempt, so the path is too.
-    const finalFile = ctx.store.finalPath(task.task.id, job.timestamp, episodeId);
+    const finalFile = this.ctx.store.finalPath(task.task.id, job.timestamp, episodeId);
 
     // 1. Committed already, on any host? Complete from the claim.
-    const localFile = await ctx.store.findLocal(task.task.id, episodeId);
-    const claimed = await ctx.arbiter.lookup(ref);
-    if (claimed) return completeFromClaim(ref, claimed, localFile, log, episodeId);
+    const localFile = await this.ctx.store.findLocal(task.task.id, episodeId);
+    const claimed = await this.ctx.arbiter.lookup(r);
+    if (claimed) return this.completeFromClaim(r, claimed, localFile, log, episodeId);
+    // 2. A file of ours (a crash between publish and claim, or another host's on shared storage) nobody claimed.
+    const adopted = localFile ? await this.adoptUnclaimedFile(r, localFile, owner, log, episodeId) : undefined;
+    if (adopted) return adopted;
 
-    // 2. A file of this episode on our storage that nobody claimed (a crash between publish and claim
-    //    here, or another host's on shared storage): it is complete, so claim it instead of re-running.
-    if (localFile) {
-      const record = await ctx.store.readRecord(localFile);
-      if (record) {
-        const file = { path: localFile, checksum: await ctx.store.checksum(localFile), bytes: (await stat(localFile)).size };
-        const result = fromStored(record, localFile);
-        const c = await claimFile(commitDeps, ref, file, record.attempt, result, owner);
-        if (c.kind === "not-owner") lockLost(ref, log, episodeId);
-        if (c.kind === "taken") return completeFromClaim(ref, c.claim, localFile, log, episodeId);
-        await ctx.store.clearPending(localFile);
-        ctx.metrics.commit("committed");
-        log.info({ event: "episode:committed", episodeId, file: localFile, adopted: true }, "unclaimed file of an earlier attempt committed");
-        return result;
-      }
-    }
-
-    const policy = await policyForJob(data.policy, ctx.policyDir, ctx.policyAllowedHosts, ctx.policyTransport).catch((e: unknown) => {
+    const policy = await policyForJob(data.policy, this.ctx.policyDir, this.ctx.policyAllowedHosts, this.ctx.policyTransport).catch((e: unknown) => {
       if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
       throw e;
     });
-    ctx.setBusy(true);
+    this.ctx.setBusy(true);
     try {
-      let session: DeviceSession;
-      try {
-        session = await ctx.sessionFor(task);
-      } catch (e) {
-        const code = sessionFailureCode(e);
-        if (code) {
-          log.warn({ event: "job:rejected", reason: coerceError(e).message }, "task cannot run");
-          throw new JobRejectedError(code, `job ${job.id}: ${coerceError(e).message}`);
-        }
-        throw e;
-      }
-      const facts = { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
-      if (session.state !== "ready") {
-        // Unusable: this device stops taking jobs. Closed: the device is being unbound. Either way retry elsewhere.
-        const why = session.state === "unusable" ? session.unusableReason : `session ${session.state}`;
-        if (session.state === "unusable") ctx.retire(why);
-        if (attemptsLeft(facts)) await noteRetry(job, ref, DEVICE_UNUSABLE_CODE, log);
-        throw retryable(DEVICE_UNUSABLE_CODE, `device ${ctx.serial}: ${why}`);
-      }
-
-      const ac = new AbortController();
-      const onAbort = () => ac.abort();
-      ctx.drainSignal.addEventListener("abort", onAbort, { once: true });
-      bullSignal?.addEventListener("abort", onAbort, { once: true });
-      if (ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
+      const facts: JobAttempts = { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
+      const session = await this.readySession(job, task, r, facts, log);
       log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
-      let traj: EpisodeTrajectory;
-      try {
-        // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
-        traj = await session.runEpisode({
-          seed: data.seed,
-          index: data.episodeIndex,
-          policy,
-          signal: ac.signal,
-          limits: limitsOf(data.options),
-          deferRecovery: true,
-          ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
-          ...frameEncodingOf(data.options.frameEncoding),
-          ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
-        });
-      } catch (e) {
-        // DeviceUnusableError / session closed: another device may run it.
-        if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
-        if (attemptsLeft(facts)) await noteRetry(job, ref, DEVICE_UNUSABLE_CODE, log);
-        throw retryable(DEVICE_UNUSABLE_CODE, `device ${ctx.serial}: ${coerceError(e).message}`);
-      } finally {
-        ctx.drainSignal.removeEventListener("abort", onAbort);
-        bullSignal?.removeEventListener("abort", onAbort);
-      }
+      const traj = await this.runOnSession(session, job, data, policy, bullSignal, facts, log);
       const decision = decideAttempt({
         ...facts,
         cause: traj.cause,
-        drained: ctx.drainSignal.aborted,
+        drained: this.ctx.drainSignal.aborted,
         lockLost: bullSignal?.aborted === true && bullSignal.reason === LOCK_LOST_REASON,
         needsRecovery: (session.state as string) === "needs_recovery",
       });
       // With a retry the job goes back to BullMQ at once (to another device) while this device recovers,
       // paused. A commit waits for recovery (the last attempt keeps the truncated episode as data).
-      if (decision.recovery === "background") ctx.recoverInBackground(() => session.recover());
+      if (decision.recovery === "background") this.ctx.recoverInBackground(() => session.recover());
       else if (decision.recovery === "inline") await session.recover();
       // Recovery (a relaunch before the episode, or ours above on the last attempt) may have spent the budget.
-      if ((session.state as string) === "unusable") ctx.retire(session.unusableReason);
+      if ((session.state as string) === "unusable") this.ctx.retire(session.unusableReason);
       log.info({ event: "episode:end", episodeId, outcome: traj.outcome, cause: traj.cause, steps: traj.steps.length, reward: traj.totalReward, decision: decision.kind }, "episode ended");
+      if (decision.kind !== "commit") return await this.endWithout(decision, job, r, traj, token, log, episodeId);
 
-      switch (decision.kind) {
-        case "abandon":
-          return lockLost(ref, log, episodeId);
-        case "hand-back":
-          if (token) {
-            // Hand the job back without using an attempt; another worker (or this one, restarted) runs it.
-            await job.moveToDelayed(Date.now(), token);
-            log.info({ event: "job:handed-back", episodeId }, "episode cancelled by drain; job handed back");
-            throw new DelayedError();
-          }
-          throw retryable("CANCELLED", `job ${job.id}: episode cancelled`);
-        case "retry":
-          await noteRetry(job, ref, decision.code, log);
-          throw retryable(decision.code, decision.code === "CANCELLED" ? `job ${job.id}: episode cancelled` : `device ${ctx.serial}: ${traj.cause}: ${traj.causeDetail}`);
-        case "commit":
-          break;
-      }
-
-      // 3. Publish on this host, then claim farm-wide (only while the job's lock is still ours).
+      // 3. Publish on this host, then claim farm-wide.
       const frameEvery = data.options.frameEvery ?? session.config.frameEvery;
-      const record = { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: ctx.workerName, taskDialect: task.dialect, frameEvery };
-      const done = ctx.store.beginCommit(finalFile);
-      try {
-        await ctx.store.markPending({ ...ref, file: finalFile });
-        const p = await ctx.store.publish(record, finalFile, frameEvery);
-        ctx.faults.at("crash-after-publish");
-        if (!p.created && !p.existing) throw retryable("DEVICE_TROUBLE", `job ${job.id}: ${p.path} exists but cannot be read back`);
-        // A file already at the path (an earlier attempt on this storage) is the one to claim.
-        const result = p.created ? parseEpisodeJobResult(resultOf(traj, p.path, ctx.workerName, ctx.serial), job.id) : fromStored(p.existing!, p.path);
-        const c = await claimFile(commitDeps, ref, p, p.created ? attempt : p.existing!.attempt, result, owner);
-        if (c.kind === "not-owner") return lockLost(ref, log, episodeId); // the marker stays: resolved once the episode has a claim
-        if (c.kind === "taken") {
-          if (c.claim.checksum !== p.checksum) {
-            await ctx.arbiter.count(ref.campaignId, "duplicatesPrevented");
-            ctx.metrics.commit("duplicate_prevented");
-            await settleAgainstClaim(commitDeps, ref, p.path, c.claim, p.checksum);
-          }
-          await ctx.store.clearPending(finalFile);
-          log.info({ event: "episode:already-committed", episodeId, committedBy: c.claim.host, file: c.claim.location }, "another attempt committed this episode first; its record stands");
-          return c.claim.result;
-        }
-        await ctx.store.clearPending(finalFile);
-        ctx.faults.at("crash-after-claim");
-        ctx.metrics.commit("committed");
-        if (p.created) {
-          ctx.metrics.trajectoryWritten({ bytes: p.bytes, files: 1 });
-          ctx.metrics.episodeFinished({
-            taskId: task.task.id,
-            outcome: traj.outcome,
-            cause: traj.cause,
-            durationSec: (traj.endedAt.getTime() - traj.startedAt.getTime()) / 1000,
-            steps: traj.steps.length,
-            reward: traj.totalReward,
-          });
-        }
-        log.info({ event: "episode:committed", episodeId, file: p.path, bytes: p.bytes }, "episode committed");
-        return result;
-      } finally {
-        done();
-      }
+      const record = { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: this.ctx.workerName, taskDialect: task.dialect, frameEvery };
+      return await this.commit({ job, ref: r, traj, record, finalFile, frameEvery, attempt, owner, log, episodeId, taskId: task.task.id });
     } finally {
-      ctx.setBusy(false);
+      this.ctx.setBusy(false);
       await policy.close().catch(() => undefined);
     }
-  };
+  }
 }

@@ -74,15 +74,26 @@ after(async () => {
 });
 
 /** Launched emulators by serial → pid, from the discovery files they wrote. */
+/** Serial → pid of the emulators' discovery files; a live process wins over a stale file (a SIGKILLed emulator leaves its file). */
 function launchedPids(): Map<string, number> {
-  const dir = path.join(runDir, "avd", "running");
   const m = new Map<string, number>();
+  for (const [serial, pid] of discoveryEntries()) if (!m.has(serial) || alive(pid)) m.set(serial, pid);
+  return m;
+}
+
+function runningPidsOf(serial: string): number[] {
+  return discoveryEntries().filter(([s]) => s === serial).map(([, pid]) => pid);
+}
+
+function discoveryEntries(): Array<[string, number]> {
+  const dir = path.join(runDir, "avd", "running");
+  const out: Array<[string, number]> = [];
   for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
     const info = parseDiscovery(fs.readFileSync(path.join(dir, f), "utf8"));
     const pid = /^pid_(\d+)/.exec(f)?.[1];
-    if (pid && info.get("port.serial")) m.set(`emulator-${Number(info.get("port.serial"))}`, Number(pid));
+    if (pid && info.get("port.serial")) out.push([`emulator-${Number(info.get("port.serial"))}`, Number(pid)]);
   }
-  return m;
+  return out;
 }
 
 const alive = (pid: number) => {
@@ -127,8 +138,11 @@ test("an emulator SIGKILLed mid-campaign is relaunched, its episode retried, exa
   assert.equal(new Set(eps.map((e) => e.episodeIndex)).size, N);
   const attempts = await Promise.all(Array.from({ length: N }, async (_, i) => (await queue.getJob(episodeJobId("killed", i)))?.attemptsMade ?? 0));
   assert.ok(attempts.some((a) => a > 1), `an episode was retried (attempts: ${attempts.join(",")})`);
-  const relaunched = launchedPids().get(serial);
-  assert.ok(relaunched !== undefined && relaunched !== pid && alive(relaunched), "the same serial runs again, as a new process");
+  // The campaign can end on the other emulator before the relaunched one is up (its discovery file is
+  // written when it has started; the killed one's file stays behind): wait for the new process.
+  const relaunchedUp = () => [...runningPidsOf(serial)].some((p) => p !== pid && alive(p));
+  await until(`${serial} up again as a new process`, 90_000, relaunchedUp, { everyMs: 300 });
+  assert.ok(alive(launchedPids().get(serial)!) && launchedPids().get(serial) !== pid, "the same serial runs again, as a new process");
 });
 
 test("drain shuts every launched emulator down", async () => {
