@@ -4,13 +4,12 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { adbServerAnswers, startAdbServer } from "@farm/local-services";
-import { adbCli, eventually } from "./transport-helpers.ts";
-import { freeConsoleRange, tempEnv, type TempEnv } from "./emulator-helpers.ts";
-import { parseDiscovery } from "../src/index.ts";
+import { parseDiscovery } from "@farm/simulator";
+import { adbCli, eventually, freeConsoleRange, tempEnv, type TempEnv } from "@farm/simulator/testing";
+import { REPO } from "./fixtures.ts";
 
-const FARM = fileURLToPath(new URL("../../../services/cli/bin/farm.js", import.meta.url));
+const FARM = path.join(REPO, "services/cli/bin/farm.js");
 
 /** Per device: `emulator-N console_port=N adb_port=N+1 [grpc_port=G]`. */
 const DEVICE_LINE = /^(emulator-(\d+)) console_port=(\d+) adb_port=(\d+)(?: grpc_port=(\d+))?$/;
