@@ -246,6 +246,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     buckets: ADB_CALL_BUCKETS_SEC,
     registers,
   });
+  const adbDurationObservers = new Map<string, (seconds: number) => void>();
   const devices = new Gauge({
     name: METRIC.devices,
     help: "Devices this process manages, by state",
@@ -417,7 +418,11 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       const status = adbStatus(c.status);
       adbCalls.inc({ op, status });
       if (status !== "ok") adbErrors.inc({ kind: status });
-      if (valid(METRIC.adbCallDuration, c.seconds)) adbDuration.observe({ op }, c.seconds);
+      if (!valid(METRIC.adbCallDuration, c.seconds)) return;
+      // Every action reports here: one bound observer per op instead of prom-client's per-call label hashing.
+      let observe = adbDurationObservers.get(op);
+      if (!observe) adbDurationObservers.set(op, (observe = boundHistogram(adbDuration, { op }, ADB_CALL_BUCKETS_SEC)));
+      observe(c.seconds);
     },
     /** Replaces all device-state counts: states absent from `counts` drop out. */
     setDeviceStates(counts: Record<string, number>): void {

@@ -41,5 +41,15 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
 
 /** adb driver `onCall` → farm_adb_calls_total / errors / duration (ops like `step:tap` become `step_tap`). */
 export function adbCallsToMetrics(metrics: FarmMetrics): (ev: AdbCallEvent) => void {
-  return (ev) => metrics.adbCall({ op: ev.op.replace(/[^a-z0-9_]/gi, "_").toLowerCase(), status: ev.status as AdbStatus, seconds: ev.durationMs / 1000 });
+  // The driver's ops are a small closed set, reported on every action: normalise each once.
+  const ops = new Map<string, string>();
+  const opLabel = (op: string): string => {
+    let label = ops.get(op);
+    if (label === undefined) {
+      label = op.replace(/[^a-z0-9_]/gi, "_").toLowerCase();
+      if (ops.size < 256) ops.set(op, label);
+    }
+    return label;
+  };
+  return (ev) => metrics.adbCall({ op: opLabel(ev.op), status: ev.status as AdbStatus, seconds: ev.durationMs / 1000 });
 }
