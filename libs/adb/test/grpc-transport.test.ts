@@ -6,11 +6,13 @@
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import http2 from "node:http2";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
+import { emulatorGrpc, type TouchEventMsg } from "@farm/emulator-grpc";
 import { SimEmulator, startSimulatedDevices } from "@farm/simulator";
 import { AdbDriver, GrpcActionChannel, INPUT_LIVENESS_MS, ShellActionChannel, grpcKeyOf, readDiscoveryFiles, type AdbCallEvent, type AdbDevice } from "../src/index.ts";
 
@@ -200,6 +202,50 @@ describe("gRPC transport", () => {
     } finally {
       await d.close();
       await emu.close();
+    }
+  });
+
+  test("an emulator that refuses streamInputEvent late (after events went on the stream) gets those events replayed, then the next ones, in order", async () => {
+    // A bare HTTP/2 gRPC server: getStatus and sendTouch answer OK; streamInputEvent answers UNIMPLEMENTED
+    // only 300 ms after it starts, well past the client's wait for the call to be accepted.
+    const decodeTouch = emulatorGrpc().services.emulatorController["sendTouch"]!.requestDeserialize as (b: Buffer) => TouchEventMsg;
+    const touched: Array<[number, number]> = [];
+    const server = http2.createServer();
+    const sessions = new Set<http2.ServerHttp2Session>();
+    server.on("session", (s) => sessions.add(s));
+    server.on("stream", (stream, headers) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (c: Buffer) => chunks.push(c));
+      const ok = (): void => {
+        stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+        stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+        stream.end(Buffer.alloc(5));
+      };
+      const method = String(headers[":path"]).split("/").pop();
+      if (method === "streamInputEvent") {
+        setTimeout(() => stream.respond({ ":status": 200, "content-type": "application/grpc", "grpc-status": "12" }, { endStream: true }), 300);
+        return;
+      }
+      stream.on("end", () => {
+        if (method === "sendTouch") for (const t of decodeTouch(Buffer.concat(chunks).subarray(5)).touches) touched.push([t.x, t.pressure]);
+        ok();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const address = `127.0.0.1:${(server.address() as { port: number }).port}`;
+    const d = new AdbDriver({ port: adb.port, grpc: { mode: "config", endpoints: { "emulator-5992": { address } } } });
+    try {
+      const ch = await d.device("emulator-5992").openActionChannel();
+      assert.equal((await ch.tap(11, 5)).status, "ok", "written on the stream before the refusal");
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal((await ch.tap(22, 5)).status, "ok");
+      assert.deepEqual(touched, [[11, 1], [11, 0], [22, 1], [22, 0]]);
+      await ch.close();
+    } finally {
+      await d.close();
+      // The client's session is idle, not closed: end ours, or this server keeps the test process alive.
+      for (const s of sessions) s.destroy();
+      server.close();
     }
   });
 

@@ -114,10 +114,14 @@ export class GrpcH2Client {
     let answered = false;
     let accept!: (yes: boolean) => void;
     const accepted = new Promise<boolean>((r) => (accept = r));
-    const req = this.start(path, ep, undefined, (r) => {
+    // Declared first: `done` may run before start() returns (a client closed, a connection refused at once).
+    let req: http2.ClientHttp2Stream | undefined;
+    req = this.start(path, ep, undefined, (r) => {
       ended = true;
       accept(false);
       resolveResult(r);
+      // The server has answered: our side of the stream has nothing more to say.
+      if (req && !req.closed) req.close();
     }, () => {
       answered = true;
       accept(true);
@@ -199,7 +203,9 @@ export class GrpcH2Client {
     req.on("trailers", readStatus);
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("error", (e: Error) => finish({ ok: false, err: { code: GrpcCode.UNAVAILABLE, details: e.message } }));
-    req.on("close", () => {
+    // The answer is complete when the server ends its side ('end': data and trailers read), even while a
+    // client stream's own side is still open ('close' waits for both sides).
+    const settle = (): void => {
       if (finished) return;
       if (grpcStatus === undefined) {
         const code = httpStatus && httpStatus !== 200 ? httpToGrpc(httpStatus) : req.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM || !httpStatus ? GrpcCode.UNAVAILABLE : GrpcCode.INTERNAL;
@@ -211,7 +217,9 @@ export class GrpcH2Client {
       } catch (e) {
         finish({ ok: false, err: { code: GrpcCode.INTERNAL, details: e instanceof Error ? e.message : String(e) } });
       }
-    });
+    };
+    req.on("end", settle);
+    req.on("close", settle);
     return req;
   }
 

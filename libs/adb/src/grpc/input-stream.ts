@@ -46,14 +46,18 @@ export class InputEventStream {
   /** Sends the events in order (one write); resolves once they are on their way or with what went wrong. */
   async send(events: InputEvent[], timeoutMs: number): Promise<SendOutcome> {
     if (this.unsupported) return this.unary(events, timeoutMs);
-    const ended = await this.endedStream();
-    if (ended) return ended;
+    // The hot path (an open stream, a device heard from within the second) awaits nothing.
+    if (this.stream?.ended) {
+      const ended = await this.endedStream();
+      if (ended) return ended;
+      if (this.unsupported) return this.unary(events, timeoutMs);
+    }
     if (performance.now() - this.lastAlive > INPUT_LIVENESS_MS) {
       const status = await emulatorCalls.getStatus(this.endpoint, timeoutMs);
       if (!status.ok) return status;
       this.lastAlive = performance.now();
     }
-    const stream = await this.open();
+    const stream = this.stream && !this.stream.ended ? this.stream : await this.open();
     if (stream.ended) return (await this.endedStream()) ?? this.unary(events, timeoutMs);
     if (stream.buffered > MAX_BUFFERED) return { ok: false, err: { code: GrpcCode.DEADLINE_EXCEEDED, details: `the emulator stopped reading input events (${stream.buffered} bytes waiting)` } };
     const frames = events.map((ev) => grpcFrame(encodeInputEvent(ev)));
@@ -70,11 +74,10 @@ export class InputEventStream {
   }
 
   /**
-   * The open stream, or a new one. The first stream to an endpoint waits briefly for the emulator to accept
+   * A new stream. The first stream to an endpoint waits briefly for the emulator to accept
    * it (response headers) or refuse it (UNIMPLEMENTED), so an emulator without the call loses no event.
    */
   private async open(): Promise<ClientStream> {
-    if (this.stream && !this.stream.ended) return this.stream;
     const stream = h2Client(this.endpoint).openStream(PATH, this.endpoint);
     this.stream = stream;
     this.openedAt = performance.now();
@@ -99,7 +102,7 @@ export class InputEventStream {
 
   /**
    * When the open stream has ended: UNIMPLEMENTED switches to the unary calls (replaying what the stream
-   * dropped) and answers nothing; any other end is this action's failure (the next one reopens).
+   * dropped; only a failed replay is answered); any other end is this action's failure (the next one reopens).
    */
   private async endedStream(): Promise<SendOutcome | undefined> {
     const stream = this.stream;
@@ -111,7 +114,9 @@ export class InputEventStream {
     if (r.ok) return undefined;
     if (r.err.code === GrpcCode.UNIMPLEMENTED) {
       this.unsupported = true;
-      return dropped.length > 0 ? this.unary(dropped, INPUT_LIVENESS_MS * 5) : undefined;
+      if (dropped.length === 0) return undefined;
+      const replayed = await this.unary(dropped, INPUT_LIVENESS_MS * 5);
+      return replayed.ok ? undefined : replayed;
     }
     return { ok: false, err: r.err };
   }
