@@ -47,3 +47,13 @@ export function boundHistogram<L extends string>(h: Histogram<L>, labels: Record
     }
   };
 }
+
+/** Bound observers of a one-label histogram, made per label value on first use (the hot paths: one per step phase, one per adb op). */
+export function boundHistogramPerLabel<L extends string>(h: Histogram<L>, label: L, buckets: readonly number[]): (value: string) => (seconds: number) => void {
+  const observers = new Map<string, (seconds: number) => void>();
+  return (value) => {
+    let observe = observers.get(value);
+    if (!observe) observers.set(value, (observe = boundHistogram(h, { [label]: value } as Record<L, string>, buckets)));
+    return observe;
+  };
+}

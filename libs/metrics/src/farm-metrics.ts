@@ -23,7 +23,7 @@ import {
   REWARD_BUCKETS,
   STEP_PHASE_BUCKETS_SEC,
 } from "./buckets.ts";
-import { boundHistogram } from "./bound-histogram.ts";
+import { boundHistogramPerLabel } from "./bound-histogram.ts";
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { FARM_VERSION } from "./version.ts";
 import { METRIC } from "./names.ts";
@@ -204,8 +204,8 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
-  /** One bound observer per phase, made on first use (the hot path: 3-4 observations per step). */
-  const phaseObservers = new Map<string, (seconds: number) => void>();
+  /** One bound observer per phase (the hot path: 3-4 observations per step). */
+  const phaseObserver = boundHistogramPerLabel(stepPhaseDuration, "phase", STEP_PHASE_BUCKETS_SEC);
   const policyErrors = new Counter({
     name: METRIC.policyErrors,
     help: "Policy failures by PolicyError code",
@@ -246,7 +246,8 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     buckets: ADB_CALL_BUCKETS_SEC,
     registers,
   });
-  const adbDurationObservers = new Map<string, (seconds: number) => void>();
+  /** Every action reports an adb call: one bound observer per op instead of prom-client's per-call label hashing. */
+  const adbDurationObserver = boundHistogramPerLabel(adbDuration, "op", ADB_CALL_BUCKETS_SEC);
   const devices = new Gauge({
     name: METRIC.devices,
     help: "Devices this process manages, by state",
@@ -408,21 +409,14 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     },
     stepPhase(p: StepPhase, seconds: number): void {
       if (!valid(METRIC.stepPhaseDuration, seconds)) return;
-      const label = phase(p);
-      let observe = phaseObservers.get(label);
-      if (!observe) phaseObservers.set(label, (observe = boundHistogram(stepPhaseDuration, { phase: label }, STEP_PHASE_BUCKETS_SEC)));
-      observe(seconds);
+      phaseObserver(phase(p))(seconds);
     },
     adbCall(c: AdbCall): void {
       const op = adbOp(METRIC.adbCalls, c.op);
       const status = adbStatus(c.status);
       adbCalls.inc({ op, status });
       if (status !== "ok") adbErrors.inc({ kind: status });
-      if (!valid(METRIC.adbCallDuration, c.seconds)) return;
-      // Every action reports here: one bound observer per op instead of prom-client's per-call label hashing.
-      let observe = adbDurationObservers.get(op);
-      if (!observe) adbDurationObservers.set(op, (observe = boundHistogram(adbDuration, { op }, ADB_CALL_BUCKETS_SEC)));
-      observe(c.seconds);
+      if (valid(METRIC.adbCallDuration, c.seconds)) adbDurationObserver(op)(c.seconds);
     },
     /** Replaces all device-state counts: states absent from `counts` drop out. */
     setDeviceStates(counts: Record<string, number>): void {
