@@ -9,7 +9,7 @@ import { silentLogger, type Logger } from "@farm/log";
 import {
   emulatorGrpc, grpc, tokenFromMetadata, RunState,
   type EmulatorStatusMsg, type ImageFormatMsg, type InputEventMsg, type ImageMsg, type KeyboardEventMsg, type MouseEventMsg,
-  type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type VmRunStateMsg,
+  type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type TouchMsg, type VmRunStateMsg,
 } from "@farm/emulator-grpc";
 import type { SimAndroid } from "../android/index.ts";
 import { Canvas } from "../android/graphics/canvas.ts";
@@ -101,8 +101,7 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
       cb(null, EMPTY);
     }),
     sendMouse: withLatency<MouseEventMsg, object>("input", (call, cb) => {
-      const m = call.request;
-      touches.apply([{ x: m.x, y: m.y, identifier: MOUSE_POINTER_ID, pressure: m.buttons & 1 ? 1 : 0 }]);
+      touches.apply([mouseTouch(call.request)]);
       cb(null, EMPTY);
     }),
     sendKey: withLatency<KeyboardEventMsg, object>("input", (call, cb) => {
@@ -209,7 +208,12 @@ function status(device: GrpcDevice, avdName: string | undefined): EmulatorStatus
 function applyInput(android: SimAndroid, touches: TouchTracker, ev: InputEventMsg): void {
   if (ev.touch_event) touches.apply(ev.touch_event.touches);
   else if (ev.key_event) sendKey(android, ev.key_event);
-  else if (ev.mouse_event) touches.apply([{ x: ev.mouse_event.x, y: ev.mouse_event.y, identifier: MOUSE_POINTER_ID, pressure: ev.mouse_event.buttons & 1 ? 1 : 0 }]);
+  else if (ev.mouse_event) touches.apply([mouseTouch(ev.mouse_event)]);
+}
+
+/** A mouse event as the touch it stands for: button 1 is a finger of its own, down while pressed. */
+function mouseTouch(m: MouseEventMsg): TouchMsg {
+  return { x: m.x, y: m.y, identifier: MOUSE_POINTER_ID, pressure: m.buttons & 1 ? 1 : 0 };
 }
 
 /**
