@@ -32,7 +32,7 @@ import {
   type EpisodeRef,
   type QueueErrorCode,
 } from "@farm/queue";
-import { episodeIdOf, type StoredEpisode } from "@farm/trajectory";
+import { episodeIdOf, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
 import type { LoadedTask } from "@farm/task";
 import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
 import type { EpisodeStore } from "./episode-store.ts";
@@ -104,14 +104,11 @@ const ref = (d: EpisodeJobData): EpisodeRef => ({ campaignId: d.campaignId, epis
 interface CommitInput {
   job: Job;
   ref: EpisodeRef;
-  traj: EpisodeTrajectory;
-  record: EpisodeTrajectory & { episodeId: string; campaignId: string; episodeIndex: number; attempt: number; worker: string; taskDialect: LoadedTask["dialect"]; frameEvery: number };
+  /** The finished trajectory with what the data set keeps of the job (id, attempt, frame policy…). */
+  record: EpisodeRecord & { frameEvery: number };
   finalFile: string;
-  frameEvery: number;
-  attempt: number;
   owner: ClaimOwner | undefined;
   log: Logger;
-  episodeId: string;
   taskId: string;
 }
 
@@ -251,7 +248,8 @@ class EpisodeProcessor {
 
   /** Publishes the episode on this host, then claims it farm-wide (only while the job's lock is still ours). */
   private async commit(c: CommitInput): Promise<EpisodeJobResult> {
-    const { job, ref: r, traj, record, finalFile, frameEvery, attempt, owner, log, episodeId, taskId } = c;
+    const { job, ref: r, record, finalFile, owner, log, taskId } = c;
+    const { episodeId, attempt, frameEvery } = record;
     const done = this.ctx.store.beginCommit(finalFile);
     try {
       await this.ctx.store.markPending({ ...r, file: finalFile });
@@ -259,7 +257,7 @@ class EpisodeProcessor {
       this.ctx.faults.at("crash-after-publish");
       if (!p.created && !p.existing) throw retryable("DEVICE_TROUBLE", `job ${job.id}: ${p.path} exists but cannot be read back`);
       // A file already at the path (an earlier attempt on this storage) is the one to claim.
-      const result = p.created ? parseEpisodeJobResult(resultOf(traj, p.path, this.ctx.workerName, this.ctx.serial), job.id) : fromStored(p.existing!, p.path);
+      const result = p.created ? parseEpisodeJobResult(resultOf(record, p.path, this.ctx.workerName, this.ctx.serial), job.id) : fromStored(p.existing!, p.path);
       const claim = await claimFile(this.commitDeps, r, p, p.created ? attempt : p.existing!.attempt, result, owner);
       if (claim.kind === "not-owner") return this.lockLost(r, log, episodeId); // the marker stays: resolved once the episode has a claim
       if (claim.kind === "taken") {
@@ -279,11 +277,11 @@ class EpisodeProcessor {
         this.ctx.metrics.trajectoryWritten({ bytes: p.bytes, files: 1 });
         this.ctx.metrics.episodeFinished({
           taskId,
-          outcome: traj.outcome,
-          cause: traj.cause,
-          durationSec: (traj.endedAt.getTime() - traj.startedAt.getTime()) / 1000,
-          steps: traj.steps.length,
-          reward: traj.totalReward,
+          outcome: record.outcome,
+          cause: record.cause,
+          durationSec: (record.endedAt.getTime() - record.startedAt.getTime()) / 1000,
+          steps: record.steps.length,
+          reward: record.totalReward,
         });
       }
       log.info({ event: "episode:committed", episodeId, file: p.path, bytes: p.bytes }, "episode committed");
@@ -349,7 +347,7 @@ class EpisodeProcessor {
       // 3. Publish on this host, then claim farm-wide.
       const frameEvery = data.options.frameEvery ?? session.config.frameEvery;
       const record = { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: this.ctx.workerName, taskDialect: task.dialect, frameEvery };
-      return await this.commit({ job, ref: r, traj, record, finalFile, frameEvery, attempt, owner, log, episodeId, taskId: task.task.id });
+      return await this.commit({ job, ref: r, record, finalFile, owner, log, taskId: task.task.id });
     } finally {
       this.ctx.setBusy(false);
       await policy.close().catch(() => undefined);
