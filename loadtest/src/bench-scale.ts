@@ -158,14 +158,15 @@ export const scenario: Scenario = {
       const p50 = quantile(latencies, 0.5);
       const p99 = quantile(latencies, 0.99);
       const epsPerSec = st.completed / wallSec;
+      const lastOfFirstWave = firstWave.at(-1) ?? NaN;
       out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps, ${settleMs} ms per step`);
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);
       out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
-      out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${(firstWave.at(-1) ?? NaN).toFixed(1)} ms`);
+      out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
       out(`    after it (${later.length} jobs, each enqueued as an episode ended): p50 ${quantile(later, 0.5).toFixed(1)} ms, p99 ${quantile(later, 0.99).toFixed(1)} ms`);
-      out(`first_wave_ms=${(firstWave.at(-1) ?? NaN).toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)}`);
+      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)}`);
       out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)}`);
     } finally {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);

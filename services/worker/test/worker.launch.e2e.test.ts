@@ -73,7 +73,6 @@ after(async () => {
   fs.rmSync(runDir, { recursive: true, force: true });
 });
 
-/** Launched emulators by serial → pid, from the discovery files they wrote. */
 /** Serial → pid of the emulators' discovery files; a live process wins over a stale file (a SIGKILLed emulator leaves its file). */
 function launchedPids(): Map<string, number> {
   const m = new Map<string, number>();
@@ -140,9 +139,9 @@ test("an emulator SIGKILLed mid-campaign is relaunched, its episode retried, exa
   assert.ok(attempts.some((a) => a > 1), `an episode was retried (attempts: ${attempts.join(",")})`);
   // The campaign can end on the other emulator before the relaunched one is up (its discovery file is
   // written when it has started; the killed one's file stays behind): wait for the new process.
-  const relaunchedUp = () => [...runningPidsOf(serial)].some((p) => p !== pid && alive(p));
-  await until(`${serial} up again as a new process`, 90_000, relaunchedUp, { everyMs: 300 });
-  assert.ok(alive(launchedPids().get(serial)!) && launchedPids().get(serial) !== pid, "the same serial runs again, as a new process");
+  await until(`${serial} up again as a new process`, 90_000, () => runningPidsOf(serial).some((p) => p !== pid && alive(p)), { everyMs: 300 });
+  const relaunched = launchedPids().get(serial);
+  assert.ok(relaunched !== undefined && relaunched !== pid && alive(relaunched), "the same serial runs again, as a new process");
 });
 
 test("drain shuts every launched emulator down", async () => {
