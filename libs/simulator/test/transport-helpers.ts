@@ -1,8 +1,8 @@
 /** Test rig for the transport tests: a private adb server plus simulated devices, and an adb CLI runner. */
-import { spawn } from "node:child_process";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices, type SimFleet } from "../src/index.ts";
 export { adbCli, eventually, type CliResult } from "../src/testing.ts";
+export { sleep } from "@farm/time";
 
 export interface Rig {
   adb: LocalAdbServer;
@@ -26,11 +26,5 @@ export async function startRig(count: number): Promise<Rig> {
     await adb.stop();
     throw e;
   }
-}
-
-
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
