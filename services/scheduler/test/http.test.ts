@@ -119,7 +119,8 @@ test("a campaign stored straight into Redis (CLI mode) is picked up and counted 
     const { campaign } = await cli.submit({ taskId: "classic_2048", episodes: 7, id: "from-cli" });
     assert.equal(campaign.enqueued, 0, "the client only stores the campaign");
     await waitFor("service enqueues it", async () => (await cli.status("from-cli")).enqueued === 7);
-    assert.equal(await scrape(submittedRe), before + 1);
+    // The service counts the campaign once its first jobs are in the queue, a moment after the claim that status reads.
+    await waitFor("the service to count it once", async () => (await scrape(submittedRe)) === before + 1);
     await cli.cancel("from-cli");
   } finally {
     await cli.close();
