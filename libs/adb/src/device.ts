@@ -225,7 +225,11 @@ export class AdbDevice implements Device {
     }
     const { host, port } = this.ctx.cfg;
     const ep = this.grpcEndpoint();
-    const job = this.ctx.frameThreads.capture({ host, port, serial: this.serial, timeoutMs, raw: req.raw, ...(req.encode ? { spec: req.encode } : {}), ...(ep ? { grpc: ep } : {}) });
+    const job = this.ctx.frameThreads.capture({
+      host, port, serial: this.serial, timeoutMs, raw: req.raw,
+      ...(req.encode ? { spec: req.encode } : {}),
+      ...(ep ? { grpc: ep, sharedFrames: this.ctx.grpc?.sharesFrames(ep) ?? false } : {}),
+    });
     try {
       const got = await job.captured;
       return { ...got, ...(job.encoded ? { encoded: job.encoded } : {}) };

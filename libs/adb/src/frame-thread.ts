@@ -1,22 +1,38 @@
 /**
- * The body of a frame thread (a worker_threads Worker, see frame-threads.ts): captures framebuffers from the
- * adb server and encodes them, so neither the 8 MB transfer nor the encoding runs on the worker's event loop.
+ * The body of a frame thread (a worker_threads Worker, see frame-threads.ts): captures screens (the emulator's
+ * gRPC getScreenshot, through shared memory when it runs on this host, or the adb server's framebuffer) and
+ * encodes them, so neither the 6-8 MB transfer nor the encoding runs on the worker's event loop.
  * Per request it posts `captured` (size, and the RGBA pixels when asked for, transferred, not copied), then
  * `encoded` (the bytes) when an encoding was asked for, or `error`.
  */
 import { parentPort } from "node:worker_threads";
-import { encodeFrame, type FrameSpec } from "@farm/frames";
+import { encodeFrame, type FrameSpec, type RawFrame } from "@farm/frames";
 import { CaptureError, captureFramebuffer } from "./framebuffer-socket.ts";
-import { grpcScreenshot } from "./grpc/screenshot.ts";
+import { grpcPixels } from "./grpc/screenshot.ts";
+import { FrameRegions } from "./grpc/shared-frames.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
-import type { Screenshot } from "./types.ts";
 
-/** gRPC getScreenshot(RGBA8888); scaled by the emulator when only a smaller stored frame is wanted. */
-async function captureGrpc(req: FrameThreadRequest, ep: GrpcEndpoint): Promise<Screenshot> {
+let regions: FrameRegions | undefined;
+
+/**
+ * gRPC getScreenshot: RGBA8888 when the caller takes the pixels, else RGB888 (a quarter less to move, and no
+ * alpha to strip before the encode); scaled by the emulator when only a smaller stored frame is wanted;
+ * through shared memory when the emulator is on this host.
+ */
+async function captureGrpc(req: FrameThreadRequest, ep: GrpcEndpoint): Promise<Shot> {
   const size = !req.raw && req.spec?.size ? req.spec.size : undefined;
-  const r = await grpcScreenshot(req.serial, ep, req.timeoutMs, size);
-  if ("rgba" in r) return r;
+  if (req.sharedFrames) regions ??= new FrameRegions();
+  const r = await grpcPixels(req.serial, ep, req.timeoutMs, { channels: req.raw ? 4 : 3, ...(size ? { size } : {}), ...(req.sharedFrames ? { regions } : {}) });
+  if ("data" in r) return r;
   throw new CaptureError(r.status, r.message);
+}
+
+/** A captured frame; `release` (shared memory) once its pixels are no longer needed. */
+type Shot = RawFrame & { release?: () => void };
+
+async function captureAdb(req: FrameThreadRequest): Promise<Shot> {
+  const shot = await captureFramebuffer(req.host, req.port, req.serial, req.timeoutMs);
+  return { width: shot.width, height: shot.height, channels: 4, data: shot.rgba };
 }
 
 export interface FrameThreadRequest {
@@ -29,6 +45,8 @@ export interface FrameThreadRequest {
   spec?: FrameSpec;
   /** Capture over the emulator's gRPC (`getScreenshot`) instead of the adb server's `framebuffer:`. */
   grpc?: GrpcEndpoint;
+  /** With `grpc`: try the emulator's MMAP transport (the endpoint is on this host). */
+  sharedFrames?: boolean;
 }
 
 export type FrameThreadReply =
@@ -37,29 +55,37 @@ export type FrameThreadReply =
   | { id: number; kind: "error"; stage: "capture" | "encode"; status: string; message: string };
 
 async function handle(req: FrameThreadRequest, post: (r: FrameThreadReply, transfer?: ArrayBuffer[]) => void): Promise<void> {
-  let shot;
+  let shot: Shot;
   try {
-    shot = req.grpc ? await captureGrpc(req, req.grpc) : await captureFramebuffer(req.host, req.port, req.serial, req.timeoutMs);
+    shot = req.grpc ? await captureGrpc(req, req.grpc) : await captureAdb(req);
   } catch (e) {
     const status = e instanceof CaptureError ? e.status : "internal_error";
     post({ id: req.id, kind: "error", stage: "capture", status, message: e instanceof Error ? e.message : String(e) });
     return;
   }
-  const { width, height, rgba } = shot;
+  const { width, height, data } = shot;
   if (req.raw) {
-    // The caller gets its own pixels, moved not copied when they fill their whole memory (a framebuffer read);
-    // a copy when the encoder still needs them or they share memory (a view into a decoded gRPC message).
-    const whole = rgba.byteOffset === 0 && rgba.byteLength === rgba.buffer.byteLength && !(rgba.buffer instanceof SharedArrayBuffer);
-    const mine = req.spec || !whole ? new Uint8Array(rgba) : rgba;
+    // The caller gets its own RGBA pixels, moved not copied when they fill their whole memory (a framebuffer
+    // read); a copy when the encoder still needs them, they share memory (a view into a gRPC message) or they
+    // are a shared region's reused buffer.
+    const whole = data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && !(data.buffer instanceof SharedArrayBuffer);
+    const mine = req.spec || !whole || shot.release ? new Uint8Array(data) : data;
     post({ id: req.id, kind: "captured", width, height, rgba: mine }, [mine.buffer as ArrayBuffer]);
   } else post({ id: req.id, kind: "captured", width, height });
-  if (!req.spec) return;
   try {
-    const bytes = await encodeFrame({ width, height, channels: 4, data: rgba }, req.spec);
+    if (req.spec) await encodeTo(req.id, shot, req.spec, post);
+  } finally {
+    shot.release?.();
+  }
+}
+
+async function encodeTo(id: number, shot: RawFrame, spec: FrameSpec, post: (r: FrameThreadReply, transfer?: ArrayBuffer[]) => void): Promise<void> {
+  try {
+    const bytes = await encodeFrame(shot, spec);
     const own = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength).slice();
-    post({ id: req.id, kind: "encoded", bytes: own }, [own.buffer]);
+    post({ id, kind: "encoded", bytes: own }, [own.buffer]);
   } catch (e) {
-    post({ id: req.id, kind: "error", stage: "encode", status: "internal_error", message: e instanceof Error ? e.message : String(e) });
+    post({ id, kind: "error", stage: "encode", status: "internal_error", message: e instanceof Error ? e.message : String(e) });
   }
 }
 

@@ -8,6 +8,7 @@ import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { FrameSpec } from "@farm/frames";
 import type { FrameThreadReply, FrameThreadRequest } from "./frame-thread.ts";
+import { removeRegionFiles, sweepStaleRegions } from "./grpc/shared-frames.ts";
 import type { StepStatus } from "./types.ts";
 
 export interface CaptureReply {
@@ -49,6 +50,10 @@ const { workerData } = require("node:worker_threads");
 })();
 `;
 
+/** Frame threads of this process not closed yet; a process that exits without closing its drivers still removes their region files. */
+const liveThreadIds = new Set<number>();
+process.once("exit", () => removeRegionFiles([...liveThreadIds]));
+
 /** Threads per driver: encoding is CPU-bound, and one thread per core is the most that helps. */
 export const DEFAULT_FRAME_THREADS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
 
@@ -58,6 +63,8 @@ export class FrameThreads {
   private nextId = 1;
   private turn = 0;
   private closed = false;
+  /** Every thread this pool started (replaced ones too): their region files are removed on close. */
+  private readonly started: number[] = [];
 
   constructor(private readonly size = DEFAULT_FRAME_THREADS) {}
 
@@ -65,8 +72,11 @@ export class FrameThreads {
     const i = this.turn++ % this.size;
     const t = this.threads[i];
     if (t) return t;
+    if (this.started.length === 0) sweepStaleRegions();
     const w = new Worker(BOOTSTRAP, { eval: true, workerData: { url: THREAD_URL.href, tsx: TSX_API } });
     w.unref();
+    this.started.push(w.threadId);
+    liveThreadIds.add(w.threadId);
     w.on("message", (r: FrameThreadReply) => this.onReply(r));
     const dead = (why: string) => {
       if (this.threads[i] === w) this.threads[i] = undefined as unknown as Worker;
@@ -130,6 +140,9 @@ export class FrameThreads {
     const ts = this.threads.filter(Boolean);
     this.threads.length = 0;
     await Promise.all(ts.map((t) => t.terminate()));
+    // The threads' shared frame regions (files in /dev/shm) go with them.
+    removeRegionFiles(this.started);
+    for (const id of this.started) liveThreadIds.delete(id);
   }
 }
 

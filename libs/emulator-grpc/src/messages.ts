@@ -6,6 +6,9 @@
 export const ImgFormat = { PNG: 0, RGBA8888: 1, RGB888: 2 } as const;
 export type ImgFormatValue = (typeof ImgFormat)[keyof typeof ImgFormat];
 
+/** ImageTransport.TransportChannel: MMAP = the pixels go into a shared memory region the client named, not the answer. */
+export const TransportChannel = { TRANSPORT_CHANNEL_UNSPECIFIED: 0, MMAP: 1 } as const;
+
 export const SkinRotation = { PORTRAIT: 0, LANDSCAPE: 1, REVERSE_PORTRAIT: 2, REVERSE_LANDSCAPE: 3 } as const;
 
 export const KeyCodeType = { Usb: 0, Evdev: 1, XKB: 2, Win: 3, Mac: 4 } as const;
@@ -25,12 +28,19 @@ export interface RotationMsg {
   zAxis?: number;
 }
 
+export interface ImageTransportMsg {
+  channel: number;
+  /** `file:///path` (a file mapped by both sides) or a POSIX shared memory name. */
+  handle: string;
+}
+
 export interface ImageFormatMsg {
   format: number;
   rotation?: RotationMsg | null;
   width: number;
   height: number;
   display?: number;
+  transport?: ImageTransportMsg | null;
 }
 
 export interface ImageMsg {

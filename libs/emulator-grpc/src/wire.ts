@@ -5,7 +5,7 @@
  * reflection-driven encode/decode is a large part of grpc-js's per-call CPU, and the farm calls these
  * few messages on every step. Unknown fields are skipped, as protobuf requires.
  */
-import type { EmulatorStatusMsg, ImageMsg, KeyboardEventMsg, SnapshotPackageMsg, TouchEventMsg } from "./messages.ts";
+import type { EmulatorStatusMsg, ImageMsg, ImageTransportMsg, KeyboardEventMsg, SnapshotPackageMsg, TouchEventMsg } from "./messages.ts";
 
 const VARINT = 0;
 const I64 = 1;
@@ -142,9 +142,24 @@ export function encodeInputEvent(ev: { touch: TouchEventMsg } | { key: KeyboardE
   return "touch" in ev ? new Writer().message(2, encodeTouchEvent(ev.touch)).done() : new Writer().message(1, encodeKeyboardEvent(ev.key)).done();
 }
 
-/** ImageFormat { format=1 width=3 height=4 display=5 } (rotation, transport, folded display left out). */
-export function encodeImageFormat(msg: { format: number; width?: number; height?: number; display?: number }): Buffer {
-  return new Writer().int(1, msg.format).int(3, msg.width).int(4, msg.height).int(5, msg.display).done();
+/** ImageFormat { format=1 width=3 height=4 display=5 transport=6 { channel=1 handle=2 } } (rotation, folded display left out). */
+export function encodeImageFormat(msg: { format: number; width?: number; height?: number; display?: number; transport?: ImageTransportMsg }): Buffer {
+  const w = new Writer().int(1, msg.format).int(3, msg.width).int(4, msg.height).int(5, msg.display);
+  if (msg.transport) w.message(6, new Writer().int(1, msg.transport.channel).string(2, msg.transport.handle).done());
+  return w.done();
+}
+
+/** ImageTransport { channel=1 handle=2 }. */
+function decodeImageTransport(buf: Uint8Array): ImageTransportMsg {
+  const t: ImageTransportMsg = { channel: 0, handle: "" };
+  const r = new Reader(buf);
+  r.fields((field, wire) => {
+    if (field === 1 && wire === VARINT) t.channel = r.varint();
+    else if (field === 2 && wire === LEN) t.handle = utf8(r.lenDelimited());
+    else return false;
+    return true;
+  });
+  return t;
 }
 
 /** SnapshotPackage { snapshot_id=1 … format=5 path=6 } as a request (no payload). */
@@ -152,7 +167,7 @@ export function encodeSnapshotRequest(msg: { snapshot_id: string; format?: numbe
   return new Writer().string(1, msg.snapshot_id).int(5, msg.format).string(6, msg.path).done();
 }
 
-/** Image { ImageFormat format=1 {format=1 width=3 height=4 display=5}; width=2 height=3; bytes image=4; seq=5; timestampUs=6 }; `image` is a view into `buf`. */
+/** Image { ImageFormat format=1 {format=1 width=3 height=4 display=5 transport=6}; width=2 height=3; bytes image=4; seq=5; timestampUs=6 }; `image` is a view into `buf`. */
 export function decodeImage(buf: Uint8Array): ImageMsg {
   const img: ImageMsg = { format: { format: 0, width: 0, height: 0, display: 0 }, width: 0, height: 0, image: new Uint8Array(0), seq: 0, timestampUs: 0 };
   const r = new Reader(buf);
@@ -161,6 +176,10 @@ export function decodeImage(buf: Uint8Array): ImageMsg {
       const f = r.lenDelimited();
       const fr = new Reader(f);
       fr.fields((ff, fw) => {
+        if (ff === 6 && fw === LEN) {
+          img.format.transport = decodeImageTransport(fr.lenDelimited());
+          return true;
+        }
         if (fw !== VARINT) return false;
         if (ff === 1) img.format.format = fr.varint();
         else if (ff === 3) img.format.width = fr.varint();

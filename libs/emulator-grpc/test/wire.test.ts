@@ -17,7 +17,7 @@ root.loadSync(["emulator_controller.proto", "snapshot_service.proto"], { keepCas
 const T = (name: string) => root.lookupType(`android.emulation.control.${name}`);
 const plain = (type: protobuf.Type, bytes: Uint8Array) => type.toObject(type.decode(bytes), { longs: Number, enums: Number, bytes: Array });
 
-test("requests: TouchEvent (several fingers, negative and zero values), KeyboardEvent, ImageFormat, SnapshotPackage", () => {
+test("requests: TouchEvent (several fingers, negative and zero values), KeyboardEvent, ImageFormat (with a transport), SnapshotPackage", () => {
   const touch = { touches: [{ x: 10, y: 2000, identifier: 0, pressure: 1 }, { x: 0, y: 5, identifier: 3, pressure: 0 }, { x: 1, y: 1, identifier: -1, pressure: 300 }], display: 1 };
   assert.deepEqual(plain(T("TouchEvent"), encodeTouchEvent(touch)), {
     touches: [{ x: 10, y: 2000, pressure: 1 }, { y: 5, identifier: 3 }, { x: 1, y: 1, identifier: -1, pressure: 300 }],
@@ -26,6 +26,7 @@ test("requests: TouchEvent (several fingers, negative and zero values), Keyboard
   assert.equal(T("TouchEvent").decode(encodeTouchEvent({ touches: [{ x: 0, y: 0, identifier: 0, pressure: 0 }] })).toJSON().touches.length, 1, "an all-default touch is still one touch");
   assert.deepEqual(plain(T("KeyboardEvent"), encodeKeyboardEvent({ codeType: 0, eventType: 2, keyCode: 0, key: "GoBack", text: "é" })), { eventType: 2, key: "GoBack", text: "é" });
   assert.deepEqual(plain(T("ImageFormat"), encodeImageFormat({ format: 1, width: 1080, height: 1920 })), { format: 1, width: 1080, height: 1920 });
+  assert.deepEqual(plain(T("ImageFormat"), encodeImageFormat({ format: 2, transport: { channel: 1, handle: "file:///dev/shm/f" } })), { format: 2, transport: { channel: 1, handle: "file:///dev/shm/f" } });
   assert.deepEqual(plain(T("SnapshotPackage"), encodeSnapshotRequest({ snapshot_id: "farm-abc" })), { snapshot_id: "farm-abc" });
 });
 
@@ -35,6 +36,9 @@ test("answers: Image, EmulatorStatus, SnapshotPackage decode what protobufjs enc
   const d = decodeImage(img);
   assert.deepEqual([d.format.format, d.format.width, d.format.height, d.seq, d.timestampUs], [1, 2, 3, 9, 2 ** 40]);
   assert.ok(Buffer.from(d.image).equals(pixels));
+  const shared = decodeImage(T("Image").encode({ format: { format: 2, width: 2, height: 3, transport: { channel: 1, handle: "file:///dev/shm/f" } } }).finish());
+  assert.deepEqual([shared.format.transport, shared.image.length], [{ channel: 1, handle: "file:///dev/shm/f" }, 0], "the MMAP transport echoed, no pixels");
+  assert.equal(d.format.transport, undefined);
   const st = T("EmulatorStatus").encode({ version: "33.1", uptime: 12345, booted: true, vmConfig: { numberOfCpuCores: 4 }, hardwareConfig: { entry: [{ key: "hw.lcd.width", value: "1080" }] } }).finish();
   assert.deepEqual(decodeEmulatorStatus(st), { version: "33.1", uptime: 12345, booted: true, hardwareConfig: { entry: [{ key: "hw.lcd.width", value: "1080" }] } });
   const pkg = decodeSnapshotPackage(T("SnapshotPackage").encode({ snapshot_id: "s1", success: false, err: Buffer.from("no such snapshot") }).finish());

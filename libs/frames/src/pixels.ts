@@ -2,15 +2,19 @@
 
 const littleEndian = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
-/** RGBA (4 bytes per pixel) to RGB (3), e.g. a framebuffer for a policy that takes RGB. */
-export function rgbaToRgb(rgba: Uint8Array, width: number, height: number): Uint8Array {
+/**
+ * RGBA (4 bytes per pixel) to RGB (3), e.g. a framebuffer for a policy that takes RGB. Into `into` when given
+ * (at least width*height*3 bytes; a reused buffer saves allocating and zeroing a frame), else a new array.
+ */
+export function rgbaToRgb(rgba: Uint8Array, width: number, height: number, into?: Uint8Array): Uint8Array {
   const n = width * height;
   if (rgba.byteLength < n * 4) throw new Error(`RGBA data short: ${rgba.byteLength} bytes for ${width}x${height}`);
-  const rgb = new Uint8Array(n * 3);
-  if (littleEndian && rgba.byteOffset % 4 === 0) {
+  if (into && into.byteLength < n * 3) throw new Error(`RGB buffer short: ${into.byteLength} bytes for ${width}x${height}`);
+  const rgb = into ? into.subarray(0, n * 3) : new Uint8Array(n * 3);
+  if (littleEndian && rgba.byteOffset % 4 === 0 && rgb.byteOffset % 4 === 0) {
     const src = new Uint32Array(rgba.buffer, rgba.byteOffset, n);
     // Four pixels in, three 32-bit words out: 3 stores instead of 12.
-    const out = new Uint32Array(rgb.buffer, 0, Math.floor(n / 4) * 3);
+    const out = new Uint32Array(rgb.buffer, rgb.byteOffset, Math.floor(n / 4) * 3);
     const whole = n - (n % 4);
     for (let i = 0, o = 0; i < whole; i += 4, o += 3) {
       const p0 = src[i]!;

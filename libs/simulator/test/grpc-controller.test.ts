@@ -1,13 +1,17 @@
 /**
  * EmulatorController over real gRPC (@grpc/grpc-js clients) against simulated devices: status,
- * screenshots in every format (matching the framebuffer, following the rotation), touches that
+ * screenshots in every format (matching the framebuffer, following the rotation; into a shared region with the
+ * MMAP transport), touches that
  * reach apps as the taps and swipes `input` produces, two fingers, keys, mouse, VM state, token
  * auth, and UNIMPLEMENTED for what is not served.
  */
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { PNG } from "pngjs";
-import { grpc, ImgFormat, KeyCodeType, KeyEventType, RunState } from "@farm/emulator-grpc";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { grpc, ImgFormat, KeyCodeType, KeyEventType, RunState, TransportChannel } from "@farm/emulator-grpc";
 import { adbServerDevices } from "@farm/local-services";
 import { sh } from "./android-helpers.ts";
 import { eventually } from "./transport-helpers.ts";
@@ -57,6 +61,41 @@ test("getScreenshot: RGBA8888 / RGB888 / PNG match the framebuffer; scaling fill
   assert.deepEqual([half.format.width, half.format.height, half.image.length], [180, 320, 180 * 320 * 4]);
   const oneSide = await call(ctl, "getScreenshot", { format: ImgFormat.RGBA8888, width: 90 });
   assert.deepEqual([oneSide.format.width, oneSide.format.height], [90, 160]);
+});
+
+test("getScreenshot with the MMAP transport writes the pixels into the client's region and echoes the transport; a region it cannot use gets neither", async (t) => {
+  const { device, ctl } = await rig.start();
+  await installAndStart(device, "classic_2048.apk", G2048);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sim-mmap-"));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const region = path.join(dir, "region");
+  fs.writeFileSync(region, Buffer.alloc(360 * 640 * 4 + 16, 0xee));
+  const mmap = (handle: string, format: number = ImgFormat.RGB888) => call(ctl, "getScreenshot", { format, transport: { channel: TransportChannel.MMAP, handle } });
+
+  for (const [format, bpp] of [[ImgFormat.RGB888, 3], [ImgFormat.RGBA8888, 4]] as const) {
+    const inAnswer = await call(ctl, "getScreenshot", { format });
+    const shared = await mmap(`file://${region}`, format);
+    assert.equal(shared.image.length, 0, "no pixels in the answer");
+    assert.deepEqual([shared.format.width, shared.format.height], [360, 640]);
+    assert.deepEqual([shared.format.transport?.channel, shared.format.transport?.handle], [TransportChannel.MMAP, `file://${region}`]);
+    const written = fs.readFileSync(region);
+    assert.ok(written.subarray(0, 360 * 640 * bpp).equals(inAnswer.image), `the region holds the ${bpp === 3 ? "RGB888" : "RGBA8888"} pixels`);
+  }
+  assert.equal(fs.statSync(region).size, 360 * 640 * 4 + 16, "the region is neither grown nor truncated");
+
+  const small = path.join(dir, "small");
+  fs.writeFileSync(small, Buffer.alloc(100));
+  fs.symlinkSync(region, path.join(dir, "link"));
+  for (const handle of [`file://${path.join(dir, "missing")}`, `file://${small}`, `file://${path.join(dir, "link")}`, `file://${dir}`, "relative/path", ""]) {
+    const r = await mmap(handle);
+    assert.equal(r.image.length, 0, handle);
+    assert.equal(r.format.transport ?? null, null, `${handle}: no transport echoed`);
+  }
+  assert.equal(fs.existsSync(path.join(dir, "missing")), false, "a missing region is not created");
+  assert.deepEqual([...fs.readFileSync(small)], [...Buffer.alloc(100)], "a small region is left alone");
+  // PNG's length is unknown beforehand: it always comes in the answer.
+  const png = await mmap(`file://${region}`, ImgFormat.PNG);
+  assert.equal(PNG.sync.read(png.image).width, 360);
 });
 
 test("screenshots follow the orientation (gRPC, screencap, framebuffer) and touches map into the rotated display", async () => {

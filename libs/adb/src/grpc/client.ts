@@ -7,7 +7,7 @@
 import {
   decodeEmulatorStatus, decodeImage, decodeSnapshotPackage, encodeImageFormat, encodeKeyboardEvent, encodeSnapshotRequest, encodeTouchEvent,
 } from "@farm/emulator-grpc/wire";
-import type { EmulatorStatusMsg, ImageMsg, KeyboardEventMsg, SnapshotPackageMsg, TouchEventMsg } from "@farm/emulator-grpc";
+import type { EmulatorStatusMsg, ImageMsg, ImageTransportMsg, KeyboardEventMsg, SnapshotPackageMsg, TouchEventMsg } from "@farm/emulator-grpc";
 import type { StepStatus } from "../types.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
 import { GrpcCode, h2Client, type GrpcFailure } from "./h2-client.ts";
@@ -37,7 +37,7 @@ const NO_BODY = new Uint8Array(0);
 export const emulatorCalls = {
   sendTouch: (ep: GrpcEndpoint, msg: TouchEventMsg, timeoutMs: number) => unary(ep, `${CONTROLLER}sendTouch`, encodeTouchEvent(msg), timeoutMs, empty),
   sendKey: (ep: GrpcEndpoint, msg: KeyboardEventMsg, timeoutMs: number) => unary(ep, `${CONTROLLER}sendKey`, encodeKeyboardEvent(msg), timeoutMs, empty),
-  getScreenshot: (ep: GrpcEndpoint, fmt: { format: number; width?: number; height?: number }, timeoutMs: number): Promise<Answer<ImageMsg>> =>
+  getScreenshot: (ep: GrpcEndpoint, fmt: { format: number; width?: number; height?: number; transport?: ImageTransportMsg }, timeoutMs: number): Promise<Answer<ImageMsg>> =>
     unary(ep, `${CONTROLLER}getScreenshot`, encodeImageFormat(fmt), timeoutMs, decodeImage),
   getStatus: (ep: GrpcEndpoint, timeoutMs: number): Promise<Answer<EmulatorStatusMsg>> => unary(ep, `${CONTROLLER}getStatus`, NO_BODY, timeoutMs, decodeEmulatorStatus),
   snapshot: (ep: GrpcEndpoint, op: "save" | "load", name: string, timeoutMs: number): Promise<Answer<SnapshotPackageMsg>> =>

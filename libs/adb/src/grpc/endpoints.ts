@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { discoveryFilePid, parseDiscovery, processAlive } from "@farm/emulator-grpc";
+import { isLoopbackAddress } from "./shared-frames.ts";
 
 export interface GrpcEndpoint {
   /** host:port of the emulator's gRPC server. */
@@ -29,6 +30,11 @@ export interface GrpcTransportConfig {
   discoveryDir?: string;
   /** Deadline of one gRPC action (touch, key). @default the driver's actionTimeoutMs */
   callTimeoutMs?: number;
+  /**
+   * Frames through shared memory (the emulator's MMAP image transport) from emulators on this host's loopback;
+   * one that cannot open the region gets pixels in the answer instead. @default true
+   */
+  sharedFrames?: boolean;
 }
 
 const PORT = /^\d{1,5}$/;
@@ -89,6 +95,11 @@ export class GrpcEndpoints {
     const now = performance.now();
     if (!this.discovered || now - this.discovered.at > DISCOVERY_TTL_MS) this.discovered = { at: now, map: readDiscoveryFiles(this.dir) };
     return this.discovered.map.get(serial);
+  }
+
+  /** Whether frames from this endpoint should try shared memory (enabled, and the emulator is on this host). */
+  sharesFrames(ep: GrpcEndpoint): boolean {
+    return this.cfg.sharedFrames !== false && isLoopbackAddress(ep.address);
   }
 
   /** Forgets the last reading of the discovery folder (an emulator was (re)started). */

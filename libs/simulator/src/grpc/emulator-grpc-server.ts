@@ -7,7 +7,7 @@
  */
 import { silentLogger, type Logger } from "@farm/log";
 import {
-  emulatorGrpc, grpc, tokenFromMetadata, RunState,
+  emulatorGrpc, grpc, tokenFromMetadata, ImgFormat, RunState, TransportChannel,
   type EmulatorStatusMsg, type ImageFormatMsg, type InputEventMsg, type ImageMsg, type KeyboardEventMsg, type MouseEventMsg,
   type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type TouchMsg, type VmRunStateMsg,
 } from "@farm/emulator-grpc";
@@ -18,6 +18,7 @@ import { TouchTracker } from "./touch-tracker.ts";
 import { androidKeyCode } from "./key-codes.ts";
 import { encodeImage, scaleFrame, targetSize, type Frame } from "./screenshot.ts";
 import { snapshotHandlers } from "./snapshot-handlers.ts";
+import { writeRegion } from "./shared-region.ts";
 
 /** What the endpoint needs of a device (SimDevice has it all). */
 export interface GrpcDevice {
@@ -84,11 +85,14 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   // Frames are drawn into one reused surface and serialized at once (below), so a screenshot costs
   // no fresh frame-sized memory for the drawing.
   const surface = new Canvas(sys.screen.width, sys.screen.height);
+  // RGB888 pixels are converted into one reused buffer too (sent or written before the next frame).
+  let rgb = new Uint8Array(0);
   const screenshot = (fmt: ImageFormatMsg): ImageMsg => {
     const display = sys.displayFrame(surface);
     const size = targetSize(display, fmt.width, fmt.height);
     const frame: Frame = scaleFrame(display, size.width, size.height);
-    return imageMessage(frame, fmt.format, sys.rotation(), ++seq);
+    if (fmt.format === ImgFormat.RGB888 && rgb.byteLength < size.width * size.height * 3) rgb = new Uint8Array(size.width * size.height * 3);
+    return imageMessage(frame, fmt, sys.rotation(), ++seq, rgb);
   };
 
   const controller: Record<string, grpc.UntypedHandleCall> = {
@@ -172,16 +176,28 @@ function withoutMethod(def: grpc.ServiceDefinition, name: string): grpc.ServiceD
   return out as grpc.ServiceDefinition;
 }
 
-function imageMessage(frame: Frame, format: number, rotation: number, seq: number): ImageMsg {
-  return {
+/**
+ * The Image answer. With an MMAP transport (raw formats only: a PNG's length is not known beforehand) the pixels go
+ * into the client's region and the answer echoes the transport; a region that could not be written gets
+ * neither pixels nor transport, as the emulator answers.
+ */
+function imageMessage(frame: Frame, fmt: ImageFormatMsg, rotation: number, seq: number, rgbInto: Uint8Array): ImageMsg {
+  const format = fmt.format;
+  const msg: ImageMsg = {
     format: { format, width: frame.width, height: frame.height, rotation: { rotation }, display: 0 },
     width: frame.width,
     height: frame.height,
-    image: encodeImage(frame, format),
+    image: NO_PIXELS,
     seq,
     timestampUs: Date.now() * 1000,
   };
+  const t = fmt.transport;
+  if (t?.channel === TransportChannel.MMAP && format !== ImgFormat.PNG) {
+    if (writeRegion(t.handle, encodeImage(frame, format, rgbInto))) msg.format.transport = { channel: TransportChannel.MMAP, handle: t.handle };
+  } else msg.image = encodeImage(frame, format, rgbInto);
+  return msg;
 }
+const NO_PIXELS = new Uint8Array(0);
 
 function status(device: GrpcDevice, avdName: string | undefined): EmulatorStatusMsg {
   const sys = device.android.system;

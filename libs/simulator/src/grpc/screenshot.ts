@@ -5,6 +5,7 @@
  */
 import { encodeRgbaPng } from "@farm/png";
 import { ImgFormat } from "@farm/emulator-grpc";
+import { rgbaToRgb } from "@farm/frames/pixels";
 
 export interface Frame {
   width: number;
@@ -34,19 +35,13 @@ export function scaleFrame(frame: Frame, width: number, height: number): Frame {
   return { width, height, rgba: bytes };
 }
 
-function rgb888(rgba: Uint8Array, pixels: number): Uint8Array {
-  const out = new Uint8Array(pixels * 3);
-  for (let i = 0, j = 0; i < pixels * 4; i += 4, j += 3) {
-    out[j] = rgba[i]!;
-    out[j + 1] = rgba[i + 1]!;
-    out[j + 2] = rgba[i + 2]!;
-  }
-  return out;
-}
-
-/** The image bytes for a format (RGBA8888 is the frame itself, no copy). */
-export function encodeImage(frame: Frame, format: number): Uint8Array {
-  if (format === ImgFormat.RGB888) return rgb888(frame.rgba, frame.width * frame.height);
+/**
+ * The image bytes for a format: RGBA8888 is the frame itself (no copy); RGB888 is converted into `rgbInto`
+ * when given (a reused buffer: the caller sends the bytes before the next frame), else a new array.
+ */
+export function encodeImage(frame: Frame, format: number, rgbInto?: Uint8Array): Uint8Array {
+  const pixels = frame.width * frame.height;
+  if (format === ImgFormat.RGB888) return rgbaToRgb(frame.rgba, frame.width, frame.height, rgbInto && rgbInto.byteLength >= pixels * 3 ? rgbInto : undefined);
   if (format === ImgFormat.PNG) return encodeRgbaPng(frame.width, frame.height, frame.rgba);
-  return frame.rgba.byteLength === frame.width * frame.height * 4 ? frame.rgba : frame.rgba.subarray(0, frame.width * frame.height * 4);
+  return frame.rgba.byteLength === pixels * 4 ? frame.rgba : frame.rgba.subarray(0, pixels * 4);
 }
