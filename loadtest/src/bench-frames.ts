@@ -1,10 +1,11 @@
 /**
- * `farm bench frames [--screen 1080x1920] [--devices 2] [--seconds 5] [--encoding png] [--transport grpc|adb]`: frames recorded
+ * `farm bench frames [--screen 1080x1920] [--devices 2] [--seconds 5] [--encoding png] [--transport grpc|adb] [--shared-frames true|false]`: frames recorded
  * per second by one worker process, today's path against the new one, in one run on the same devices:
  *   old: adbkit `framebuffer:` read with chunks collected and concatenated, copied into a new RGBA array,
  *        converted to RGB in JavaScript and PNG-encoded with node:zlib on the event loop (the runner's
  *        code before issue 10, reproduced here so both sides run side by side);
- *   new: the driver's `Device.frame()`: the capture (the emulator's gRPC `getScreenshot(RGBA8888)`; with
+ *   new: the driver's `Device.frame()`: the capture (the emulator's gRPC `getScreenshot(RGB888)`, the pixels
+ *        through shared memory (the MMAP transport; `--shared-frames false`: in the answer); with
  *        `--transport adb` the raw framebuffer read into one preallocated buffer) and the encode (libvips
  *        through sharp) run in the driver's frame threads, off the event loop; the episode's FrameRecorder
  *        collects the encodings while the next frame is taken.
@@ -120,7 +121,9 @@ export const scenario: Scenario = {
     const transport = typeof opts.transport === "string" ? opts.transport : "grpc";
     if (transport !== "grpc" && transport !== "adb") throw new Error(`--transport must be grpc or adb, got ${transport}`);
     const probeDriver = new AdbDriver({ port: adb.port });
-    const driver = new AdbDriver({ port: adb.port, grpc: transport === "grpc" ? { mode: "config", endpoints: sim.grpcEndpoints } : { mode: "off" } });
+    const shared = opts["shared-frames"] ?? "true";
+    if (shared !== "true" && shared !== "false") throw new Error(`--shared-frames must be true or false, got ${String(shared)}`);
+    const driver = new AdbDriver({ port: adb.port, grpc: transport === "grpc" ? { mode: "config", endpoints: sim.grpcEndpoints, sharedFrames: shared === "true" } : { mode: "off" } });
     const client = createAdbClient({ host: "127.0.0.1", port: adb.port });
     try {
       const serials = sim.serials.slice(0, devices);
@@ -162,7 +165,8 @@ export const scenario: Scenario = {
       );
 
       const rate = (p: Phase) => p.frames / p.seconds;
-      const via = driver.device(serials[0]!).grpcEndpoint() ? "gRPC getScreenshot" : "adb framebuffer";
+      const ep = driver.device(serials[0]!).grpcEndpoint();
+      const via = ep ? `gRPC getScreenshot (${driver.grpc.sharesFrames(ep) ? "pixels through shared memory" : "pixels in the answer"})` : "adb framebuffer";
       out(`frames: ${devices} devices at ${screen.width}x${screen.height} recording back to back for ${seconds} s per path; new path: ${via} + ${formatFrameSpec(spec)} in frame threads; tap latency on one more device (a tap every 10 ms)`);
       out(`path  frames  frames/s  worker_cpu_ms/frame  kB/frame`);
       for (const [name, p] of [["old", old], ["new", fresh]] as const) {

@@ -112,6 +112,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--screen <WxH>", description: "screen size (default 1080x1920)" },
       { flags: "--encoding <spec>", description: "frame encoding: png | jpeg[:Q] | webp[:Q], optional @WxH (default png)" },
       { flags: "--transport <grpc|adb>", description: "frames over gRPC or adb (default grpc)" },
+      { flags: "--shared-frames <true|false>", description: "gRPC frames through shared memory (the MMAP transport) or in the answer (default true)" },
     ],
     load: () => import("./bench-frames.ts").then((m) => m.scenario),
   },

@@ -50,7 +50,9 @@ export class AdbDriver {
     this.config = resolveConfig(opts);
     this.client = createAdbClient(this.config);
     if (opts.frameThreads !== undefined && !(Number.isSafeInteger(opts.frameThreads) && opts.frameThreads >= 1)) throw new TypeError(`adb config: frameThreads must be a positive integer, got ${opts.frameThreads}`);
-    this.frameThreads = new FrameThreads(opts.frameThreads);
+    this.frameThreads = new FrameThreads(opts.frameThreads, (endpoint, reason) =>
+      this.config.logger.warn({ event: "adb:shared-frames-off", endpoint, reason }, "frames from this emulator come in the gRPC answer, not through shared memory"),
+    );
     this.grpc = new GrpcEndpoints(opts.grpc);
   }
 

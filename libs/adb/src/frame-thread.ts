@@ -8,7 +8,7 @@
 import { parentPort } from "node:worker_threads";
 import { encodeFrame, type FrameSpec, type RawFrame } from "@farm/frames";
 import { CaptureError, captureFramebuffer } from "./framebuffer-socket.ts";
-import { grpcPixels } from "./grpc/screenshot.ts";
+import { grpcPixels, onSharedFramesOff } from "./grpc/screenshot.ts";
 import { FrameRegions } from "./grpc/shared-frames.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
 
@@ -50,6 +50,7 @@ export interface FrameThreadRequest {
 }
 
 export type FrameThreadReply =
+  | { id: 0; kind: "shared-frames-off"; endpoint: string; reason: string }
   | { id: number; kind: "captured"; width: number; height: number; rgba?: Uint8Array }
   | { id: number; kind: "encoded"; bytes: Uint8Array }
   | { id: number; kind: "error"; stage: "capture" | "encode"; status: string; message: string };
@@ -91,6 +92,7 @@ async function encodeTo(id: number, shot: RawFrame, spec: FrameSpec, post: (r: F
 
 const port = parentPort;
 if (port) {
+  onSharedFramesOff((endpoint, reason) => port.postMessage({ id: 0, kind: "shared-frames-off", endpoint, reason } satisfies FrameThreadReply));
   port.on("message", (req: FrameThreadRequest) => {
     void handle(req, (r, transfer) => port.postMessage(r, transfer ?? []));
   });

@@ -66,7 +66,11 @@ export class FrameThreads {
   /** Every thread this pool started (replaced ones too): their region files are removed on close. */
   private readonly started: number[] = [];
 
-  constructor(private readonly size = DEFAULT_FRAME_THREADS) {}
+  constructor(
+    private readonly size = DEFAULT_FRAME_THREADS,
+    /** An endpoint whose frames cannot come through shared memory (they come in the answer instead). */
+    private readonly onSharedFramesOff: (endpoint: string, reason: string) => void = () => undefined,
+  ) {}
 
   private thread(): Worker {
     const i = this.turn++ % this.size;
@@ -95,6 +99,7 @@ export class FrameThreads {
   }
 
   private onReply(r: FrameThreadReply): void {
+    if (r.kind === "shared-frames-off") return this.onSharedFramesOff(r.endpoint, r.reason);
     const p = this.pending.get(r.id);
     if (!p) return;
     if (r.kind === "captured") {

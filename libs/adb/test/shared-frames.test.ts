@@ -13,6 +13,7 @@ import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
 import { emulatorGrpc, ImgFormat, type ImageFormatMsg, type ImageMsg } from "@farm/emulator-grpc";
 import { rgbaToRgb } from "@farm/frames";
+import { createLogger } from "@farm/log";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { AdbDriver } from "../src/index.ts";
@@ -119,7 +120,9 @@ describe("shared frames", () => {
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const address = `127.0.0.1:${(server.address() as { port: number }).port}`;
-    const driver = new AdbDriver({ port: adb.port, grpc: { mode: "config", endpoints: { "emulator-5990": { address } } } });
+    const lines: string[] = [];
+    const logger = createLogger({ service: "t", destination: { write: (l: string) => void lines.push(l) } });
+    const driver = new AdbDriver({ port: adb.port, logger, grpc: { mode: "config", endpoints: { "emulator-5990": { address } } } });
     try {
       for (let i = 0; i < 4; i++) {
         const f = await driver.device("emulator-5990").frame({ raw: false, encode: { format: "png" }, timeoutMs: 10_000 });
@@ -128,6 +131,9 @@ describe("shared frames", () => {
         assert.ok(data.equals(Buffer.alloc(12, 9)), `frame ${i}`);
       }
       assert.deepEqual([viaRegion, inAnswer], [1, 4], "one try through a region, then pixels in the answer");
+      const off = lines.map((l) => JSON.parse(l)).filter((l) => l.event === "adb:shared-frames-off");
+      assert.deepEqual(off.map((l) => [l.level, l.endpoint]), [[40, address]], "one warning naming the endpoint");
+      assert.match(off[0].reason, /could not open the region/);
     } finally {
       await driver.close();
       for (const s of sessions) s.destroy();

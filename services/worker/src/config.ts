@@ -224,7 +224,9 @@ function grpcConfig(r: SettingsReader, input: GrpcTransportConfig | undefined): 
   const endpoints = input?.endpoints ?? (endpointsText ? parseEndpoints(r, endpointsText) : undefined);
   // Where emulators write discovery files: explicit, else the emulator's own rule for this environment.
   const discoveryDir = input?.discoveryDir ?? r.envValue("FARM_GRPC_DISCOVERY_DIR") ?? discoveryDirectory(r.environment);
-  return { mode, ...(endpoints ? { endpoints } : {}), discoveryDir, ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
+  // Frames through shared memory from emulators on this host; off when they cannot see this host's /dev/shm anyway.
+  const sharedFrames = r.bool("grpc shared frames", { flag: input?.sharedFrames, env: "FARM_GRPC_SHARED_FRAMES", default: true });
+  return { mode, ...(endpoints ? { endpoints } : {}), discoveryDir, sharedFrames, ...(input?.callTimeoutMs !== undefined ? { callTimeoutMs: input.callTimeoutMs } : {}) };
 }
 
 /** FARM_WORKER_URL: an http(s) base URL without credentials, query or fragment. */

@@ -54,7 +54,7 @@ export async function grpcPixels(serial: string, ep: GrpcEndpoint, timeoutMs: nu
   const r = await emulatorCalls.getScreenshot(ep, ask, timeoutMs);
   if (!r.ok) return describeGrpcError(r.err, "screenshot", serial, ep);
   const px = pixelsOf(r.value, req.channels, serial, ep);
-  if (req.regions && "data" in px) learn(key, px.data.byteLength, tried);
+  if (req.regions && "data" in px) learn(key, ep.address, px.data.byteLength, tried);
   return px;
 }
 
@@ -90,17 +90,27 @@ async function viaRegion(
   if (img.image.byteLength === 0) return undefined;
   // An emulator that ignores the transport: pixels in the answer from now on.
   known.off = true;
+  sharedFramesOff?.(ep.address, "the emulator ignores the MMAP transport");
   return pixelsOf(img, channels, serial, ep);
 }
 
 /** After a call with pixels in the answer: remember a frame's size, and give up on regions the emulator did not write. */
-function learn(key: string, bytes: number, tried: Region | undefined): void {
+function learn(key: string, address: string, bytes: number, tried: Region | undefined): void {
   const k = shared.get(key);
   if (!k) {
     if (shared.size >= MAX_SHARED_ENTRIES) shared.clear();
     shared.set(key, { bytes, off: false });
-  } else if (tried && bytes <= tried.size) k.off = true;
-  else k.bytes = bytes;
+  } else if (tried && bytes <= tried.size) {
+    k.off = true;
+    sharedFramesOff?.(address, "the emulator could not open the region (it does not share this host's /dev/shm)");
+  } else k.bytes = bytes;
+}
+
+let sharedFramesOff: ((address: string, reason: string) => void) | undefined;
+
+/** Told once per endpoint and request shape found unable to take frames through shared memory (for a log line). */
+export function onSharedFramesOff(cb: (address: string, reason: string) => void): void {
+  sharedFramesOff = cb;
 }
 
 function shapeOf(img: ImageMsg, channels: 3 | 4, serial: string, ep: GrpcEndpoint): { width: number; height: number; bytes: number } | Trouble {
