@@ -8,10 +8,11 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { test } from "node:test";
+import { corpus } from "./helpers.ts";
 import { expandTaskPaths, loadTaskFile, parseTaskText, taskToText, TaskConvertError, TaskLoadError, type TargetDialect } from "../src/index.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
-const CORPUS = "/work/shared/corpus";
+const CORPUS = corpus;
 
 function roundTrip(file: string, to: TargetDialect): { ok: true } | { inexpressible: string } {
   const loaded = loadTaskFile(file);

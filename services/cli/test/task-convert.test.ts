@@ -34,7 +34,7 @@ test("a folder to current and back to legacy: same ids and hashes", async () => 
 });
 
 test("what the target dialect cannot hold is refused with its reason; exit code 1", async () => {
-  const internal = "/work/shared/corpus/androidenv-2021-internal/android_world_clock.textproto";
+  const internal = path.join(REPO, "../shared/corpus/androidenv-2021-internal/android_world_clock.textproto");
   const out = path.join(tmp, "refused.textproto");
   await assert.rejects(farm("task", "convert", "--to", "current", internal, "--out", out), (e: { code: number; stderr: string }) => {
     assert.equal(e.code, 1);
