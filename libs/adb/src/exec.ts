@@ -5,8 +5,9 @@
 import type { ResolvedAdbConfig } from "./config.ts";
 import type { FrameThreads } from "./frame-threads.ts";
 import type { GrpcEndpoints } from "./grpc/endpoints.ts";
-import { callHandle, readAll, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
+import { callHandle, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
+import { shellSocket } from "./shell-socket.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
 import { checkShellRequest } from "./validate.ts";
 
@@ -43,16 +44,27 @@ function trace(ctx: DeviceCtx, op: string, status: string, durationMs: number, m
 }
 
 /** Runs `fn` against a fresh device handle under a deadline. Never throws. */
-export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (dc: AdbDeviceClient) => PromiseLike<T>): Promise<CallOutcome<T>> {
+export function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (dc: AdbDeviceClient) => PromiseLike<T>): Promise<CallOutcome<T>> {
+  return guardedCall(ctx, op, timeoutMs, () => {
+    const h = callHandle(ctx.client, ctx.serial);
+    return { handle: h, work: () => fn(h.dc) };
+  });
+}
+
+/**
+ * Starts a call (its connections released by `handle.destroy()`) under a deadline: trouble classified as the
+ * driver's statuses, a debug trace line. Never throws.
+ */
+async function guardedCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, start: () => { handle: { destroy(): void }; work: () => PromiseLike<T> }): Promise<CallOutcome<T>> {
   const t0 = performance.now();
   if (!(timeoutMs > 0)) {
     const d = performance.now() - t0;
     trace(ctx, op, "timeout", d);
     return { ok: false, status: "timeout", message: `${op} on '${ctx.serial}': no time left before the deadline`, durationMs: d };
   }
-  const h = callHandle(ctx.client, ctx.serial);
+  const { handle, work } = start();
   try {
-    const value = await underDeadline(h, timeoutMs, `${op} on '${ctx.serial}'`, () => fn(h.dc));
+    const value = await underDeadline(handle, timeoutMs, `${op} on '${ctx.serial}'`, work);
     const d = performance.now() - t0;
     trace(ctx, op, "ok", d);
     return { ok: true, value, durationMs: d };
@@ -62,6 +74,14 @@ export async function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: numbe
     trace(ctx, op, status, d, message);
     return { ok: false, status, message, durationMs: d };
   }
+}
+
+/** `shell:<line>` read to the end on a plain socket (shell-socket.ts) under a deadline. Never throws. */
+function shellCall(ctx: DeviceCtx, op: string, timeoutMs: number, line: string): Promise<CallOutcome<Buffer>> {
+  return guardedCall(ctx, op, timeoutMs, () => {
+    const sh = shellSocket(ctx.cfg.host, ctx.cfg.port, ctx.serial, line);
+    return { handle: sh, work: () => sh.output };
+  });
 }
 
 let endSeq = 0;
@@ -80,7 +100,7 @@ export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: 
   const marker = `${END_TAG}${++endSeq}__`;
   const tooBig = checkShellRequest(commandLine, `\necho ${marker}`.length);
   if (tooBig) return { status: "failed_precondition", message: `${op}: ${tooBig}`, stdout: "", durationMs: 0 };
-  const r = await deviceCall(ctx, op, timeoutMs, (dc) => dc.shell(`${commandLine}\necho ${marker}`).then((s) => readAll(s)));
+  const r = await shellCall(ctx, op, timeoutMs, `${commandLine}\necho ${marker}`);
   if (!r.ok) return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
   const text = r.value.toString("utf8");
   const at = text.lastIndexOf(marker);

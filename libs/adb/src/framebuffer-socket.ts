@@ -5,6 +5,7 @@
  */
 import net from "node:net";
 import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
+import { smartRequest, takeStatus } from "./smart-socket.ts";
 import type { Screenshot, StepStatus } from "./types.ts";
 
 export class CaptureError extends Error {
@@ -40,8 +41,6 @@ function parseHeader(b: Buffer): FramebufferHeader {
   };
 }
 
-const request = (text: string) => Buffer.from(text.length.toString(16).padStart(4, "0") + text, "latin1");
-
 /** Captures the screen of `serial` through the adb server at host:port within `timeoutMs`; rejects with a CaptureError. */
 export function captureFramebuffer(host: string, port: number, serial: string, timeoutMs: number): Promise<Screenshot> {
   const where = `adb server ${host}:${port}`;
@@ -68,20 +67,7 @@ export function captureFramebuffer(host: string, port: number, serial: string, t
       if (typeof shot === "string") reject(new CaptureError("internal_error", `framebuffer of '${serial}': ${shot}`));
       else resolve(shot);
     };
-    /** OKAY, or FAIL + hex length + message; undefined while incomplete. */
-    const status = (): { ok: boolean; message: string } | undefined => {
-      if (pending.length < 4) return undefined;
-      const tag = pending.toString("latin1", 0, 4);
-      if (tag === "OKAY") {
-        pending = pending.subarray(4);
-        return { ok: true, message: "" };
-      }
-      if (pending.length < 8) return undefined;
-      const len = parseInt(pending.toString("latin1", 4, 8), 16);
-      if (pending.length < 8 + len) return undefined;
-      return { ok: false, message: tag === "FAIL" ? pending.toString("utf8", 8, 8 + len) : `unexpected reply ${JSON.stringify(tag)}` };
-    };
-    sock.on("connect", () => sock.write(request(`host:transport:${serial}`)));
+    sock.on("connect", () => sock.write(smartRequest(`host:transport:${serial}`)));
     sock.on("data", (b: Buffer) => {
       if (stage === "data") {
         const n = Math.min(b.length, out!.length - at);
@@ -92,16 +78,18 @@ export function captureFramebuffer(host: string, port: number, serial: string, t
       }
       pending = pending.length ? Buffer.concat([pending, b]) : b;
       if (stage === "transport") {
-        const s = status();
+        const s = takeStatus(pending);
         if (!s) return;
         if (!s.ok) return fail("adb_error", `device '${serial}' ${/not found/.test(s.message) ? "not found on" : "refused by"} ${where}: ${s.message}`);
+        pending = s.rest;
         stage = "framebuffer";
-        sock.write(request("framebuffer:"));
+        sock.write(smartRequest("framebuffer:"));
       }
       if (stage === "framebuffer") {
-        const s = status();
+        const s = takeStatus(pending);
         if (!s) return;
         if (!s.ok) return fail("internal_error", `framebuffer of '${serial}' refused: ${s.message}`);
+        pending = s.rest;
         stage = "header";
       }
       if (stage === "header") {
