@@ -1,5 +1,5 @@
 /** `Device` over an adb server with adbkit: every operation is deadline-bound and returns trouble as data. */
-import { encodeFrame } from "@farm/frames";
+import { encodeFrame, rgbaToRgb } from "@farm/frames";
 import { TASK_LIMITS, type AdbRequest, type AppScreen } from "@farm/task";
 import { ShellActionChannel } from "./action-channel.ts";
 import { matchViewHierarchy } from "./app-screen.ts";
@@ -221,12 +221,13 @@ export class AdbDevice implements Device {
       if (!("rgba" in shot)) return shot;
       const encoded = req.encode ? encodeFrame({ width: shot.width, height: shot.height, channels: 4, data: shot.rgba }, req.encode) : undefined;
       encoded?.catch(() => undefined);
-      return { width: shot.width, height: shot.height, ...(req.raw ? { rgba: shot.rgba } : {}), ...(encoded ? { encoded } : {}) };
+      const pixels = !req.raw ? {} : req.rawFormat === "rgb" ? { rgb: rgbaToRgb(shot.rgba, shot.width, shot.height) } : { rgba: shot.rgba };
+      return { width: shot.width, height: shot.height, ...pixels, ...(encoded ? { encoded } : {}) };
     }
     const { host, port } = this.ctx.cfg;
     const ep = this.grpcEndpoint();
     const job = this.ctx.frameThreads.capture({
-      host, port, serial: this.serial, timeoutMs, raw: req.raw,
+      host, port, serial: this.serial, timeoutMs, raw: req.raw, ...(req.rawFormat ? { rawFormat: req.rawFormat } : {}),
       ...(req.encode ? { spec: req.encode } : {}),
       ...(ep ? { grpc: ep, sharedFrames: this.ctx.grpc?.sharesFrames(ep) ?? false } : {}),
     });

@@ -15,6 +15,7 @@ export interface CaptureReply {
   width: number;
   height: number;
   rgba?: Uint8Array;
+  rgb?: Uint8Array;
 }
 
 export class FrameCaptureError extends Error {
@@ -103,7 +104,7 @@ export class FrameThreads {
     const p = this.pending.get(r.id);
     if (!p) return;
     if (r.kind === "captured") {
-      p.captured.resolve({ width: r.width, height: r.height, ...(r.rgba ? { rgba: r.rgba } : {}) });
+      p.captured.resolve({ width: r.width, height: r.height, ...(r.rgba ? { rgba: r.rgba } : {}), ...(r.rgb ? { rgb: r.rgb } : {}) });
       if (!p.encoded) this.pending.delete(r.id);
     } else if (r.kind === "encoded") {
       p.encoded?.resolve(r.bytes);

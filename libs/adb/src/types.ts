@@ -96,8 +96,10 @@ export interface Screenshot {
 
 /** What a frame is taken for: the policy (raw pixels) and/or the trajectory (an encoding). */
 export interface FrameRequest {
-  /** Hand back the RGBA pixels (a policy that looks at the screen). */
+  /** Hand back the pixels (a policy that looks at the screen). */
   raw: boolean;
+  /** The layout of the pixels handed back: `rgba` (default) or `rgb` (taken as RGB888 from an emulator's gRPC, no conversion here). */
+  rawFormat?: "rgba" | "rgb";
   /** Encode the frame this way (the trajectory); the encode never runs on the event loop. */
   encode?: FrameSpec;
   timeoutMs?: number;
@@ -107,8 +109,10 @@ export interface FrameRequest {
 export interface CapturedFrame {
   width: number;
   height: number;
-  /** RGBA, row-major; present when asked for (`raw`). */
+  /** RGBA, row-major; present when asked for (`raw`, rawFormat `rgba`). */
   rgba?: Uint8Array;
+  /** RGB, row-major; present when asked for (`raw`, rawFormat `rgb`). */
+  rgb?: Uint8Array;
   /** The encoded frame, when asked for; rejects with an Error saying why the encoding failed. */
   encoded?: Promise<Uint8Array>;
 }

@@ -46,6 +46,17 @@ describe("Device.frame", () => {
     assert.ok(events.some((e) => e.op === "frame" && e.status === "ok" && e.serial === dev.serial));
   });
 
+  test("raw RGB pixels (rawFormat rgb) are the framebuffer without its alpha, converted in the frame thread", async () => {
+    const shot = await dev.screenshot();
+    assert.ok("rgba" in shot, JSON.stringify(shot));
+    const f = await dev.frame({ raw: true, rawFormat: "rgb", encode: { format: "png" } });
+    assert.ok("width" in f && f.rgb, JSON.stringify(f));
+    assert.equal(f.rgba, undefined);
+    assert.ok(Buffer.from(f.rgb).equals(Buffer.from(rgbaToRgb(shot.rgba, 270, 480))));
+    const { data } = await sharp(await f.encoded!).raw().toBuffer({ resolveWithObject: true });
+    assert.ok(data.equals(Buffer.from(f.rgb)), "the stored frame shows the same screen");
+  });
+
   test("only what is asked for: no pixels without raw, no encoding without a spec", async () => {
     const a = await dev.frame({ raw: false, encode: { format: "jpeg", quality: 70, size: { width: 135, height: 240 } } });
     assert.ok("width" in a && a.rgba === undefined && a.encoded);

@@ -58,6 +58,10 @@ describe("shared frames", () => {
         const raw = await dev.frame({ raw: true, timeoutMs: 10_000 });
         assert.ok("width" in raw && raw.rgba, JSON.stringify(raw));
         assert.ok(Buffer.from(raw.rgba).equals(Buffer.from(shot.rgba)), `raw frame ${i} differs from the framebuffer`);
+        const rgb = await dev.frame({ raw: true, rawFormat: "rgb", encode: { format: "png" }, timeoutMs: 10_000 });
+        assert.ok("width" in rgb && rgb.rgb, JSON.stringify(rgb));
+        assert.ok(Buffer.from(rgb.rgb).equals(Buffer.from(rgbaToRgb(shot.rgba, 270, 480))), `raw RGB frame ${i} differs from the framebuffer`);
+        await rgb.encoded;
       }
     } finally {
       await driver.close();

@@ -32,10 +32,12 @@ export class EpisodeFrames {
   async take(key: number, pixels: boolean, record: boolean): Promise<{ pixels?: Pixels } | { fail: StepResult }> {
     if (!pixels && !record) return {};
     if (this.device.frame) {
-      const f = await this.device.frame({ raw: pixels, ...(record ? { encode: this.spec } : {}), timeoutMs: this.timeoutMs });
+      const f = await this.device.frame({ raw: pixels, rawFormat: "rgb", ...(record ? { encode: this.spec } : {}), timeoutMs: this.timeoutMs });
       if (!("width" in f)) return { fail: f };
       if (record && f.encoded) await this.recorder.track(key, f.encoded);
-      return pixels && f.rgba ? { pixels: { width: f.width, height: f.height, rgb: rgbaToRgb(f.rgba, f.width, f.height) } } : {};
+      // A device that hands back RGBA whatever was asked (e.g. a test double) is converted here.
+      const rgb = f.rgb ?? (f.rgba ? rgbaToRgb(f.rgba, f.width, f.height) : undefined);
+      return pixels && rgb ? { pixels: { width: f.width, height: f.height, rgb } } : {};
     }
     const shot = await this.device.screenshot({ timeoutMs: this.timeoutMs });
     if (!("rgba" in shot)) return { fail: shot };
