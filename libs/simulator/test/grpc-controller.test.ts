@@ -11,6 +11,7 @@ import { PNG } from "pngjs";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { grpc, ImgFormat, KeyCodeType, KeyEventType, RunState, TransportChannel } from "@farm/emulator-grpc";
 import { adbServerDevices } from "@farm/local-services";
 import { sh } from "./android-helpers.ts";
@@ -86,12 +87,19 @@ test("getScreenshot with the MMAP transport writes the pixels into the client's 
   const small = path.join(dir, "small");
   fs.writeFileSync(small, Buffer.alloc(100));
   fs.symlinkSync(region, path.join(dir, "link"));
-  for (const handle of [`file://${path.join(dir, "missing")}`, `file://${small}`, `file://${path.join(dir, "link")}`, `file://${dir}`, "relative/path", ""]) {
+  // Outside shared memory and the temp folder (here: in the checkout), big enough: a request must not overwrite it.
+  const outsideDir = fs.mkdtempSync(path.join(fileURLToPath(new URL("../../../", import.meta.url)), ".sim-mmap-outside-"));
+  t.after(() => fs.rmSync(outsideDir, { recursive: true, force: true }));
+  const outside = path.join(outsideDir, "region");
+  fs.writeFileSync(outside, Buffer.alloc(360 * 640 * 4, 7));
+  const before = fs.readFileSync(outside);
+  for (const handle of [`file://${path.join(dir, "missing")}`, `file://${small}`, `file://${path.join(dir, "link")}`, `file://${dir}`, `file://${outside}`, "relative/path", ""]) {
     const r = await mmap(handle);
     assert.equal(r.image.length, 0, handle);
     assert.equal(r.format.transport ?? null, null, `${handle}: no transport echoed`);
   }
   assert.equal(fs.existsSync(path.join(dir, "missing")), false, "a missing region is not created");
+  assert.ok(fs.readFileSync(outside).equals(before), "a file outside /dev/shm and the temp folder is left alone");
   assert.deepEqual([...fs.readFileSync(small)], [...Buffer.alloc(100)], "a small region is left alone");
   // PNG's length is unknown beforehand: it always comes in the answer.
   const png = await mmap(`file://${region}`, ImgFormat.PNG);

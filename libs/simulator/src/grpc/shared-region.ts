@@ -6,6 +6,7 @@
  * answer then carries neither pixels nor transport (the client falls back to pixels in the answer).
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 
 const FILE_URI = "file://";
@@ -24,14 +25,34 @@ export function regionPath(handle: string): string | undefined {
 }
 
 /**
- * Writes `bytes` at the start of the region `handle` names; false when it cannot (missing, not a regular
- * file, smaller than the image). Never creates, truncates or follows a symlink at the last component.
+ * Where regions may be: shared memory and the temp folder, where clients create them. The emulator itself
+ * writes wherever its (trusted, token-holding) client says; the simulator, often run as root on a developer's
+ * machine, does not let a gRPC request overwrite files elsewhere.
+ */
+function allowedDirs(): string[] {
+  const dirs: string[] = [];
+  for (const d of [POSIX_SHM_DIR, os.tmpdir()]) {
+    try {
+      dirs.push(fs.realpathSync(d));
+    } catch {
+      // not on this system
+    }
+  }
+  return dirs;
+}
+
+/**
+ * Writes `bytes` at the start of the region `handle` names; false when it cannot (missing, outside shared
+ * memory and the temp folder, not a regular file, smaller than the image). Never creates, truncates or follows
+ * a symlink at the last component.
  */
 export function writeRegion(handle: string, bytes: Uint8Array): boolean {
-  const file = regionPath(handle);
-  if (!file) return false;
+  const named = regionPath(handle);
+  if (!named) return false;
   let fd: number | undefined;
   try {
+    const file = path.join(fs.realpathSync(path.dirname(named)), path.basename(named));
+    if (!allowedDirs().some((d) => file.startsWith(d + path.sep))) return false;
     fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NOFOLLOW);
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.size < bytes.byteLength) return false;
