@@ -4,6 +4,7 @@
  * server that breaks every other emulator on the host).
  */
 import { FrameThreads } from "./frame-threads.ts";
+import { ShellSessions } from "./shell-session.ts";
 import { GrpcEndpoints, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
@@ -45,6 +46,8 @@ export class AdbDriver {
   private readonly frameThreads: FrameThreads;
   /** Which devices have an emulator gRPC endpoint (config, discovery files, or off). */
   readonly grpc: GrpcEndpoints;
+  /** A long-lived shell per device for shell commands (shell-session.ts). */
+  private readonly shells: ShellSessions;
 
   constructor(private readonly opts: AdbDriverOptions = {}) {
     this.config = resolveConfig(opts);
@@ -54,6 +57,7 @@ export class AdbDriver {
       this.config.logger.warn({ event: "adb:shared-frames-off", endpoint, reason }, "frames from this emulator come in the gRPC answer, not through shared memory"),
     );
     this.grpc = new GrpcEndpoints(opts.grpc);
+    this.shells = new ShellSessions(this.config.host, this.config.port);
   }
 
   /** Devices on the server now; trouble comes back as `{ status, message }`. */
@@ -170,13 +174,14 @@ export class AdbDriver {
   /** A handle for one device (cheap; nothing is opened until it is used). */
   device(serial: string): AdbDevice {
     if (serial === "") throw new TypeError("device serial is empty");
-    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads, grpc: this.grpc }, this.opts.actionChannelFactory);
+    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads, grpc: this.grpc, shells: this.shells }, this.opts.actionChannelFactory);
   }
 
-  /** Stops trackers. Devices' action channels and logcat streams are closed by their owners. */
+  /** Stops trackers and the shell sessions. Devices' action channels and logcat streams are closed by their owners. */
   async close(): Promise<void> {
     this.closed = true;
     for (const t of [...this.trackings]) t.close();
+    this.shells.close();
     await this.frameThreads.close();
   }
 }

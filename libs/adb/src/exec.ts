@@ -7,6 +7,7 @@ import type { FrameThreads } from "./frame-threads.ts";
 import type { GrpcEndpoints } from "./grpc/endpoints.ts";
 import { callHandle, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
 import { describeError } from "./result.ts";
+import { ShellSession, type ShellSessions } from "./shell-session.ts";
 import { shellSocket } from "./shell-socket.ts";
 import type { ShellResult, StepStatus } from "./types.ts";
 import { checkShellRequest } from "./validate.ts";
@@ -19,6 +20,8 @@ export interface DeviceCtx {
   readonly frameThreads?: FrameThreads;
   /** Where this driver's devices have an emulator gRPC endpoint (actions and frames go there). */
   readonly grpc?: GrpcEndpoints;
+  /** The driver's long-lived shell per device (absent: every command on its own connection). */
+  readonly shells?: ShellSessions;
 }
 
 export type CallOutcome<T> = { ok: true; value: T; durationMs: number } | { ok: false; status: StepStatus; message: string; durationMs: number };
@@ -76,10 +79,14 @@ async function guardedCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, sta
   }
 }
 
-/** `shell:<line>` read to the end on a plain socket (shell-socket.ts) under a deadline. Never throws. */
-function shellCall(ctx: DeviceCtx, op: string, timeoutMs: number, line: string): Promise<CallOutcome<Buffer>> {
+/**
+ * `<commandLine>` then `echo <marker>` under a deadline: through the device's shell session when it is idle
+ * (shell-session.ts), else on a one-shot `shell:` socket (shell-socket.ts). Never throws.
+ */
+function shellCall(ctx: DeviceCtx, op: string, timeoutMs: number, commandLine: string, marker: string): Promise<CallOutcome<Buffer>> {
+  const session = ctx.shells && ShellSession.accepts(commandLine) ? ctx.shells.of(ctx.serial) : undefined;
   return guardedCall(ctx, op, timeoutMs, () => {
-    const sh = shellSocket(ctx.cfg.host, ctx.cfg.port, ctx.serial, line);
+    const sh = session && !session.busy ? session.exec(commandLine, marker) : shellSocket(ctx.cfg.host, ctx.cfg.port, ctx.serial, `${commandLine}\necho ${marker}`);
     return { handle: sh, work: () => sh.output };
   });
 }
@@ -100,7 +107,7 @@ export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: 
   const marker = `${END_TAG}${++endSeq}__`;
   const tooBig = checkShellRequest(commandLine, `\necho ${marker}`.length);
   if (tooBig) return { status: "failed_precondition", message: `${op}: ${tooBig}`, stdout: "", durationMs: 0 };
-  const r = await shellCall(ctx, op, timeoutMs, `${commandLine}\necho ${marker}`);
+  const r = await shellCall(ctx, op, timeoutMs, commandLine, marker);
   if (!r.ok) return { status: r.status, message: r.message, stdout: "", durationMs: r.durationMs };
   const text = r.value.toString("utf8");
   const at = text.lastIndexOf(marker);

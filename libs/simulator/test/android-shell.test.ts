@@ -111,6 +111,14 @@ test("interactive shell (empty command): one command per stdin line until exit",
   d.close();
 });
 
+test("sh reading its commands from stdin: a line at a time, each without stdin of its own, until exit", async () => {
+  const d = newDevice();
+  const r = await sh(d, "sh", { stdin: "echo one\ncat\nsh -c 'echo two; exit 4'; echo after\nexit 6\necho never\n" });
+  assert.equal(r.out, "one\ntwo\nafter\n", "cat got no stdin (it did not eat the next lines); a child shell's exit ends only itself");
+  assert.equal(r.code, 6);
+  d.close();
+});
+
 test("sleep stops when the stream closes", async () => {
   const d = newDevice();
   const t0 = Date.now();

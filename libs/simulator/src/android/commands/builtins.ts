@@ -1,6 +1,6 @@
 /** Shell builtins and tiny toybox commands: echo, true, false, sleep, exit, export, sh, service, id. */
-import { ExitRequest, fail, type CommandTable } from "./types.ts";
-import { sleepMs } from "../shell/io.ts";
+import { ExitRequest, fail, type CommandContext, type CommandTable } from "./types.ts";
+import { emptyStdin, sleepMs, stdinLines } from "../shell/io.ts";
 
 const KNOWN_SERVICES = new Set(["window", "package", "input", "display", "activity", "settings", "statusbar", "power", "SurfaceFlinger", "media.camera"]);
 
@@ -75,8 +75,8 @@ export const builtinCommands: CommandTable = {
           throw e;
         }
       }
-      if (args.length === 0) return 0;
-      return fail(ctx, "/system/bin/sh: only 'sh -c <command>' is supported here", 2);
+      if (args.length === 0) return readCommands(ctx);
+      return fail(ctx, "/system/bin/sh: only 'sh -c <command>' and 'sh' reading stdin are supported here", 2);
     },
   },
   service: {
@@ -108,3 +108,18 @@ export const builtinCommands: CommandTable = {
     },
   },
 };
+
+/**
+ * `sh` with its commands on stdin (no terminal: no prompt, no echo): a line at a time, each without stdin of
+ * its own, until `exit` or the end of input, as a shell reading from a pipe does.
+ */
+async function readCommands(ctx: CommandContext): Promise<number> {
+  let status = 0;
+  try {
+    for await (const line of stdinLines(ctx.stdin, ctx.signal)) status = await ctx.runScript(line, { ...ctx, stdin: emptyStdin });
+  } catch (e) {
+    if (e instanceof ExitRequest) return e.code;
+    throw e;
+  }
+  return status;
+}
