@@ -3,9 +3,8 @@
  * `framebuffer:`, the 52-byte header, then exactly `size` bytes read into one buffer allocated from the header
  * (no chunk list, no concatenation). Used by the frame threads (frame-thread.ts), off the event loop.
  */
-import net from "node:net";
 import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
-import { smartRequest, takeStatus } from "./smart-socket.ts";
+import { openService } from "./smart-socket.ts";
 import type { Screenshot, StepStatus } from "./types.ts";
 
 export class CaptureError extends Error {
@@ -45,73 +44,64 @@ function parseHeader(b: Buffer): FramebufferHeader {
 export function captureFramebuffer(host: string, port: number, serial: string, timeoutMs: number): Promise<Screenshot> {
   const where = `adb server ${host}:${port}`;
   return new Promise<Screenshot>((resolve, reject) => {
-    const sock = net.connect(port, host);
-    let stage: "transport" | "framebuffer" | "header" | "data" | "done" = "transport";
+    let finished = false;
     let pending: Buffer = Buffer.alloc(0);
     let header: FramebufferHeader | undefined;
     let out: Buffer | undefined;
     let at = 0;
-    const fail = (status: StepStatus, message: string) => {
-      if (stage === "done") return;
-      stage = "done";
+    const settle = (): void => {
+      finished = true;
       clearTimeout(timer);
       sock.destroy();
+    };
+    const fail = (status: StepStatus, message: string) => {
+      if (finished) return;
+      settle();
       reject(new CaptureError(status, message));
     };
     const timer = setTimeout(() => fail("timeout", `framebuffer of '${serial}': no answer from ${where} within ${timeoutMs} ms`), timeoutMs);
     const done = () => {
-      stage = "done";
-      clearTimeout(timer);
-      sock.destroy();
+      settle();
       const shot = framebufferToRgba(header!, out!.subarray(0, at));
       if (typeof shot === "string") reject(new CaptureError("internal_error", `framebuffer of '${serial}': ${shot}`));
       else resolve(shot);
     };
-    sock.on("connect", () => sock.write(smartRequest(`host:transport:${serial}`)));
-    sock.on("data", (b: Buffer) => {
-      if (stage === "data") {
-        const n = Math.min(b.length, out!.length - at);
-        b.copy(out!, at, 0, n);
+    /** The 52-byte header, then exactly its `size` bytes into one buffer. */
+    const take = (b: Buffer): void => {
+      if (finished) return;
+      if (out) {
+        const n = Math.min(b.length, out.length - at);
+        b.copy(out, at, 0, n);
         at += n;
-        if (at === out!.length) done();
+        if (at === out.length) done();
         return;
       }
       pending = pending.length ? Buffer.concat([pending, b]) : b;
-      if (stage === "transport") {
-        const s = takeStatus(pending);
-        if (!s) return;
-        if (!s.ok) return fail("adb_error", `device '${serial}' ${/not found/.test(s.message) ? "not found on" : "refused by"} ${where}: ${s.message}`);
-        pending = s.rest;
-        stage = "framebuffer";
-        sock.write(smartRequest("framebuffer:"));
-      }
-      if (stage === "framebuffer") {
-        const s = takeStatus(pending);
-        if (!s) return;
-        if (!s.ok) return fail("internal_error", `framebuffer of '${serial}' refused: ${s.message}`);
-        pending = s.rest;
-        stage = "header";
-      }
-      if (stage === "header") {
-        if (pending.length < 52) return;
-        const version = pending.readUInt32LE(0);
-        if (version !== 1 && version !== 2) return fail("internal_error", `framebuffer of '${serial}': unsupported header version ${version}`);
-        header = parseHeader(pending);
-        const size = header.size;
-        if (!(size > 0 && size <= MAX_FRAMEBUFFER_BYTES)) return fail("internal_error", `framebuffer of '${serial}': implausible size ${size} bytes`);
-        // Its own memory (never the shared pool): the frame thread hands it to the caller by transfer.
-        out = Buffer.allocUnsafeSlow(size);
-        stage = "data";
-        const rest = pending.subarray(52);
-        pending = Buffer.alloc(0);
-        if (rest.length) sock.emit("data", rest);
-        else if (size === 0) done();
-      }
-    });
-    sock.on("error", (e: NodeJS.ErrnoException) => fail("adb_error", `framebuffer of '${serial}': ${where} ${e.code === "ECONNREFUSED" ? "is not running (connection refused)" : e.message}`));
-    sock.on("close", () => {
-      if (stage === "data" && at < (out?.length ?? 0)) fail("adb_error", `device '${serial}' went away during the framebuffer transfer (${at} of ${out!.length} bytes)`);
-      else if (stage !== "done") fail("adb_error", `framebuffer of '${serial}': ${where} closed the connection`);
+      if (pending.length < 52) return;
+      const version = pending.readUInt32LE(0);
+      if (version !== 1 && version !== 2) return fail("internal_error", `framebuffer of '${serial}': unsupported header version ${version}`);
+      header = parseHeader(pending);
+      const size = header.size;
+      if (!(size > 0 && size <= MAX_FRAMEBUFFER_BYTES)) return fail("internal_error", `framebuffer of '${serial}': implausible size ${size} bytes`);
+      // Its own memory (never the shared pool): the frame thread hands it to the caller by transfer.
+      out = Buffer.allocUnsafeSlow(size);
+      const rest = pending.subarray(52);
+      pending = Buffer.alloc(0);
+      if (rest.length) take(rest);
+    };
+    const sock = openService(host, port, serial, "framebuffer:", {
+      started: () => undefined,
+      data: take,
+      failed: (e: NodeJS.ErrnoException, stage) => {
+        if (stage === "transport") fail("adb_error", `device '${serial}' ${/not found/.test(e.message) ? "not found on" : "refused by"} ${where}: ${e.message}`);
+        else if (stage === "service") fail("internal_error", `framebuffer of '${serial}' refused: ${e.message}`);
+        else if (e.name === "PrematureEOFError") fail("adb_error", `framebuffer of '${serial}': ${where} closed the connection`);
+        else fail("adb_error", `framebuffer of '${serial}': ${where} ${e.code === "ECONNREFUSED" ? "is not running (connection refused)" : e.message}`);
+      },
+      ended: () => {
+        if (out && at < out.length) fail("adb_error", `device '${serial}' went away during the framebuffer transfer (${at} of ${out.length} bytes)`);
+        else fail("adb_error", `framebuffer of '${serial}': ${where} closed the connection`);
+      },
     });
   });
 }

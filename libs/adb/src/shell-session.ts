@@ -10,7 +10,8 @@
  */
 import type net from "node:net";
 import { shQuote } from "./quote.ts";
-import { OutputBuffer, outputTooLong, startShell, type ShellSocket } from "./shell-socket.ts";
+import { OutputBuffer, outputTooLong, type ShellSocket } from "./shell-socket.ts";
+import { openService } from "./smart-socket.ts";
 
 interface Running {
   data(b: Buffer): void;
@@ -51,7 +52,7 @@ export class ShellSession {
     const out = new OutputBuffer();
     const end = `${marker}\n`;
     let tail = "";
-    this.running = {
+    const running: Running = {
       data: (b) => {
         if (!out.push(b)) return this.drop(outputTooLong());
         tail = (tail + b.toString("latin1")).slice(-end.length);
@@ -65,8 +66,13 @@ export class ShellSession {
         else settle.resolve(out.bytes);
       },
     };
+    this.running = running;
     this.send(`sh -c ${shQuote(commandLine)} </dev/null 2>&1; echo ${marker}\n`);
-    return { output, destroy: () => this.drop(new Error("shell session dropped at the deadline")) };
+    // Only while this command runs: a late call (the deadline's cleanup runs twice) never drops the next command's session.
+    const destroy = (): void => {
+      if (this.running === running) this.drop(new Error("shell session dropped at the deadline"));
+    };
+    return { output, destroy };
   }
 
   /**
@@ -95,7 +101,7 @@ export class ShellSession {
     }
     this.queued = input;
     if (this.sock) return;
-    const sock = startShell(this.host, this.port, this.serial, "sh", {
+    const sock = openService(this.host, this.port, this.serial, "shell:sh", {
       started: () => {
         if (this.sock !== sock) return;
         this.started = true;
