@@ -25,20 +25,22 @@ export function regionPath(handle: string): string | undefined {
 }
 
 /**
- * Where regions may be: shared memory and the temp folder, where clients create them. The emulator itself
+ * Where regions may be (resolved once): shared memory and the temp folder, where clients create them. The emulator itself
  * writes wherever its (trusted, token-holding) client says; the simulator, often run as root on a developer's
  * machine, does not let a gRPC request overwrite files elsewhere.
  */
+let allowed: string[] | undefined;
 function allowedDirs(): string[] {
-  const dirs: string[] = [];
+  if (allowed) return allowed;
+  allowed = [];
   for (const d of [POSIX_SHM_DIR, os.tmpdir()]) {
     try {
-      dirs.push(fs.realpathSync(d));
+      allowed.push(fs.realpathSync(d));
     } catch {
       // not on this system
     }
   }
-  return dirs;
+  return allowed;
 }
 
 /**
