@@ -85,14 +85,23 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
   // Frames are drawn into one reused surface and serialized at once (below), so a screenshot costs
   // no fresh frame-sized memory for the drawing.
   const surface = new Canvas(sys.screen.width, sys.screen.height);
-  // RGB888 pixels are converted into one reused buffer too (sent or written before the next frame).
+  // RGB888 pixels are converted into one reused buffer too (sent or written before the next frame), and
+  // only when the screen changed since the last conversion: `rgbOf` names the pixels the buffer holds.
   let rgb = new Uint8Array(0);
+  let rgbOf = "";
   const screenshot = (fmt: ImageFormatMsg): ImageMsg => {
     const display = sys.displayFrame(surface);
     const size = targetSize(display, fmt.width, fmt.height);
-    const frame: Frame = scaleFrame(display, size.width, size.height);
-    if (fmt.format === ImgFormat.RGB888 && rgb.byteLength < size.width * size.height * 3) rgb = new Uint8Array(size.width * size.height * 3);
-    return imageMessage(frame, fmt, sys.rotation(), ++seq, rgb);
+    const frame = (): Frame => scaleFrame(display, size.width, size.height);
+    const rgbBytes = size.width * size.height * 3;
+    const pixels = (): Uint8Array => {
+      if (fmt.format !== ImgFormat.RGB888) return encodeImage(frame(), fmt.format);
+      const key = `${display.version}/${display.rotation}/${size.width}x${size.height}`;
+      if (rgb.byteLength < rgbBytes) [rgb, rgbOf] = [new Uint8Array(rgbBytes), ""];
+      if (rgbOf !== key) [rgbOf] = [key, encodeImage(frame(), ImgFormat.RGB888, rgb)];
+      return rgb.subarray(0, rgbBytes);
+    };
+    return imageMessage(size, pixels, fmt, sys.rotation(), ++seq);
   };
 
   const controller: Record<string, grpc.UntypedHandleCall> = {
@@ -181,20 +190,20 @@ function withoutMethod(def: grpc.ServiceDefinition, name: string): grpc.ServiceD
  * into the client's region and the answer echoes the transport; a region that could not be written gets
  * neither pixels nor transport, as the emulator answers.
  */
-function imageMessage(frame: Frame, fmt: ImageFormatMsg, rotation: number, seq: number, rgbInto: Uint8Array): ImageMsg {
+function imageMessage(size: { width: number; height: number }, pixels: () => Uint8Array, fmt: ImageFormatMsg, rotation: number, seq: number): ImageMsg {
   const format = fmt.format;
   const msg: ImageMsg = {
-    format: { format, width: frame.width, height: frame.height, rotation: { rotation }, display: 0 },
-    width: frame.width,
-    height: frame.height,
+    format: { format, width: size.width, height: size.height, rotation: { rotation }, display: 0 },
+    width: size.width,
+    height: size.height,
     image: NO_PIXELS,
     seq,
     timestampUs: Date.now() * 1000,
   };
   const t = fmt.transport;
   if (t?.channel === TransportChannel.MMAP && format !== ImgFormat.PNG) {
-    if (writeRegion(t.handle, encodeImage(frame, format, rgbInto))) msg.format.transport = { channel: TransportChannel.MMAP, handle: t.handle };
-  } else msg.image = encodeImage(frame, format, rgbInto);
+    if (writeRegion(t.handle, pixels())) msg.format.transport = { channel: TransportChannel.MMAP, handle: t.handle };
+  } else msg.image = pixels();
   return msg;
 }
 const NO_PIXELS = new Uint8Array(0);

@@ -152,7 +152,7 @@ export class AndroidSystem {
     let c: Canvas;
     if (into && into.width === this.screen.width && into.height === this.screen.height) {
       c = into;
-      c.rgba.fill(0); // a reused surface starts as a fresh one does
+      c.begin(); // a reused surface starts as a fresh one does
     } else c = new Canvas(this.screen.width, this.screen.height);
     const proc = this.activities.foregroundProcess();
     if (!proc) renderLauncher(c, this.packages);
@@ -164,11 +164,13 @@ export class AndroidSystem {
    * The screen as the display shows it: the rendered frame turned by the rotation (screencap,
    * framebuffer, gRPC). With `into`, an unrotated frame is drawn into that reused surface and its
    * bytes are returned as they are (valid until the next frame drawn into it): fresh frame-sized
-   * memory costs more than the drawing on a busy machine.
+   * memory costs more than the drawing on a busy machine. `version` and `rotation` together identify
+   * the pixels: a frame with both equal to an earlier one's has the same bytes.
    */
-  displayFrame(into?: Canvas): { width: number; height: number; rgba: Uint8Array } {
+  displayFrame(into?: Canvas): { width: number; height: number; rgba: Uint8Array; version: number; rotation: number } {
     const c = this.render(into);
-    return rotateFrame(c.rgba, c.width, c.height, this.rotation());
+    const rotation = this.rotation();
+    return { ...rotateFrame(c.rgba, c.width, c.height, rotation), version: c.version, rotation };
   }
 
   close(): void {
