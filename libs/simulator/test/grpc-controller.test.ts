@@ -64,6 +64,28 @@ test("getScreenshot: RGBA8888 / RGB888 / PNG match the framebuffer; scaling fill
   assert.deepEqual([oneSide.format.width, oneSide.format.height], [90, 160]);
 });
 
+test("getScreenshot follows every change of the screen: RGB888 and RGBA8888 of the same moment agree, before and after keys move the tiles", async () => {
+  const { device, ctl } = await rig.start();
+  await installAndStart(device, "classic_2048.apk", G2048);
+  const shot = async () => {
+    const rgb = await call(ctl, "getScreenshot", { format: ImgFormat.RGB888 });
+    const rgba = await call(ctl, "getScreenshot", { format: ImgFormat.RGBA8888 });
+    const fb = device.android.framebuffer().rgba;
+    assert.ok(Buffer.from(fb).equals(rgba.image), "RGBA8888 is the framebuffer");
+    for (let i = 0; i < 360 * 640; i += 97) assert.deepEqual([...rgb.image.subarray(i * 3, i * 3 + 3)], [...fb.subarray(i * 4, i * 4 + 3)], `pixel ${i}`);
+    return Buffer.from(rgb.image);
+  };
+  const first = await shot();
+  assert.ok(first.equals(await shot()), "an unchanged screen gives the same pixels");
+  let moved = first;
+  for (const keyCode of [0xff51, 0xff52, 0xff53, 0xff54]) {
+    await call(ctl, "sendKey", { codeType: KeyCodeType.XKB, eventType: KeyEventType.keypress, keyCode });
+    moved = await shot();
+    if (!moved.equals(first)) break;
+  }
+  assert.ok(!moved.equals(first), "a move shows in the next screenshot");
+});
+
 test("getScreenshot with the MMAP transport writes the pixels into the client's region and echoes the transport; a region it cannot use gets neither", async (t) => {
   const { device, ctl } = await rig.start();
   await installAndStart(device, "classic_2048.apk", G2048);
