@@ -7,7 +7,9 @@
  */
 import type { PyMatch, PyRegex } from "./model.ts";
 import { compile, MAX_PROGRAM, run, type Program } from "./regex/engine.ts";
+import type { CharSet } from "./regex/charset.ts";
 import { MAX_REPEAT, parsePython, RegexSyntaxError } from "./regex/parse.ts";
+import { requiredPrefix, startsWithSets } from "./regex/prefix.ts";
 
 export class PyRegexError extends Error {
   /** the same input fails the same way. */
@@ -25,10 +27,11 @@ class CompiledPyRegex implements PyRegex {
     readonly source: string,
     private readonly program: Program | undefined,
     private readonly names: ReadonlyMap<string, number>,
+    private readonly prefix: readonly CharSet[] = [],
   ) {}
 
   match(text: string): PyMatch | null {
-    if (!this.program) return null;
+    if (!this.program || !startsWithSets(text, this.prefix)) return null;
     const slots = run(this.program, text, true);
     if (!slots) return null;
     const m: (string | undefined)[] & { groups?: Record<string, string | undefined> } = [];
@@ -44,7 +47,7 @@ class CompiledPyRegex implements PyRegex {
   }
 
   test(text: string): boolean {
-    return this.program !== undefined && run(this.program, text, false) !== null;
+    return this.program !== undefined && startsWithSets(text, this.prefix) && run(this.program, text, false) !== null;
   }
 
   /** JSON (task show, hashes) carries the Python source. */
@@ -72,7 +75,7 @@ function compileFresh(source: string, pattern: string, checkLength: boolean): Py
   if (checkLength && source.length > MAX_REGEX_LENGTH) throw new PyRegexError(`regex of ${source.length} characters is longer than the ${MAX_REGEX_LENGTH} allowed`);
   try {
     const parsed = parsePython(pattern);
-    return new CompiledPyRegex(source, compile(parsed), parsed.names);
+    return new CompiledPyRegex(source, compile(parsed), parsed.names, requiredPrefix(parsed.root));
   } catch (e) {
     if (e instanceof RegexSyntaxError) throw new PyRegexError(`${e.message} of ${JSON.stringify(source)}`);
     throw e;

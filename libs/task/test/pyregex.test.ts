@@ -75,3 +75,17 @@ test("an empty regex never matches", () => {
   assert.ok(!r.test("") && !r.test("anything"));
   assert.equal(r.match(""), null);
 });
+
+test("the leading-characters check before the matcher never changes an answer", () => {
+  // `(?:P|\uFFFF\uFFFF)` matches what P matches but requires no leading characters, so it runs the matcher on every text.
+  const patterns = ["^[Ss]core: ([-+]?[0-9]*\\.?[0-9]*)$", "extra: (?P<name>[^ ]+) (?P<value>.*)$", "a{2,3}b", "(ab){2}c", "(?:ab)+c", "x?y", "\\d\\d-(\\w+)", "^$", "é🙂.", "(a|b)c", "a*", "\\bfoo"];
+  const texts = ["score: 12", "Score: -1", "scorn: 1", "extra: grid [[1]]", "extra:", "aab", "aaab", "ab", "ababc", "abc", "abababc", "y", "xy", "12-ab", "1a-ab", "", "é🙂x", "é🙂", "e🙂x", "ac", "bc", "cc", "aaa", "foo", " foo"];
+  for (const p of patterns) {
+    const fast = pyRegex(p);
+    const plain = pyRegex(`(?:${p}|\\uFFFF\\uFFFF)`);
+    for (const t of texts) {
+      assert.deepEqual(fast.match(t) ? [...fast.match(t)!] : null, plain.match(t) ? [...plain.match(t)!] : null, `${p} on ${JSON.stringify(t)}`);
+      assert.equal(fast.test(t), plain.test(t), `${p} test ${JSON.stringify(t)}`);
+    }
+  }
+});
