@@ -8,7 +8,9 @@
  * The campaign goes through the scheduler with a window of in-flight jobs (default = devices), topped up
  * as episodes finish, so the start latency measures dispatch (scheduler top-up + BullMQ + worker fetch),
  * not the backlog. This process's CPU therefore covers worker + scheduler.
- * Options: --devices (16), --episodes (64), --max-steps (50), --settle-ms (20), --window (devices),
+ * A warm-up campaign (--warmup episodes, default 4 per device) runs first and is not measured: a worker runs for
+ * hours, and what it costs per step then is the figure, not V8 compiling its hot paths in the first seconds.
+ * Options: --devices (16), --episodes (64), --warmup (4 × devices), --max-steps (50), --settle-ms (20), --window (devices),
  * --profile (simulator latency profile, default instant), --transport grpc|adb (default grpc: actions over
  * each emulator's gRPC endpoint; adb: the shell action channel; steps and logcat are adb either way).
  * Last line: `devices=<n> transport=<t> episodes_s=<x> steps_s=<y> worker_cpu_us_per_step=<z> start_p99_ms=<w>`.
@@ -60,11 +62,24 @@ function adbServerPid(port: number): number | undefined {
   return undefined;
 }
 
+/**
+ * Polled slowly: a status read costs this process CPU that is the bench's, not the farm's; the wall time ends
+ * at the last job's finish (from Redis), not at the poll that noticed it.
+ */
+async function untilDone(scheduler: Scheduler, campaignId: string): Promise<void> {
+  let st = await scheduler.status(campaignId);
+  while (st.state === "running") {
+    await new Promise((r) => setTimeout(r, 250));
+    st = await scheduler.status(campaignId);
+  }
+}
+
 export const scenario: Scenario = {
   async run(opts: BenchOptions): Promise<void> {
     const devices = intOpt(opts, "devices", 16);
     const episodes = intOpt(opts, "episodes", 64);
     const maxSteps = intOpt(opts, "max-steps", 50);
+    const warmup = intOpt(opts, "warmup", devices * 4, 0);
     const settleMs = intOpt(opts, "settle-ms", 20, 0);
     const window = intOpt(opts, "window", devices);
     const profile = profileOpt(opts);
@@ -94,6 +109,10 @@ export const scenario: Scenario = {
       const { scheduler, adbPort } = farm;
       const grpcDevices = Object.keys(farm.grpcEndpoints).length;
       const campaignId = "bench";
+      if (warmup > 0) {
+        await scheduler.submit({ id: "warmup", taskId: task.task.id, policy: "random", episodes: warmup, options: { maxEpisodeSteps: maxSteps } });
+        await untilDone(scheduler, "warmup");
+      }
       const cpu0 = process.cpuUsage();
       const simCpu0 = procCpuSec(simPid);
       const adbPid = adbServerPid(adbPort);
@@ -101,13 +120,7 @@ export const scenario: Scenario = {
       const t0 = performance.now();
       await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
       const tEpoch0 = Date.now();
-      // Polled slowly: a status read costs this process CPU that is the bench's, not the farm's; the wall
-      // time ends at the last job's finish (from Redis below), not at the poll that noticed it.
-      let st = await scheduler.status(campaignId);
-      while (st.state === "running") {
-        await new Promise((r) => setTimeout(r, 250));
-        st = await scheduler.status(campaignId);
-      }
+      await untilDone(scheduler, campaignId);
       let wallSec = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const simCpuSec = procCpuSec(simPid) - simCpu0;
@@ -138,7 +151,7 @@ export const scenario: Scenario = {
       const simCpuUsPerStep = steps ? (simCpuSec * 1e6) / steps : NaN;
       const f = (x: number, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 
-      out(`farm bench: ${devices} simulated emulators (${profile}, actions over ${transport === "grpc" ? `gRPC on ${grpcDevices} of them` : "the adb shell channel"}), ${episodes} episodes of ${task.task.id}, random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
+      out(`farm bench: ${devices} simulated emulators (${profile}, actions over ${transport === "grpc" ? `gRPC on ${grpcDevices} of them` : "the adb shell channel"}), ${episodes} episodes of ${task.task.id} (after ${warmup} not measured), random policy, max ${maxSteps} steps, window ${window}, settle ${settleMs} ms`);
       out("");
       out("| figure | value |");
       out("|---|---|");

@@ -96,6 +96,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
     options: [
       { flags: "--devices <n>", description: "simulated emulators (default 16)" },
       { flags: "--episodes <n>", description: "episodes in the campaign (default 64)" },
+      { flags: "--warmup <n>", description: "episodes run before measuring, not measured (default 4 per device)" },
       { flags: "--max-steps <n>", description: "max_episode_steps (default 50)" },
       { flags: "--settle-ms <n>", description: "settle after setup/reset steps (default 20)" },
       { flags: "--window <n>", description: "episodes enqueued ahead (default: --devices)" },
