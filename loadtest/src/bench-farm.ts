@@ -7,7 +7,8 @@
  * worker's (plus the small job feeder); the simulators' CPU is read from /proc and reported beside it.
  * The campaign goes through the scheduler with a window of in-flight jobs (default = devices), topped up
  * as episodes finish, so the start latency measures dispatch (scheduler top-up + BullMQ + worker fetch),
- * not the backlog. This process's CPU therefore covers worker + scheduler.
+ * not the backlog. The scheduler runs in its own process (`farm scheduler`, as deployed), so this process's CPU
+ * is the worker host's; the scheduler's is read from /proc and reported beside it.
  * A warm-up campaign (--warmup episodes, default 4 per device) runs first and is not measured: a worker runs for
  * hours, and what it costs per step then is the figure, not V8 compiling its hot paths in the first seconds.
  * Options: --devices (16), --episodes (64), --warmup (4 × devices), --max-steps (50), --settle-ms (20), --window (devices),
@@ -19,17 +20,19 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startLocalFarm } from "@farm/local-farm";
+import { startLocalWorkerFarm } from "@farm/local-farm";
 import { createLogger } from "@farm/log";
-import { episodeJobId } from "@farm/queue";
-import { Scheduler } from "@farm/scheduler";
+import { bullConnection, episodeJobId, EpisodeQueue, QUEUE_NAMES } from "@farm/queue";
+import type { CampaignClient } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
+import { startSchedulerChild } from "./scheduler-child.ts";
 import { simChildDevices } from "./sim-child.ts";
 import { quantile } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const PREFIX = "{bench}";
 
 /** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
 function procCpuSec(pid: number | undefined): number {
@@ -66,7 +69,7 @@ function adbServerPid(port: number): number | undefined {
  * Polled slowly: a status read costs this process CPU that is the bench's, not the farm's; the wall time ends
  * at the last job's finish (from Redis), not at the poll that noticed it.
  */
-async function untilDone(scheduler: Scheduler, campaignId: string): Promise<void> {
+async function untilDone(scheduler: CampaignClient, campaignId: string): Promise<void> {
   let st = await scheduler.status(campaignId);
   while (st.state === "running") {
     await new Promise((r) => setTimeout(r, 250));
@@ -92,40 +95,47 @@ export const scenario: Scenario = {
     const task = loadTaskFile(taskFile);
     let simPid: number | undefined;
     // Every device bound (setup done) before the campaign starts, so binding is not measured.
-    const farm = await startLocalFarm({
+    const farm = await startLocalWorkerFarm({
       devices: simChildDevices(devices, profile, [], (sims) => (simPid = sims.child.pid)),
       taskPaths: [taskFile],
       outDir: path.join(tmp, "out"),
-      queuePrefix: "{bench}",
+      queuePrefix: PREFIX,
       logger,
       worker: { episode: { settleMs }, ...(transport === "adb" ? { grpc: { mode: "off" } } : {}) },
       bindTimeoutMs: 120_000,
-      scheduler: { windowSize: window },
     }).catch((e: unknown) => {
       rmSync(tmp, { recursive: true, force: true });
       throw e;
     });
     try {
-      const { scheduler, adbPort } = farm;
+      // The scheduler in its own process, as deployed: this process is then the worker host alone.
+      const sched = await startSchedulerChild({ redisUrl: farm.redisUrl, prefix: PREFIX, taskPaths: [taskFile], windowSize: window });
+      farm.releasers.add("scheduler", () => sched.stop());
+      const jobs = bullConnection(farm.redisUrl);
+      const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: jobs.connection, prefix: PREFIX });
+      farm.releasers.add("job reader", () => queue.close().finally(() => jobs.close()));
+      const { adbPort } = farm;
       const grpcDevices = Object.keys(farm.grpcEndpoints).length;
       const campaignId = "bench";
+      const campaign = (id: string, n: number) => ({ id, taskId: task.task.id, policy: "random", episodes: n, options: { maxEpisodeSteps: maxSteps } });
       if (warmup > 0) {
-        await scheduler.submit({ id: "warmup", taskId: task.task.id, policy: "random", episodes: warmup, options: { maxEpisodeSteps: maxSteps } });
-        await untilDone(scheduler, "warmup");
+        await sched.client.submit(campaign("warmup", warmup));
+        await untilDone(sched.client, "warmup");
       }
       const cpu0 = process.cpuUsage();
       const simCpu0 = procCpuSec(simPid);
+      const schedCpu0 = procCpuSec(sched.pid);
       const adbPid = adbServerPid(adbPort);
       const adbCpu0 = procCpuSec(adbPid);
       const t0 = performance.now();
-      await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
+      await sched.client.submit(campaign(campaignId, episodes));
       const tEpoch0 = Date.now();
-      await untilDone(scheduler, campaignId);
+      await untilDone(sched.client, campaignId);
       let wallSec = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const simCpuSec = procCpuSec(simPid) - simCpu0;
+      const schedCpuSec = procCpuSec(sched.pid) - schedCpu0;
       const adbCpuSec = procCpuSec(adbPid) - adbCpu0;
-      const queue = scheduler.queue;
 
       // Per-job figures from Redis: steps from the results, start latency = processedOn − timestamp.
       let steps = 0;
@@ -159,7 +169,8 @@ export const scenario: Scenario = {
       out(`| wall time | ${f(wallSec, 2)} s |`);
       out(`| episodes/s | ${f(completed / wallSec, 2)} |`);
       out(`| steps/s | ${f(steps / wallSec)} (${f(steps / wallSec / devices)} per device) |`);
-      out(`| worker CPU per step | ${f(workerCpuUsPerStep)} µs (user ${f(cpu.user / 1e6, 2)} s + system ${f(cpu.system / 1e6, 2)} s; this process = worker + scheduler) |`);
+      out(`| worker CPU per step | ${f(workerCpuUsPerStep)} µs (user ${f(cpu.user / 1e6, 2)} s + system ${f(cpu.system / 1e6, 2)} s; this process: the worker host) |`);
+      out(`| scheduler CPU per step | ${f(steps ? (schedCpuSec * 1e6) / steps : NaN)} µs (its own process, from /proc; worker + scheduler ${f(steps ? workerCpuUsPerStep + (schedCpuSec * 1e6) / steps : NaN)} µs) |`);
       out(`| simulator CPU per step | ${f(simCpuUsPerStep)} µs (child process, from /proc) |`);
       out(`| adb server CPU per step | ${f(steps ? (adbCpuSec * 1e6) / steps : NaN)} µs (${f((adbCpuSec / wallSec) * 100)} % of one core; from /proc) |`);
       out(`| worker CPU utilisation | ${f(((cpu.user + cpu.system) / 1e6 / wallSec) * 100)} % of one core |`);

@@ -62,7 +62,11 @@ export interface LocalFarm {
   stop(): Promise<void>;
 }
 
-export async function startLocalFarm(o: LocalFarmOptions): Promise<LocalFarm> {
+/** A local farm without its scheduler: the caller runs one elsewhere (e.g. a `farm scheduler` child process). */
+export type LocalWorkerFarm = Omit<LocalFarm, "scheduler" | "schedulerService">;
+
+/** Redis, the adb server, the devices and the worker host of startLocalFarm, without a scheduler. */
+export async function startLocalWorkerFarm(o: Omit<LocalFarmOptions, "scheduler">): Promise<LocalWorkerFarm> {
   const releasers = new Releasers();
   const told = o.onStarted ?? (() => undefined);
   try {
@@ -77,26 +81,30 @@ export async function startLocalFarm(o: LocalFarmOptions): Promise<LocalFarm> {
     const worker = await startWorker(o, { redisUrl, adbPort: adb.port, serials: devices.serials, grpcEndpoints }, releasers);
     told("worker", `binding ${devices.serials.length} devices; /metrics at ${worker.metricsUrl}/metrics`);
     if (o.bindTimeoutMs) await waitUntilBound(worker, devices.serials.length, o.bindTimeoutMs);
-    const { scheduler, service } = await startScheduler(o, redisUrl, worker, releasers);
-    told("scheduler", service ? `API at ${service.http.url}` : "in this process");
-    return {
-      redisUrl,
-      adbPort: adb.port,
-      serials: devices.serials,
-      grpcEndpoints,
-      worker,
-      scheduler,
-      ...(service ? { schedulerService: service } : {}),
-      releasers,
-      stop: () => releasers.releaseAllOrThrow(),
-    };
+    return { redisUrl, adbPort: adb.port, serials: devices.serials, grpcEndpoints, worker, releasers, stop: () => releasers.releaseAllOrThrow() };
   } catch (e) {
-    await releasers.releaseAll({ onError: ({ what, error }) => o.logger.warn({ event: "local-farm:release-failed", what, err: error.message }, "release failed") });
+    await releaseAfterFailedStart(o, releasers);
     throw e;
   }
 }
 
-async function redisFor(o: LocalFarmOptions, releasers: Releasers, told: (what: string, detail: string) => void): Promise<string> {
+export async function startLocalFarm(o: LocalFarmOptions): Promise<LocalFarm> {
+  const farm = await startLocalWorkerFarm(o);
+  try {
+    const { scheduler, service } = await startScheduler(o, farm.redisUrl, farm.worker, farm.releasers);
+    (o.onStarted ?? (() => undefined))("scheduler", service ? `API at ${service.http.url}` : "in this process");
+    return { ...farm, scheduler, ...(service ? { schedulerService: service } : {}) };
+  } catch (e) {
+    await releaseAfterFailedStart(o, farm.releasers);
+    throw e;
+  }
+}
+
+async function releaseAfterFailedStart(o: Pick<LocalFarmOptions, "logger">, releasers: Releasers): Promise<void> {
+  await releasers.releaseAll({ onError: ({ what, error }) => o.logger.warn({ event: "local-farm:release-failed", what, err: error.message }, "release failed") });
+}
+
+async function redisFor(o: Pick<LocalFarmOptions, "redisUrl">, releasers: Releasers, told: (what: string, detail: string) => void): Promise<string> {
   if (o.redisUrl) return o.redisUrl;
   const redis = await startRedis();
   releasers.add("redis", () => redis.stop());
@@ -118,7 +126,7 @@ interface FarmParts {
   grpcEndpoints: Record<string, { address: string }>;
 }
 
-async function startWorker(o: LocalFarmOptions, p: FarmParts, releasers: Releasers): Promise<WorkerService> {
+async function startWorker(o: Omit<LocalFarmOptions, "scheduler">, p: FarmParts, releasers: Releasers): Promise<WorkerService> {
   const hasGrpc = Object.keys(p.grpcEndpoints).length > 0;
   const config = resolveWorkerConfig(
     {
