@@ -5,7 +5,7 @@
  * renames into place and fsyncs the folder: readers either see a complete file or none (`seal` stops
  * before the rename, for callers that publish differently).
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes, type Hash } from "node:crypto";
 import { open, rename, unlink, type FileHandle } from "node:fs/promises";
 import path from "node:path";
 import type { BlockCodec } from "./block-codecs.ts";
@@ -20,6 +20,8 @@ export interface ContainerFileOptions {
   /** Extra header metadata (UTF-8 values). */
   meta: Record<string, string>;
   blockBytes: number;
+  /** Keep a SHA-256 of the bytes as written (`sha256()` after seal), so nobody has to read the file back for it. */
+  checksum?: boolean;
 }
 
 export class ContainerFileWriter {
@@ -34,6 +36,7 @@ export class ContainerFileWriter {
   private inflight: Promise<void> = Promise.resolve();
   private failure: unknown;
   private finished = false;
+  private readonly hash: Hash | undefined;
 
   private constructor(
     private readonly fh: FileHandle,
@@ -41,6 +44,7 @@ export class ContainerFileWriter {
     private readonly opts: ContainerFileOptions,
   ) {
     this.block = Buffer.allocUnsafe(opts.blockBytes);
+    this.hash = opts.checksum ? createHash("sha256") : undefined;
   }
 
   /** Creates the temporary file (failing if it exists) and writes the header. */
@@ -55,6 +59,7 @@ export class ContainerFileWriter {
     const header = headerType.toBuffer({ magic: MAGIC, meta, sync });
     const w = new ContainerFileWriter(fh, sync, opts);
     try {
+      w.hash?.update(header);
       await fh.write(header, 0, header.length, null);
     } catch (err) {
       await w.abandon();
@@ -114,6 +119,7 @@ export class ContainerFileWriter {
       await previous;
       const body = await this.opts.codec.compress(data);
       const parts = [encodeBlockPrefix(count, body.length), body, this.sync];
+      for (const part of parts) this.hash?.update(part); // blocks are written one after another, in this order
       const { bytesWritten } = await this.fh.writev(parts);
       const expected = parts.reduce((n, b) => n + b.length, 0);
       if (bytesWritten !== expected) throw new Error(`short write: ${bytesWritten} of ${expected} bytes`);
@@ -151,6 +157,11 @@ export class ContainerFileWriter {
       throw err;
     }
     return this.bytesOnDisk;
+  }
+
+  /** `sha256:<hex>` of the file's bytes, after seal, when created with `checksum`. */
+  sha256(): string | undefined {
+    return this.hash && `sha256:${this.hash.digest("hex")}`;
   }
 
   /** Gives up on the file: closes it and removes the temporary name. Never throws. */

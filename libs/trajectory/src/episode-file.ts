@@ -48,6 +48,8 @@ export interface WrittenEpisodeFile {
   created: boolean;
   /** When not created: the record already at `path`, read back. */
   existing?: StoredEpisode;
+  /** When created: `sha256:<hex>` of the file's bytes (as written; no read back). */
+  checksum?: string;
 }
 
 /** Hard links are unavailable on this filesystem (as opposed to the name being taken or an I/O error). */
@@ -68,16 +70,17 @@ export async function writeEpisodeFile(record: EpisodeRecord, options: WriteEpis
   const encoded = new RecordEncoder().encode(record, frameEvery);
 
   const dir = path.dirname(finalPath);
-  await mkdir(dir, { recursive: true });
   const tmpPath = path.join(dir, episodeTempFileName(path.basename(finalPath), randomBytes(8).toString("hex")));
   let bytes: number;
   let created: boolean;
+  let checksum: string | undefined;
   try {
-    const file = await ContainerFileWriter.create({
-      tmpPath,
-      finalPath,
-      ...episodeFileHeader(codec, options.writerId ?? record.worker, frameEvery),
-      blockBytes: encoded.length + 64,
+    const fileOptions = { tmpPath, finalPath, ...episodeFileHeader(codec, options.writerId ?? record.worker, frameEvery), blockBytes: encoded.length + 64, checksum: true };
+    // The folder usually exists (one per task and day): create it only when the file cannot be.
+    const file = await ContainerFileWriter.create(fileOptions).catch(async (err: unknown) => {
+      if (errorCode(err) !== "ENOENT") throw err;
+      await mkdir(dir, { recursive: true });
+      return ContainerFileWriter.create(fileOptions);
     });
     try {
       await file.append(encoded);
@@ -86,6 +89,7 @@ export async function writeEpisodeFile(record: EpisodeRecord, options: WriteEpis
       throw err;
     }
     bytes = await file.seal(); // the temp file is complete and on disk before any name points at it
+    checksum = file.sha256();
     created = noReplace ? await publishIfAbsent(tmpPath, finalPath) : (await rename(tmpPath, finalPath), true);
   } finally {
     // After a link the temp is a second name of the published file; after a rename or a failure it is gone
@@ -93,7 +97,7 @@ export async function writeEpisodeFile(record: EpisodeRecord, options: WriteEpis
     await unlink(tmpPath).catch(() => undefined);
   }
   await fsyncDir(dir);
-  if (created) return { path: finalPath, bytes, created };
+  if (created) return { path: finalPath, bytes, created, ...(checksum ? { checksum } : {}) };
   const existing = await readEpisodeFile(finalPath);
   return { path: finalPath, bytes: (await stat(finalPath)).size, created, ...(existing ? { existing } : {}) };
 }

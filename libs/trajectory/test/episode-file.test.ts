@@ -1,6 +1,7 @@
 /** writeEpisodeFile: one episode per file under a fixed name, first writer wins, nothing half-written left. */
 import assert from "node:assert/strict";
-import { readdir, mkdir, stat, utimes, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { readdir, readFile, mkdir, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import {
@@ -35,6 +36,19 @@ async function allFiles(dir: string): Promise<string[]> {
 }
 
 describe("writeEpisodeFile", () => {
+  it("creates a missing folder and returns the SHA-256 of the file it created, as the file on disk has it (not when the name was taken)", async () => {
+    const out = await tempDir();
+    for (const codec of ["null", "deflate"] as const) {
+      const target = path.join(out, codec, "deep", "er", "ep.avro");
+      const w = await writeEpisodeFile(attemptOf(1), { path: target, codec });
+      assert.equal(w.created, true);
+      assert.equal(w.checksum, `sha256:${createHash("sha256").update(await readFile(target)).digest("hex")}`);
+      const again = await writeEpisodeFile(attemptOf(2), { path: target, codec });
+      assert.equal(again.created, false);
+      assert.equal(again.checksum, undefined);
+    }
+  });
+
   it("puts the episode at its fixed path: task and given date partition, escaped episode id", async () => {
     const out = await tempDir();
     const a = attemptOf(1, { taskId: "../odd/task id", campaignId: "camp.v2" });
@@ -42,7 +56,7 @@ describe("writeEpisodeFile", () => {
     assert.equal(path.relative(out, expected), "task=%2E%2E%2Fodd%2Ftask%20id/date=2026-11-21/camp.v2-3.avro");
     // The date is the caller's (e.g. when the job was added), not record.startedAt (a day later here).
     const w = await writeEpisodeFile(a, { outDir: out, partitionDate: "2026-11-21", codec: "snappy", frameEvery: 2 });
-    assert.deepEqual(w, { path: expected, bytes: (await stat(expected)).size, created: true });
+    assert.deepEqual({ ...w, checksum: undefined }, { path: expected, bytes: (await stat(expected)).size, created: true, checksum: undefined });
     assert.deepEqual(await allFiles(out), [path.relative(out, expected)], "no temporary left");
     assert.equal(await findEpisodeFile(out, a.taskId, a.episodeId), expected);
     assert.equal(await findEpisodeFile(out, a.taskId, "camp.v2-4"), undefined);

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import {
   episodeFilePath,
@@ -84,7 +84,9 @@ export class EpisodeStore {
   /** Writes `record` and publishes it at `finalFile` unless a file is there already (then that one is returned). */
   async publish(record: EpisodeRecord, finalFile: string, frameEvery: number): Promise<PublishResult> {
     const w = await writeEpisodeFile(record, { path: finalFile, codec: this.codec, frameEvery, noReplace: true });
-    return { path: w.path, bytes: w.bytes, checksum: await fileChecksum(w.path), created: w.created, ...(w.existing ? { existing: w.existing } : {}) };
+    // A file this call created: the checksum of the bytes it wrote; another's: read from the disk.
+    const checksum = (w.created ? w.checksum : undefined) ?? (await fileChecksum(w.path));
+    return { path: w.path, bytes: w.bytes, checksum, created: w.created, ...(w.existing ? { existing: w.existing } : {}) };
   }
 
   private markerPath(file: string): string {
@@ -94,12 +96,19 @@ export class EpisodeStore {
   /** Remembers, before publishing, that `file` may appear and must be settled against the claim. */
   async markPending(m: Omit<PendingMarker, "atMs">): Promise<void> {
     const p = this.markerPath(m.file);
-    await mkdir(path.dirname(p), { recursive: true });
-    await writeFile(p, JSON.stringify({ ...m, atMs: Date.now() }));
+    const body = JSON.stringify({ ...m, atMs: Date.now() });
+    // The folder exists after the first marker: create it only when the write says it is missing.
+    await writeFile(p, body).catch(async (e: unknown) => {
+      if (errno(e) !== "ENOENT") throw e;
+      await mkdir(path.dirname(p), { recursive: true });
+      await writeFile(p, body);
+    });
   }
 
   async clearPending(file: string): Promise<void> {
-    await rm(this.markerPath(file), { force: true });
+    await unlink(this.markerPath(file)).catch((e: unknown) => {
+      if (errno(e) !== "ENOENT") throw e;
+    });
   }
 
   /** Marks `file` as being committed by this process until `done()` (see pendingMarkers). */
