@@ -9,8 +9,9 @@
  * adb server are too many for this 2-core machine, and the FakeDevice passes the driver's conformance
  * tests. The scheduler (in this process) feeds a campaign of --episodes (default 3 per device) with a
  * window of N in flight, topped up as episodes finish, so start latency is dispatch, not backlog.
- * Options: --devices (100), --hosts (1), --episodes (3 per device), --max-steps (5), --settle-ms (0: each step
- * takes what the host's CPU takes; 20–100 make episodes last as long as on an emulator).
+ * Options: --devices (100), --hosts (1), --episodes (3 per device), --max-steps (5), --step-ms (0: each step
+ * takes what the host's CPU takes; 20–100 is an emulator's pace: the wait after each action before its rewards
+ * are read), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -92,6 +93,7 @@ export const scenario: Scenario = {
     // A device's time per step (default 0: the hosts' CPU is the limit, a stress test of dispatch);
     // with real emulators a step takes tens of ms, so a host is far from CPU-bound.
     const settleMs = intOpt(opts, "settle-ms", 0, 0);
+    const stepMs = intOpt(opts, "step-ms", 0, 0);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));
@@ -112,7 +114,7 @@ export const scenario: Scenario = {
 
       const perHost = Array.from({ length: hosts }, (_, i) => Math.floor(devices / hosts) + (i < devices % hosts ? 1 : 0));
       for (let i = 0; i < hosts; i++) {
-        running.push(startHost(`h${i}`, perHost[i]!, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile, SCALE_SETTLE_MS: String(settleMs) }));
+        running.push(startHost(`h${i}`, perHost[i]!, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile, SCALE_SETTLE_MS: String(settleMs), SCALE_STEP_MS: String(stepMs) }));
       }
       cleanups.push(async () => {
         for (const h of running) h.child.kill("SIGTERM");
@@ -159,7 +161,7 @@ export const scenario: Scenario = {
       const p99 = quantile(latencies, 0.99);
       const epsPerSec = st.completed / wallSec;
       const lastOfFirstWave = firstWave.at(-1) ?? NaN;
-      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps, ${settleMs} ms per step`);
+      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps, ${stepMs} ms per step, ${settleMs} ms after each reset step`);
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);

@@ -5,7 +5,8 @@
  * FakeDevice passes the same conformance tests as the real driver. Prints `ready` once every device is bound;
  * drains on SIGTERM.
  * Environment: REDIS_URL, SCALE_PREFIX, SCALE_DEVICES, SCALE_HOST (serial prefix), SCALE_OUT, SCALE_TASK,
- * SCALE_SETTLE_MS (a device's time per step, default 0).
+ * SCALE_STEP_MS (a device's time per step: the wait after each action, default 0), SCALE_SETTLE_MS (the wait after
+ * each setup/reset step, default 0).
  */
 import { FakeDevice } from "@farm/adb";
 import { createLogger } from "@farm/log";
@@ -27,7 +28,7 @@ const config = resolveWorkerConfig({
   outDir: env("SCALE_OUT"),
   metricsPort: 0,
   drainTimeoutMs: 5000,
-  episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
+  episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), logSettleMs: Number(process.env.SCALE_STEP_MS ?? 0), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
 });
 const logger = createLogger({ service: "worker", level: process.env.FARM_LOG_LEVEL ?? "warn" });
 const svc = await WorkerService.create(config, { logger, noMetricsServer: true, deviceSource: new StaticDeviceSource(devices) });
