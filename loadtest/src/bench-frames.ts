@@ -11,11 +11,13 @@
  *        collects the encodings while the next frame is taken.
  * `--devices` devices record frames back to back (each: take, encode); one more device runs taps all along,
  * and its tap latency is reported for each phase (no frames / old / new): the step latency seen while
- * frames are encoded. Worker CPU per frame is this process's CPU (all threads) over the frames; the
+ * frames are encoded; beside it, how late the event loop ran (work on the loop delays every device's step; a
+ * busy machine only slows the tap's round trip). Worker CPU per frame is this process's CPU (all threads) over the frames; the
  * simulated emulators run in a child process.
  * Last line: `screen=WxH old_frames_s=<a> new_frames_s=<b> speedup=<b/a> new_worker_cpu_ms_per_frame=<c>`.
  */
 import path from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { AdbDriver, createAdbClient, readAll, type Device } from "@farm/adb";
 import { DeviceSession } from "@farm/episode";
@@ -66,6 +68,8 @@ interface Phase {
   bytes: number;
   taps: Quantiles;
   errors: number;
+  /** How late the event loop ran its callbacks meanwhile (ms): work on the loop shows here, busy cores do not. */
+  loopDelay: { p50: number; p99: number; max: number };
 }
 
 /** Runs `record` back to back on every frame device for `seconds`, with taps on the probe device all along. */
@@ -85,6 +89,8 @@ async function phase(seconds: number, frameDevices: string[], probe: Device, rec
       await new Promise((r) => setTimeout(r, 10));
     }
   })();
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let frames = 0;
@@ -104,9 +110,13 @@ async function phase(seconds: number, frameDevices: string[], probe: Device, rec
   bytes += await finish();
   const wall = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
+  delay.disable();
   await tapping;
   await ch.close();
-  return { frames, seconds: wall, cpuMs: (cpu.user + cpu.system) / 1000, bytes, taps: quantiles(taps), errors };
+  // The histogram is in ns and includes the 1 ms sampling interval itself.
+  const late = (ns: number) => Math.max(0, ns / 1e6 - 1);
+  const loopDelay = { p50: late(delay.percentile(50)), p99: late(delay.percentile(99)), max: late(delay.max) };
+  return { frames, seconds: wall, cpuMs: (cpu.user + cpu.system) / 1000, bytes, taps: quantiles(taps), errors, loopDelay };
 }
 
 export const scenario: Scenario = {
@@ -177,6 +187,10 @@ export const scenario: Scenario = {
         { name: "old path recording", q: old.taps, errors: old.errors },
         { name: "new path recording", q: fresh.taps, errors: fresh.errors },
       ])) out(line);
+      out(`event loop delay while     p50 ms    p99 ms    max ms`);
+      for (const [name, p] of [["no frames", idle], ["old path recording", old], ["new path recording", fresh]] as const) {
+        out(`${name.padEnd(24)} ${[p.loopDelay.p50, p.loopDelay.p99, p.loopDelay.max].map((x) => x.toFixed(3).padStart(9)).join(" ")}`);
+      }
       const speedup = rate(fresh) / rate(old);
       const cpu = fresh.cpuMs / Math.max(1, fresh.frames);
       out(`screen=${screen.width}x${screen.height} old_frames_s=${rate(old).toFixed(1)} new_frames_s=${rate(fresh).toFixed(1)} speedup=${Number.isFinite(speedup) ? speedup.toFixed(1) : "n/a"} new_worker_cpu_ms_per_frame=${cpu.toFixed(1)}`);
