@@ -19,6 +19,7 @@
  * (location = an object URL, checksum = its content hash).
  */
 import type { RedisClient as Redis } from "./connection.ts";
+import { LuaScript } from "./lua-script.ts";
 import { z } from "zod";
 import { campaignKeys } from "./campaign-keys.ts";
 import { episodeJobResultSchema } from "./episode-job.ts";
@@ -95,13 +96,13 @@ export function jobLockKey(prefix: string, jobId: string, queue: string = QUEUE_
 
 // KEYS: claims, stats, lock. ARGV: index, claim JSON, token ('' = no owner check).
 // Returns {1, claim} claimed, {0, claim} taken, {-1, false} not the owner.
-const CLAIM = `
+const CLAIM = new LuaScript(`
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
 if existing then return {0, existing} end
 if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return {-1, false} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[2], 'committed', 1)
-return {1, ARGV[2]}`;
+return {1, ARGV[2]}`);
 
 function parseClaim(json: string): EpisodeClaim | undefined {
   try {
@@ -126,7 +127,7 @@ export class RedisCommitArbiter implements CommitArbiter {
   async claim(ref: EpisodeRef, claim: EpisodeClaim, owner?: ClaimOwner): Promise<ClaimOutcome> {
     const k = commitKeys(this.prefix, ref.campaignId);
     const lock = owner ? jobLockKey(this.prefix, owner.jobId) : k.claims;
-    const [code, json] = (await this.redis.eval(CLAIM, 3, k.claims, k.stats, lock, String(ref.episodeIndex), JSON.stringify(claim), owner?.token ?? "")) as [number, string | null];
+    const [code, json] = (await CLAIM.run(this.redis, [k.claims, k.stats, lock], [String(ref.episodeIndex), JSON.stringify(claim), owner?.token ?? ""])) as [number, string | null];
     if (code === -1) return { kind: "not-owner" };
     const stored = json === null ? undefined : parseClaim(json);
     if (!stored) throw new Error(`claim of ${ref.campaignId}-${ref.episodeIndex} in Redis is not a valid claim`);

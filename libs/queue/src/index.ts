@@ -69,6 +69,7 @@ export {
   type CommitCounter,
   type CommitStats,
 } from "./commit-claims.ts";
+export { LuaScript } from "./lua-script.ts";
 export { RedisHealth, checkRedisAccess, isConnectionError, isAccessError, type RedisHealthEvents } from "./redis-health.ts";
 export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
 export { jobIdForMessage } from "./episode-job.ts";

@@ -12,7 +12,7 @@
  * indexes to enqueue is atomic (no index is claimed twice), counting a finished episode is idempotent
  * (SETBIT returns the old bit), and finishing happens once (guarded by `finishedAtMs`).
  */
-import type { RedisClient as Redis } from "@farm/queue";
+import { LuaScript, type RedisClient as Redis } from "@farm/queue";
 import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, type CommitStats } from "@farm/queue";
 import type { CampaignSpec } from "./campaign-spec.ts";
 
@@ -42,16 +42,16 @@ export type EpisodeTally =
   | { kind: "completed"; outcome: string; cause: string; reward: number; steps: number }
   | { kind: "failed"; code: string };
 
-const CREATE = `
+const CREATE = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return redis.call('HGET', KEYS[1], 'spec') end
 redis.call('HSET', KEYS[1], 'spec', ARGV[2], 'state', 'running', 'episodes', ARGV[3], 'nextIndex', 0,
   'completed', 0, 'failed', 0, 'rewardSum', 0, 'stepsSum', 0, 'createdAtMs', ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
 redis.call('SADD', KEYS[3], ARGV[1])
-return false`;
+return false`);
 
 // Claims up to (window - inflight) next indexes of a running campaign: returns {start, count}.
-const CLAIM = `
+const CLAIM = new LuaScript(`
 if redis.call('HGET', KEYS[1], 'state') ~= 'running' then return {0, 0} end
 local nextIndex = tonumber(redis.call('HGET', KEYS[1], 'nextIndex'))
 local total = tonumber(redis.call('HGET', KEYS[1], 'episodes'))
@@ -60,10 +60,10 @@ local n = math.min(room, total - nextIndex, tonumber(ARGV[2]))
 if n <= 0 then return {nextIndex, 0} end
 for i = nextIndex, nextIndex + n - 1 do redis.call('SADD', KEYS[2], i) end
 redis.call('HSET', KEYS[1], 'nextIndex', nextIndex + n)
-return {nextIndex, n}`;
+return {nextIndex, n}`);
 
 // Counts one finished episode once: 1 = counted now, 0 = already counted, -1 = no such campaign/index.
-const RECORD = `
+const RECORD = new LuaScript(`
 local total = tonumber(redis.call('HGET', KEYS[1], 'episodes'))
 local idx = tonumber(ARGV[1])
 if not total or idx >= total then return -1 end
@@ -80,21 +80,21 @@ else
   redis.call('HINCRBY', KEYS[1], 'failure:' .. ARGV[4], 1)
 end
 redis.call('HSET', KEYS[1], 'lastFinishedAtMs', ARGV[7])
-return 1`;
+return 1`);
 
 // running → cancelled; returns the state found.
-const CANCEL = `
+const CANCEL = new LuaScript(`
 local state = redis.call('HGET', KEYS[1], 'state')
 if state == 'running' then redis.call('HSET', KEYS[1], 'state', 'cancelled', 'cancelledAtMs', ARGV[1]) end
-return state`;
+return state`);
 
 // Finishes once, only from the expected state: 1 = this caller finished it.
-const FINISH = `
+const FINISH = new LuaScript(`
 if redis.call('HEXISTS', KEYS[1], 'finishedAtMs') == 1 then return 0 end
 if redis.call('HGET', KEYS[1], 'state') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'finishedAtMs', ARGV[3], 'summary', ARGV[4])
 redis.call('SREM', KEYS[2], ARGV[5])
-return 1`;
+return 1`);
 
 function num(v: string | undefined): number | undefined {
   return v === undefined ? undefined : Number(v);
@@ -139,10 +139,7 @@ export class CampaignStore {
   /** Creates the record unless it exists; returns the existing spec when it does. */
   async create(spec: CampaignSpec, nowMs: number): Promise<{ created: true } | { created: false; existing: CampaignSpec }> {
     const k = this.keys(spec.id);
-    const existing = (await this.redis.eval(
-      CREATE, 3, k.record, campaignIndexKey(this.prefix), activeCampaignsKey(this.prefix),
-      spec.id, JSON.stringify(spec), spec.episodes, nowMs,
-    )) as string | null;
+    const existing = (await CREATE.run(this.redis, [k.record, campaignIndexKey(this.prefix), activeCampaignsKey(this.prefix)], [spec.id, JSON.stringify(spec), spec.episodes, nowMs])) as string | null;
     return existing === null ? { created: true } : { created: false, existing: JSON.parse(existing) as CampaignSpec };
   }
 
@@ -166,7 +163,7 @@ export class CampaignStore {
   /** Claims the next indexes to enqueue, keeping at most `window` in flight; `max` bounds one batch. */
   async claim(id: string, window: number, max: number): Promise<{ start: number; count: number }> {
     const k = this.keys(id);
-    const [start, count] = (await this.redis.eval(CLAIM, 2, k.record, k.inflight, window, max)) as [number, number];
+    const [start, count] = (await CLAIM.run(this.redis, [k.record, k.inflight], [window, max])) as [number, number];
     return { start, count };
   }
 
@@ -194,7 +191,7 @@ export class CampaignStore {
       tally.kind === "completed"
         ? ["completed", tally.outcome, tally.cause, tally.reward, tally.steps]
         : ["failed", "", tally.code, 0, 0];
-    const r = (await this.redis.eval(RECORD, 3, k.record, k.inflight, k.done, index, ...args, nowMs)) as number;
+    const r = (await RECORD.run(this.redis, [k.record, k.inflight, k.done], [index, ...args, nowMs])) as number;
     return r === 1;
   }
 
@@ -218,16 +215,13 @@ export class CampaignStore {
 
   /** running → cancelled. Returns the state the campaign was in (undefined = no such campaign). */
   async cancel(id: string, nowMs: number): Promise<CampaignState | undefined> {
-    const r = (await this.redis.eval(CANCEL, 1, this.keys(id).record, nowMs)) as string | null;
+    const r = (await CANCEL.run(this.redis, [this.keys(id).record], [nowMs])) as string | null;
     return (r ?? undefined) as CampaignState | undefined;
   }
 
   /** Moves `from` → `to` with the summary, once; true when this call did it. */
   async finish(id: string, from: CampaignState, to: CampaignState, summary: unknown, nowMs: number): Promise<boolean> {
-    const r = (await this.redis.eval(
-      FINISH, 2, this.keys(id).record, activeCampaignsKey(this.prefix),
-      from, to, nowMs, JSON.stringify(summary), id,
-    )) as number;
+    const r = (await FINISH.run(this.redis, [this.keys(id).record, activeCampaignsKey(this.prefix)], [from, to, nowMs, JSON.stringify(summary), id])) as number;
     return r === 1;
   }
 }
