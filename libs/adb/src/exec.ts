@@ -37,13 +37,16 @@ export function report(ctx: { cfg: ResolvedAdbConfig; serial?: string }, op: str
   } catch {
     // a metrics hook must never break a device call
   }
-  if (status === "ok") ctx.cfg.logger.debug({ event: "adb:call", serial: ctx.serial, op, status, durationMs }, "adb call");
+  // Checked first: the line's object is built on every action otherwise, to be dropped at the usual levels.
+  if (status === "ok") {
+    if (ctx.cfg.logger.isLevelEnabled("debug")) ctx.cfg.logger.debug({ event: "adb:call", serial: ctx.serial, op, status, durationMs }, "adb call");
+  }
   else ctx.cfg.logger.warn({ event: "adb:call", serial: ctx.serial, op, status, durationMs, message }, "adb call failed");
 }
 
 /** A device command inside a public operation: a debug log line only. */
 function trace(ctx: DeviceCtx, op: string, status: string, durationMs: number, message = ""): void {
-  ctx.cfg.logger.debug({ event: "adb:command", serial: ctx.serial, op, status, durationMs, message }, "adb command");
+  if (ctx.cfg.logger.isLevelEnabled("debug")) ctx.cfg.logger.debug({ event: "adb:command", serial: ctx.serial, op, status, durationMs, message }, "adb command");
 }
 
 /** Runs `fn` against a fresh device handle under a deadline. Never throws. */

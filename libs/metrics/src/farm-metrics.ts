@@ -23,7 +23,7 @@ import {
   REWARD_BUCKETS,
   STEP_PHASE_BUCKETS_SEC,
 } from "./buckets.ts";
-import { boundHistogramPerLabel } from "./bound-histogram.ts";
+import { boundCounterPerLabels, boundHistogramPerLabel } from "./bound-metrics.ts";
 import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label.ts";
 import { FARM_VERSION } from "./version.ts";
 import { METRIC } from "./names.ts";
@@ -233,6 +233,8 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   const adbStatus = closedLabel(METRIC.adbCalls, "status", ADB_STATUSES, report);
+  /** Every action counts an adb call: one bound counter per (op, status), both bounded label sets. */
+  const adbCallCounter = boundCounterPerLabels(adbCalls);
   const adbErrors = new Counter({
     name: METRIC.adbErrors,
     help: "Failed adb calls by error kind",
@@ -414,7 +416,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     adbCall(c: AdbCall): void {
       const op = adbOp(METRIC.adbCalls, c.op);
       const status = adbStatus(c.status);
-      adbCalls.inc({ op, status });
+      adbCallCounter({ op, status })();
       if (status !== "ok") adbErrors.inc({ kind: status });
       if (valid(METRIC.adbCallDuration, c.seconds)) adbDurationObserver(op)(c.seconds);
     },

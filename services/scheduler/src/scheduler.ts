@@ -451,6 +451,9 @@ export class Scheduler {
       // If this throws, the claimed indexes stay in flight without jobs; reconcile re-adds them.
       await this.queue.addBulk(Array.from({ length: count }, (_, i) => this.jobFor(spec, start + i)));
       added += count;
+      // A short batch was cut by the window or the campaign's end: asking again would claim nothing (a
+      // completion meanwhile asks for another pass of its own, see requestTopUp).
+      if (count < ENQUEUE_BATCH) break;
     }
     if (first === 0) {
       // Index 0 is claimed exactly once farm-wide, so this counts each campaign once across processes,

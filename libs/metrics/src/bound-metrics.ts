@@ -6,7 +6,7 @@
  * for the label set, so exposition, `reset()` and the registry stay prom-client's; if that entry cannot
  * be found (another prom-client layout) it falls back to `observe`.
  */
-import type { Histogram } from "prom-client";
+import type { Counter, Histogram } from "prom-client";
 
 interface Entry {
   labels: Record<string, string | number>;
@@ -55,5 +55,43 @@ export function boundHistogramPerLabel<L extends string>(h: Histogram<L>, label:
     let observe = observers.get(value);
     if (!observe) observers.set(value, (observe = boundHistogram(h, { [label]: value } as Record<L, string>, buckets)));
     return observe;
+  };
+}
+
+/**
+ * A prom-client Counter incremented for one fixed label set without its per-call label validation and hashing
+ * (the adb-calls counter is incremented on every action). Updates prom-client's own entry, as boundHistogram.
+ */
+export function boundCounter<L extends string>(c: Counter<L>, labels: Record<L, string>): (n?: number) => void {
+  const internals = c as unknown as { hashMap?: Record<string, { labels: Record<string, string | number>; value: number }> };
+  const names = Object.keys(labels) as L[];
+  let hash: string | undefined;
+  const find = () => {
+    const map = internals.hashMap;
+    if (!map) return undefined;
+    const matches = (k: string) => names.every((n) => map[k]!.labels[n] === labels[n]);
+    if (hash === undefined || !map[hash] || !matches(hash)) {
+      c.inc(labels as never, 0); // creates prom-client's entry for the label set
+      hash = Object.keys(map).find(matches);
+    }
+    return hash === undefined ? undefined : map[hash];
+  };
+  let entry = find();
+  return (n = 1): void => {
+    // reset() swaps the map: find the (new) entry again.
+    if (!entry || internals.hashMap?.[hash!] !== entry) entry = find();
+    if (!entry) return c.inc(labels as never, n);
+    entry.value += n;
+  };
+}
+
+/** Bound counters per label set, made on first use (the caller keeps the label values bounded). */
+export function boundCounterPerLabels<L extends string>(c: Counter<L>): (labels: Record<L, string>) => (n?: number) => void {
+  const counters = new Map<string, (n?: number) => void>();
+  return (labels) => {
+    const key = Object.values<string>(labels).join("\u0000");
+    let inc = counters.get(key);
+    if (!inc) counters.set(key, (inc = boundCounter(c, labels)));
+    return inc;
   };
 }
