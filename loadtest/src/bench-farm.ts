@@ -4,7 +4,8 @@
  * measured in one run: episodes/s, steps/s, worker CPU per step, enqueue-to-start latency p50/p99.
  *
  * The simulated emulators run in a child process (`farm sim`), so this process's CPU time is the
- * worker's (plus the small job feeder); the simulators' CPU is read from /proc and reported beside it.
+ * worker's (plus the bench's campaign status polls, one every 250 ms); the simulators' CPU is read from /proc and
+ * reported beside it.
  * The campaign goes through the scheduler with a window of in-flight jobs (default = devices), topped up
  * as episodes finish, so the start latency measures dispatch (scheduler top-up + BullMQ + worker fetch),
  * not the backlog. The scheduler runs in its own process (`farm scheduler`, as deployed), so this process's CPU
