@@ -1,47 +1,64 @@
 /**
- * A prom-client Histogram observed for one fixed label set without prom-client's per-call work (label
+ * prom-client Histograms and Counters updated for one fixed label set without prom-client's per-call work (label
  * validation, label hashing, a closure and float-keyed bucket lookups per observation). Why: the
  * step-phase histogram is observed 3-4 times per step, and measured in `farm bench farm` that work was
  * ~20 µs per observation, a large part of the worker's CPU per step. It updates prom-client's own entry
  * for the label set, so exposition, `reset()` and the registry stay prom-client's; if that entry cannot
- * be found (another prom-client layout) it falls back to `observe`.
+ * be found (another prom-client layout) it falls back to `observe` / `inc`.
  */
 import type { Counter, Histogram } from "prom-client";
 
-interface Entry {
+interface HistogramEntry {
   labels: Record<string, string | number>;
   bucketValues: Record<string, number>;
   sum: number;
   count: number;
 }
 
-export function boundHistogram<L extends string>(h: Histogram<L>, labels: Record<L, string>, buckets: readonly number[]): (seconds: number) => void {
-  const internals = h as unknown as { hashMap?: Record<string, Entry> };
-  const keys = buckets.map(String);
-  const names = Object.keys(labels) as L[];
-  const matches = (e: Entry | undefined): e is Entry => !!e && names.every((n) => e.labels[n] === labels[n]);
+interface CounterEntry {
+  labels: Record<string, string | number>;
+  value: number;
+}
+
+/**
+ * prom-client's own entry for one label set of a metric, made with `create` when missing; found again after
+ * `reset()` swaps the metric's map. Undefined when the metric keeps no such map (another prom-client layout).
+ */
+function labelEntry<E extends { labels: Record<string, string | number> }>(metric: object, labels: Record<string, string>, create: () => void): () => E | undefined {
+  const internals = metric as { hashMap?: Record<string, E> };
+  const names = Object.keys(labels);
+  const matches = (e: E | undefined): e is E => !!e && names.every((n) => e.labels[n] === labels[n]);
   let hash: string | undefined;
-  const find = (): Entry | undefined => {
+  const find = (): E | undefined => {
     const map = internals.hashMap;
     if (!map) return undefined;
     if (hash !== undefined && matches(map[hash])) return map[hash];
     hash = Object.keys(map).find((k) => matches(map[k]));
     if (hash === undefined) {
-      h.zero(labels as never);
+      create();
       hash = Object.keys(map).find((k) => matches(map[k]));
     }
     return hash === undefined ? undefined : map[hash];
   };
   let entry = find();
-  return (v: number): void => {
+  return () => {
     // reset() swaps the map: find the (new) entry again.
     if (!entry || internals.hashMap?.[hash!] !== entry) entry = find();
-    if (!entry) return h.observe(labels as never, v);
-    entry.sum += v;
-    entry.count += 1;
+    return entry;
+  };
+}
+
+export function boundHistogram<L extends string>(h: Histogram<L>, labels: Record<L, string>, buckets: readonly number[]): (seconds: number) => void {
+  const keys = buckets.map(String);
+  const entry = labelEntry<HistogramEntry>(h, labels, () => h.zero(labels as never));
+  return (v: number): void => {
+    const e = entry();
+    if (!e) return h.observe(labels as never, v);
+    e.sum += v;
+    e.count += 1;
     for (let i = 0; i < keys.length; i++) {
       if (v <= buckets[i]!) {
-        entry.bucketValues[keys[i]!] = (entry.bucketValues[keys[i]!] ?? 0) + 1;
+        e.bucketValues[keys[i]!] = (e.bucketValues[keys[i]!] ?? 0) + 1;
         return;
       }
     }
@@ -63,25 +80,11 @@ export function boundHistogramPerLabel<L extends string>(h: Histogram<L>, label:
  * (the adb-calls counter is incremented on every action). Updates prom-client's own entry, as boundHistogram.
  */
 export function boundCounter<L extends string>(c: Counter<L>, labels: Record<L, string>): (n?: number) => void {
-  const internals = c as unknown as { hashMap?: Record<string, { labels: Record<string, string | number>; value: number }> };
-  const names = Object.keys(labels) as L[];
-  let hash: string | undefined;
-  const find = () => {
-    const map = internals.hashMap;
-    if (!map) return undefined;
-    const matches = (k: string) => names.every((n) => map[k]!.labels[n] === labels[n]);
-    if (hash === undefined || !map[hash] || !matches(hash)) {
-      c.inc(labels as never, 0); // creates prom-client's entry for the label set
-      hash = Object.keys(map).find(matches);
-    }
-    return hash === undefined ? undefined : map[hash];
-  };
-  let entry = find();
+  const entry = labelEntry<CounterEntry>(c, labels, () => c.inc(labels as never, 0));
   return (n = 1): void => {
-    // reset() swaps the map: find the (new) entry again.
-    if (!entry || internals.hashMap?.[hash!] !== entry) entry = find();
-    if (!entry) return c.inc(labels as never, n);
-    entry.value += n;
+    const e = entry();
+    if (!e) return c.inc(labels as never, n);
+    e.value += n;
   };
 }
 
