@@ -97,11 +97,17 @@ export async function startEmulatorGrpc(device: GrpcDevice, opts: EmulatorGrpcOp
     const pixels = (): Uint8Array => {
       if (fmt.format !== ImgFormat.RGB888) return encodeImage(frame(), fmt.format);
       const key = `${display.version}/${display.rotation}/${size.width}x${size.height}`;
-      if (rgb.byteLength < rgbBytes) [rgb, rgbOf] = [new Uint8Array(rgbBytes), ""];
-      if (rgbOf !== key) [rgbOf] = [key, encodeImage(frame(), ImgFormat.RGB888, rgb)];
+      if (rgb.byteLength < rgbBytes) {
+        rgb = new Uint8Array(rgbBytes);
+        rgbOf = "";
+      }
+      if (rgbOf !== key) {
+        encodeImage(frame(), ImgFormat.RGB888, rgb);
+        rgbOf = key;
+      }
       return rgb.subarray(0, rgbBytes);
     };
-    return imageMessage(size, pixels, fmt, sys.rotation(), ++seq);
+    return imageMessage(size, pixels, fmt, display.rotation, ++seq);
   };
 
   const controller: Record<string, grpc.UntypedHandleCall> = {
