@@ -10,11 +10,11 @@
  * complete file at the name). Readers never see a partial file either way.
  */
 import { randomBytes } from "node:crypto";
-import { link, mkdir, rename, stat, unlink } from "node:fs/promises";
+import { link, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ContainerFileWriter, fsyncDir } from "./container-writer.ts";
 import { dateDir, readEpisodeFile } from "./episode-files.ts";
-import { episodeFileName, episodeTempFileName, errorCode, isPublishableFileName } from "./partition.ts";
+import { episodeFileName, episodeTempFileName, errorCode, inFolder, isPublishableFileName } from "./partition.ts";
 import { episodeFileHeader, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord, type StoredEpisode } from "./types.ts";
 
@@ -76,12 +76,7 @@ export async function writeEpisodeFile(record: EpisodeRecord, options: WriteEpis
   let checksum: string | undefined;
   try {
     const fileOptions = { tmpPath, finalPath, ...episodeFileHeader(codec, options.writerId ?? record.worker, frameEvery), blockBytes: encoded.length + 64, checksum: true };
-    // The folder usually exists (one per task and day): create it only when the file cannot be.
-    const file = await ContainerFileWriter.create(fileOptions).catch(async (err: unknown) => {
-      if (errorCode(err) !== "ENOENT") throw err;
-      await mkdir(dir, { recursive: true });
-      return ContainerFileWriter.create(fileOptions);
-    });
+    const file = await inFolder(dir, () => ContainerFileWriter.create(fileOptions));
     try {
       await file.append(encoded);
     } catch (err) {

@@ -12,7 +12,7 @@ export { episodeFilePath, findEpisodeFile, readEpisodeFile, removeStaleEpisodeTe
 export { TrajectoryWriter, type TrajectoryWriterOptions, type TrajectoryWriterStats, type ClosedTrajectoryFile } from "./writer.ts";
 export { readTrajectories, listTrajectoryFiles, openTrajectoryFile, type ReadOptions, type OpenedTrajectoryFile, type TrajectoryFileListing } from "./reader.ts";
 export { inspectTrajectories, findDuplicates, formatSummary, type TrajectorySummary, type DuplicateEpisode, type DuplicateOccurrence } from "./inspect.ts";
-export { escapePartitionValue, unescapePartitionValue, partitionDir, taskDir, episodeFileName, isInvisibleName } from "./partition.ts";
+export { escapePartitionValue, unescapePartitionValue, partitionDir, taskDir, episodeFileName, isInvisibleName, inFolder } from "./partition.ts";
 export { avroTypeFor } from "./logical-types.ts";
 export { avscEncoderCodecs } from "./block-codecs.ts";
 export { episodeToJson } from "./export-json.ts";

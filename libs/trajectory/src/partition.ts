@@ -4,7 +4,7 @@
  * same folder: hidden from Spark/BigQuery (leading dot) and skipped by our reader. Single-episode files
  * (episode-file.ts) are <episode id>.avro in the same partitions, written as .<episode id>.avro.<hex>.tmp.
  */
-import { readdir } from "node:fs/promises";
+import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
 
 const SAFE = /^[A-Za-z0-9_-]$/;
@@ -129,5 +129,19 @@ export async function readdirOrEmpty(dir: string): Promise<string[]> {
   } catch (err) {
     if (errorCode(err) === "ENOENT" || errorCode(err) === "ENOTDIR") return [];
     throw err;
+  }
+}
+
+/**
+ * Runs `write`, which creates a file in `dir`; when the folder is missing (ENOENT), creates it and runs `write`
+ * once more. Folders (one per task and day) usually exist, so this saves a `mkdir` per file.
+ */
+export async function inFolder<T>(dir: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (errorCode(err) !== "ENOENT") throw err;
+    await mkdir(dir, { recursive: true });
+    return write();
   }
 }

@@ -17,6 +17,7 @@ import {
   episodeFilePath,
   findEpisodeFile,
   readEpisodeFile,
+  inFolder,
   removeStaleEpisodeTempFiles,
   writeEpisodeFile,
   type CodecName,
@@ -97,12 +98,7 @@ export class EpisodeStore {
   async markPending(m: Omit<PendingMarker, "atMs">): Promise<void> {
     const p = this.markerPath(m.file);
     const body = JSON.stringify({ ...m, atMs: Date.now() });
-    // The folder exists after the first marker: create it only when the write says it is missing.
-    await writeFile(p, body).catch(async (e: unknown) => {
-      if (errno(e) !== "ENOENT") throw e;
-      await mkdir(path.dirname(p), { recursive: true });
-      await writeFile(p, body);
-    });
+    await inFolder(path.dirname(p), () => writeFile(p, body));
   }
 
   async clearPending(file: string): Promise<void> {
