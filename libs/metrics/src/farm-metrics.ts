@@ -250,12 +250,24 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   });
   /** Every action reports an adb call: one bound observer per op instead of prom-client's per-call label hashing. */
   const adbDurationObserver = boundHistogramPerLabel(adbDuration, "op", ADB_CALL_BUCKETS_SEC);
+  // Counted when scraped (setDeviceStateSource): a host changes device states thousands of times a second, and
+  // counting its devices on each change made every change cost O(devices).
+  let deviceStateSource: (() => Record<string, number>) | undefined;
   const devices = new Gauge({
     name: METRIC.devices,
     help: "Devices this process manages, by state",
     labelNames: ["state"] as const,
     registers,
+    collect: () => {
+      if (deviceStateSource) setDeviceStates(deviceStateSource());
+    },
   });
+  const setDeviceStates = (counts: Record<string, number>): void => {
+    devices.reset();
+    for (const [state, n] of Object.entries(counts)) {
+      if (valid(METRIC.devices, n)) devices.inc({ state: deviceState(METRIC.devices, state) }, n);
+    }
+  };
   const recoveries = new Counter({
     name: METRIC.recoveries,
     help: "Device recoveries (reconnect, relaunch, …) by cause",
@@ -421,11 +433,10 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
       if (valid(METRIC.adbCallDuration, c.seconds)) adbDurationObserver(op)(c.seconds);
     },
     /** Replaces all device-state counts: states absent from `counts` drop out. */
-    setDeviceStates(counts: Record<string, number>): void {
-      devices.reset();
-      for (const [state, n] of Object.entries(counts)) {
-        if (valid(METRIC.devices, n)) devices.inc({ state: deviceState(METRIC.devices, state) }, n);
-      }
+    setDeviceStates,
+    /** Reads the per-state device counts from `source` at every scrape (instead of setDeviceStates on each change). */
+    setDeviceStateSource(source: () => Record<string, number>): void {
+      deviceStateSource = source;
     },
     /** Replaces the per-transport device counts (transports absent from `counts` read 0). */
     setDeviceTransports(counts: Partial<Record<Transport, number>>): void {

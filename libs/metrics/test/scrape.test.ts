@@ -83,6 +83,21 @@ test("a scrape over HTTP shows what the methods recorded", async () => {
   }
 });
 
+test("device states from a source are read at each scrape", async () => {
+  const metrics = createFarmMetrics({ service: "worker", collectDefault: false });
+  const counts = new Map([["ready", 2], ["busy", 1]]);
+  metrics.setDeviceStateSource(() => Object.fromEntries(counts));
+  const scrape = async () => parseExposition(await metrics.registry.metrics());
+  const first = await scrape();
+  assert.equal(valueOf(first, METRIC.devices, { state: "ready" }), 2);
+  assert.equal(valueOf(first, METRIC.devices, { state: "busy" }), 1);
+  counts.delete("ready");
+  counts.set("busy", 3);
+  const second = await scrape();
+  assert.equal(valueOf(second, METRIC.devices, { state: "ready" }), undefined, "a state gone from the source drops out");
+  assert.equal(valueOf(second, METRIC.devices, { state: "busy" }), 3);
+});
+
 test("healthz, 404, 405; close is idempotent", async () => {
   let healthy = true;
   const metrics = createFarmMetrics({ service: "scheduler", collectDefault: false });

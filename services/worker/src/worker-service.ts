@@ -83,6 +83,7 @@ export class WorkerService {
     private readonly faults: FaultHooks,
   ) {
     this.metrics = metrics;
+    metrics.setDeviceStateSource(() => this.deviceStateCounts());
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
@@ -177,7 +178,6 @@ export class WorkerService {
     this.emulators = launchEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.heartbeats.start();
-    this.updateDeviceGauge();
     if (this.config.remoteEnv) {
       const pool = hostDevicePool(this.pump.pool, (serial) => this.slots.get(serial));
       this.remoteEnv = await startRemoteEnv(this.config.remoteEnv, { pool, catalog: this.catalog, commit: this.commitDeps, episode: this.config.episode, logger: this.logger });
@@ -228,7 +228,6 @@ export class WorkerService {
         void this.unbind(slot, `device ${ev.state}`);
       }
     }
-    this.updateDeviceGauge();
   }
 
   private async bind(serial: string): Promise<void> {
@@ -251,7 +250,6 @@ export class WorkerService {
     });
     this.slots.set(serial, slot);
     this.heartbeats.slotState(serial, slot.state);
-    this.updateDeviceGauge();
     await this.stopping.get(serial);
     if (this.slots.get(serial) !== slot) return;
     try {
@@ -269,7 +267,6 @@ export class WorkerService {
     }
     const p = slot.stop(reason).finally(() => {
       if (this.stopping.get(slot.serial) === p) this.stopping.delete(slot.serial);
-      this.updateDeviceGauge();
     });
     this.stopping.set(slot.serial, p);
     return p;
@@ -277,7 +274,6 @@ export class WorkerService {
 
   private onSlotState(slot: DeviceSlot): void {
     if ((slot.state === "ready" || slot.state === "busy") && this.slots.get(slot.serial) === slot) this.transports.bound(slot.serial);
-    this.updateDeviceGauge();
     this.heartbeats.slotState(slot.serial, slot.state);
     if (slot.state !== "unusable" || this.closing) return;
     // Give an unusable device another chance later (if it is still listed); one that goes away and
@@ -293,11 +289,12 @@ export class WorkerService {
     }
   }
 
-  private updateDeviceGauge(): void {
-    const counts: Record<string, number> = {};
-    for (const slot of this.slots.values()) counts[slot.state] = (counts[slot.state] ?? 0) + 1;
-    for (const serial of this.online) if (!this.slots.has(serial)) counts.unbound = (counts.unbound ?? 0) + 1;
-    this.metrics.setDeviceStates(counts);
+  /** Devices by state (unbound: listed by adb, not bound), for the device gauge at each scrape. */
+  private deviceStateCounts(): Record<string, number> {
+    const counts = new Map<string, number>();
+    for (const slot of this.slots.values()) counts.set(slot.state, (counts.get(slot.state) ?? 0) + 1);
+    for (const serial of this.online) if (!this.slots.has(serial)) counts.set("unbound", (counts.get("unbound") ?? 0) + 1);
+    return Object.fromEntries(counts);
   }
 
   /** Drain and close: no new jobs; running episodes finish within drainTimeoutMs or are handed back. Idempotent. */
