@@ -311,7 +311,11 @@ class EpisodeProcessor {
     const finalFile = this.ctx.store.finalPath(task.task.id, job.timestamp, episodeId);
 
     // 1. Committed already, on any host? Complete from the claim.
-    const localFile = await this.ctx.store.findLocal(task.task.id, episodeId);
+    // A file can only exist from an earlier start of this job (a crash or a lost lock between publish and claim):
+    // the first start does not list the task's date folders. (A job re-added by reconcile starts afresh; a file
+    // an earlier job left at this path is taken over by the publish, one in another day's folder by the sweep of
+    // pending markers.)
+    const localFile = attempt > 1 ? await this.ctx.store.findLocal(task.task.id, episodeId) : undefined;
     const claimed = await this.ctx.arbiter.lookup(r);
     if (claimed) return this.completeFromClaim(r, claimed, localFile, log, episodeId);
     // 2. A file of ours (a crash between publish and claim, or another host's on shared storage) nobody claimed.
