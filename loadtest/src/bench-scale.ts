@@ -9,7 +9,8 @@
  * adb server are too many for this 2-core machine, and the FakeDevice passes the driver's conformance
  * tests. The scheduler (in this process) feeds a campaign of --episodes (default 3 per device) with a
  * window of N in flight, topped up as episodes finish, so start latency is dispatch, not backlog.
- * Options: --devices (100), --hosts (1), --episodes (3 per device), --max-steps (5), --step-ms (0: each step
+ * Options: --devices (100), --hosts (1), --episodes (3 per device), --warmup (2 per device, not measured),
+ * --max-steps (5), --step-ms (0: each step
  * takes what the host's CPU takes; 20–100 is an emulator's pace: the wait after each action before its rewards
  * are read), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
@@ -44,7 +45,7 @@ interface Host {
 }
 
 function startHost(name: string, devices: number, env: Record<string, string>): Host {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(HERE, "scale-host.ts")], {
+  const child = spawn(process.execPath, [...(process.env.SCALE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SCALE_PROF}`, "--cpu-prof-interval", "200"] : []), "--import", "tsx", path.join(HERE, "scale-host.ts")], {
     cwd: REPO,
     env: { ...process.env, ...env, SCALE_HOST: name, SCALE_DEVICES: String(devices) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -94,6 +95,7 @@ export const scenario: Scenario = {
     // with real emulators a step takes tens of ms, so a host is far from CPU-bound.
     const settleMs = intOpt(opts, "settle-ms", 0, 0);
     const stepMs = intOpt(opts, "step-ms", 0, 0);
+    const warmup = intOpt(opts, "warmup", devices * 2, 0);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));
@@ -129,17 +131,23 @@ export const scenario: Scenario = {
         const info = await probe.info("cpu");
         return infoField(info, "used_cpu_sys") + infoField(info, "used_cpu_user");
       };
+      const runCampaign = async (id: string, n: number) => {
+        await scheduler.submit({ id, taskId: task.task.id, policy: "random", episodes: n, options: { maxEpisodeSteps: maxSteps } });
+        let status = await scheduler.status(id);
+        const deadline = Date.now() + 1_800_000;
+        while (status.state === "running") {
+          if (Date.now() > deadline) throw new Error(`campaign ${id} not done after 30 min: ${JSON.stringify(status)}`);
+          await new Promise((r) => setTimeout(r, 50));
+          status = await scheduler.status(id);
+        }
+        return status;
+      };
+      // Not measured: hosts run for hours, and a fresh process's first episodes pay for V8 compiling the hot paths.
+      if (warmup > 0) await runCampaign("warmup", warmup);
       const campaignId = "scale";
       const cpu0 = await cpuOf();
       const t0 = performance.now();
-      await scheduler.submit({ id: campaignId, taskId: task.task.id, policy: "random", episodes, options: { maxEpisodeSteps: maxSteps } });
-      let st = await scheduler.status(campaignId);
-      const deadline = Date.now() + 1_800_000;
-      while (st.state === "running") {
-        if (Date.now() > deadline) throw new Error(`campaign not done after 30 min: ${JSON.stringify(st)}`);
-        await new Promise((r) => setTimeout(r, 50));
-        st = await scheduler.status(campaignId);
-      }
+      const st = await runCampaign(campaignId, episodes);
       const wallSec = (performance.now() - t0) / 1000;
       const redisCpuPct = ((await cpuOf()) - cpu0) / wallSec * 100;
       const clientsDuring = infoField(await probe.info("clients"), "connected_clients") - clientsBefore;
@@ -161,7 +169,7 @@ export const scenario: Scenario = {
       const p99 = quantile(latencies, 0.99);
       const epsPerSec = st.completed / wallSec;
       const lastOfFirstWave = firstWave.at(-1) ?? NaN;
-      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps, ${stepMs} ms per step, ${settleMs} ms after each reset step`);
+      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps (after ${warmup} not measured), ${stepMs} ms per step, ${settleMs} ms after each reset step`);
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);

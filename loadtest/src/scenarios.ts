@@ -86,6 +86,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--devices <n>", description: "devices in all (default 100)" },
       { flags: "--hosts <n>", description: "worker processes the devices are split over (default 1)" },
       { flags: "--episodes <n>", description: "episodes in the campaign (default 3 per device)" },
+      { flags: "--warmup <n>", description: "episodes of a campaign run first and not measured (default 2 per device)" },
       { flags: "--max-steps <n>", description: "max_episode_steps (default 5)" },
       { flags: "--step-ms <n>", description: "a device's time per step (default 0: as fast as the hosts' CPU goes; 20-100 is an emulator's pace)" },
       { flags: "--settle-ms <n>", description: "wait after each setup/reset step (default 0; an emulator's is ~500)" },
