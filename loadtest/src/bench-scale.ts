@@ -14,6 +14,8 @@
  * takes what the host's CPU takes; 20–100 is an emulator's pace: the wait after each action before its rewards
  * are read), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
+ * For digging: SCALE_HOST_LOG=<prefix> appends each host's stderr to <prefix>.<host>; SCALE_PROF=<dir> writes
+ * each host's CPU profile there (node --cpu-prof).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
