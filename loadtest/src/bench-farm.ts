@@ -30,22 +30,10 @@ import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSchedulerChild } from "./scheduler-child.ts";
 import { simChildDevices } from "./sim-child.ts";
-import { quantile } from "./stats.ts";
+import { procCpuSec, quantile } from "./stats.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PREFIX = "{bench}";
-
-/** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
-function procCpuSec(pid: number | undefined): number {
-  if (!pid) return NaN;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
-  } catch {
-    return NaN;
-  }
-}
 
 /** The pid of the adb server listening on `port` (found by its command line in /proc), if any. */
 function adbServerPid(port: number): number | undefined {

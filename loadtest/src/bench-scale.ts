@@ -29,7 +29,7 @@ import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { quantile } from "./stats.ts";
+import { procCpuSec, quantile } from "./stats.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../..");
@@ -147,11 +147,14 @@ export const scenario: Scenario = {
       // Not measured: hosts run for hours, and a fresh process's first episodes pay for V8 compiling the hot paths.
       if (warmup > 0) await runCampaign("warmup", warmup);
       const campaignId = "scale";
+      const hostsCpu = () => running.reduce((sum, h) => sum + procCpuSec(h.child.pid), 0);
       const cpu0 = await cpuOf();
+      const hostCpu0 = hostsCpu();
       const t0 = performance.now();
       const st = await runCampaign(campaignId, episodes);
       const wallSec = (performance.now() - t0) / 1000;
       const redisCpuPct = ((await cpuOf()) - cpu0) / wallSec * 100;
+      const hostCpuSec = hostsCpu() - hostCpu0;
       const clientsDuring = infoField(await probe.info("clients"), "connected_clients") - clientsBefore;
 
       const latencies: number[] = [];
@@ -175,6 +178,7 @@ export const scenario: Scenario = {
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);
+      out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode (from /proc)`);
       out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
       out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
       out(`    after it (${later.length} jobs, each enqueued as an episode ended): p50 ${quantile(later, 0.5).toFixed(1)} ms, p99 ${quantile(later, 0.99).toFixed(1)} ms`);

@@ -1,4 +1,5 @@
-/** Statistics the benchmarks share: quantiles of latency samples and the table that prints them. */
+/** Statistics the benchmarks share: quantiles of latency samples and the table that prints them, a process's CPU. */
+import { readFileSync } from "node:fs";
 
 /** Count and quantiles of a sample set, in the samples' unit; NaN when there are no samples. */
 export interface Quantiles {
@@ -42,4 +43,16 @@ export function latencyTable(title: string, nameWidth: number, rows: readonly La
     line(title, "n", "err", ["p50 ms", "p90 ms", "p99 ms", "max ms"]),
     ...rows.map((r) => line(r.name, String(r.q.n), String(r.errors ?? 0), [r.q.p50, r.q.p90, r.q.p99, r.q.max].map(fmtMs))),
   ];
+}
+
+/** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
+export function procCpuSec(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+  } catch {
+    return NaN;
+  }
 }
