@@ -53,8 +53,13 @@ import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 
 export const DEFAULT_WINDOW_SIZE = 1000;
-/** Jobs per addBulk call. */
-const ENQUEUE_BATCH = 500;
+/**
+ * Jobs per addBulk call. A job's start is measured from its creation, which BullMQ stamps before the whole
+ * batch is written: big batches make the first jobs of a campaign wait for the last ones to be written, and
+ * workers cannot start on any of them meanwhile (1,000 jobs at once, BullMQ alone: p99 287 ms in one batch,
+ * 181 ms in batches of 100; Redis CPU per add 22 → 27 µs).
+ */
+export const ENQUEUE_BATCH = 100;
 const REMOVABLE_STATES = new Set(["waiting", "prioritized", "delayed", "waiting-children"]);
 
 /** Claims of a finished campaign are kept this long (re-submissions complete from them; reconcile reads them). */
