@@ -25,8 +25,9 @@ import { fileURLToPath } from "node:url";
 import { startRedis } from "@farm/local-services";
 import { createLogger } from "@farm/log";
 import { createRedisClient, episodeJobId } from "@farm/queue";
-import { Scheduler } from "@farm/scheduler";
+import { ENQUEUE_BATCH, Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
+import { measureBullmqFloor } from "./bullmq-floor.ts";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { procCpuSec, quantile } from "./stats.ts";
@@ -150,13 +151,19 @@ export const scenario: Scenario = {
       const hostsCpu = () => running.reduce((sum, h) => sum + procCpuSec(h.child.pid), 0);
       const cpu0 = await cpuOf();
       const hostCpu0 = hostsCpu();
+      const benchCpu0 = process.cpuUsage();
       const t0 = performance.now();
       const st = await runCampaign(campaignId, episodes);
       const wallSec = (performance.now() - t0) / 1000;
       const redisCpuPct = ((await cpuOf()) - cpu0) / wallSec * 100;
       const hostCpuSec = hostsCpu() - hostCpu0;
+      const benchCpu = process.cpuUsage(benchCpu0);
+      const schedulerCpuPct = ((benchCpu.user + benchCpu.system) / 1e6 / wallSec) * 100;
       const clientsDuring = infoField(await probe.info("clients"), "connected_clients") - clientsBefore;
 
+      // The same burst with nothing behind each job, on the same Redis, while the hosts idle: what BullMQ
+      // itself takes to hand out `devices` jobs added at once.
+      const floor = await measureBullmqFloor({ redisUrl: redis.url, prefix, jobs: devices, workers: hosts, batch: ENQUEUE_BATCH });
       const latencies: number[] = [];
       // The first wave (one job per device, enqueued together at the start) against the rest (each job
       // enqueued as an episode ends, a device free for it): ramp-up against steady-state dispatch.
@@ -178,11 +185,12 @@ export const scenario: Scenario = {
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);
-      out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode (from /proc)`);
+      out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode (from /proc); the scheduler (this process, with its status polls): ${schedulerCpuPct.toFixed(0)} %`);
       out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
       out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
       out(`    after it (${later.length} jobs, each enqueued as an episode ended): p50 ${quantile(later, 0.5).toFixed(1)} ms, p99 ${quantile(later, 0.99).toFixed(1)} ms`);
-      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)}`);
+      out(`  BullMQ alone on this Redis (${devices} jobs added at once in batches of ${ENQUEUE_BATCH}, ${hosts} Worker(s) in one process, no work behind a job): p50 ${floor.p50Ms.toFixed(1)} ms, p99 ${floor.p99Ms.toFixed(1)} ms, last started after ${floor.allStartedMs.toFixed(0)} ms`);
+      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)} bullmq_alone_start_p99_ms=${floor.p99Ms.toFixed(1)}`);
       out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)}`);
     } finally {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);

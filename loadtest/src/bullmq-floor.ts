@@ -1,0 +1,57 @@
+/**
+ * The floor under the farm's dispatch figure: BullMQ alone on the same Redis, with no episode behind a job.
+ * `jobs` jobs are added at once (in the scheduler's batches) and fetched by `workers` BullMQ Workers in this
+ * process whose processor only waits; a job's start is its processedOn minus its timestamp, as for episodes.
+ */
+import { Queue, Worker } from "bullmq";
+import { bullConnection, defaultEpisodeJobOptions } from "@farm/queue";
+import { quantile } from "./stats.ts";
+
+export interface FloorFigures {
+  p50Ms: number;
+  p99Ms: number;
+  /** From the first add until the last job started. */
+  allStartedMs: number;
+}
+
+export async function measureBullmqFloor(o: { redisUrl: string; prefix: string; jobs: number; workers: number; batch: number }): Promise<FloorFigures> {
+  const name = "bullmq-floor";
+  const queueConn = bullConnection(o.redisUrl, "command");
+  const workerConns = Array.from({ length: o.workers }, () => bullConnection(o.redisUrl, "blocking"));
+  const queue = new Queue(name, { connection: queueConn.connection, prefix: o.prefix });
+  const starts: number[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  let allStarted!: () => void;
+  const done = new Promise<void>((r) => (allStarted = r));
+  const workers = workerConns.map(
+    (c) =>
+      new Worker(
+        name,
+        async (job) => {
+          starts.push(job.processedOn! - job.timestamp);
+          if (starts.length === o.jobs) allStarted();
+          await held;
+        },
+        { connection: c.connection, prefix: o.prefix, concurrency: Math.ceil(o.jobs / o.workers) },
+      ),
+  );
+  try {
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    const t0 = performance.now();
+    for (let first = 0; first < o.jobs; first += o.batch) {
+      const n = Math.min(o.batch, o.jobs - first);
+      await queue.addBulk(Array.from({ length: n }, (_, k) => ({ name: "floor", data: { i: first + k }, opts: { ...defaultEpisodeJobOptions, jobId: `floor-${first + k}` } })));
+    }
+    await done;
+    const allStartedMs = performance.now() - t0;
+    starts.sort((a, b) => a - b);
+    return { p50Ms: quantile(starts, 0.5), p99Ms: quantile(starts, 0.99), allStartedMs };
+  } finally {
+    release();
+    await Promise.all(workers.map((w) => w.close()));
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close();
+    await Promise.all([queueConn, ...workerConns].map((c) => c.close()));
+  }
+}
