@@ -10,9 +10,11 @@
  * tests. The scheduler (in this process) feeds a campaign of --episodes (default 3 per device) with a
  * window of N in flight, topped up as episodes finish, so start latency is dispatch, not backlog.
  * Options: --devices (100), --hosts (1), --episodes (3 per device), --warmup (2 per device, not measured),
- * --max-steps (5), --step-ms (0: each step
- * takes what the host's CPU takes; 20–100 is an emulator's pace: the wait after each action before its rewards
- * are read), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
+ * --max-steps (5), --step-ms (0: each step takes what the host's CPU takes; 20–100 is an emulator's pace: the
+ * wait after each action before its rewards are read), --settle-ms (0: the wait after each setup/reset step;
+ * an emulator's is ~500).
+ * Beside the farm it measures BullMQ alone on the same Redis (bullmq-floor.ts): the same burst of jobs with
+ * no episode behind them, the floor under the dispatch figure on this machine.
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
  * For digging: SCALE_HOST_LOG=<prefix> appends each host's stderr to <prefix>.<host>; SCALE_PROF=<dir> writes
  * each host's CPU profile there (node --cpu-prof).
@@ -33,6 +35,7 @@ import type { BenchOptions, Scenario } from "./scenario.ts";
 import { procCpuSec, quantile } from "./stats.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
+const IDLE_WINDOW_MS = 3000;
 const REPO = path.resolve(HERE, "../..");
 
 /** `field:value` lines of an INFO section. */
@@ -145,6 +148,12 @@ export const scenario: Scenario = {
         }
         return status;
       };
+      // What bound devices cost Redis with no work (heartbeats, the hosts' blocked fetches): the per-device
+      // term of the extrapolation, beside the per-episode one measured below.
+      const idleCpu0 = await cpuOf();
+      const idleT0 = performance.now();
+      await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+      const idleRedisCpuPct = (((await cpuOf()) - idleCpu0) / ((performance.now() - idleT0) / 1000)) * 100;
       // Not measured: hosts run for hours, and a fresh process's first episodes pay for V8 compiling the hot paths.
       if (warmup > 0) await runCampaign("warmup", warmup);
       const campaignId = "scale";
@@ -184,7 +193,7 @@ export const scenario: Scenario = {
       out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps (after ${warmup} not measured), ${stepMs} ms per step, ${settleMs} ms after each reset step`);
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
-      out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode)`);
+      out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode); ${idleRedisCpuPct.toFixed(2)} % with the ${devices} devices bound and idle (${((idleRedisCpuPct / 100 / devices) * 1e6).toFixed(2)} µs per device per second)`);
       out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode (from /proc); the scheduler (this process, with its status polls): ${schedulerCpuPct.toFixed(0)} %`);
       out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
       out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
