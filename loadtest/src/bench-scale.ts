@@ -11,8 +11,9 @@
  * window of N in flight, topped up as episodes finish, so start latency is dispatch, not backlog.
  * Options: --devices (100), --hosts (1), --episodes (3 per device), --warmup (2 per device, not measured),
  * --max-steps (5), --step-ms (0: each step takes what the host's CPU takes; 20–100 is an emulator's pace: the
- * wait after each action before its rewards are read), --settle-ms (0: the wait after each setup/reset step;
- * an emulator's is ~500).
+ * wait after each action before its rewards are read), --step-jitter (0: percent by which a step's time varies
+ * around --step-ms, uniformly; episodes that start together then drift apart, as on emulators, instead of
+ * ending in waves), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
  * Beside the farm it measures BullMQ alone on the same Redis (bullmq-floor.ts): the same burst of jobs with
  * no episode behind them, the floor under the dispatch figure on this machine.
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
@@ -101,6 +102,8 @@ export const scenario: Scenario = {
     // with real emulators a step takes tens of ms, so a host is far from CPU-bound.
     const settleMs = intOpt(opts, "settle-ms", 0, 0);
     const stepMs = intOpt(opts, "step-ms", 0, 0);
+    const jitterPct = intOpt(opts, "step-jitter", 0, 0);
+    if (jitterPct > 90) throw new Error(`--step-jitter must be 0-90 (percent), got ${jitterPct}`);
     const warmup = intOpt(opts, "warmup", devices * 2, 0);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
@@ -135,7 +138,7 @@ export const scenario: Scenario = {
 
       const perHost = Array.from({ length: hosts }, (_, i) => Math.floor(devices / hosts) + (i < devices % hosts ? 1 : 0));
       for (let i = 0; i < hosts; i++) {
-        running.push(startHost(`h${i}`, perHost[i]!, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile, SCALE_SETTLE_MS: String(settleMs), SCALE_STEP_MS: String(stepMs) }));
+        running.push(startHost(`h${i}`, perHost[i]!, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile, SCALE_SETTLE_MS: String(settleMs), SCALE_STEP_MS: String(stepMs), SCALE_STEP_JITTER: String(jitterPct / 100) }));
       }
       cleanups.push(async () => {
         for (const h of running) h.child.kill("SIGTERM");
@@ -196,7 +199,7 @@ export const scenario: Scenario = {
       const p99 = quantile(latencies, 0.99);
       const epsPerSec = st.completed / wallSec;
       const lastOfFirstWave = firstWave.at(-1) ?? NaN;
-      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps (after ${warmup} not measured), ${stepMs} ms per step, ${settleMs} ms after each reset step`);
+      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps (after ${warmup} not measured), ${stepMs} ms per step (± ${jitterPct} %), ${settleMs} ms after each reset step`);
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode); ${idleRedisCpuPct.toFixed(2)} % more with the ${devices} devices bound and idle than with none (${((idleRedisCpuPct / 100 / devices) * 1e6).toFixed(2)} µs per device per second; Redis alone: ${baselineRedisCpuPct.toFixed(2)} %)`);

@@ -1,10 +1,11 @@
 /**
  * The floor under the farm's dispatch figure: BullMQ alone on the same Redis, with no episode behind a job.
- * `jobs` jobs are added at once (in the scheduler's batches) and fetched by `workers` BullMQ Workers in this
- * process whose processor only waits; a job's start is its processedOn minus its timestamp, as for episodes.
+ * `jobs` jobs are added at once (in the scheduler's batches, with an episode job's options and priority) and
+ * fetched by `workers` BullMQ Workers in this process whose processor only waits; a job's start is its
+ * processedOn minus its timestamp, as for episodes.
  */
 import { Queue, Worker } from "bullmq";
-import { bullConnection, defaultEpisodeJobOptions } from "@farm/queue";
+import { bullConnection, bullPriority, DEFAULT_CAMPAIGN_PRIORITY, defaultEpisodeJobOptions } from "@farm/queue";
 import { quantile } from "./stats.ts";
 
 export interface FloorFigures {
@@ -41,7 +42,7 @@ export async function measureBullmqFloor(o: { redisUrl: string; prefix: string; 
     const t0 = performance.now();
     for (let first = 0; first < o.jobs; first += o.batch) {
       const n = Math.min(o.batch, o.jobs - first);
-      await queue.addBulk(Array.from({ length: n }, (_, k) => ({ name: "floor", data: { i: first + k }, opts: { ...defaultEpisodeJobOptions, jobId: `floor-${first + k}` } })));
+      await queue.addBulk(Array.from({ length: n }, (_, k) => ({ name: "floor", data: { i: first + k }, opts: { ...defaultEpisodeJobOptions, priority: bullPriority(DEFAULT_CAMPAIGN_PRIORITY), jobId: `floor-${first + k}` } })));
     }
     await done;
     const allStartedMs = performance.now() - t0;

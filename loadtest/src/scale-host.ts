@@ -5,11 +5,14 @@
  * FakeDevice passes the same conformance tests as the real driver. Prints `ready` once every device is bound;
  * drains on SIGTERM.
  * Environment: REDIS_URL, SCALE_PREFIX, SCALE_DEVICES, SCALE_HOST (serial prefix), SCALE_OUT, SCALE_TASK,
- * SCALE_STEP_MS (a device's time per step: the wait after each action, default 0), SCALE_SETTLE_MS (the wait after
- * each setup/reset step, default 0).
+ * SCALE_STEP_MS (a device's time per step: the wait after each action, default 0), SCALE_STEP_JITTER (0–0.9: each
+ * step takes SCALE_STEP_MS × (1 ± jitter), uniformly, as an emulator's steps vary; default 0), SCALE_SETTLE_MS (the
+ * wait after each setup/reset step, default 0).
  */
-import { FakeDevice } from "@farm/adb";
+import { FakeDevice, type ActionChannel } from "@farm/adb";
 import { createLogger } from "@farm/log";
+import { createSeededRandom, type SeededRandom } from "@farm/seeded-random";
+import { sleep } from "@farm/time";
 import { resolveWorkerConfig, StaticDeviceSource, WorkerService } from "@farm/worker";
 
 const env = (k: string): string => {
@@ -19,7 +22,41 @@ const env = (k: string): string => {
 };
 const count = Number(env("SCALE_DEVICES"));
 const host = env("SCALE_HOST");
-const devices = Array.from({ length: count }, (_, i) => new FakeDevice({ serial: `${host}-${i}` }));
+const stepMs = Number(process.env.SCALE_STEP_MS ?? 0);
+const jitter = Number(process.env.SCALE_STEP_JITTER ?? 0);
+
+/**
+ * A FakeDevice whose actions take a random extra 0–2 × jitter × stepMs (the runner waits the rest after each
+ * action), so steps take stepMs × (1 ± jitter) and episodes that start together drift apart, as on emulators.
+ */
+class JitteredDevice extends FakeDevice {
+  constructor(serial: string, private readonly random: SeededRandom) {
+    super({ serial });
+  }
+
+  override async openActionChannel(): Promise<ActionChannel> {
+    const ch = await super.openActionChannel();
+    const paced = <A extends unknown[], R>(act: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
+      const r = await act(...a);
+      await sleep(2 * jitter * stepMs * this.random.next());
+      return r;
+    };
+    return {
+      touchDown: paced((x, y) => ch.touchDown(x, y)),
+      touchMove: paced((x, y) => ch.touchMove(x, y)),
+      touchUp: paced((x, y) => ch.touchUp(x, y)),
+      tap: paced((x, y) => ch.tap(x, y)),
+      swipe: paced((x1, y1, x2, y2, ms) => ch.swipe(x1, y1, x2, y2, ms)),
+      keyEvent: paced((k) => ch.keyEvent(k)),
+      close: () => ch.close(),
+    };
+  }
+}
+
+const devices = Array.from({ length: count }, (_, i) => {
+  const serial = `${host}-${i}`;
+  return jitter > 0 ? new JitteredDevice(serial, createSeededRandom(i + 1000 * host.length)) : new FakeDevice({ serial });
+});
 const config = resolveWorkerConfig({
   redisUrl: env("REDIS_URL"),
   queuePrefix: env("SCALE_PREFIX"),
@@ -28,7 +65,7 @@ const config = resolveWorkerConfig({
   outDir: env("SCALE_OUT"),
   metricsPort: 0,
   drainTimeoutMs: 5000,
-  episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), logSettleMs: Number(process.env.SCALE_STEP_MS ?? 0), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
+  episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), logSettleMs: stepMs * (1 - jitter), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
 });
 const logger = createLogger({ service: "worker", level: process.env.FARM_LOG_LEVEL ?? "warn" });
 const svc = await WorkerService.create(config, { logger, noMetricsServer: true, deviceSource: new StaticDeviceSource(devices) });

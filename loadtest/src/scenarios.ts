@@ -89,6 +89,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--warmup <n>", description: "episodes of a campaign run first and not measured (default 2 per device)" },
       { flags: "--max-steps <n>", description: "max_episode_steps (default 5)" },
       { flags: "--step-ms <n>", description: "a device's time per step (default 0: as fast as the hosts' CPU goes; 20-100 is an emulator's pace)" },
+      { flags: "--step-jitter <pct>", description: "how much a step's time varies around --step-ms, in percent, uniformly (default 0; 0-90)" },
       { flags: "--settle-ms <n>", description: "wait after each setup/reset step (default 0; an emulator's is ~500)" },
     ],
     load: () => import("./bench-scale.ts").then((m) => m.scenario),
