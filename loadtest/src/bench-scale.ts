@@ -105,6 +105,7 @@ export const scenario: Scenario = {
     const jitterPct = intOpt(opts, "step-jitter", 0, 0);
     if (jitterPct > 90) throw new Error(`--step-jitter must be 0-90 (percent), got ${jitterPct}`);
     const warmup = intOpt(opts, "warmup", devices * 2, 0);
+    const window = intOpt(opts, "window", devices);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));
@@ -118,7 +119,7 @@ export const scenario: Scenario = {
       const task = loadTaskFile(taskFile);
       const probe = createRedisClient(redis.url);
       cleanups.push(async () => void (await probe.quit().catch(() => undefined)));
-      const scheduler = await Scheduler.create({ redisUrl: redis.url, prefix, taskPaths: [taskFile], windowSize: devices, log: logger });
+      const scheduler = await Scheduler.create({ redisUrl: redis.url, prefix, taskPaths: [taskFile], windowSize: window, log: logger });
       await scheduler.start();
       cleanups.push(() => scheduler.close());
       const clientsBefore = infoField(await probe.info("clients"), "connected_clients");

@@ -87,6 +87,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--hosts <n>", description: "worker processes the devices are split over (default 1)" },
       { flags: "--episodes <n>", description: "episodes in the campaign (default 3 per device)" },
       { flags: "--warmup <n>", description: "episodes of a campaign run first and not measured (default 2 per device)" },
+      { flags: "--window <n>", description: "episodes of the campaign in flight, queued or running (default: one per device)" },
       { flags: "--max-steps <n>", description: "max_episode_steps (default 5)" },
       { flags: "--step-ms <n>", description: "a device's time per step (default 0: as fast as the hosts' CPU goes; 20-100 is an emulator's pace)" },
       { flags: "--step-jitter <pct>", description: "how much a step's time varies around --step-ms, in percent, uniformly (default 0; 0-90)" },
