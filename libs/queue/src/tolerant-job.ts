@@ -8,7 +8,8 @@
  * `JOB_PAYLOAD_INVALID` naming the job id, and queue readers (the scheduler, the queue UI) can list it.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- mirrors BullMQ's own generic defaults */
-import { Job, Queue, Worker } from "bullmq";
+import { Job, Queue } from "bullmq";
+import { BurstFetchWorker } from "./burst-fetch-worker.ts";
 import { coerceError } from "@farm/errors";
 
 /** Larger stored payloads are not parsed (an episode job is a few hundred bytes). */
@@ -58,8 +59,11 @@ export class TolerantJob extends Job {
   }
 }
 
-/** BullMQ Worker that fails unparseable jobs through the processor instead of stalling on them. */
-export class EpisodeJobWorker<D = unknown, R = unknown> extends Worker<D, R> {
+/**
+ * BullMQ Worker that fails unparseable jobs through the processor instead of stalling on them, and takes
+ * bursts of waiting jobs in one round trip (burst-fetch-worker.ts).
+ */
+export class EpisodeJobWorker<D = unknown, R = unknown> extends BurstFetchWorker<D, R> {
   protected override get Job(): typeof Job {
     return TolerantJob as unknown as typeof Job;
   }
