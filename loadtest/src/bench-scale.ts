@@ -14,8 +14,8 @@
  * wait after each action before its rewards are read), --step-jitter (0: percent by which a step's time varies
  * around --step-ms, uniformly; episodes that start together then drift apart, as on emulators, instead of
  * ending in waves), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
- * Beside the farm it measures BullMQ alone on the same Redis (bullmq-floor.ts): the same burst of jobs with
- * no episode behind them, the floor under the dispatch figure on this machine.
+ * Beside the farm it measures the fetch alone on the same Redis (bullmq-floor.ts): the same burst of jobs with
+ * no episode behind them, taken by BullMQ's Worker and by the farm's (BurstFetchWorker).
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
  * For digging: SCALE_HOST_LOG=<prefix> appends each host's stderr to <prefix>.<host>; SCALE_PROF=<dir> writes
  * each host's CPU profile there (node --cpu-prof).
@@ -182,7 +182,9 @@ export const scenario: Scenario = {
 
       // The same burst with nothing behind each job, on the same Redis, while the hosts idle: what BullMQ
       // itself takes to hand out `devices` jobs added at once.
-      const floor = await measureBullmqFloor({ redisUrl: redis.url, prefix, jobs: devices, workers: hosts, batch: ENQUEUE_BATCH });
+      const floorOf = (burst: boolean) => measureBullmqFloor({ redisUrl: redis.url, prefix, jobs: devices, workers: hosts, batch: ENQUEUE_BATCH, burst });
+      const floor = await floorOf(false);
+      const burstFloor = await floorOf(true);
       const latencies: number[] = [];
       // The first wave (one job per device, enqueued together at the start) against the rest (each job
       // enqueued as an episode ends, a device free for it): ramp-up against steady-state dispatch.
@@ -208,8 +210,10 @@ export const scenario: Scenario = {
       out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
       out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
       out(`    after it (${later.length} jobs, each enqueued as an episode ended): p50 ${quantile(later, 0.5).toFixed(1)} ms, p99 ${quantile(later, 0.99).toFixed(1)} ms`);
-      out(`  BullMQ alone on this Redis (${devices} jobs added at once in batches of ${ENQUEUE_BATCH}, ${hosts} Worker(s) in one process, no work behind a job): p50 ${floor.p50Ms.toFixed(1)} ms, p99 ${floor.p99Ms.toFixed(1)} ms, last started after ${floor.allStartedMs.toFixed(0)} ms`);
-      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)} bullmq_alone_start_p99_ms=${floor.p99Ms.toFixed(1)}`);
+      const floorLine = (f: typeof floor) => `p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, last started after ${f.allStartedMs.toFixed(0)} ms`;
+      out(`  the same burst with no episodes, on this Redis (${devices} jobs added at once in batches of ${ENQUEUE_BATCH}, ${hosts} Worker(s) in one process):`);
+      out(`    BullMQ's Worker (a round trip per job): ${floorLine(floor)}; the farm's (bursts): ${floorLine(burstFloor)}`);
+      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)} bullmq_alone_start_p99_ms=${floor.p99Ms.toFixed(1)} burst_alone_start_p99_ms=${burstFloor.p99Ms.toFixed(1)}`);
       out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)}`);
     } finally {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);

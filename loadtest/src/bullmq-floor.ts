@@ -1,11 +1,11 @@
 /**
  * The floor under the farm's dispatch figure: BullMQ alone on the same Redis, with no episode behind a job.
  * `jobs` jobs are added at once (in the scheduler's batches, with an episode job's options and priority) and
- * fetched by `workers` BullMQ Workers in this process whose processor only waits; a job's start is its
- * processedOn minus its timestamp, as for episodes.
+ * fetched by `workers` Workers in this process whose processor only waits — BullMQ's own (one round trip per
+ * job) or the farm's BurstFetchWorker; a job's start is its processedOn minus its timestamp, as for episodes.
  */
-import { Queue, Worker } from "bullmq";
-import { bullConnection, bullPriority, DEFAULT_CAMPAIGN_PRIORITY, defaultEpisodeJobOptions } from "@farm/queue";
+import { Queue, Worker, type Job, type WorkerOptions } from "bullmq";
+import { bullConnection, bullPriority, BurstFetchWorker, DEFAULT_CAMPAIGN_PRIORITY, defaultEpisodeJobOptions } from "@farm/queue";
 import { quantile } from "./stats.ts";
 
 export interface FloorFigures {
@@ -15,8 +15,8 @@ export interface FloorFigures {
   allStartedMs: number;
 }
 
-export async function measureBullmqFloor(o: { redisUrl: string; prefix: string; jobs: number; workers: number; batch: number }): Promise<FloorFigures> {
-  const name = "bullmq-floor";
+export async function measureBullmqFloor(o: { redisUrl: string; prefix: string; jobs: number; workers: number; batch: number; burst: boolean }): Promise<FloorFigures> {
+  const name = o.burst ? "burst-floor" : "bullmq-floor";
   const queueConn = bullConnection(o.redisUrl, "command");
   const workerConns = Array.from({ length: o.workers }, () => bullConnection(o.redisUrl, "blocking"));
   const queue = new Queue(name, { connection: queueConn.connection, prefix: o.prefix });
@@ -25,18 +25,15 @@ export async function measureBullmqFloor(o: { redisUrl: string; prefix: string; 
   const held = new Promise<void>((r) => (release = r));
   let allStarted!: () => void;
   const done = new Promise<void>((r) => (allStarted = r));
-  const workers = workerConns.map(
-    (c) =>
-      new Worker(
-        name,
-        async (job) => {
-          starts.push(job.processedOn! - job.timestamp);
-          if (starts.length === o.jobs) allStarted();
-          await held;
-        },
-        { connection: c.connection, prefix: o.prefix, concurrency: Math.ceil(o.jobs / o.workers) },
-      ),
-  );
+  const hold = async (job: Job) => {
+    starts.push(job.processedOn! - job.timestamp);
+    if (starts.length === o.jobs) allStarted();
+    await held;
+  };
+  const workers = workerConns.map((c) => {
+    const opts: WorkerOptions = { connection: c.connection, prefix: o.prefix, concurrency: Math.ceil(o.jobs / o.workers) };
+    return o.burst ? new BurstFetchWorker(name, hold, opts) : new Worker(name, hold, opts);
+  });
   try {
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     const t0 = performance.now();
