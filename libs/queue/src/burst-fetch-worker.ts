@@ -8,7 +8,8 @@
  * the room is asked for at once (the same BullMQ move-to-active call, one per job, sent together), and the loop's
  * next requests are answered from those. Each job keeps the lock token it was fetched with, as BullMQ's own
  * fetches do. Jobs fetched but not handed to the loop (the Worker paused, closing, or its concurrency
- * lowered meanwhile) are given back to the queue at once rather than left to stall.
+ * lowered meanwhile) are given back to the queue at once rather than left to stall. (BullMQ sets its wake-up
+ * marker again with every job it moves to active, so jobs beyond this Worker's room wake the next one.)
  *
  * It hooks BullMQ's private `_getNextJob` (v6); a BullMQ without it gets its own one-at-a-time fetch.
  */

@@ -1,7 +1,7 @@
 /**
  * BurstFetchWorker against a real Redis behind a link with 10 ms of latency each way (a TCP relay): a burst of
- * waiting jobs is taken in a few round trips where BullMQ's own Worker spends one per job, and every job still
- * runs exactly once under a lock token of its own.
+ * waiting jobs is taken in a few round trips where BullMQ's own Worker spends one per job, every job still
+ * runs exactly once under a lock token of its own, and jobs beyond one Worker's room still wake the next.
  */
 import assert from "node:assert/strict";
 import net from "node:net";
@@ -112,6 +112,39 @@ test("jobs the burst fetched complete normally: none is left active or stalled",
     assert.deepEqual(stalled, []);
   } finally {
     await worker.close();
+    await queue.close();
+  }
+});
+
+test("jobs beyond one Worker's room wake the next blocked Worker instead of waiting for its timeout", { timeout: 60_000 }, async () => {
+  const name = "share";
+  const queue = new Queue(name, { connection: { url: redis.url }, prefix: "{burst}" });
+  const startedBy = new Map<string, number>();
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const make = (tag: string, concurrency: number) =>
+    new BurstFetchWorker(name, async () => {
+      startedBy.set(tag, (startedBy.get(tag) ?? 0) + 1);
+      await held;
+    }, { connection: { url: redis.url, maxRetriesPerRequest: null }, prefix: "{burst}", concurrency, drainDelay: 5 });
+  const workers = [make("small", 2), make("large", 10)];
+  const total = () => (startedBy.get("small") ?? 0) + (startedBy.get("large") ?? 0);
+  try {
+    // Jobs added to a paused queue set no wake-up marker; resuming sets one, which wakes one blocked Worker.
+    await queue.pause();
+    await Promise.all(workers.map((w) => w.waitUntilReady()));
+    await new Promise((r) => setTimeout(r, 300)); // both are blocked waiting for jobs (drainDelay: 5 s)
+    await queue.addBulk(Array.from({ length: 12 }, (_, i) => ({ name: "j", data: { i }, opts: { jobId: `${name}-${i}` } })));
+    const t0 = performance.now();
+    await queue.resume();
+    while (total() < 12) {
+      assert.ok(performance.now() - t0 < 3000, `after 3 s only ${JSON.stringify([...startedBy])} started`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.deepEqual([startedBy.get("small"), startedBy.get("large")], [2, 10], "each Worker took what it had room for");
+  } finally {
+    release();
+    await Promise.all(workers.map((w) => w.close()));
     await queue.close();
   }
 });
