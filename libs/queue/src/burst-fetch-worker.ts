@@ -56,10 +56,18 @@ export class BurstFetchWorker<D = any, R = any> extends Worker<D, R> {
     const room = Math.min(MAX_FETCH_BURST, this.concurrency - entries - this.fetched.length);
     if (room < 1 || this.stopping()) return;
     const burst = ++this.bursts;
+    let failure: unknown;
     const replies = await Promise.all(
-      Array.from({ length: room }, (_, i) => this.moveToActive(`${this.id}:burst-${burst}-${i}`, this.opts.name).catch(() => undefined)),
+      Array.from({ length: room }, (_, i) =>
+        this.moveToActive(`${this.id}:burst-${burst}-${i}`, this.opts.name).catch((e: unknown) => {
+          failure ??= e;
+          return undefined;
+        }),
+      ),
     );
     for (const j of replies) if (j) this.fetched.push(j);
+    // The job in hand still runs; the failure is reported once, as BullMQ reports its own fetch errors.
+    if (failure !== undefined) this.emit("error", failure instanceof Error ? failure : new Error(String(failure)));
     if (this.stopping()) await this.giveBack();
   }
 
