@@ -330,6 +330,12 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     buckets: JOB_START_LATENCY_BUCKETS_SEC,
     registers,
   });
+  const jobFetchBurst = new Histogram({
+    name: METRIC.jobFetchBurst,
+    help: "Episode jobs a worker host took at once beyond the one it fetched (its free devices' share of a burst)",
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers,
+  });
   let queueDepthSource: QueueDepthSource | undefined;
   const queueStateLabel = closedLabel(METRIC.queueJobs, "state", QUEUE_STATES, report);
   const queueJobs: Gauge<"queue" | "state"> = new Gauge({
@@ -476,6 +482,10 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     /** A worker started a job `latencySec` after it was enqueued. */
     jobStarted(latencySec: number): void {
       if (valid(METRIC.jobStartLatency, latencySec)) jobStartLatency.observe(latencySec);
+    },
+    /** A worker host's fetch found jobs waiting and took `jobs` more at once. */
+    jobFetchBurst(jobs: number): void {
+      if (valid(METRIC.jobFetchBurst, jobs)) jobFetchBurst.observe(jobs);
     },
     commit(result: CommitResult): void {
       commits.inc({ result: commitResult(result) });

@@ -28,6 +28,7 @@ export const METRIC = {
   campaignsSubmitted: "farm_campaigns_submitted_total",
   jobsEnqueued: "farm_jobs_enqueued_total",
   jobStartLatency: "farm_job_start_latency_seconds",
+  jobFetchBurst: "farm_job_fetch_burst_jobs",
   queueJobs: "farm_queue_jobs",
   commits: "farm_commits_total",
   filesQuarantined: "farm_commit_files_quarantined_total",

@@ -29,6 +29,8 @@ test("a scrape over HTTP shows what the methods recorded", async () => {
     metrics.logLineMalformed();
     metrics.extraDropped("classic_2048", 3);
     metrics.jobStarted(0.7);
+    metrics.jobFetchBurst(5);
+    metrics.jobFetchBurst(63);
     metrics.campaignSubmitted();
     metrics.jobsEnqueued("classic_2048", 50);
     metrics.policyError("timeout");
@@ -66,6 +68,9 @@ test("a scrape over HTTP shows what the methods recorded", async () => {
     assert.equal(valueOf(exp, METRIC.logLinesMalformed), 1);
     assert.equal(valueOf(exp, METRIC.extrasDropped, { task: "classic_2048" }), 3);
     assert.equal(valueOf(exp, `${METRIC.jobStartLatency}_count`), 1);
+    assert.equal(valueOf(exp, `${METRIC.jobFetchBurst}_count`), 2);
+    assert.equal(valueOf(exp, `${METRIC.jobFetchBurst}_sum`), 68);
+    assert.equal(valueOf(exp, `${METRIC.jobFetchBurst}_bucket`, { le: "8" }), 1, "5 falls in le=8, 63 does not");
     assert.equal(valueOf(exp, METRIC.campaignsSubmitted), 1);
     assert.equal(valueOf(exp, METRIC.jobsEnqueued, { task: "classic_2048" }), 50);
     assert.equal(valueOf(exp, METRIC.policyErrors, { code: "timeout" }), 1);

@@ -26,11 +26,16 @@ interface LoopInternals {
   closing?: Promise<void>;
 }
 
+export interface BurstFetchHooks {
+  /** A fetch found jobs waiting and `jobs` more were taken at once (for a metric). */
+  onBurst?(jobs: number): void;
+}
+
 export class BurstFetchWorker<D = any, R = any> extends Worker<D, R> {
   private readonly fetched: Job[] = [];
   private bursts = 0;
 
-  constructor(name: string, processor: Processor<D, R>, opts: WorkerOptions) {
+  constructor(name: string, processor: Processor<D, R>, opts: WorkerOptions, private readonly hooks: BurstFetchHooks = {}) {
     super(name, processor, opts);
     // Before the loop's first fetch (run() waits for the connection first, even with autorun).
     this.installBurstFetch();
@@ -66,6 +71,8 @@ export class BurstFetchWorker<D = any, R = any> extends Worker<D, R> {
       ),
     );
     for (const j of replies) if (j) this.fetched.push(j);
+    const taken = replies.filter(Boolean).length;
+    if (taken > 0) this.hooks.onBurst?.(taken);
     // The job in hand still runs; the failure is reported once, as BullMQ reports its own fetch errors.
     if (failure !== undefined) this.emit("error", failure instanceof Error ? failure : new Error(String(failure)));
     if (this.stopping()) await this.giveBack();

@@ -72,7 +72,7 @@ export {
 export { LuaScript } from "./lua-script.ts";
 export { RedisHealth, checkRedisAccess, isConnectionError, isAccessError, type RedisHealthEvents } from "./redis-health.ts";
 export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
-export { BurstFetchWorker, MAX_FETCH_BURST } from "./burst-fetch-worker.ts";
+export { BurstFetchWorker, MAX_FETCH_BURST, type BurstFetchHooks } from "./burst-fetch-worker.ts";
 export { jobIdForMessage } from "./episode-job.ts";
 export {
   DEVICE_BEAT_VERSION,

@@ -80,12 +80,15 @@ async function startAll(name: string, make: (process: (job: Job) => Promise<void
 test("a burst of waiting jobs is taken in a few round trips, each job once with a token of its own", { timeout: 60_000 }, async (t) => {
   const opts = { connection: { url: relayUrl, maxRetriesPerRequest: null }, prefix: "{burst}", concurrency: JOBS, autorun: false };
   const plain = await startAll("plain", (p) => new Worker("plain", p, opts));
-  const burst = await startAll("burst", (p) => new BurstFetchWorker("burst", p, opts));
-  t.diagnostic(`${JOBS} jobs over a ${2 * ONE_WAY_MS} ms round trip: BullMQ's Worker ${plain.ms.toFixed(0)} ms, BurstFetchWorker ${burst.ms.toFixed(0)} ms`);
+  const bursts: number[] = [];
+  const burst = await startAll("burst", (p) => new BurstFetchWorker("burst", p, opts, { onBurst: (n) => bursts.push(n) }));
+  t.diagnostic(`${JOBS} jobs over a ${2 * ONE_WAY_MS} ms round trip: BullMQ's Worker ${plain.ms.toFixed(0)} ms, BurstFetchWorker ${burst.ms.toFixed(0)} ms (bursts: ${bursts.join(", ")})`);
 
   assert.equal(new Set(burst.ids).size, JOBS, "every job started once");
   assert.deepEqual([...burst.ids].sort(), Array.from({ length: JOBS }, (_, i) => `burst-${i}`).sort());
   assert.equal(new Set(burst.tokens).size, JOBS, "each job under a lock token of its own");
+  const inBursts = bursts.reduce((a, n) => a + n, 0);
+  assert.ok(inBursts >= JOBS / 2 && inBursts < JOBS, `jobs taken in bursts (told to onBurst): ${bursts.join(", ")}`);
   // BullMQ's Worker waits a round trip (2 × 10 ms) per job: ≥ 600 ms for 30; a burst needs a handful.
   assert.ok(plain.ms >= JOBS * 2 * ONE_WAY_MS, `plain Worker: ${plain.ms.toFixed(0)} ms`);
   assert.ok(burst.ms * 3 < plain.ms, `burst ${burst.ms.toFixed(0)} ms against plain ${plain.ms.toFixed(0)} ms`);

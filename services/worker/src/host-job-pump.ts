@@ -28,6 +28,8 @@ export interface HostJobPumpOptions {
   stalledIntervalMs: number;
   redisHealth: RedisHealth;
   logger: Logger;
+  /** A fetch found jobs waiting and took `jobs` more at once (farm_job_fetch_burst_jobs). */
+  onFetchBurst?(jobs: number): void;
 }
 
 export class HostJobPump {
@@ -55,7 +57,7 @@ export class HostJobPump {
       // A host crash stalls every job it ran once, a Redis outage longer than the lock stalls them again;
       // allow a third before giving the job up (a job that crashes its worker every time still ends).
       maxStalledCount: 3,
-    });
+    }, { onBurst: (n) => opts.onFetchBurst?.(n) });
     this.worker.on("error", (err) => {
       // "could not renew lock" is handled below; connection errors are the outage RedisHealth logs once.
       if (!/could not renew lock/.test(err.message)) opts.redisHealth.noteError(err);
