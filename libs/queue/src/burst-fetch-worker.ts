@@ -22,7 +22,7 @@ export const MAX_FETCH_BURST = 64;
 type NextJob = (token: string, opts?: { block?: boolean }) => Promise<Job | undefined>;
 interface LoopInternals {
   _getNextJob?: NextJob;
-  mainLoopQueue?: { numTotal(): number } | null;
+  mainLoopQueue?: { numTotal(): number; add(p: Promise<undefined>): void } | null;
   closing?: Promise<void>;
 }
 
@@ -70,12 +70,22 @@ export class BurstFetchWorker<D = any, R = any> extends Worker<D, R> {
         }),
       ),
     );
-    for (const j of replies) if (j) this.fetched.push(j);
-    const taken = replies.filter(Boolean).length;
-    if (taken > 0) this.hooks.onBurst?.(taken);
+    const taken = replies.filter((j): j is Job => j !== undefined);
+    this.fetched.push(...taken);
+    if (taken.length > 0) this.hooks.onBurst?.(taken.length);
     // The job in hand still runs; the failure is reported once, as BullMQ reports its own fetch errors.
     if (failure !== undefined) this.emit("error", failure instanceof Error ? failure : new Error(String(failure)));
     if (this.stopping()) await this.giveBack();
+  }
+
+  /**
+   * BullMQ's fetch loop, once it runs `concurrency` jobs, waits for one of them to end before it looks at
+   * `concurrency` again: raised meanwhile, the new room would stay unused for a whole job. An already-resolved
+   * empty entry in the loop's queue ends that wait at once, so the loop fetches up to the new concurrency now.
+   * (Without BullMQ's loop queue, v5–v6, this does nothing and the loop catches up when a job ends.)
+   */
+  wakeFetchLoop(): void {
+    (this as unknown as LoopInternals).mainLoopQueue?.add(Promise.resolve(undefined));
   }
 
   private stopping(): boolean {

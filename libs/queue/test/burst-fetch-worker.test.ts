@@ -67,9 +67,7 @@ async function startAll(name: string, make: (process: (job: Job) => Promise<void
     const t0 = performance.now();
     void worker.run();
     await started;
-    const ms = performance.now() - t0;
-    release();
-    return { ms, ids, tokens };
+    return { ms: performance.now() - t0, ids, tokens };
   } finally {
     release();
     await worker.close();

@@ -84,7 +84,8 @@ export class HostJobPump {
     if (this.closing) return;
     const grew = n > this.worker.concurrency;
     if (n > 0) this.worker.concurrency = n;
-    if (grew && this.running && !this.paused) this.wakeFetchLoop();
+    // A device that became ready (bind, recovery, lease returned) takes a job now, not when one ends.
+    if (grew && this.running && !this.paused) this.worker.wakeFetchLoop();
     if (n > 0 && !this.running) {
       this.running = true;
       this.worker.run().catch((e: unknown) => this.opts.redisHealth.noteError(e instanceof Error ? e : new Error(String(e))));
@@ -96,18 +97,6 @@ export class HostJobPump {
       this.paused = true;
       void this.worker.pause(true);
     }
-  }
-
-  /**
-   * BullMQ's fetch loop, once it runs `concurrency` jobs, waits for one of them to end before it looks at
-   * `concurrency` again: a device that becomes ready meanwhile (bind, recovery, lease returned) would sit
-   * idle for a whole episode. An already-resolved empty entry in the loop's queue ends that wait at once,
-   * so the loop fetches up to the new concurrency now. (`mainLoopQueue` is BullMQ's own, v5–v6; without
-   * it, this does nothing and the loop catches up when a job ends.)
-   */
-  private wakeFetchLoop(): void {
-    const queue = (this.worker as unknown as { mainLoopQueue?: { add(p: Promise<undefined>): void } | null }).mainLoopQueue;
-    queue?.add(Promise.resolve(undefined));
   }
 
   /** Runs the job on an idle device; a job fetched when none is left (a device paused meanwhile) waits for one. */
