@@ -4,21 +4,13 @@
  * value that is not a valid heartbeat is skipped and counted instead of breaking the fleet view.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { startRedis, type LocalRedis } from "@farm/local-services";
+import { test } from "node:test";
 import type { RedisClient as Redis } from "../src/connection.ts";
-import { createRedisClient, deviceBeatKeys, MAX_BEAT_CHARS, publishDeviceBeats, readDeviceBeats, removeDeviceBeats, type DeviceBeat } from "../src/index.ts";
+import { deviceBeatKeys, MAX_BEAT_CHARS, publishDeviceBeats, readDeviceBeats, removeDeviceBeats, type DeviceBeat } from "../src/index.ts";
+import { privateRedis } from "./private-redis.ts";
 
-let server: LocalRedis;
 let redis: Redis;
-before(async () => {
-  server = await startRedis();
-  redis = createRedisClient(server.url);
-});
-after(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+privateRedis((client) => (redis = client));
 
 const beat = (worker: string, serial: string, extra: Partial<DeviceBeat> = {}): DeviceBeat => ({
   v: 1, serial, worker, host: "host-a", transport: "adb", state: "ready", stepsPerSec: 0, relaunches: 0, episodesDone: 0, at: Date.now(), ...extra,

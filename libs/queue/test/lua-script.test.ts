@@ -4,20 +4,12 @@
  * error is the caller's error, not a NOSCRIPT retry.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { startRedis, type LocalRedis } from "@farm/local-services";
-import { createRedisClient, LuaScript, type RedisClient } from "../src/index.ts";
+import { test } from "node:test";
+import { LuaScript, type RedisClient } from "../src/index.ts";
+import { privateRedis } from "./private-redis.ts";
 
-let server: LocalRedis;
 let redis: RedisClient;
-before(async () => {
-  server = await startRedis();
-  redis = createRedisClient(server.url);
-});
-after(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+privateRedis((client) => (redis = client));
 
 /** calls of a command since the server started, from INFO commandstats. */
 async function calls(command: string): Promise<number> {
