@@ -13,7 +13,9 @@
  * --max-steps (5), --step-ms (0: each step takes what the host's CPU takes; 20–100 is an emulator's pace: the
  * wait after each action before its rewards are read), --step-jitter (0: percent by which a step's time varies
  * around --step-ms, uniformly; episodes that start together then drift apart, as on emulators, instead of
- * ending in waves), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500).
+ * ending in waves), --settle-ms (0: the wait after each setup/reset step; an emulator's is ~500), --window (N:
+ * jobs in flight), --host-nice (10: the hosts' CPU priority below Redis and the scheduler, which have machines of
+ * their own in a deployment; 0: all alike). Where a start's time goes: scale-starts.ts.
  * Beside the farm it measures the fetch alone on the same Redis (bullmq-floor.ts): the same burst of jobs with
  * no episode behind them, taken by BullMQ's Worker and by the farm's (BurstFetchWorker).
  * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
@@ -27,16 +29,18 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startRedis } from "@farm/local-services";
 import { createLogger } from "@farm/log";
-import { createRedisClient, episodeJobId } from "@farm/queue";
+import { createRedisClient } from "@farm/queue";
 import { ENQUEUE_BATCH, Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { measureBullmqFloor } from "./bullmq-floor.ts";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { procCpuSec, quantile } from "./stats.ts";
+import { campaignStarts } from "./scale-starts.ts";
+import { procCpuSec, type Quantiles } from "./stats.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const IDLE_WINDOW_MS = 3000;
+const DEFAULT_HOST_NICE = 10;
 const REPO = path.resolve(HERE, "../..");
 
 /** `field:value` lines of an INFO section. */
@@ -51,8 +55,9 @@ interface Host {
   exited: Promise<void>;
 }
 
-function startHost(name: string, devices: number, env: Record<string, string>): Host {
-  const child = spawn(process.execPath, [...(process.env.SCALE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SCALE_PROF}`, "--cpu-prof-interval", "200"] : []), "--import", "tsx", path.join(HERE, "scale-host.ts")], {
+/** A worker host at CPU priority `nice` (through nice(1), so every thread of the process has it). */
+function startHost(name: string, devices: number, nice: number, env: Record<string, string>): Host {
+  const child = spawn("nice", ["-n", String(nice), process.execPath, ...(process.env.SCALE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SCALE_PROF}`, "--cpu-prof-interval", "200"] : []), "--import", "tsx", path.join(HERE, "scale-host.ts")], {
     cwd: REPO,
     env: { ...process.env, ...env, SCALE_HOST: name, SCALE_DEVICES: String(devices) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -106,6 +111,11 @@ export const scenario: Scenario = {
     if (jitterPct > 90) throw new Error(`--step-jitter must be 0-90 (percent), got ${jitterPct}`);
     const warmup = intOpt(opts, "warmup", devices * 2, 0);
     const window = intOpt(opts, "window", devices);
+    // Redis and the scheduler have machines of their own in a deployment; here they share two cores with every
+    // host, so the hosts run at a lower CPU priority: with 1,000 busy devices Redis and the scheduler would
+    // otherwise wait behind them for a core, which no deployment has them do. 0: all at one priority.
+    const nice = intOpt(opts, "host-nice", DEFAULT_HOST_NICE, 0);
+    if (nice > 19) throw new Error(`--host-nice must be 0-19, got ${nice}`);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));
@@ -139,7 +149,7 @@ export const scenario: Scenario = {
 
       const perHost = Array.from({ length: hosts }, (_, i) => Math.floor(devices / hosts) + (i < devices % hosts ? 1 : 0));
       for (let i = 0; i < hosts; i++) {
-        running.push(startHost(`h${i}`, perHost[i]!, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile, SCALE_SETTLE_MS: String(settleMs), SCALE_STEP_MS: String(stepMs), SCALE_STEP_JITTER: String(jitterPct / 100) }));
+        running.push(startHost(`h${i}`, perHost[i]!, nice, { REDIS_URL: redis.url, SCALE_PREFIX: prefix, SCALE_OUT: path.join(tmp, `out-h${i}`), SCALE_TASK: taskFile, SCALE_SETTLE_MS: String(settleMs), SCALE_STEP_MS: String(stepMs), SCALE_STEP_JITTER: String(jitterPct / 100) }));
       }
       cleanups.push(async () => {
         for (const h of running) h.child.kill("SIGTERM");
@@ -185,41 +195,26 @@ export const scenario: Scenario = {
       const floorOf = (burst: boolean) => measureBullmqFloor({ redisUrl: redis.url, prefix, jobs: devices, workers: hosts, batch: ENQUEUE_BATCH, burst });
       const floor = await floorOf(false);
       const burstFloor = await floorOf(true);
-      const latencies: number[] = [];
-      // The first wave (one job per device, enqueued together at the start) against the rest (each job
-      // enqueued as an episode ends, a device free for it): ramp-up against steady-state dispatch.
-      const firstWave: number[] = [];
-      const later: number[] = [];
-      // The second half of the campaign: episodes that started together at first have drifted apart by then
-      // (with --step-jitter), as in a farm that has been running for a while.
-      const settled: number[] = [];
-      const settledFrom = Math.max(devices, Math.floor(episodes / 2));
-      for (let i = 0; i < episodes; i++) {
-        const job = await scheduler.queue.getJob(episodeJobId(campaignId, i));
-        if (!(job?.processedOn && job.attemptsMade <= 1)) continue;
-        const ms = job.processedOn - job.timestamp;
-        latencies.push(ms);
-        (i < devices ? firstWave : later).push(ms);
-        if (i >= settledFrom) settled.push(ms);
-      }
-      for (const l of [latencies, firstWave, later, settled]) l.sort((a, b) => a - b);
-      const p50 = quantile(latencies, 0.5);
-      const p99 = quantile(latencies, 0.99);
+      const starts = await campaignStarts({ queue: scheduler.queue, redis: probe, prefix, campaignId, episodes, devices });
+      const p99 = starts.all.p99;
       const epsPerSec = st.completed / wallSec;
-      const lastOfFirstWave = firstWave.at(-1) ?? NaN;
-      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each), one Redis, ${episodes} episodes of ≤${maxSteps} steps (after ${warmup} not measured), ${stepMs} ms per step (± ${jitterPct} %), ${settleMs} ms after each reset step`);
+      const lastOfFirstWave = starts.firstWave.max;
+      const b = starts.breakdown;
+      const part = (q: Quantiles) => `p50 ${q.p50.toFixed(0)} / p99 ${q.p99.toFixed(0)} ms`;
+      out(`farm bench scale: ${devices} FakeDevice-backed devices over ${hosts} worker process(es) (one BullMQ Worker each, at nice ${nice}), one Redis, ${episodes} episodes of ≤${maxSteps} steps (after ${warmup} not measured), ${stepMs} ms per step (± ${jitterPct} %), ${settleMs} ms after each reset step`);
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode); ${idleRedisCpuPct.toFixed(2)} % more with the ${devices} devices bound and idle than with none (${((idleRedisCpuPct / 100 / devices) * 1e6).toFixed(2)} µs per device per second; Redis alone: ${baselineRedisCpuPct.toFixed(2)} %)`);
       out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode (from /proc); the scheduler (this process, with its status polls): ${schedulerCpuPct.toFixed(0)} %`);
-      out(`  dispatch (enqueue to start): p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} first attempts`);
-      out(`    first wave (${firstWave.length} jobs enqueued at once, one per device): p50 ${quantile(firstWave, 0.5).toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
-      out(`    after it (${later.length} jobs, each enqueued as an episode ended): p50 ${quantile(later, 0.5).toFixed(1)} ms, p99 ${quantile(later, 0.99).toFixed(1)} ms`);
-      out(`    of those, the second half of the campaign (${settled.length} jobs from #${settledFrom}): p50 ${quantile(settled, 0.5).toFixed(1)} ms, p99 ${quantile(settled, 0.99).toFixed(1)} ms`);
+      out(`  dispatch (enqueue to start): p50 ${starts.all.p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${starts.all.n} first attempts`);
+      out(`    first wave (${starts.firstWave.n} jobs enqueued at once, one per device): p50 ${starts.firstWave.p50.toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
+      out(`    after it (${starts.later.n} jobs, each enqueued as an episode ended): p50 ${starts.later.p50.toFixed(1)} ms, p99 ${starts.later.p99.toFixed(1)} ms`);
+      out(`    of those, the second half of the campaign (${starts.settled.n} jobs from #${starts.settledFrom}): p50 ${starts.settled.p50.toFixed(1)} ms, p99 ${starts.settled.p99.toFixed(1)} ms`);
+      out(`    where it goes (the last ${b.jobs} jobs, whose events Redis still holds): the scheduler's add reaching Redis ${part(b.enqueue)}; queued in Redis until a host fetched it ${part(b.queued)}, of which the host's fetch on its way to Redis ${part(b.fetch)} (the rest: the host's event loop getting to the answer of its blocked fetch)`);
       const floorLine = (f: typeof floor) => `p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, last started after ${f.allStartedMs.toFixed(0)} ms`;
       out(`  the same burst with no episodes, on this Redis (${devices} jobs added at once in batches of ${ENQUEUE_BATCH}, ${hosts} Worker(s) in one process):`);
       out(`    BullMQ's Worker (a round trip per job): ${floorLine(floor)}; the farm's (bursts): ${floorLine(burstFloor)}`);
-      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${quantile(later, 0.99).toFixed(1)} second_half_start_p99_ms=${quantile(settled, 0.99).toFixed(1)} bullmq_alone_start_p99_ms=${floor.p99Ms.toFixed(1)} burst_alone_start_p99_ms=${burstFloor.p99Ms.toFixed(1)}`);
+      out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${starts.later.p99.toFixed(1)} second_half_start_p99_ms=${starts.settled.p99.toFixed(1)} bullmq_alone_start_p99_ms=${floor.p99Ms.toFixed(1)} burst_alone_start_p99_ms=${burstFloor.p99Ms.toFixed(1)}`);
       out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)}`);
     } finally {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);
