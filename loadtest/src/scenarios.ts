@@ -92,6 +92,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--step-ms <n>", description: "a device's time per step (default 0: as fast as the hosts' CPU goes; 20-100 is an emulator's pace)" },
       { flags: "--step-jitter <pct>", description: "how much a step's time varies around --step-ms, in percent, uniformly (default 0; 0-90)" },
       { flags: "--settle-ms <n>", description: "wait after each setup/reset step (default 0; an emulator's is ~500)" },
+      { flags: "--host-nice <n>", description: "the worker hosts' CPU priority, 0-19 (default 10: below Redis and the scheduler, which have machines of their own in a deployment; 0: all alike)" },
     ],
     load: () => import("./bench-scale.ts").then((m) => m.scenario),
   },
