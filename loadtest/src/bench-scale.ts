@@ -107,15 +107,13 @@ export const scenario: Scenario = {
     // with real emulators a step takes tens of ms, so a host is far from CPU-bound.
     const settleMs = intOpt(opts, "settle-ms", 0, 0);
     const stepMs = intOpt(opts, "step-ms", 0, 0);
-    const jitterPct = intOpt(opts, "step-jitter", 0, 0);
-    if (jitterPct > 90) throw new Error(`--step-jitter must be 0-90 (percent), got ${jitterPct}`);
+    const jitterPct = intOpt(opts, "step-jitter", 0, 0, 90);
     const warmup = intOpt(opts, "warmup", devices * 2, 0);
     const window = intOpt(opts, "window", devices);
     // Redis and the scheduler have machines of their own in a deployment; here they share two cores with every
     // host, so the hosts run at a lower CPU priority: with 1,000 busy devices Redis and the scheduler would
     // otherwise wait behind them for a core, which no deployment has them do. 0: all at one priority.
-    const nice = intOpt(opts, "host-nice", DEFAULT_HOST_NICE, 0);
-    if (nice > 19) throw new Error(`--host-nice must be 0-19, got ${nice}`);
+    const nice = intOpt(opts, "host-nice", DEFAULT_HOST_NICE, 0, 19);
     const out = (line: string) => process.stdout.write(`${line}\n`);
     const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));

@@ -2,12 +2,13 @@
 import type { LatencyProfile } from "@farm/simulator";
 import type { BenchOptions } from "./scenario.ts";
 
-/** An integer option >= min (default 1), or `dflt` when absent; anything else is an error naming the option. */
-export function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1): number {
+/** An integer option in min (default 1) .. max, or `dflt` when absent; anything else is an error naming the option. */
+export function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1, max?: number): number {
   const v = opts[name];
   if (v === undefined || v === true) return dflt;
   const n = Number(v);
-  if (!Number.isSafeInteger(n) || n < min) throw new Error(`--${name} must be ${min === 1 ? "a positive integer" : `an integer >= ${min}`}, got ${String(v)}`);
+  const range = max !== undefined ? `an integer in ${min}..${max}` : min === 1 ? "a positive integer" : `an integer >= ${min}`;
+  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) throw new Error(`--${name} must be ${range}, got ${String(v)}`);
   return n;
 }
 
