@@ -7,6 +7,14 @@ import { startRedisCluster } from "../src/index.ts";
 
 const run = promisify(execFile);
 
+/** Runs `commands` (one per line) through one redis-cli connection to `port`; its replies, a line each. */
+function cliOnOneConnection(port: number, commands: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const cli = execFile("redis-cli", ["-p", String(port)], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    cli.stdin!.end(commands);
+  });
+}
+
 test("startRedisCluster: 6 nodes, cluster ok, replicas in sync at once; killing the master of {farm} promotes its replica with the data", { timeout: 180_000 }, async () => {
   const cluster = await startRedisCluster();
   try {
@@ -16,8 +24,12 @@ test("startRedisCluster: 6 nodes, cluster ok, replicas in sync at once; killing 
     // -c follows MOVED: a write through any node lands on the slot's master.
     const seed = cluster.nodes.find((n) => n.port !== master.port)!;
     await run("redis-cli", ["-c", "-p", String(seed.port), "set", "{farm}:x", "1"]);
-    // Replication is asynchronous; WAIT makes sure the replica has the write before the master dies.
-    await run("redis-cli", ["-p", String(master.port), "wait", "1", "2000"]);
+    // Replication is asynchronous; WAIT makes sure the replica has the write before the master dies. WAIT counts
+    // the writes of its own connection (a fresh one has none: it answers at once), so a write and WAIT go
+    // together on one connection to the master; the replication stream is in order, so {farm}:x came before.
+    const [wrote, acked] = (await cliOnOneConnection(master.port, "SET {farm}:y 2\nWAIT 1 30000\n")).trim().split("\n");
+    assert.equal(wrote, "OK");
+    assert.ok(Number(acked) >= 1, `a replica acknowledged the writes before the master dies (WAIT answered ${acked})`);
     master.kill();
     await cluster.waitForFailover(master.port);
     const promoted = await cluster.masterOfKey("{farm}");
