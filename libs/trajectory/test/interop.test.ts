@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, SCHEMA_VERSION, syntheticEpisode, type EpisodeRecord } from "@farm/trajectory";
+import { statSync } from "node:fs";
+import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, SCHEMA_VERSION, syntheticEpisode, writeEpisodeFile, type EpisodeRecord } from "@farm/trajectory";
 import { avrocat, python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
 
 const PY_SUMMARY = `
@@ -85,6 +86,17 @@ describe("interop with avrocat (avro-c) and python3-avro", () => {
       assert.equal(py.extras0[5]!.json, JSON.stringify({ level: 3 }));
     });
   }
+
+  it("deflate: a one-episode file, its small block compressed on the calling thread, reads the same", async () => {
+    requireInteropTools();
+    const dir = await tempDir();
+    const episode = syntheticEpisode(3, { steps: 5 });
+    const { path: file } = await writeEpisodeFile(episode, { path: path.join(dir, "one.avro"), codec: "deflate" });
+    assert.ok(statSync(file).size < 16 * 1024, "a small episode: one small block");
+    assert.deepEqual((avrocat(file) as Record<string, unknown>[]).map((r) => [r.episodeId, r.stepCount]), [[episode.episodeId, 5]]);
+    const py = JSON.parse(python(PY_SUMMARY, file)) as PySummary;
+    assert.deepEqual([py.meta["avro.codec"], py.ids, py.reward], ["deflate", [episode.episodeId], [episode.totalReward]]);
+  });
 
   for (const codec of ["snappy", "deflate"] as const) {
     it(`our reader reads a file re-encoded by avro-c (avromod --codec=${codec})`, async () => {
