@@ -45,14 +45,20 @@ export function latencyTable(title: string, nameWidth: number, rows: readonly La
   ];
 }
 
-/** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
-export function procCpuSec(pid: number | undefined): number {
-  if (!pid) return NaN;
+/** CPU seconds of a process in user space and in the kernel, from /proc (Linux); NaN elsewhere. */
+export function procCpuSplit(pid: number | undefined): { user: number; sys: number } {
+  if (!pid) return { user: NaN, sys: NaN };
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in USER_HZ (100 on Linux)
+    return { user: Number(fields[11]) / 100, sys: Number(fields[12]) / 100 }; // utime, stime in USER_HZ (100 on Linux)
   } catch {
-    return NaN;
+    return { user: NaN, sys: NaN };
   }
+}
+
+/** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
+export function procCpuSec(pid: number | undefined): number {
+  const { user, sys } = procCpuSplit(pid);
+  return user + sys;
 }

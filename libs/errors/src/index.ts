@@ -53,3 +53,9 @@ export function coerceError(e: unknown): Error {
 export function isRetryable(e: unknown): boolean {
   return isFarmError(e) ? e.retryable : true;
 }
+
+/** The errno code of a failed system call (`ENOENT`, `EEXIST`, …), or undefined for anything else. */
+export function errnoCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null | undefined)?.code;
+  return typeof code === "string" ? code : undefined;
+}

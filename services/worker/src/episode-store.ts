@@ -6,24 +6,27 @@
  *
  * A published file is not yet the commit: the farm-wide claim is (see commit-flow.ts). Until the claim
  * names it, a published file has a pending marker `<out>/.pending/<file name>.json` (written before
- * publishing, removed once settled), so a crash between publish and claim leaves something to resolve.
+ * publishing, removed once settled; pending-markers.ts), so a crash between publish and claim leaves something to resolve.
  * A file the claim does not name is moved to `<out>/.quarantine/…` (hidden: readers skip it).
  */
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rename, stat } from "node:fs/promises";
 import path from "node:path";
 import {
   episodeFilePath,
   findEpisodeFile,
   readEpisodeFile,
-  inFolder,
   removeStaleEpisodeTempFiles,
   writeEpisodeFile,
   type CodecName,
   type EpisodeRecord,
   type StoredEpisode,
 } from "@farm/trajectory";
+import { errnoCode } from "@farm/errors";
+import { PendingMarkers, type PendingMarker } from "./pending-markers.ts";
+
+export type { PendingMarker };
 
 export interface PublishResult {
   path: string;
@@ -34,15 +37,6 @@ export interface PublishResult {
   existing?: StoredEpisode;
 }
 
-/** What a pending marker remembers: which episode the file at `file` belongs to. */
-export interface PendingMarker {
-  campaignId: string;
-  episodeIndex: number;
-  file: string;
-  atMs: number;
-}
-
-const PENDING_DIR = ".pending";
 const QUARANTINE_DIR = ".quarantine";
 
 export async function fileChecksum(file: string): Promise<string> {
@@ -51,18 +45,15 @@ export async function fileChecksum(file: string): Promise<string> {
   return `sha256:${h.digest("hex")}`;
 }
 
-function errno(e: unknown): string | undefined {
-  return (e as NodeJS.ErrnoException | undefined)?.code;
-}
-
 export class EpisodeStore {
-  /** Files an attempt in this process is committing right now: the pending resolver leaves them alone. */
-  private readonly committing = new Set<string>();
+  private readonly markers: PendingMarkers;
 
   constructor(
     readonly outDir: string,
     private readonly codec: CodecName,
-  ) {}
+  ) {
+    this.markers = new PendingMarkers(outDir);
+  }
 
   /** The one final path of an episode; `enqueuedAtMs` is the job's creation time (the same for every attempt). */
   finalPath(taskId: string, enqueuedAtMs: number, episodeId: string): string {
@@ -90,52 +81,23 @@ export class EpisodeStore {
     return { path: w.path, bytes: w.bytes, checksum, created: w.created, ...(w.existing ? { existing: w.existing } : {}) };
   }
 
-  private markerPath(file: string): string {
-    return path.join(this.outDir, PENDING_DIR, `${path.basename(file)}.json`);
-  }
-
   /** Remembers, before publishing, that `file` may appear and must be settled against the claim. */
-  async markPending(m: Omit<PendingMarker, "atMs">): Promise<void> {
-    const p = this.markerPath(m.file);
-    const body = JSON.stringify({ ...m, atMs: Date.now() });
-    await inFolder(path.dirname(p), () => writeFile(p, body));
+  markPending(m: Omit<PendingMarker, "atMs">): Promise<void> {
+    return this.markers.mark(m);
   }
 
-  async clearPending(file: string): Promise<void> {
-    await unlink(this.markerPath(file)).catch((e: unknown) => {
-      if (errno(e) !== "ENOENT") throw e;
-    });
+  clearPending(file: string): Promise<void> {
+    return this.markers.clear(file);
   }
 
   /** Marks `file` as being committed by this process until `done()` (see pendingMarkers). */
   beginCommit(file: string): () => void {
-    this.committing.add(file);
-    return () => this.committing.delete(file);
+    return this.markers.beginCommit(file);
   }
 
   /** Markers left by attempts that are not running in this process any more (crashed, or lost their lock). */
-  async pendingMarkers(): Promise<PendingMarker[]> {
-    const dir = path.join(this.outDir, PENDING_DIR);
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch (e) {
-      if (errno(e) === "ENOENT") return [];
-      throw e;
-    }
-    const out: PendingMarker[] = [];
-    for (const n of names.filter((x) => x.endsWith(".json"))) {
-      try {
-        const m = JSON.parse(await readFile(path.join(dir, n), "utf8")) as PendingMarker;
-        if (typeof m.file === "string" && typeof m.campaignId === "string" && Number.isSafeInteger(m.episodeIndex)) {
-          if (!this.committing.has(m.file)) out.push(m);
-        }
-        else await rm(path.join(dir, n), { force: true });
-      } catch (e) {
-        if (errno(e) !== "ENOENT") await rm(path.join(dir, n), { force: true }); // torn write: the publish never happened
-      }
-    }
-    return out;
+  pendingMarkers(): Promise<PendingMarker[]> {
+    return this.markers.list();
   }
 
   /**
@@ -152,14 +114,19 @@ export class EpisodeStore {
       await rename(file, target);
       return true;
     } catch (e) {
-      if (errno(e) === "ENOENT") return false;
+      if (errnoCode(e) === "ENOENT") return false;
       throw e;
     }
   }
 
+  /** Before the process ends: removes what this store keeps for reuse (see pending-markers.ts). */
+  close(): Promise<void> {
+    return this.markers.close();
+  }
+
   /** Removes hidden temporaries of commits abandoned by crashed processes. Returns how many were removed. */
-  sweepAbandonedTempFiles(olderThanMs: number): Promise<number> {
-    return removeStaleEpisodeTempFiles(this.outDir, olderThanMs);
+  async sweepAbandonedTempFiles(olderThanMs: number): Promise<number> {
+    return (await removeStaleEpisodeTempFiles(this.outDir, olderThanMs)) + (await this.markers.sweepBlanks(olderThanMs));
   }
 }
 

@@ -313,6 +313,7 @@ export class WorkerService {
       await this.emulators?.stop();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
+      await this.store.close();
       this.policyTransport.batcher.close();
       await this.heartbeats.close();
       this.redisHealth.close();

@@ -72,3 +72,35 @@ test("pending markers list crashed attempts' files (not the ones being committed
     done();
   }
 });
+
+test("a settled marker's file is reused for the next one: a short marker over a long one reads back whole, blanks are never listed, another process's old blanks are swept", async () => {
+  const { store, out, done } = tmpStore();
+  const other = new EpisodeStore(out, "deflate"); // another process sharing the folder
+  const pendingDir = path.join(out, ".pending");
+  const names = () => listFiles(pendingDir).map((f) => path.relative(pendingDir, f)).sort();
+  try {
+    const long = store.finalPath(`t-${"x".repeat(120)}`, Date.UTC(2026, 10, 22), "camp-1");
+    const short = store.finalPath("t", Date.UTC(2026, 10, 22), "camp-2");
+    await store.markPending({ campaignId: "camp", episodeIndex: 1, file: long });
+    await store.clearPending(long);
+    assert.deepEqual(await other.pendingMarkers(), []);
+    await store.markPending({ campaignId: "camp", episodeIndex: 2, file: short });
+    assert.deepEqual((await other.pendingMarkers()).map((m) => [m.campaignId, m.episodeIndex, m.file]), [["camp", 2, short]]);
+    assert.deepEqual(names(), ["camp-2.avro.json"], "the blank became the marker");
+    for (let i = 3; i < 40; i++) {
+      await store.clearPending(i === 3 ? short : store.finalPath("t", 0, `camp-${i - 1}`));
+      await store.markPending({ campaignId: "camp", episodeIndex: i, file: store.finalPath("t", 0, `camp-${i}`) });
+    }
+    await store.clearPending(store.finalPath("t", 0, "camp-39"));
+    assert.equal(names().length, 1, "one marker at a time: one blank, however many episodes");
+    assert.ok(names()[0]!.startsWith(".free"));
+    assert.deepEqual(await other.pendingMarkers(), []);
+
+    assert.equal(await other.sweepAbandonedTempFiles(0), 1, "a blank another process holds, once old, is swept");
+    assert.deepEqual(names(), []);
+    await store.markPending({ campaignId: "camp", episodeIndex: 40, file: short });
+    assert.deepEqual((await other.pendingMarkers()).map((m) => m.episodeIndex), [40], "a swept blank is replaced by a new marker");
+  } finally {
+    done();
+  }
+});

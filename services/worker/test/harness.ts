@@ -130,8 +130,10 @@ export async function until(what: string, timeoutMs: number, check: () => boolea
 }
 
 /** Files under `out` that are not committed trajectory files: anything but `*.avro`, and hidden files. */
-export function temporaryFiles(out: string): string[] {
-  return listFiles(out).filter((f) => !f.endsWith(".avro") || path.basename(f).startsWith("."));
+export function temporaryFiles(out: string, opts: { running?: boolean } = {}): string[] {
+  // A running worker keeps settled markers' files as blanks for the next ones (removed when it exits).
+  const blank = (f: string) => opts.running === true && path.basename(path.dirname(f)) === ".free" && path.basename(path.dirname(path.dirname(f))) === ".pending";
+  return listFiles(out).filter((f) => (!f.endsWith(".avro") || path.basename(f).startsWith(".")) && !blank(f));
 }
 
 /** Every file under `dir` (recursively), hidden ones included. */
