@@ -177,8 +177,8 @@ export const scenario: Scenario = {
       const campaignId = "scale";
       const hostsCpu = () => running.reduce((sum, h) => {
         const c = procCpuSplit(h.child.pid);
-        return { user: sum.user + c.user, sys: sum.sys + c.sys };
-      }, { user: 0, sys: 0 });
+        return { user: sum.user + c.user, sys: sum.sys + c.sys, mainThread: sum.mainThread + c.mainThread };
+      }, { user: 0, sys: 0, mainThread: 0 });
       const cpu0 = await cpuOf();
       const hostCpu0 = hostsCpu();
       const benchCpu0 = process.cpuUsage();
@@ -188,6 +188,7 @@ export const scenario: Scenario = {
       const redisCpuPct = ((await cpuOf()) - cpu0) / wallSec * 100;
       const hostCpu1 = hostsCpu();
       const hostSysSec = hostCpu1.sys - hostCpu0.sys;
+      const hostLoopSec = hostCpu1.mainThread - hostCpu0.mainThread;
       const hostCpuSec = hostCpu1.user + hostSysSec - hostCpu0.user;
       const benchCpu = process.cpuUsage(benchCpu0);
       const schedulerCpuPct = ((benchCpu.user + benchCpu.system) / 1e6 / wallSec) * 100;
@@ -208,7 +209,7 @@ export const scenario: Scenario = {
       out(`  campaign: ${st.state}, ${st.completed} completed, ${st.failed} failed, ${st.commits.committed} committed, ${st.commits.duplicatesPrevented} duplicates prevented in ${wallSec.toFixed(1)} s`);
       out(`  redis clients of the hosts: ${clients} when bound, ${clientsDuring} after the campaign (${(clients / hosts).toFixed(1)} per host, ${(clients / devices).toFixed(3)} per device)`);
       out(`  redis cpu: ${redisCpuPct.toFixed(1)} % of one core during the campaign (${((redisCpuPct / 100) / epsPerSec * 1e6).toFixed(0)} µs per episode); ${idleRedisCpuPct.toFixed(2)} % more with the ${devices} devices bound and idle than with none (${((idleRedisCpuPct / 100 / devices) * 1e6).toFixed(2)} µs per device per second; Redis alone: ${baselineRedisCpuPct.toFixed(2)} %)`);
-      out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode, of which ${((hostSysSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} in the kernel (from /proc); the scheduler (this process, with its status polls): ${schedulerCpuPct.toFixed(0)} %`);
+      out(`  worker hosts' cpu: ${((hostCpuSec / wallSec) * 100).toFixed(0)} % of one core in all, ${((hostCpuSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} µs per episode, of which ${((hostSysSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} in the kernel and ${((hostLoopSec * 1e6) / Math.max(1, st.completed)).toFixed(0)} on the event loop's thread (from /proc); the scheduler (this process, with its status polls): ${schedulerCpuPct.toFixed(0)} %`);
       out(`  dispatch (enqueue to start): p50 ${starts.all.p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${starts.all.n} first attempts`);
       out(`    first wave (${starts.firstWave.n} jobs enqueued at once, one per device): p50 ${starts.firstWave.p50.toFixed(1)} ms, last started after ${lastOfFirstWave.toFixed(1)} ms`);
       out(`    after it (${starts.later.n} jobs, each enqueued as an episode ended): p50 ${starts.later.p50.toFixed(1)} ms, p99 ${starts.later.p99.toFixed(1)} ms`);

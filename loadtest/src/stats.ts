@@ -45,16 +45,25 @@ export function latencyTable(title: string, nameWidth: number, rows: readonly La
   ];
 }
 
-/** CPU seconds of a process in user space and in the kernel, from /proc (Linux); NaN elsewhere. */
-export function procCpuSplit(pid: number | undefined): { user: number; sys: number } {
-  if (!pid) return { user: NaN, sys: NaN };
+/** utime and stime (s) of a /proc stat file. */
+function statTimes(file: string): { user: number; sys: number } {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(file, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { user: Number(fields[11]) / 100, sys: Number(fields[12]) / 100 }; // utime, stime in USER_HZ (100 on Linux)
+    return { user: Number(fields[11]) / 100, sys: Number(fields[12]) / 100 }; // in USER_HZ (100 on Linux)
   } catch {
     return { user: NaN, sys: NaN };
   }
+}
+
+/**
+ * CPU seconds of a process in user space and in the kernel, and of its main thread (a Node process's event
+ * loop: what its latency depends on), from /proc (Linux); NaN elsewhere.
+ */
+export function procCpuSplit(pid: number | undefined): { user: number; sys: number; mainThread: number } {
+  if (!pid) return { user: NaN, sys: NaN, mainThread: NaN };
+  const main = statTimes(`/proc/${pid}/task/${pid}/stat`);
+  return { ...statTimes(`/proc/${pid}/stat`), mainThread: main.user + main.sys };
 }
 
 /** CPU seconds (user + system) of a process, from /proc (Linux); NaN elsewhere. */
