@@ -1,5 +1,5 @@
 import type { Logger } from "@farm/log";
-import { adbServerDevices } from "@farm/local-services";
+import { waitListedAsDevice } from "./adb-listing.ts";
 import { SimDevice, type LatencyProfile } from "./device.ts";
 import { SimEmulator, consolePortsFrom } from "./emulator/sim-emulator.ts";
 
@@ -113,19 +113,3 @@ function portError(e: unknown): unknown {
   return e;
 }
 
-/**
- * A device counts itself online once it has answered the handshake, but the server may still list
- * it as `offline` for a moment; callers expect `adb devices` to show every device ready.
- */
-async function waitListedAsDevice(adbPort: number, adbHost: string, serials: string[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const listed = await adbServerDevices(adbPort, adbHost).catch(() => new Map<string, string>());
-    const notReady = serials.filter((s) => listed.get(s) !== "device");
-    if (notReady.length === 0) return;
-    if (Date.now() > deadline) {
-      throw new Error(`adb server on ${adbHost}:${adbPort} does not list ${notReady.join(", ")} as 'device' after ${timeoutMs} ms`);
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
