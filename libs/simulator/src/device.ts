@@ -8,6 +8,7 @@ import type { DeviceBackend } from "./transport/backend.ts";
 import { DEVICE_PRODUCT, deviceBanner } from "./transport/banner.ts";
 import { AdbConnection } from "./transport/connection.ts";
 import { registerEmulator } from "./transport/registration.ts";
+import { waitListedAsDevice } from "./adb-listing.ts";
 import { createServiceRouter } from "./transport/services.ts";
 import { DeviceSnapshots } from "./snapshot/device-snapshots.ts";
 
@@ -158,6 +159,8 @@ export class SimDevice {
     device.ensureRegistered();
     try {
       await online;
+      // Online as the device sees it (handshake answered); the adb server may list it offline a moment longer.
+      await waitListedAsDevice(opts.adbPort, opts.adbHost ?? "127.0.0.1", [serial], 10_000);
     } catch (e) {
       await device.close();
       throw e;

@@ -1,5 +1,4 @@
 import type { Logger } from "@farm/log";
-import { waitListedAsDevice } from "./adb-listing.ts";
 import { SimDevice, type LatencyProfile } from "./device.ts";
 import { SimEmulator, consolePortsFrom } from "./emulator/sim-emulator.ts";
 
@@ -66,7 +65,6 @@ export async function startSimulatedDevices(opts: SimFleetOptions): Promise<SimF
       const failed = settled.find((r) => r.status === "rejected");
       if (failed) throw failed.reason;
     }
-    await waitListedAsDevice(opts.adbPort, opts.adbHost ?? "127.0.0.1", devices.map((d) => d.serial), 10_000);
   } catch (e) {
     await close();
     throw e;
@@ -103,7 +101,6 @@ async function startEmulators(opts: SimFleetOptions, emu: NonNullable<SimFleetOp
     const failed = settled.find((r) => r.status === "rejected");
     if (failed) throw portError(failed.reason);
   }
-  await waitListedAsDevice(opts.adbPort, opts.adbHost ?? "127.0.0.1", into.map((d) => d.serial), 10_000);
 }
 
 /** A taken port names the port and what to do, rather than a bare EADDRINUSE. */

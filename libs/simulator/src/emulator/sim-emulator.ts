@@ -6,7 +6,6 @@
  */
 import { freePort, isReservedPort } from "@farm/local-services";
 import { silentLogger, type Logger } from "@farm/log";
-import { waitListedAsDevice } from "../adb-listing.ts";
 import { SimDevice, type LatencyProfile } from "../device.ts";
 import { startEmulatorGrpc, type EmulatorGrpcServer } from "../grpc/emulator-grpc-server.ts";
 import type { DeviceSnapshots } from "../snapshot/device-snapshots.ts";
@@ -127,8 +126,6 @@ export class SimEmulator {
           emu.log.warn({ event: "discovery:unwritable", err: coerceError(e).message }, "could not write the discovery file");
         }
       }
-      // Online as the device sees it (handshake answered); the adb server may list it offline a moment longer.
-      if (opts.awaitOnline !== false) await waitListedAsDevice(opts.adbPort, opts.adbHost ?? "127.0.0.1", [device.serial], 10_000);
     } catch (e) {
       await emu.close();
       throw e;
