@@ -14,9 +14,10 @@ import { link, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ContainerFileWriter, fsyncDir } from "./container-writer.ts";
 import { dateDir, readEpisodeFile } from "./episode-files.ts";
-import { episodeFileName, episodeTempFileName, errorCode, inFolder, isPublishableFileName } from "./partition.ts";
+import { episodeFileName, episodeTempFileName, inFolder, isPublishableFileName } from "./partition.ts";
 import { episodeFileHeader, RecordEncoder } from "./record-encoding.ts";
 import { CODEC_NAMES, TrajectoryError, type CodecName, type EpisodeRecord, type StoredEpisode } from "./types.ts";
+import { errnoCode } from "@farm/errors";
 
 /** Either the full path, or the partition parts (the task comes from the record). */
 export type EpisodeFileTarget =
@@ -112,15 +113,15 @@ async function publishIfAbsent(tmpPath: string, finalPath: string): Promise<bool
     await link(tmpPath, finalPath);
     return true;
   } catch (err) {
-    if (errorCode(err) === "EEXIST") return false;
-    if (!LINK_UNSUPPORTED.has(errorCode(err) ?? "")) throw err;
+    if (errnoCode(err) === "EEXIST") return false;
+    if (!LINK_UNSUPPORTED.has(errnoCode(err) ?? "")) throw err;
   }
   // No hard links here: check, then rename (see the module comment for the race this leaves).
   try {
     await stat(finalPath);
     return false;
   } catch (err) {
-    if (errorCode(err) !== "ENOENT") throw err;
+    if (errnoCode(err) !== "ENOENT") throw err;
   }
   await rename(tmpPath, finalPath);
   return true;

@@ -6,9 +6,10 @@
  */
 import { stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { episodeFileName, errorCode, isEpisodeTempFileName, partitionDay, readdirOrEmpty, taskDir } from "./partition.ts";
+import { episodeFileName, isEpisodeTempFileName, partitionDay, readdirOrEmpty, taskDir } from "./partition.ts";
 import { openTrajectoryFile } from "./reader.ts";
 import { TrajectoryError, type StoredEpisode } from "./types.ts";
+import { errnoCode } from "@farm/errors";
 
 export interface EpisodeFileLocation {
   outDir: string;
@@ -72,7 +73,7 @@ export async function removeStaleEpisodeTempFiles(outDir: string, olderThanMs: n
           await unlink(file);
           removed++;
         } catch (err) {
-          if (errorCode(err) !== "ENOENT") throw err; // gone meanwhile: published or swept by another process
+          if (errnoCode(err) !== "ENOENT") throw err; // gone meanwhile: published or swept by another process
         }
       }
     }
@@ -84,7 +85,7 @@ async function isFile(file: string): Promise<boolean> {
   try {
     return (await stat(file)).isFile();
   } catch (err) {
-    if (errorCode(err) === "ENOENT" || errorCode(err) === "ENOTDIR") return false;
+    if (errnoCode(err) === "ENOENT" || errnoCode(err) === "ENOTDIR") return false;
     throw err;
   }
 }

@@ -6,6 +6,7 @@
  */
 import { mkdir, readdir } from "node:fs/promises";
 import path from "node:path";
+import { errnoCode } from "@farm/errors";
 
 const SAFE = /^[A-Za-z0-9_-]$/;
 
@@ -118,16 +119,12 @@ export async function nextSequence(dir: string, writerId: string): Promise<numbe
   return max + 1;
 }
 
-export function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}
-
 /** The names in a folder; none when it does not exist or is not a folder. */
 export async function readdirOrEmpty(dir: string): Promise<string[]> {
   try {
     return await readdir(dir);
   } catch (err) {
-    if (errorCode(err) === "ENOENT" || errorCode(err) === "ENOTDIR") return [];
+    if (errnoCode(err) === "ENOENT" || errnoCode(err) === "ENOTDIR") return [];
     throw err;
   }
 }
@@ -140,7 +137,7 @@ export async function inFolder<T>(dir: string, write: () => Promise<T>): Promise
   try {
     return await write();
   } catch (err) {
-    if (errorCode(err) !== "ENOENT") throw err;
+    if (errnoCode(err) !== "ENOENT") throw err;
     await mkdir(dir, { recursive: true });
     return write();
   }
