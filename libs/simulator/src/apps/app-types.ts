@@ -12,16 +12,47 @@ export const KEYCODE_ENTER = 66;
 
 export type TouchAction = "down" | "move" | "up";
 
-/** One view of the app's layout, printed by `dumpsys activity <pkg> <pkg>` under `View Hierarchy:`. */
+/**
+ * One view of the app's layout: printed by `dumpsys activity <pkg> <pkg>` under `View Hierarchy:`,
+ * and reported to accessibility (`uiautomator dump`, the accessibility forwarder) with the fields an
+ * AccessibilityNodeInfo carries. Bounds are in the natural (portrait) frame; the system rotates them.
+ * Flags default to false (`enabled` to true).
+ */
 export interface ViewNode {
   /** Class name, e.g. `android.widget.TextView`. */
   cls: string;
   /** Resource id, e.g. `app:id/note_1`. */
   id?: string;
-  /** left, top, right, bottom in screen pixels. */
+  /** left, top, right, bottom in screen pixels (natural frame). */
   bounds: [number, number, number, number];
   children?: ViewNode[];
+  text?: string;
+  /** Content description. */
+  desc?: string;
+  /** Hint of an editable field, shown while it is empty. */
+  hint?: string;
+  /**
+   * What keeps this view's accessibility id while the view lives (e.g. a note's id in a list that
+   * scrolls); default: the resource id, else the position among its siblings.
+   */
+  key?: string;
+  clickable?: boolean;
+  longClickable?: boolean;
+  scrollable?: boolean;
+  checkable?: boolean;
+  checked?: boolean;
+  focusable?: boolean;
+  focused?: boolean;
+  enabled?: boolean;
+  selected?: boolean;
+  password?: boolean;
+  editable?: boolean;
+  /** Text selection (the cursor when both are equal) of an editable field. */
+  selection?: [number, number];
 }
+
+/** The accessibility actions an app may carry out on one of its views (AccessibilityNodeInfo.ACTION_*). */
+export type ViewAction = "click" | "long_click" | "focus" | "scroll_forward" | "scroll_backward" | "set_text";
 
 export interface AppHost {
   readonly packageName: string;
@@ -64,6 +95,13 @@ export interface SimApp {
   render(canvas: Canvas): void;
   /** The content view of the activity in front (dumpsys wraps it in DecorView etc.). */
   viewHierarchy(): ViewNode;
+  /** A dialog or popup over the activity, reported as a window of its own (null when none is open). */
+  dialogHierarchy?(): ViewNode | undefined;
+  /**
+   * An accessibility action on the view whose key (see ViewNode.key) is `key`; true when the app
+   * carried it out. `text` goes with `set_text`.
+   */
+  onViewAction?(key: string, action: ViewAction, text?: string): boolean;
   onDestroy?(): void;
 }
 

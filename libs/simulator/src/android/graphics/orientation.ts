@@ -24,6 +24,20 @@ export function displayToNatural(x: number, y: number, width: number, height: nu
   }
 }
 
+/** The display point showing natural-frame point (x, y): the inverse of displayToNatural. */
+export function naturalToDisplay(x: number, y: number, width: number, height: number, rotation: Rotation): { x: number; y: number } {
+  switch (rotation) {
+    case 0:
+      return { x, y };
+    case 1:
+      return { x: y, y: width - 1 - x };
+    case 2:
+      return { x: width - 1 - x, y: height - 1 - y };
+    case 3:
+      return { x: height - 1 - y, y: x };
+  }
+}
+
 /** The natural RGBA frame as the display shows it (a new buffer unless rotation is 0). */
 export function rotateFrame(rgba: Uint8Array, width: number, height: number, rotation: Rotation): { width: number; height: number; rgba: Uint8Array } {
   if (rotation === 0) return { width, height, rgba };

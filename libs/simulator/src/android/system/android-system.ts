@@ -12,6 +12,7 @@ import { ActivityManager, SYSTEM_SERVER_PID, type SavedActivities } from "./acti
 import type { SavedFsNode } from "./file-system.ts";
 import type { LogEntry } from "./log-buffer.ts";
 import { InputDispatcher } from "./input-dispatcher.ts";
+import { Accessibility } from "./accessibility.ts";
 import { hashString } from "./rng.ts";
 import { Canvas } from "../graphics/canvas.ts";
 import { renderLauncher } from "./launcher.ts";
@@ -70,6 +71,8 @@ export class AndroidSystem {
   readonly packages: PackageManager;
   readonly activities: ActivityManager;
   readonly input: InputDispatcher;
+  /** The screen as accessibility reports it (uiautomator, the accessibility forwarder). */
+  readonly accessibility: Accessibility;
   readonly display: DisplayState;
   /** Counts snapshot loads, so input sources holding their own touch state (gRPC) know to forget it. */
   private restores = 0;
@@ -89,6 +92,7 @@ export class AndroidSystem {
     this.packages = new PackageManager(this.fs);
     this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed);
     this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation());
+    this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation());
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "ActivityManager", message: "System now ready", buffer: "system" });

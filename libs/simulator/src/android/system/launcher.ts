@@ -4,6 +4,7 @@
  * Tapping an icon starts that app's first activity (without RL extras).
  */
 import type { Canvas } from "../graphics/canvas.ts";
+import type { ViewNode } from "../../apps/app-types.ts";
 import type { InstalledPackage, PackageManager } from "./package-manager.ts";
 import { LAUNCHER_PACKAGE } from "./package-manager.ts";
 
@@ -42,4 +43,25 @@ export function renderLauncher(c: Canvas, packages: PackageManager): void {
     c.rect(b[0], b[1], b[2] - b[0], (b[3] - b[1]) * 0.75, iconColor(p.name));
     c.textCentered(b[0] - 0.02 * w, b[1] + (b[3] - b[1]) * 0.78, b[2] - b[0] + 0.04 * w, (b[3] - b[1]) * 0.22, p.label.slice(0, 8), scale, 0xffffff);
   });
+}
+
+/** The home screen as views: one labelled, clickable icon per launchable app (what a tap on it starts). */
+export function launcherTree(packages: PackageManager, w: number, h: number): ViewNode {
+  const icons: ViewNode[] = launchable(packages).map((p, k) => ({
+    cls: "android.widget.TextView",
+    id: "app:id/icon",
+    key: `icon/${p.name}`,
+    text: p.label,
+    desc: p.label,
+    bounds: iconBox(k, w, h).map(Math.round) as [number, number, number, number],
+    clickable: true,
+    longClickable: true,
+    focusable: true,
+  }));
+  return {
+    cls: "android.widget.FrameLayout",
+    id: "app:id/launcher",
+    bounds: [0, 0, w, h],
+    children: [{ cls: "android.view.ViewGroup", id: "app:id/workspace", bounds: [0, Math.round(0.1 * h), w, h], scrollable: false, children: icons }],
+  };
 }
