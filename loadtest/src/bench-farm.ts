@@ -31,6 +31,7 @@ import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSchedulerChild } from "./scheduler-child.ts";
 import { simChildDevices } from "./sim-child.ts";
 import { procCpuSec, quantile } from "./stats.ts";
+import { sleep } from "@farm/time";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PREFIX = "{bench}";
@@ -61,7 +62,7 @@ function adbServerPid(port: number): number | undefined {
 async function untilDone(scheduler: CampaignClient, campaignId: string): Promise<void> {
   let st = await scheduler.status(campaignId);
   while (st.state === "running") {
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
     st = await scheduler.status(campaignId);
   }
 }

@@ -29,6 +29,7 @@ import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 import { latencyTable, quantiles, type Quantiles } from "./stats.ts";
+import { sleep } from "@farm/time";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -86,7 +87,7 @@ async function phase(seconds: number, frameDevices: string[], probe: Device, rec
       if (r.status === "ok") taps.push(performance.now() - t0);
       else errors++;
       // a step rate of ~100/s, as a policy would drive it
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
   })();
   const delay = monitorEventLoopDelay({ resolution: 1 });

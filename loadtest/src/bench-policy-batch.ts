@@ -11,6 +11,7 @@
 import { intOpt } from "./options.ts";
 import { startPolicyFarm, type PolicyFarm } from "./policy-farm.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
+import { sleep } from "@farm/time";
 
 interface ModeResult {
   steps: number;
@@ -31,7 +32,7 @@ async function runCampaign(farm: PolicyFarm, id: string, policy: string, episode
   if (post.status !== 201) throw new Error(`submit ${id}: HTTP ${post.status} ${await post.text()}`);
   let st: { state: string; completed: number; summary?: { totalSteps: number } };
   for (;;) {
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
     st = (await (await fetch(`${farm.schedulerUrl}/campaigns/${id}`)).json()) as typeof st;
     if (st.state !== "running") break;
   }

@@ -24,6 +24,7 @@ import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { startSimChild } from "./sim-child.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
+import { sleep } from "@farm/time";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const H = 640;
@@ -55,7 +56,7 @@ async function createWorld(env: EnvironmentConnection, settings: Record<string, 
       return (await env.request({ create_world: { settings } })).create_world!.world_name;
     } catch (e) {
       if (!(e instanceof DmEnvRpcError && e.code === grpcJs.status.RESOURCE_EXHAUSTED) || Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
   }
 }

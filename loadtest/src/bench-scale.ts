@@ -37,6 +37,7 @@ import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { campaignStarts } from "./scale-starts.ts";
 import { procCpuSplit, type Quantiles } from "./stats.ts";
+import { sleep } from "@farm/time";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const IDLE_WINDOW_MS = 3000;
@@ -139,7 +140,7 @@ export const scenario: Scenario = {
       const idleCpuPct = async () => {
         const c0 = await cpuOf();
         const t0 = performance.now();
-        await new Promise((r) => setTimeout(r, IDLE_WINDOW_MS));
+        await sleep(IDLE_WINDOW_MS);
         return (((await cpuOf()) - c0) / ((performance.now() - t0) / 1000)) * 100;
       };
       // Redis with only the scheduler: its own housekeeping, subtracted from the hosts' idle figure below.
@@ -164,7 +165,7 @@ export const scenario: Scenario = {
         const deadline = Date.now() + 1_800_000;
         while (status.state === "running") {
           if (Date.now() > deadline) throw new Error(`campaign ${id} not done after 30 min: ${JSON.stringify(status)}`);
-          await new Promise((r) => setTimeout(r, 50));
+          await sleep(50);
           status = await scheduler.status(id);
         }
         return status;

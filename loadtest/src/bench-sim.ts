@@ -30,6 +30,7 @@ import { closeAll, connectControllers, screenshotRoundTrips, touchRoundTrips, wa
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
+import { sleep } from "@farm/time";
 
 /** A callable gc() even without --expose-gc, so memory figures are not inflated by garbage. */
 function gcFunction(): () => void {
@@ -40,7 +41,7 @@ function gcFunction(): () => void {
 async function settledMemory(gc: () => void): Promise<{ rss: number; heap: number }> {
   for (let i = 0; i < 3; i++) {
     gc();
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   const m = process.memoryUsage();
   return { rss: m.rss, heap: m.heapUsed };
@@ -151,7 +152,7 @@ export const scenario: Scenario = {
             const online = await client.listDevices().then((l) => l.filter((d) => d.type === "device").length, () => 0);
             if (online >= count) break;
             if (performance.now() - answeredAt > 30_000) throw new Error(`only ${online}/${count} devices back 30 s after an adb server restart`);
-            await new Promise((r) => setTimeout(r, 10));
+            await sleep(10);
           }
           const backMs = performance.now() - answeredAt;
           const backFromStopMs = performance.now() - stoppedAt;

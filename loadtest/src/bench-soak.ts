@@ -18,6 +18,7 @@ import { loadTaskFile } from "@farm/task";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { simChildDevices } from "./sim-child.ts";
+import { sleep } from "@farm/time";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -119,7 +120,7 @@ export const scenario: Scenario = {
       let st = await scheduler.status(campaignId);
       for (const mark of marks) {
         while (st.finished < mark && st.state === "running") {
-          await new Promise((r) => setTimeout(r, 250));
+          await sleep(250);
           st = await scheduler.status(campaignId);
         }
         global.gc?.();

@@ -27,6 +27,7 @@ import { inspectTrajectories, listTrajectoryFiles, readEpisodeFile } from "@farm
 import { reconcileFolders, type ReconcileReport } from "@farm/worker";
 import { FarmProcess } from "./farm-process.ts";
 import { startSimChild, type SimChild } from "./sim-child.ts";
+import { sleep } from "@farm/time";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const run = promisify(execFile);
@@ -63,7 +64,6 @@ export interface ChaosResult {
   wallSec: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Host {
   name: string;

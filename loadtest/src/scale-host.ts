@@ -75,7 +75,7 @@ for (;;) {
   const ready = Object.values(svc.deviceStates()).filter((s) => s === "ready" || s === "busy").length;
   if (ready === count) break;
   if (Date.now() > deadline) throw new Error(`scale-host ${host}: only ${ready} of ${count} devices bound after 300 s`);
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100);
 }
 process.stdout.write("ready\n");
 const stop = () => void svc.close().then(() => process.exit(0));

@@ -14,6 +14,7 @@ import { findApk, type AdbCommand, type AdbRequest, type AppScreen, type ApkLoca
 import { fail, ok, stepResult } from "./result.ts";
 import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, LogcatRecord, LogcatStream, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { expandActivity } from "./validate.ts";
+import { sleep } from "@farm/time";
 
 /** What an app can do from its hooks. */
 export interface FakeAppContext {
@@ -109,7 +110,7 @@ export class FakeDevice implements Device {
 
   async waitBootComplete(timeoutMs: number): Promise<StepResult> {
     if (this.gone) {
-      await new Promise((r) => setTimeout(r, timeoutMs));
+      await sleep(timeoutMs);
       return fail("timeout", `device '${this.serial}' did not finish booting within ${timeoutMs} ms`);
     }
     return this.answer(timeoutMs, () => ok());

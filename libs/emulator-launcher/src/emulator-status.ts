@@ -6,6 +6,7 @@
 import { createAdbClient, readAll } from "@farm/adb";
 import { CLIENT_CHANNEL_OPTIONS, emulatorGrpc, grpc, RunState, type EmulatorStatusMsg } from "@farm/emulator-grpc";
 import { coerceError } from "@farm/errors";
+import { withDeadline } from "@farm/time";
 
 /** How a probe went: booted, up but still booting, or no answer within the deadline / an error. */
 export type ProbeResult = { ok: true; booted: boolean } | { ok: false; error: string };
@@ -59,17 +60,12 @@ export function adbStatusProbe(adb: { host: string; port: number }, serial: stri
   const client = createAdbClient(adb);
   return {
     async probe(timeoutMs) {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      });
       try {
-        const out = await Promise.race([client.getDevice(serial).shell("getprop sys.boot_completed").then(readAll), deadline]);
+        const work = client.getDevice(serial).shell("getprop sys.boot_completed").then(readAll);
+        const out = await withDeadline(work, timeoutMs, () => new Error(`no answer within ${timeoutMs} ms`));
         return { ok: true, booted: out.toString().trim() === "1" };
       } catch (e) {
         return { ok: false, error: `adb ${serial} getprop sys.boot_completed: ${coerceError(e).message}` };
-      } finally {
-        clearTimeout(timer);
       }
     },
     requestShutdown: () => Promise.resolve(false),

@@ -1,6 +1,7 @@
 import net from "node:net";
 import { spawnManaged, type ManagedChild } from "./child.ts";
 import { freePort } from "./ports.ts";
+import { sleep } from "@farm/time";
 
 export interface LocalAdbServer {
   readonly port: number;
@@ -31,7 +32,7 @@ async function waitForAdb(port: number, child: ManagedChild, timeoutMs: number):
       await child.stop();
       throw new Error(`adb server did not start on port ${port} (is the Debian package adb installed? run: bash deploy/bootstrap.sh)\n${child.output()}`);
     }
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }
 

@@ -1,4 +1,5 @@
 import net from "node:net";
+import { sleep } from "@farm/time";
 
 /** Ports that belong to services a developer may already run (adb 5037, Redis 6379, the adb scan range). */
 export function isReservedPort(port: number): boolean {
@@ -36,6 +37,6 @@ export async function waitForPort(port: number, timeoutMs: number, host = "127.0
     });
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nothing listens on ${host}:${port} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
+    await sleep(25);
   }
 }

@@ -16,6 +16,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { spawnManaged, type ManagedChild } from "./child.ts";
 import { freePort, waitForPort } from "./ports.ts";
+import { sleep } from "@farm/time";
 
 const run = promisify(execFile);
 
@@ -84,7 +85,7 @@ async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T 
       last = (e as Error).message;
     }
     if (Date.now() > deadline) throw new Error(`Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last})` : ""}`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

@@ -6,6 +6,7 @@
  * farm_metrics_collect_errors_total{source="queue_depth"} counts it (and `onError` hears of it, to log).
  */
 import type { Counter, Gauge } from "prom-client";
+import { withDeadline } from "@farm/time";
 
 export interface QueueDepthSample {
   queue: string;
@@ -28,14 +29,8 @@ export function collectQueueDepth(opts: {
     const source = opts.source();
     opts.gauge.reset();
     if (!source) return;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const samples = await Promise.race([
-        source(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`queue depth source took longer than ${opts.timeoutMs} ms`)), opts.timeoutMs);
-        }),
-      ]);
+      const samples = await withDeadline(source(), opts.timeoutMs, () => new Error(`queue depth source took longer than ${opts.timeoutMs} ms`));
       for (const s of samples) {
         if (!Number.isFinite(s.count) || s.count < 0) continue;
         // inc, not set: two samples that both map to "other" must add up.
@@ -45,8 +40,6 @@ export function collectQueueDepth(opts: {
       opts.gauge.reset();
       opts.collectErrors.inc({ source: "queue_depth" });
       opts.onError?.(e instanceof Error ? e : new Error(String(e)));
-    } finally {
-      clearTimeout(timer);
     }
   };
 }

@@ -9,6 +9,7 @@ import type { RedisClient as Redis } from "./connection.ts";
 import type { Logger } from "@farm/log";
 import { redactRedisUrl } from "./connection.ts";
 import { QueueError } from "./errors.ts";
+import { withDeadline } from "@farm/time";
 
 const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|connect ETIMEDOUT|MaxRetriesPerRequest|Socket closed unexpectedly|LOADING/;
 
@@ -114,17 +115,12 @@ export async function checkRedisAccess(client: Redis, url: string, prefix: strin
   let lastError: Error | undefined;
   const onError = (e: Error) => (lastError = e);
   client.on("error", onError);
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      (async () => {
-        await client.ping();
-        await client.eval("return redis.call('EXISTS', KEYS[1])", 1, `${prefix}:access-check`);
-      })(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(lastError ?? new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
+    const check = async (): Promise<void> => {
+      await client.ping();
+      await client.eval("return redis.call('EXISTS', KEYS[1])", 1, `${prefix}:access-check`);
+    };
+    await withDeadline(check(), timeoutMs, () => lastError ?? new Error(`no answer within ${timeoutMs} ms`));
   } catch (e) {
     const err = isAccessError(lastError) ? lastError! : (e as Error);
     if (isAccessError(err)) {
@@ -133,7 +129,6 @@ export async function checkRedisAccess(client: Redis, url: string, prefix: strin
     }
     throw new QueueError("REDIS_UNAVAILABLE", `cannot reach Redis at ${where}: ${err.message} (set REDIS_URL or --redis)`, true);
   } finally {
-    clearTimeout(timer);
     client.off("error", onError);
   }
 }

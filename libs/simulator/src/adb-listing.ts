@@ -1,4 +1,5 @@
 import { adbServerDevices } from "@farm/local-services";
+import { sleep } from "@farm/time";
 
 /**
  * A device counts itself online once it has answered the handshake, but the server may still list
@@ -13,6 +14,6 @@ export async function waitListedAsDevice(adbPort: number, adbHost: string, seria
     if (Date.now() > deadline) {
       throw new Error(`adb server on ${adbHost}:${adbPort} does not list ${notReady.join(", ")} as 'device' after ${timeoutMs} ms`);
     }
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }

@@ -11,6 +11,7 @@ import { registerEmulator } from "./transport/registration.ts";
 import { waitListedAsDevice } from "./adb-listing.ts";
 import { createServiceRouter } from "./transport/services.ts";
 import { DeviceSnapshots } from "./snapshot/device-snapshots.ts";
+import { sleep } from "@farm/time";
 
 export type LatencyProfile = "instant" | "emulator-adb" | "emulator-grpc";
 
@@ -236,7 +237,7 @@ export class SimDevice {
         return true;
       }
       server.close();
-      await new Promise((r) => setTimeout(r, RETRY_MS));
+      await sleep(RETRY_MS);
     }
     return false;
   }
@@ -308,7 +309,7 @@ export class SimDevice {
           this.log.debug({ event: "register", delivered }, "host:emulator sent");
           const deadline = Date.now() + (delivered ? WAIT_FOR_ATTACH_MS : RETRY_MS);
           while (Date.now() < deadline && this.connections.size === 0 && !this.closed && !this.dropped) {
-            await new Promise((r) => setTimeout(r, 20));
+            await sleep(20);
           }
         }
       } finally {

@@ -17,3 +17,43 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", done, { once: true });
   });
 }
+
+/**
+ * Calls `check` every `intervalMs` until it returns a value other than `undefined` or `false`, and
+ * resolves with that value; resolves `undefined` once `timeoutMs` has passed (or `signal` aborted)
+ * without one. The caller names what it waited for in its own error: this library sits below the
+ * error types.
+ *
+ *   const pid = await pollUntil(() => readPid(file), { timeoutMs: 5000, intervalMs: 25 });
+ *   if (pid === undefined) throw new BootError("no pid file after 5 s");
+ */
+export async function pollUntil<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  opts: { timeoutMs: number; intervalMs: number; signal?: AbortSignal },
+): Promise<T | undefined> {
+  const deadline = Date.now() + opts.timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() >= deadline || opts.signal?.aborted) return undefined;
+    await sleep(Math.min(opts.intervalMs, Math.max(1, deadline - Date.now())), opts.signal);
+  }
+}
+
+/**
+ * `work`, unless `ms` pass first: then rejects with `timeoutError()` (the caller's own error type; this
+ * library sits below them). The timer is cleared either way; `work` itself is not cancelled.
+ *
+ *   await withDeadline(queue.waitUntilReady(), 5000, () => new SchedulerError("REDIS_UNAVAILABLE", "…"));
+ */
+export async function withDeadline<T>(work: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError()), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

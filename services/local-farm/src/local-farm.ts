@@ -11,6 +11,7 @@ import type { Logger } from "@farm/log";
 import { loadSchedulerConfig, runScheduler, Scheduler, type RunningScheduler } from "@farm/scheduler";
 import { startSimulatedDevices } from "@farm/simulator";
 import { resolveWorkerConfig, WorkerService, type WorkerConfigInput } from "@farm/worker";
+import { sleep } from "@farm/time";
 
 export interface LocalDevices {
   serials: string[];
@@ -154,7 +155,7 @@ async function waitUntilBound(worker: WorkerService, count: number, timeoutMs: n
   const ready = () => Object.values(worker.deviceStates()).filter((s) => s === "ready").length;
   while (ready() < count) {
     if (Date.now() > deadline) throw new Error(`local farm: ${ready()} of ${count} devices bound after ${timeoutMs / 1000} s: ${JSON.stringify(worker.deviceStates())}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 

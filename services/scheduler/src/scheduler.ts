@@ -51,6 +51,7 @@ import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError } from "./errors.ts";
 import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
+import { withDeadline } from "@farm/time";
 
 export const DEFAULT_WINDOW_SIZE = 1000;
 /**
@@ -152,20 +153,12 @@ export class Scheduler {
     // One line when Redis goes away and one when it is back, however many clients retry meanwhile.
     const health = new RedisHealth(log, { onChange: (up) => opts.metrics?.setRedisUp(up) }).watch(redis);
     queue.on("error", (e) => health.noteError(e));
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        queue.waitUntilReady(),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error("timed out")), opts.connectTimeoutMs ?? 5000);
-        }),
-      ]);
+      await withDeadline(queue.waitUntilReady(), opts.connectTimeoutMs ?? 5000, () => new Error("timed out"));
     } catch (e) {
       redis.disconnect();
       void queue.close().catch(() => undefined).then(() => queueConn.close());
       throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${redactRedisUrl(redisUrl)}: ${coerceError(e).message} (set REDIS_URL or --redis)`);
-    } finally {
-      clearTimeout(timer);
     }
     const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true };
     const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics, health);
@@ -194,20 +187,12 @@ export class Scheduler {
     const unavailable = () =>
       new SchedulerError("REDIS_UNAVAILABLE", `cannot ${what}: Redis is unreachable${this.health.up ? "" : ` (for ${(this.health.outageMs / 1000).toFixed(0)} s: ${this.health.lastErrorMessage || "connection lost"})`}; the scheduler reconnects by itself, try again shortly`);
     if (!this.health.up) throw unavailable();
-    let timer: NodeJS.Timeout | undefined;
     try {
-      return await Promise.race([
-        fn(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(unavailable()), timeoutMs);
-        }),
-      ]);
+      return await withDeadline(fn(), timeoutMs, unavailable);
     } catch (e) {
       if (e instanceof SchedulerError) throw e;
       if ((e as Error).message && /ECONNREFUSED|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable/.test((e as Error).message)) throw unavailable();
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

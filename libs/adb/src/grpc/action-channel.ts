@@ -13,6 +13,7 @@ import { describeGrpcError } from "./client.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
 import { InputEventStream } from "./input-stream.ts";
 import { grpcKeyOf } from "./keys.ts";
+import { sleep } from "@farm/time";
 
 /** Interval of the moves that make up a swipe (a 60 Hz touch screen). */
 const SWIPE_STEP_MS = 16;
@@ -105,7 +106,7 @@ export class GrpcActionChannel implements ActionChannel {
         // Paced like a finger: the moves take the swipe's duration.
         const due = t0 + (durationMs * i) / steps;
         const wait = due - performance.now();
-        if (wait > 1) await new Promise((res) => setTimeout(res, wait));
+        if (wait > 1) await sleep(wait);
         r = await this.send("swipe", GrpcActionChannel.point(x1 + ((x2 - x1) * i) / steps, y1 + ((y2 - y1) * i) / steps, finger, 1), t0);
       }
       if (r.status !== "ok") return r;

@@ -16,6 +16,7 @@ import type { KeyboardEventMsg, TouchEventMsg } from "@farm/emulator-grpc";
 import { emulatorCalls } from "./client.ts";
 import type { GrpcEndpoint } from "./endpoints.ts";
 import { GrpcCode, h2Client, type ClientStream, type GrpcFailure } from "./h2-client.ts";
+import { sleep } from "@farm/time";
 
 export type InputEvent = { touch: TouchEventMsg } | { key: KeyboardEventMsg };
 export type SendOutcome = { ok: true } | { ok: false; err: GrpcFailure };
@@ -87,9 +88,9 @@ export class InputEventStream {
       // An empty InputEvent (no kind set: nothing happens) gets the call going: servers may wait for the
       // first message before they answer, and UNIMPLEMENTED must come before real events are written.
       stream.write(EMPTY_EVENT);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([stream.accepted, new Promise<void>((r) => (timer = setTimeout(r, PROBE_MS)))]);
-      clearTimeout(timer);
+      const probeDone = new AbortController();
+      await Promise.race([stream.accepted, sleep(PROBE_MS, probeDone.signal)]);
+      probeDone.abort();
     }
     return stream;
   }

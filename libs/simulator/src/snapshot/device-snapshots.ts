@@ -10,6 +10,7 @@ import { silentLogger, type Logger } from "@farm/log";
 import type { AndroidSystem, SavedSystem } from "../android/system/android-system.ts";
 import { decodeSnapshotFile, encodeSnapshotFile } from "./snapshot-file.ts";
 import { coerceError } from "@farm/errors";
+import { sleep } from "@farm/time";
 
 export const SNAPSHOT_STATE_FILE = "farm-sim-state.json";
 /** Small metadata beside it (creation time, rotation), so listing never reads whole states. */
@@ -115,7 +116,7 @@ export class DeviceSnapshots {
         throw new SnapshotError(`snapshot ${name} cannot be read (${file}): ${coerceError(e).message}`, "corrupt");
       }
       const delay = this.opts.loadDelayMs();
-      if (delay > 0) await new Promise((r) => setTimeout(r, delay));
+      if (delay > 0) await sleep(delay);
       try {
         this.opts.system.restoreState(state);
       } catch (e) {

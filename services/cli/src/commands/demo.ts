@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 import { coerceError } from "@farm/errors";
+import { sleep } from "@farm/time";
 
 interface DemoOptions {
   emulators: string;
@@ -133,7 +134,7 @@ async function runCampaign(farm: LocalFarm, c: DemoConfig, campaignId: string, s
   let lastFinished = -1;
   let st = await farm.scheduler.status(campaignId);
   while (!stop.aborted && st.state === "running") {
-    await new Promise((r) => setTimeout(r, tty ? 250 : 500));
+    await sleep(tty ? 250 : 500);
     st = await farm.scheduler.status(campaignId);
     if (st.finished !== lastFinished || st.running > 0) {
       lastFinished = st.finished;

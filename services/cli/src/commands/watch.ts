@@ -8,6 +8,7 @@ import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
 import { parseIntOption } from "./options.ts";
+import { sleep } from "@farm/time";
 
 const RATE_WINDOW_MS = 10_000;
 
@@ -57,7 +58,7 @@ export function registerWatch(program: Command): void {
           if (tty) process.stderr.write("\n");
           return s;
         }
-        await new Promise((r) => setTimeout(r, interval));
+        await sleep(interval);
       }
     });
     process.stdout.write(`${JSON.stringify(final.summary ?? final)}\n`);

@@ -14,6 +14,7 @@ import type { TaskCatalog } from "../task-catalog.ts";
 import { EnvError, invalid, precondition } from "./env-error.ts";
 import { parseCreateSettings, parseResetSeed, unknownSettings } from "./settings.ts";
 import { RemoteWorld, type WorldDeps } from "./world.ts";
+import { withDeadline } from "@farm/time";
 
 export interface RemoteEnvOptions {
   host: string;
@@ -240,16 +241,9 @@ export class RemoteEnvServer {
       const worlds = [...this.worlds.values()];
       this.worlds.clear();
       await Promise.all(worlds.map((w) => w.exclusive(() => w.release()).catch(() => undefined)));
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          this.server.forceShutdown();
-          resolve();
-        }, 2000);
-        this.server.tryShutdown(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
+      // In-flight calls get 2 s to finish; then the server drops them.
+      const drained = new Promise<void>((resolve) => this.server.tryShutdown(() => resolve()));
+      await withDeadline(drained, 2000, () => new Error("drain timed out")).catch(() => this.server.forceShutdown());
     })();
     return this.closing;
   }

@@ -1,0 +1,30 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { pollUntil, withDeadline } from "../src/index.ts";
+
+test("pollUntil resolves with the first value that is not undefined or false", async () => {
+  let calls = 0;
+  const v = await pollUntil(() => (++calls >= 3 ? `ready after ${calls}` : false), { timeoutMs: 10_000, intervalMs: 1 });
+  assert.equal(v, "ready after 3");
+});
+
+test("pollUntil resolves undefined after its timeout, having checked at least once", async () => {
+  let calls = 0;
+  const v = await pollUntil(async () => void calls++, { timeoutMs: 30, intervalMs: 5 });
+  assert.equal(v, undefined);
+  assert.ok(calls >= 1);
+});
+
+test("pollUntil stops early when its signal aborts", async () => {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 10);
+  const started = Date.now();
+  assert.equal(await pollUntil(() => undefined, { timeoutMs: 60_000, intervalMs: 5, signal: ac.signal }), undefined);
+  assert.ok(Date.now() - started < 30_000);
+});
+
+test("withDeadline passes the work's value and error through, and rejects with the caller's error when late", async () => {
+  assert.equal(await withDeadline(Promise.resolve(7), 1000, () => new Error("late")), 7);
+  await assert.rejects(withDeadline(Promise.reject(new Error("own")), 1000, () => new Error("late")), /own/);
+  await assert.rejects(withDeadline(new Promise(() => undefined), 5, () => new RangeError("late")), RangeError);
+});
