@@ -1,0 +1,53 @@
+/**
+ * A TCP relay that adds a fixed one-way delay in each direction: the lab's stand-in for a WAN link,
+ * since this kernel has no netem. Each chunk is forwarded `delayMs` after it arrived; chunks of one
+ * direction keep their order (equal delays), and back-pressure is left to the sockets' buffers, which
+ * is what a long fat pipe does too. Closing one side closes the other after the same delay.
+ */
+import net from "node:net";
+
+export interface DelayRelay {
+  port: number;
+  /** Connections relayed so far. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+export function startDelayRelay(opts: { listenHost: string; listenPort: number; toHost: string; toPort: number; delayMs: number }): Promise<DelayRelay> {
+  const sockets = new Set<net.Socket>();
+  let count = 0;
+  const later = (fn: () => void): void => {
+    if (opts.delayMs > 0) setTimeout(fn, opts.delayMs).unref();
+    else fn();
+  };
+  const pipe = (from: net.Socket, to: net.Socket): void => {
+    from.on("data", (chunk) => later(() => to.destroyed || to.write(chunk)));
+    from.on("end", () => later(() => to.end()));
+    from.on("error", () => later(() => to.destroy()));
+    from.on("close", () => later(() => to.destroy()));
+  };
+  const server = net.createServer({ noDelay: true }, (client) => {
+    count++;
+    const upstream = net.connect({ host: opts.toHost, port: opts.toPort, noDelay: true });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+    }
+    pipe(client, upstream);
+    pipe(upstream, client);
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.listenPort, opts.listenHost, () => {
+      resolve({
+        port: (server.address() as net.AddressInfo).port,
+        connections: () => count,
+        close: () =>
+          new Promise<void>((done) => {
+            for (const s of sockets) s.destroy();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}

@@ -1,0 +1,22 @@
+/**
+ * The delay relay as a process of its own, so it can run inside a namespace:
+ *   ip netns exec NS node --import tsx relay-main.ts LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_MS
+ * Prints `relay listening PORT` once it listens; stops on SIGTERM or when its parent's stdin closes.
+ */
+import { runUntilSignal, untilAborted } from "@farm/lifecycle";
+import { startDelayRelay } from "./delay-relay.ts";
+
+const [listenHost, listenPort, toHost, toPort, delayMs] = process.argv.slice(2);
+const numbers = [listenPort, toPort, delayMs].map(Number);
+if (!listenHost || !toHost || numbers.some((n) => !Number.isInteger(n) || n < 0)) {
+  process.stderr.write("usage: relay-main.ts LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_MS\n");
+  process.exit(2);
+}
+await runUntilSignal(async (stop) => {
+  const relay = await startDelayRelay({ listenHost, listenPort: numbers[0]!, toHost, toPort: numbers[1]!, delayMs: numbers[2]! });
+  process.stdout.write(`relay listening ${relay.port}\n`);
+  // The lab holds our stdin: when the lab's process dies, the relay goes with it.
+  const orphaned = new Promise<void>((resolve) => process.stdin.once("end", resolve).once("close", resolve).resume());
+  await Promise.race([untilAborted(stop), orphaned]);
+  await relay.close();
+});
