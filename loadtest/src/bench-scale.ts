@@ -23,7 +23,7 @@
  * each host's CPU profile there (node --cpu-prof).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +33,7 @@ import { createRedisClient } from "@farm/queue";
 import { ENQUEUE_BATCH, Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
 import { measureBullmqFloor } from "./bullmq-floor.ts";
+import { fakeDeviceTask } from "./fake-device-task.ts";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { campaignStarts } from "./scale-starts.ts";
@@ -77,25 +78,6 @@ function startHost(name: string, devices: number, nice: number, env: Record<stri
     setTimeout(() => reject(new Error(`scale host ${name}: devices not bound within 300 s:\n${err}`)), 300_000).unref();
   });
   return { child, ready, exited };
-}
-
-/**
- * Classic 2048 as a FakeDevice runs it: the same task without the rotation, cache wipe and screen pinning
- * steps (the in-memory device does not emulate `settings`, `pm clear` or pinning), with a copy of its APK beside it.
- */
-function fakeDeviceTask(dir: string): string {
-  const src = path.join(REPO, "tasks/classic_2048.textproto");
-  const text = readFileSync(src, "utf8")
-    .replace(/\},\s*# Portrait orientation\s*\{ adb_call: \{ rotate: \{ orientation: PORTRAIT_0 \} \} \}/, "}")
-    .replace(/^.*clear_cache.*$/m, "")
-    .replace(/\},\s*# Pin the screen[\s\S]*?start_screen_pinning[\s\S]*?\n  \}\n/, "}\n");
-  // The APK beside the task, as a task's paths must stay inside its folder.
-  mkdirSync(path.join(dir, "apks"), { recursive: true });
-  copyFileSync(path.join(REPO, "tasks/apks/classic_2048.apk"), path.join(dir, "apks/classic_2048.apk"));
-  if (/rotate|clear_cache|screen_pinning/.test(text)) throw new Error(`bench scale: could not drop the rotation step from ${src}`);
-  const file = path.join(dir, "classic_2048_fake.textproto");
-  writeFileSync(file, text);
-  return file;
 }
 
 export const scenario: Scenario = {

@@ -7,7 +7,8 @@
  * Environment: REDIS_URL, SCALE_PREFIX, SCALE_DEVICES, SCALE_HOST (serial prefix), SCALE_OUT, SCALE_TASK,
  * SCALE_STEP_MS (a device's time per step: the wait after each action, default 0), SCALE_STEP_JITTER (0–0.9: each
  * step takes SCALE_STEP_MS × (1 ± jitter), uniformly, as an emulator's steps vary; default 0), SCALE_SETTLE_MS (the
- * wait after each setup/reset step, default 0).
+ * wait after each setup/reset step, default 0), SCALE_LOCK_MS (the jobs' lock duration and stalled-check interval; the
+ * worker's defaults when unset).
  */
 import { FakeDevice, type ActionChannel } from "@farm/adb";
 import { createLogger } from "@farm/log";
@@ -65,6 +66,7 @@ const config = resolveWorkerConfig({
   outDir: env("SCALE_OUT"),
   metricsPort: 0,
   drainTimeoutMs: 5000,
+  ...(process.env.SCALE_LOCK_MS ? { lockDurationMs: Number(process.env.SCALE_LOCK_MS), stalledIntervalMs: Number(process.env.SCALE_LOCK_MS) } : {}),
   episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), logSettleMs: stepMs * (1 - jitter), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
 });
 const logger = createLogger({ service: "worker", level: process.env.FARM_LOG_LEVEL ?? "warn" });

@@ -55,6 +55,34 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-policy-batch.ts").then((m) => m.scenario),
   },
+  net: {
+    describe: "the farm across a network: worker hosts in their own namespaces reach Redis over veth links with an added round trip, against the same lab without it (needs root)",
+    options: [
+      { flags: "--rtt-ms <ms>", description: "round trip added between each host and Redis (default 1)" },
+      { flags: "--hosts <n>", description: "worker hosts, each in its own namespace (default 4)" },
+      { flags: "--devices-per-host <n>", description: "FakeDevice-backed devices per host (default 64)" },
+      { flags: "--step-ms <ms>", description: "a device's time per step, an emulator's pace (default 100)" },
+      { flags: "--step-jitter <pct>", description: "how much a step's time varies around --step-ms (default 50)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 30)" },
+      { flags: "--episodes <n>", description: "episodes measured per run (default 2 per device)" },
+      { flags: "--warmup <n>", description: "episodes run first and not measured (default 1 per device)" },
+    ],
+    load: () => import("./bench-net.ts").then((m) => m.scenario),
+  },
+  partition: {
+    describe: "a silent partition while a campaign runs: one host's (or the scheduler's) link to Redis cut for --cut-s, then healed; exactly once across the hosts' folders (needs root)",
+    options: [
+      { flags: "--cut-s <s>", description: "how long the link stays silent (default 10)" },
+      { flags: "--target <who>", description: "host | scheduler (default host)" },
+      { flags: "--hosts <n>", description: "worker hosts, each in its own namespace (default 2)" },
+      { flags: "--devices-per-host <n>", description: "FakeDevice-backed devices per host (default 8)" },
+      { flags: "--step-ms <ms>", description: "a device's time per step (default 100)" },
+      { flags: "--max-steps <n>", description: "max_episode_steps (default 20)" },
+      { flags: "--lock-ms <ms>", description: "the jobs' lock duration on the hosts (default 30000)" },
+      { flags: "--episodes <n>", description: "episodes in the campaign (default: enough to outlast the cut)" },
+    ],
+    load: () => import("./bench-partition.ts").then((m) => m.scenario),
+  },
   chaos: {
     describe: "exactly once under faults: two hosts, one Redis (AOF); worker SIGKILL/SIGSTOP/crash hooks, adb/Redis/scheduler/simulator kills",
     options: [

@@ -12,6 +12,8 @@ import type { ChildProcess } from "node:child_process";
 import { freePort } from "@farm/local-services";
 import { sleep } from "@farm/time";
 import { NetLab, labUnavailableReason, listNamespaces } from "../src/net-lab/index.ts";
+import { LabFarm } from "../src/net-lab/lab-farm.ts";
+import { runPartition } from "../src/net-lab/partition-run.ts";
 
 const LAB_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "../src/net-lab");
 const skip = await labUnavailableReason();
@@ -79,6 +81,44 @@ test("a cut link is silent (timeouts, no reset); after the heal the same connect
     let answer = "";
     for (let i = 0; i < 20 && !answer.startsWith("pong"); i++) answer = await probe(3000);
     assert.match(answer, /^pong /);
+  } finally {
+    await lab.close();
+  }
+});
+
+test("latency smoke: a campaign across 20 ms links ends exactly once, its hosts' Redis traffic through the relays", { skip, timeout: 240_000 }, async () => {
+  const lab = await NetLab.create({ hosts: 2 });
+  try {
+    const farm = await LabFarm.start(lab, { devicesPerHost: 3, rttMs: 20, stepMs: 20, jitterPct: 50 });
+    try {
+      const st = await farm.runCampaign("smoke", 24, 5, 180_000);
+      assert.equal(st.state, "completed");
+      assert.equal(st.completed, 24);
+      assert.equal(st.commits.committed, 24);
+      assert.ok((await farm.redisRequests()) >= 24, "every episode's commit crossed a relay");
+    } finally {
+      await farm.close();
+    }
+  } finally {
+    await lab.close();
+  }
+});
+
+test("partition: a host cut off for longer than its lock notices, its jobs run elsewhere, its late commits are refused, and it rejoins after the heal", { skip, timeout: 300_000 }, async () => {
+  const lab = await NetLab.create({ hosts: 2 });
+  try {
+    const farm = await LabFarm.start(lab, { devicesPerHost: 3, rttMs: 0, stepMs: 50, jitterPct: 50, lockMs: 3000, hostLogLevel: "info" });
+    try {
+      const r = await runPartition(farm, { campaignId: "cut", episodes: 240, maxSteps: 10, cutAfterMs: 2000, cutMs: 14_000, target: "host", timeoutMs: 240_000 });
+      assert.equal(r.state, "completed");
+      assert.deepEqual({ duplicates: r.duplicates, missing: r.missing }, { duplicates: 0, missing: 0 }, "exactly once across both hosts' folders");
+      // Noticed within the link timeout (10 s) plus a heartbeat's wait, not TCP's minutes.
+      assert.ok(r.hostNoticedS >= 5 && r.hostNoticedS <= 30, `the host noticed after ${r.hostNoticedS} s`);
+      assert.ok(r.rejoinedS >= 0 && r.rejoinedS <= 60, `the host was back ${r.rejoinedS} s after the heal`);
+      assert.ok(r.hostEpisodesAfterHeal > 0, "the host took jobs again without a restart");
+    } finally {
+      await farm.close();
+    }
   } finally {
     await lab.close();
   }

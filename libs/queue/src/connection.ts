@@ -27,10 +27,48 @@ export interface RedisConnectionOptions {
   password?: string;
   tls?: { servername: string };
   maxRetriesPerRequest?: number | null;
+  socketTimeout?: number;
+  connectTimeout?: number;
+  keepAlive?: number;
 }
 
 /** What the connection is for. Blocking users (BullMQ Worker, QueueEvents) need `maxRetriesPerRequest: null`. */
 export type ConnectionRole = "command" | "blocking";
+
+/**
+ * How long a connection waits for an answer before it counts the link as dead, for links between hosts
+ * that can go silent (no reset reaches either side: a partition, a dropped NAT entry). Without it a
+ * command waits until TCP gives up, about 15 minutes with Linux's defaults. A blocking connection waits
+ * up to 10 s for a job by design (BullMQ's ceiling for BZPOPMIN), so it gets that much more. Set per URL
+ * with `?socket_timeout_ms=N&connect_timeout_ms=N` (deploy/README.md: which values for which links).
+ */
+export const LINK_TIMEOUTS = { socketTimeoutMs: 10_000, blockingExtraMs: 10_000, connectTimeoutMs: 5_000, keepAliveMs: 5_000 } as const;
+
+interface LinkOptions {
+  socketTimeout: number;
+  connectTimeout: number;
+  keepAlive: number;
+}
+
+/** `?socket_timeout_ms=&connect_timeout_ms=` of a Redis URL (both optional); anything else is refused. */
+function linkOptionsOf(url: string, search: string, role: ConnectionRole): LinkOptions {
+  const params = new URLSearchParams(search);
+  const ms = (name: string, dflt: number): number => {
+    const v = params.get(name);
+    if (v === null) return dflt;
+    if (!/^\d{1,7}$/.test(v) || Number(v) < 100) throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': ${name} must be a whole number of milliseconds, at least 100, got '${v.slice(0, 20)}'`);
+    return Number(v);
+  };
+  for (const key of params.keys()) {
+    if (key !== "socket_timeout_ms" && key !== "connect_timeout_ms") throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': unknown parameter '${key.slice(0, 40)}' (known: socket_timeout_ms, connect_timeout_ms)`);
+  }
+  const socket = ms("socket_timeout_ms", LINK_TIMEOUTS.socketTimeoutMs);
+  return {
+    socketTimeout: role === "blocking" ? socket + LINK_TIMEOUTS.blockingExtraMs : socket,
+    connectTimeout: ms("connect_timeout_ms", LINK_TIMEOUTS.connectTimeoutMs),
+    keepAlive: LINK_TIMEOUTS.keepAliveMs,
+  };
+}
 
 /** `user:password` (or a bare token) of a URL's user info, masked: `user:***` / `***`. */
 function maskUserInfo(userInfo: string): string {
@@ -82,7 +120,9 @@ export function parseRedisClusterUrl(url: string): RedisClusterSpec {
   const bad = (why: string) => new QueueError("REDIS_URL_INVALID", `invalid Redis Cluster URL '${redactRedisUrl(url)}': ${why}; expected redis+cluster://[user:password@]host1:port1,host2:port2,…`);
   const m = /^(rediss?)\+cluster:\/\/(.*)$/i.exec(url);
   if (!m) throw bad("scheme must be redis+cluster:// or rediss+cluster://");
-  let rest = m[2]!.replace(/\/$/, "");
+  const q = m[2]!.indexOf("?");
+  let rest = (q >= 0 ? m[2]!.slice(0, q) : m[2]!).replace(/\/$/, "");
+  const search = q >= 0 ? m[2]!.slice(q + 1) : "";
   const at = rest.lastIndexOf("@");
   const redisOptions: RedisClusterSpec["redisOptions"] = {};
   if (at >= 0) {
@@ -110,6 +150,7 @@ export function parseRedisClusterUrl(url: string): RedisClusterSpec {
     return { host: hm[1]!.replace(/^\[(.*)\]$/, "$1"), port };
   });
   if (m[1]!.toLowerCase() === "rediss") redisOptions.tls = { servername: nodes[0]!.host };
+  Object.assign(redisOptions, linkOptionsOf(url, search, "command"));
   return { nodes, redisOptions };
 }
 
@@ -140,7 +181,7 @@ export function bullConnection(url: string = DEFAULT_REDIS_URL, role: Connection
 function createClusterClient(url: string, role: ConnectionRole): Cluster {
   const spec = parseRedisClusterUrl(url);
   return new Cluster(spec.nodes, {
-    redisOptions: { ...spec.redisOptions, ...(role === "blocking" ? { maxRetriesPerRequest: null } : {}) },
+    redisOptions: { ...spec.redisOptions, ...(role === "blocking" ? { maxRetriesPerRequest: null, socketTimeout: spec.redisOptions.socketTimeout! + LINK_TIMEOUTS.blockingExtraMs } : {}) },
     // A failover takes a few seconds (node timeout + election): keep retrying meanwhile.
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
@@ -174,6 +215,7 @@ export function parseRedisUrl(url: string): RedisConnectionOptions {
   if (u.username !== "") opts.username = decodeURIComponent(u.username);
   if (u.password !== "") opts.password = decodeURIComponent(u.password);
   if (u.protocol === "rediss:") opts.tls = { servername: host };
+  Object.assign(opts, linkOptionsOf(url, u.search, "command"));
   return opts;
 }
 
@@ -184,7 +226,10 @@ export function parseRedisUrl(url: string): RedisConnectionOptions {
 export function redisConnection(url: string = DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisConnectionOptions {
   if (isClusterUrl(url)) throw new QueueError("REDIS_URL_INVALID", `'${redactRedisUrl(url)}' names a Redis Cluster: use bullConnection() / createRedisClient() for it`);
   const opts = parseRedisUrl(url);
-  if (role === "blocking") opts.maxRetriesPerRequest = null;
+  if (role === "blocking") {
+    opts.maxRetriesPerRequest = null;
+    opts.socketTimeout = opts.socketTimeout! + LINK_TIMEOUTS.blockingExtraMs;
+  }
   return opts;
 }
 

@@ -14,6 +14,7 @@ export { QUEUE_NAMES, DEFAULT_QUEUE_PREFIX, resolveQueuePrefix, type QueueName }
 export { QueueError, JobRejectedError, formatFailureReason, failureCodeOf, type QueueErrorCode } from "./errors.ts";
 export {
   DEFAULT_REDIS_URL,
+  LINK_TIMEOUTS,
   parseRedisUrl,
   redactRedisUrl,
   redactCredentials,

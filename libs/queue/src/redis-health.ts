@@ -11,7 +11,7 @@ import { redactRedisUrl } from "./connection.ts";
 import { QueueError } from "./errors.ts";
 import { withDeadline } from "@farm/time";
 
-const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|connect ETIMEDOUT|MaxRetriesPerRequest|Socket closed unexpectedly|LOADING/;
+const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|connect ETIMEDOUT|MaxRetriesPerRequest|Socket closed unexpectedly|Socket timeout|Command timed out|LOADING/;
 
 /** A socket-level error (Redis down or unreachable), as opposed to a command's error. */
 export function isConnectionError(err: unknown): boolean {
@@ -29,8 +29,8 @@ export function isAccessError(err: unknown): boolean {
 }
 
 export interface RedisHealthEvents {
-  /** Told on every change (true = reachable again). */
-  onChange?(up: boolean): void;
+  /** Told on every change (true = reachable again, with how long it was not). */
+  onChange?(up: boolean, outageMs?: number): void;
 }
 
 /**
@@ -92,7 +92,7 @@ export class RedisHealth {
     const outageMs = this.now() - this.downSince;
     this.downSince = undefined;
     this.log.info({ event: "redis:up", outageMs }, `Redis reachable again after ${(outageMs / 1000).toFixed(1)} s`);
-    this.events.onChange?.(true);
+    this.events.onChange?.(true, outageMs);
   }
 
   /** An error from some other Redis user: connection errors are the outage (already logged); others once per message. */

@@ -3,17 +3,20 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { isClusterUrl, parseRedisClusterUrl, QueueError, validateRedisUrl } from "../src/index.ts";
 
+const LINK = { socketTimeout: 10_000, connectTimeout: 5000, keepAlive: 5000 };
+
 test("a cluster URL names its seed nodes and shared credentials; rediss+cluster turns TLS on", () => {
   assert.equal(isClusterUrl("redis+cluster://a:7000"), true);
   assert.equal(isClusterUrl("redis://a:7000"), false);
   assert.deepEqual(parseRedisClusterUrl("redis+cluster://10.0.0.1:7000,10.0.0.2:7001,[::1]:7002"), {
     nodes: [{ host: "10.0.0.1", port: 7000 }, { host: "10.0.0.2", port: 7001 }, { host: "::1", port: 7002 }],
-    redisOptions: {},
+    redisOptions: LINK,
   });
   assert.deepEqual(parseRedisClusterUrl("rediss+cluster://farm:p%40ss@r1.example,r2.example:6380/"), {
     nodes: [{ host: "r1.example", port: 6379 }, { host: "r2.example", port: 6380 }],
-    redisOptions: { username: "farm", password: "p@ss", tls: { servername: "r1.example" } },
+    redisOptions: { username: "farm", password: "p@ss", tls: { servername: "r1.example" }, ...LINK },
   });
+  assert.equal(parseRedisClusterUrl("redis+cluster://a:7000,b:7001?socket_timeout_ms=3000").redisOptions.socketTimeout, 3000);
 });
 
 test("bad cluster URLs fail with REDIS_URL_INVALID naming the problem, without the password", () => {

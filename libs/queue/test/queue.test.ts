@@ -34,21 +34,35 @@ const goodJob: EpisodeJobData = {
   options: { maxEpisodeSteps: 100 },
 };
 
+const LINK = { socketTimeout: 10_000, connectTimeout: 5000, keepAlive: 5000 };
+
 test("REDIS_URL parsing: host, port, db, user, password, rediss", () => {
-  assert.deepEqual(parseRedisUrl("redis://127.0.0.1:7000"), { host: "127.0.0.1", port: 7000 });
+  assert.deepEqual(parseRedisUrl("redis://127.0.0.1:7000"), { host: "127.0.0.1", port: 7000, ...LINK });
   assert.deepEqual(parseRedisUrl("redis://user:p%40ss@redis.example:6380/2"), {
-    host: "redis.example", port: 6380, db: 2, username: "user", password: "p@ss",
+    host: "redis.example", port: 6380, db: 2, username: "user", password: "p@ss", ...LINK,
   });
-  assert.deepEqual(parseRedisUrl("redis://:secret@h"), { host: "h", port: 6379, password: "secret" });
+  assert.deepEqual(parseRedisUrl("redis://:secret@h"), { host: "h", port: 6379, password: "secret", ...LINK });
   assert.deepEqual(parseRedisUrl("rediss://u:pw@secure.example"), {
-    host: "secure.example", port: 6379, username: "u", password: "pw", tls: { servername: "secure.example" },
+    host: "secure.example", port: 6379, username: "u", password: "pw", tls: { servername: "secure.example" }, ...LINK,
   });
-  assert.deepEqual(parseRedisUrl("redis://[::1]:7001"), { host: "::1", port: 7001 });
+  assert.deepEqual(parseRedisUrl("redis://[::1]:7001"), { host: "::1", port: 7001, ...LINK });
   assert.equal(redisConnection("redis://h:1", "blocking").maxRetriesPerRequest, null);
   assert.equal(redisConnection("redis://h:1").maxRetriesPerRequest, undefined);
   assert.throws(() => parseRedisUrl("http://h"), (e: unknown) => e instanceof QueueError && e.code === "REDIS_URL_INVALID" && /scheme/.test(e.message));
   assert.throws(() => parseRedisUrl("redis://u:topsecret@h/abc"), (e: unknown) => e instanceof QueueError && !e.message.includes("topsecret") && /database/.test(e.message));
   assert.equal(redactRedisUrl("redis://u:topsecret@h:1/0"), "redis://u:***@h:1/0");
+});
+
+test("REDIS_URL link timeouts: defaults, per-URL values, a blocking connection's extra wait, bad values refused", () => {
+  assert.equal(redisConnection("redis://h:1").socketTimeout, 10_000);
+  // BZPOPMIN blocks up to 10 s by design: a blocking connection waits that much longer before calling the link dead.
+  assert.equal(redisConnection("redis://h:1", "blocking").socketTimeout, 20_000);
+  const tuned = parseRedisUrl("redis://h:1/0?socket_timeout_ms=2500&connect_timeout_ms=800");
+  assert.equal(tuned.socketTimeout, 2500);
+  assert.equal(tuned.connectTimeout, 800);
+  assert.throws(() => parseRedisUrl("redis://u:topsecret@h?socket_timeout_ms=abc"), (e: unknown) => e instanceof QueueError && /socket_timeout_ms/.test(e.message) && !e.message.includes("topsecret"));
+  assert.throws(() => parseRedisUrl("redis://h?socket_timeout_ms=5"), /at least 100/);
+  assert.throws(() => parseRedisUrl("redis://h?timeout=5"), /unknown parameter 'timeout'/);
 });
 
 test("queue prefix: default hash tag, env override, bad values refused", () => {

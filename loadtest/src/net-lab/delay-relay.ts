@@ -10,12 +10,18 @@ export interface DelayRelay {
   port: number;
   /** Connections relayed so far. */
   connections(): number;
+  /**
+   * Client-to-server writes relayed so far: each is a request (or a pipeline sent at once) the server
+   * answers, so per episode this counts the round trips a host's Redis clients make.
+   */
+  requests(): number;
   close(): Promise<void>;
 }
 
 export function startDelayRelay(opts: { listenHost: string; listenPort: number; toHost: string; toPort: number; delayMs: number }): Promise<DelayRelay> {
   const sockets = new Set<net.Socket>();
   let count = 0;
+  let requests = 0;
   const later = (fn: () => void): void => {
     if (opts.delayMs > 0) setTimeout(fn, opts.delayMs).unref();
     else fn();
@@ -33,6 +39,7 @@ export function startDelayRelay(opts: { listenHost: string; listenPort: number; 
       sockets.add(s);
       s.on("close", () => sockets.delete(s));
     }
+    client.on("data", () => requests++);
     pipe(client, upstream);
     pipe(upstream, client);
   });
@@ -42,6 +49,7 @@ export function startDelayRelay(opts: { listenHost: string; listenPort: number; 
       resolve({
         port: (server.address() as net.AddressInfo).port,
         connections: () => count,
+        requests: () => requests,
         close: () =>
           new Promise<void>((done) => {
             for (const s of sockets) s.destroy();

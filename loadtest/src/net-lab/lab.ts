@@ -10,6 +10,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import crypto from "node:crypto";
 import path from "node:path";
+import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { ip, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
 
@@ -31,7 +32,18 @@ export interface LabHost {
 export interface LabRelay {
   /** Where the host connects: hubAddress:port. */
   port: number;
+  /** Requests (client writes) and connections relayed so far. */
+  stats(): Promise<{ connections: number; requests: number }>;
   close(): void;
+}
+
+/** The link between this process's namespace (the scheduler's, the bench's) and the hub. */
+export interface ControlLink {
+  /** The hub's address as seen from here: where this process finds Redis. */
+  hubAddress: string;
+  address: string;
+  hereEnd: string;
+  hubEnd: string;
 }
 
 export class NetLab {
@@ -42,6 +54,7 @@ export class NetLab {
     readonly runId: string,
     readonly hub: string,
     readonly hosts: readonly LabHost[],
+    readonly control: ControlLink,
   ) {}
 
   static async create(opts: { hosts: number }): Promise<NetLab> {
@@ -58,7 +71,8 @@ export class NetLab {
       hubEnd: `fl${short}h${k + 1}`,
       hostEnd: `fl${short}p${k + 1}`,
     }));
-    const lab = new NetLab(runId, hub, hosts);
+    const control: ControlLink = { address: "10.231.0.1", hubAddress: "10.231.0.2", hereEnd: `fl${short}c0`, hubEnd: `fl${short}s0` };
+    const lab = new NetLab(runId, hub, hosts, control);
     try {
       await lab.build();
     } catch (e) {
@@ -79,6 +93,12 @@ export class NetLab {
       await ip("-n", h.namespace, "addr", "add", `${h.address}/30`, "dev", h.hostEnd);
       await this.heal(h);
     }
+    // This process's side stays in its own namespace; removing the hub's namespace removes the pair.
+    const c = this.control;
+    await ip("link", "add", c.hereEnd, "type", "veth", "peer", "name", c.hubEnd, "netns", this.hub);
+    await ip("addr", "add", `${c.address}/30`, "dev", c.hereEnd);
+    await ip("-n", this.hub, "addr", "add", `${c.hubAddress}/30`, "dev", c.hubEnd);
+    await this.healControl();
   }
 
   /** A process inside namespace `ns` (argv, no shell); killed by close() if still running. */
@@ -103,7 +123,16 @@ export class NetLab {
       child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
       child.once("exit", (code) => reject(new NetLabError(`delay relay for host ${host.index} exited (${code}): ${err.trim().slice(0, 500)}`)));
     });
-    return { port, close: () => void child.kill("SIGTERM") };
+    const lines = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+    const stats = async (): Promise<{ connections: number; requests: number }> => {
+      child.stdin!.write("stats\n");
+      for (let next = await lines.next(); !next.done; next = await lines.next()) {
+        const m = /^stats connections=(\d+) requests=(\d+)/.exec(next.value);
+        if (m) return { connections: Number(m[1]), requests: Number(m[2]) };
+      }
+      throw new NetLabError(`delay relay for host ${host.index} has exited`);
+    };
+    return { port, stats, close: () => void child.kill("SIGTERM") };
   }
 
   /** A silent partition: both ends down, so packets vanish and no reset or ICMP reaches either side. */
@@ -115,6 +144,17 @@ export class NetLab {
   async heal(host: LabHost): Promise<void> {
     await ip("-n", this.hub, "link", "set", host.hubEnd, "up");
     await ip("-n", host.namespace, "link", "set", host.hostEnd, "up");
+  }
+
+  /** Cuts this process's (the scheduler's) link to the hub, silently. */
+  async cutControl(): Promise<void> {
+    await ip("link", "set", this.control.hereEnd, "down");
+    await ip("-n", this.hub, "link", "set", this.control.hubEnd, "down");
+  }
+
+  async healControl(): Promise<void> {
+    await ip("link", "set", this.control.hereEnd, "up");
+    await ip("-n", this.hub, "link", "set", this.control.hubEnd, "up");
   }
 
   /** Kills the lab's processes and removes its namespaces (their links go with them). Idempotent. */

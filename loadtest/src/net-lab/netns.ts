@@ -55,6 +55,15 @@ export async function removeStaleLabs(alive: (pid: number) => boolean = pidAlive
   for (const ns of await listNamespaces()) {
     const m = /^flab(\d+)x[0-9a-f]+-/.exec(ns);
     if (!m || alive(Number(m[1]))) continue;
+    // Processes the dead run left inside (redis-server, a host) would keep the namespace alive.
+    const pids = await ip("netns", "pids", ns).catch(() => "");
+    for (const pid of pids.split(/\s+/).filter(Boolean)) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
     await ip("netns", "del", ns).catch(() => undefined);
     removed.push(ns);
   }

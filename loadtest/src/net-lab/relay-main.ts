@@ -1,8 +1,10 @@
 /**
  * The delay relay as a process of its own, so it can run inside a namespace:
  *   ip netns exec NS node --import tsx relay-main.ts LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_MS
- * Prints `relay listening PORT` once it listens; stops on SIGTERM or when its parent's stdin closes.
+ * Prints `relay listening PORT` once it listens; a `stats` line on stdin answers
+ * `stats connections=N requests=M`; stops on SIGTERM or when its stdin closes (the lab's process is gone).
  */
+import readline from "node:readline";
 import { runUntilSignal, untilAborted } from "@farm/lifecycle";
 import { startDelayRelay } from "./delay-relay.ts";
 
@@ -16,7 +18,11 @@ await runUntilSignal(async (stop) => {
   const relay = await startDelayRelay({ listenHost, listenPort: numbers[0]!, toHost, toPort: numbers[1]!, delayMs: numbers[2]! });
   process.stdout.write(`relay listening ${relay.port}\n`);
   // The lab holds our stdin: when the lab's process dies, the relay goes with it.
-  const orphaned = new Promise<void>((resolve) => process.stdin.once("end", resolve).once("close", resolve).resume());
+  const lines = readline.createInterface({ input: process.stdin });
+  lines.on("line", (l) => {
+    if (l.trim() === "stats") process.stdout.write(`stats connections=${relay.connections()} requests=${relay.requests()}\n`);
+  });
+  const orphaned = new Promise<void>((resolve) => lines.once("close", resolve));
   await Promise.race([untilAborted(stop), orphaned]);
   await relay.close();
 });

@@ -132,6 +132,12 @@ export class DeviceHeartbeats {
     if (failedReason !== undefined) this.error(d, failedReason);
   }
 
+  /** The host was cut off from Redis for `outageMs`: every device's next beat says so (as its last error). */
+  cutOff(outageMs: number): void {
+    const message = `cut off from Redis for ${(outageMs / 1000).toFixed(1)} s (no answer on the host's link; jobs held meanwhile ran elsewhere once their locks expired)`;
+    for (const d of this.devices.values()) this.error(d, message);
+  }
+
   private error(d: DeviceLive, message: string): void {
     d.lastError = message.slice(0, 500);
     d.lastErrorAt = Date.now();

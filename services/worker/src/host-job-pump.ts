@@ -59,8 +59,10 @@ export class HostJobPump {
       maxStalledCount: 3,
     }, { onBurst: (n) => opts.onFetchBurst?.(n) });
     this.worker.on("error", (err) => {
-      // "could not renew lock" is handled below; connection errors are the outage RedisHealth logs once.
-      if (!/could not renew lock/.test(err.message)) opts.redisHealth.noteError(err);
+      // "could not renew lock" is handled below; "Missing lock for job" is BullMQ refusing to finish an attempt
+      // whose lock expired (a partition longer than the lock: the job ran elsewhere, the claim settled the
+      // episode); connection errors are the outage RedisHealth logs once.
+      if (!/could not renew lock|Missing lock for job/.test(err.message)) opts.redisHealth.noteError(err);
     });
     // Frozen or cut off past the lock duration: the job may already run elsewhere. Cancel our episode; the
     // claim (checked against the lock atomically) would refuse its commit anyway.

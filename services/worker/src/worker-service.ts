@@ -85,7 +85,13 @@ export class WorkerService {
     this.metrics = metrics;
     metrics.setDeviceStateSource(() => this.deviceStateCounts());
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
-    this.redisHealth = new RedisHealth(logger, { onChange: (up) => metrics.setRedisUp(up) }).watch(redis);
+    this.redisHealth = new RedisHealth(logger, {
+      onChange: (up, outageMs) => {
+        metrics.setRedisUp(up);
+        // The beats could not go out meanwhile: the first ones after say what happened to every device.
+        if (up && outageMs !== undefined) this.heartbeats.cutOff(outageMs);
+      },
+    }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
     this.transports = new DeviceTransports(driver, metrics);
     this.policyTransport = hostPolicyTransport(config, metrics);

@@ -73,3 +73,21 @@ test("slot states, jobs and runner events become the device's heartbeat; unbindi
   await hb.close();
   assert.deepEqual((await readDeviceBeats(redis, prefix)).devices, [], "a closing worker leaves the fleet");
 });
+
+test("a host cut off from Redis skips its beats meanwhile; the first beat after says so on every device", async () => {
+  const prefix = "{hbcut}";
+  let up = true;
+  const hb = new DeviceHeartbeats({ redis, prefix, worker: "h1", logger: silentLogger, intervalMs: 60_000, transportOf: () => "adb", baseUrl: () => undefined, redisUp: () => up });
+  hb.slotState("emulator-5554", "ready");
+  hb.slotState("emulator-5556", "ready");
+  up = false;
+  await hb.publish();
+  assert.equal((await readDeviceBeats(redis, prefix)).devices.length, 0, "nothing written while Redis is down");
+  up = true;
+  hb.cutOff(61_500);
+  await hb.publish();
+  const fleet = await readDeviceBeats(redis, prefix);
+  assert.equal(fleet.devices.length, 2);
+  for (const d of fleet.devices) assert.match(d.lastError ?? "", /^cut off from Redis for 61\.5 s/);
+  await hb.close();
+});
