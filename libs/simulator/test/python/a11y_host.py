@@ -146,7 +146,9 @@ async def clickables_do_what_they_say(host, summary):
         opened = top(await host.get_forest())
         check(opened.title == icon.text, "tapping %r opened %r" % (icon.text, opened.title))
         check(opened.tree.nodes and opened.tree.nodes[0].package_name != LAUNCHER, "an app's window in front after tapping " + icon.text)
-        summary["editable"] += sum(1 for n in opened.tree.nodes if n.is_editable)
+        if any(n.is_editable for n in opened.tree.nodes):
+            summary["with_field"].append((icon.text, x, y))
+        summary["max_windows"] = max(summary["max_windows"], len((await host.get_forest()).windows))
         await sh("input", "keyevent", "KEYCODE_HOME")
         home = top(await host.get_forest())
         check(home.tree.nodes[0].package_name == LAUNCHER, "HOME brings the launcher back")
@@ -155,6 +157,27 @@ async def clickables_do_what_they_say(host, summary):
     for key in ("event_type", "event_package_name", "source_class_name", "source_text", "view_id", "event_timestamp_ms"):
         check(key in click, "view-clicked event has %s: %r" % (key, click))
     summary["click_event_keys"] = sorted(click)
+
+
+async def typing_changes_the_tree(host, summary):
+    """In the first app whose first screen has an editable field: tap it, type; a text-changed event
+    comes and the node's text in the next forest holds what was typed."""
+    summary["typed"] = None
+    if not summary["with_field"]:
+        return
+    label, x, y = summary["with_field"][0]
+    await sh("input", "tap", str(x), str(y))
+    field = next(n for n in top(await host.get_forest()).tree.nodes if n.is_editable)
+    fx, fy = centre(field)
+    await sh("input", "tap", str(fx), str(fy))
+    before = len(host.events)
+    await sh("input", "text", "farm")
+    await until("a text-changed event", lambda: any(
+        e.get("event_type") == "TYPE_VIEW_TEXT_CHANGED" and "farm" in e.get("source_text", "") for e in host.events[before:]))
+    after = next((n for n in top(await host.get_forest()).tree.nodes if n.unique_id == field.unique_id), None)
+    check(after is not None and "farm" in after.text, "the field's text in the forest holds what was typed: %r" % after)
+    await sh("input", "keyevent", "KEYCODE_HOME")
+    summary["typed"] = label
 
 
 async def rotation_turns_bounds(host, summary):
@@ -179,13 +202,15 @@ async def main():
     a11y_pb2_grpc.add_A11yServiceServicer_to_server(host, server)
     port = server.add_secure_port("[::]:0", grpc.local_server_credentials())
     await server.start()
-    summary = {"opened": [], "editable": 0}
+    summary = {"opened": [], "with_field": [], "max_windows": 0}
     try:
         await turn_on(port)
         await until("the forwarder's Bidi stream", lambda: host.outboxes)
         await until("tree logs (SendForest)", lambda: host.forests)
         await clickables_do_what_they_say(host, summary)
         await rotation_turns_bounds(host, summary)
+        await typing_changes_the_tree(host, summary)
+        summary["with_field"] = [label for label, _, _ in summary["with_field"]]
         summary["forests_logged"] = len(host.forests) > 0
         summary["events"] = len(host.events)
     except Failed as e:
