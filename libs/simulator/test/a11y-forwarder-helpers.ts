@@ -24,7 +24,8 @@ export interface HostA11y {
   close(): Promise<void>;
 }
 
-export async function startHostA11y(port = 0): Promise<HostA11y> {
+/** `greet`: write an empty message as a stream opens, as AndroidEnv's servicer does (default true). */
+export async function startHostA11y(port = 0, opts: { greet?: boolean } = {}): Promise<HostA11y> {
   const server = new grpc.Server(CLIENT_CHANNEL_OPTIONS);
   const forests: AccessibilityForestMsg[] = [];
   const events: Record<string, string>[] = [];
@@ -41,7 +42,7 @@ export async function startHostA11y(port = 0): Promise<HostA11y> {
     },
     Bidi: (call: grpc.ServerDuplexStream<ClientToServerMsg, ServerToClientMsg>) => {
       open.add(call);
-      call.write({}); // as AndroidEnv's servicer: an empty message first
+      if (opts.greet !== false) call.write({}); // as AndroidEnv's servicer: an empty message first
       call.on("data", (m: ClientToServerMsg) => {
         if (m.payload === "forest" && m.forest) for (const w of waiters.splice(0)) w(m.forest);
         if (m.payload === "event" && m.event) events.push({ ...m.event.event });

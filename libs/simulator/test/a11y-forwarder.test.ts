@@ -177,3 +177,19 @@ test("a snapshot keeps the forwarder's flags; restoring one without them turns i
     await host.close();
   }
 });
+
+test("a host that writes nothing until it wants a forest still gets tree logs and events", async () => {
+  const host = await startHostA11y(0, { greet: false });
+  const d = newDevice();
+  try {
+    await enable(d, host.port);
+    await until("the connection", () => d.system.forwarder.connected);
+    await until("tree logs", () => host.forests.length > 0);
+    await sh(d, "settings put system user_rotation 1");
+    await until("a window-content event", () => host.events.some((e) => e["event_type"] === "TYPE_WINDOW_CONTENT_CHANGED"));
+    assert.ok((await host.getForest()).windows.length >= 1);
+  } finally {
+    d.close();
+    await host.close();
+  }
+});

@@ -12,6 +12,8 @@ import { sleep } from "@farm/time";
 const CALL_DEADLINE_MS = 1000;
 export const BACKOFF_FIRST_MS = 250;
 export const BACKOFF_MAX_MS = 4000;
+/** How long a dial may take before it counts as failed. */
+const READY_DEADLINE_MS = 10_000;
 /** Unary calls in flight at most; more are dropped (a stalled host must not pile up device memory). */
 const MAX_IN_FLIGHT = 16;
 
@@ -121,6 +123,9 @@ export class ForwarderLink {
         this.outageReported = false;
         this.hooks.onUp(this.failures);
       };
+      // Up once the channel is connected (a host need not write anything before it wants a forest);
+      // a peer that takes the connection but never speaks HTTP/2 is given up on and retried.
+      client.waitForReady(Date.now() + READY_DEADLINE_MS, (e) => (e ? finish(`not connected within ${READY_DEADLINE_MS} ms`) : markUp()));
       call.on("metadata", markUp);
       call.on("data", (m: ServerToClientMsg) => {
         markUp();
