@@ -108,6 +108,7 @@ export class ForwarderLink {
     return new Promise((resolve) => {
       const call = client.Bidi();
       let settled = false;
+      let backedUp = false;
       const finish = (why: string): void => {
         if (settled) return;
         settled = true;
@@ -130,7 +131,13 @@ export class ForwarderLink {
       call.on("data", (m: ServerToClientMsg) => {
         markUp();
         // AndroidEnv's servicer also sends empty messages (to unblock clients); only get_forest asks for something.
-        if (m.payload === "get_forest" && !settled) call.write({ forest: this.hooks.forest() });
+        // Requests while an answer still waits for the host to read it are answered by that one
+        // (a host asking faster than it reads must not pile forests up in device memory).
+        if (m.payload !== "get_forest" || settled || backedUp) return;
+        if (!call.write({ forest: this.hooks.forest() })) {
+          backedUp = true;
+          call.once("drain", () => (backedUp = false));
+        }
       });
       call.on("error", (e: grpc.ServiceError) => finish(`${grpc.status[e.code] ?? e.code}: ${e.details}`));
       call.on("end", () => finish("the host ended the stream"));
