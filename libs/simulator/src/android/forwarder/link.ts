@@ -37,15 +37,23 @@ export class ForwarderLink {
   private readonly stop = new AbortController();
   private client: A11yClient | undefined;
   private inFlight = 0;
-  /** Unary calls dropped because too many were in flight or none could be made. */
-  dropped = 0;
+  private droppedCalls = 0;
+
+  /** Unary calls dropped because too many were in flight or no channel was open. */
+  get dropped(): number {
+    return this.droppedCalls;
+  }
 
   constructor(private readonly hooks: LinkHooks) {
     void this.run();
   }
 
+  private isUp = false;
+
   /** Whether a `Bidi` stream is open now. */
-  up = false;
+  get up(): boolean {
+    return this.isUp;
+  }
 
   sendForest(forest: AccessibilityForestMsg): void {
     this.unary("SendForest", forest);
@@ -64,7 +72,7 @@ export class ForwarderLink {
   private unary(method: "SendForest" | "SendEvent", msg: unknown): void {
     const client = this.client;
     if (!client || this.inFlight >= MAX_IN_FLIGHT) {
-      this.dropped++;
+      this.droppedCalls++;
       return;
     }
     this.inFlight++;
@@ -83,7 +91,7 @@ export class ForwarderLink {
       const error = "error" in target ? target.error : await this.stream(target.address);
       if (signal.aborted) return;
       if (this.up) {
-        this.up = false;
+        this.isUp = false;
         this.failures = 0;
       }
       if (!this.outageReported) {
@@ -101,6 +109,8 @@ export class ForwarderLink {
     const { A11yService } = a11yGrpc();
     const client = new A11yService(address, grpc.credentials.createInsecure(), {
       ...CLIENT_CHANNEL_OPTIONS,
+      // What the host sends the device is tiny (get_forest, error strings); refuse anything big.
+      "grpc.max_receive_message_length": 1024 * 1024,
       "grpc.initial_reconnect_backoff_ms": BACKOFF_FIRST_MS,
       "grpc.max_reconnect_backoff_ms": BACKOFF_MAX_MS,
     }) as unknown as A11yClient;
@@ -120,7 +130,7 @@ export class ForwarderLink {
       this.stop.signal.addEventListener("abort", onAbort, { once: true });
       const markUp = (): void => {
         if (this.up || settled) return;
-        this.up = true;
+        this.isUp = true;
         this.outageReported = false;
         this.hooks.onUp(this.failures);
       };
