@@ -148,9 +148,9 @@ export class SimDevice {
     const server = net.createServer();
     const port = opts.port === undefined ? await listenOnFreePort(server) : await listenOn(server, opts.port);
     const serial = `emulator-${port - 1}`;
-    const android = new SimAndroid({ serial, seed: opts.seed ?? port, ...(opts.screen ? { screen: opts.screen } : {}) });
-    if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
     const log = (opts.logger ?? silentLogger).child({ component: "sim-device", serial });
+    const android = new SimAndroid({ serial, seed: opts.seed ?? port, ...(opts.screen ? { screen: opts.screen } : {}), logger: log });
+    if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
     const device = new SimDevice(port, serial, android, server, opts, log);
     if (opts.awaitOnline === false) {
       device.ensureRegistered();

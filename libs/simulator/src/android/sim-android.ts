@@ -6,6 +6,7 @@ import type { ShellIO } from "./shell/io.ts";
 import type { Faults } from "./system/faults.ts";
 import type { FileStat, DirEntry } from "./system/file-system.ts";
 import { flatComponent } from "./system/components.ts";
+import type { Logger } from "@farm/log";
 
 export interface SimAndroidOptions {
   serial: string;
@@ -14,6 +15,8 @@ export interface SimAndroidOptions {
   screen?: { width: number; height: number };
   /** Wall clock in ms (default Date.now); logcat timestamps use it. */
   now?: () => number;
+  /** The host-side log of device services (the accessibility forwarder's connection). */
+  logger?: Logger;
 }
 
 export interface SimFs {
@@ -33,7 +36,7 @@ export class SimAndroid {
   constructor(opts: SimAndroidOptions) {
     const screen = opts.screen ?? { width: 360, height: 640 };
     if (!(screen.width > 0 && screen.height > 0)) throw new Error(`invalid screen size ${screen.width}x${screen.height}`);
-    this.system = new AndroidSystem({ serial: opts.serial, seed: opts.seed, screen, now: opts.now ?? Date.now });
+    this.system = new AndroidSystem({ serial: opts.serial, seed: opts.seed, screen, now: opts.now ?? Date.now, ...(opts.logger ? { logger: opts.logger } : {}) });
     this.fs = this.system.fs;
     this.faults = this.system.faults;
     const sys = this.system;

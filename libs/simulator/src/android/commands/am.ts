@@ -74,7 +74,9 @@ function amBroadcast(args: string[], ctx: CommandContext): number {
   if (typeof intent === "string") return fail(ctx, intent, 255);
   const cmp = intent.component ? parseComponent(intent.component) : undefined;
   const described = describeIntent({ ...intent, flags: intent.flags ?? "0x400000" }, cmp ? shortComponent(cmp) : undefined);
-  ctx.out(`Broadcasting: ${described}\nBroadcast completed: result=0\n`);
+  ctx.out(`Broadcasting: ${described}\n`);
+  ctx.sys.sendBroadcast({ ...(intent.action !== undefined ? { action: intent.action } : {}), ...(cmp ? { component: cmp } : {}), extras: new Map(Object.entries(intent.extras)) });
+  ctx.out("Broadcast completed: result=0\n");
   return 0;
 }
 

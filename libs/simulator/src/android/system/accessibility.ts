@@ -85,6 +85,38 @@ export interface A11yWindow {
   nodes: A11yNode[];
 }
 
+/** The AccessibilityEvent types the device emits (names as AccessibilityEvent.eventTypeToString gives them). */
+export type A11yEventType =
+  | "TYPE_VIEW_CLICKED"
+  | "TYPE_VIEW_TEXT_CHANGED"
+  | "TYPE_VIEW_SCROLLED"
+  | "TYPE_WINDOW_STATE_CHANGED"
+  | "TYPE_WINDOW_CONTENT_CHANGED";
+
+/** One accessibility event, with what AccessibilityEvent and its source node carry. */
+export interface A11yEvent {
+  type: A11yEventType;
+  packageName: string;
+  /** The source view's class (a window event: the window's root class). */
+  className: string;
+  /** AccessibilityEvent.getText(): the source's text, or the window title. */
+  text: string[];
+  /** The node the event is about, as it was then (absent for window-wide events without one). */
+  source?: A11yNode;
+  /** Milliseconds since the device started (AccessibilityEvent.getEventTime is uptime). */
+  eventTime: number;
+  /** Text changes: the text before, where it changed and how many characters came and went. */
+  beforeText?: string;
+  fromIndex?: number;
+  addedCount?: number;
+  removedCount?: number;
+  /** Scrolls: how far the content moved (positive: towards the end). */
+  scrollDeltaX?: number;
+  scrollDeltaY?: number;
+}
+
+export type A11yEventListener = (e: A11yEvent) => void;
+
 export interface A11yScreen {
   rotation: Rotation;
   windows: A11yWindow[];
@@ -100,13 +132,97 @@ interface WindowSource {
 export class Accessibility {
   private readonly ids = new Map<string, number>();
   private nextId = 1;
+  private readonly listeners = new Set<A11yEventListener>();
+  /** What the screen looked like when last checked (window set; everything), while anyone listens. */
+  private seen: { windows: string; content: string } | undefined;
+  private readonly startedAt: number;
+  private held = 0;
 
   constructor(
     private readonly activities: ActivityManager,
     private readonly packages: PackageManager,
     private readonly screen: { width: number; height: number },
     private readonly rotation: () => Rotation,
-  ) {}
+    private readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+    activities.onChange(() => this.checkChanges());
+  }
+
+  /** Calls `listener` with every event from now on; returns the unsubscribe. Events cost nothing while nobody listens. */
+  onEvent(listener: A11yEventListener): () => void {
+    if (this.listeners.size === 0) this.seen = this.signature(this.snapshot());
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0) this.seen = undefined;
+    };
+  }
+
+  /** Whether anyone listens (callers skip the work of describing an event otherwise). */
+  get listening(): boolean {
+    return this.listeners.size > 0;
+  }
+
+  /** Sends an event about `source` (or about the top window when absent) to every listener. */
+  emit(type: A11yEventType, source: A11yNode | undefined, extra: Partial<A11yEvent> = {}): void {
+    if (!this.listening) return;
+    const top = this.snapshot().windows.at(-1);
+    const ev: A11yEvent = {
+      type,
+      packageName: source?.packageName ?? top?.packageName ?? "",
+      className: source?.className ?? top?.nodes[0]?.className ?? "",
+      text: source ? (source.text ? [source.text] : []) : top?.title ? [top.title] : [],
+      eventTime: this.now() - this.startedAt,
+      ...(source ? { source } : {}),
+      ...extra,
+    };
+    for (const l of [...this.listeners]) l(ev);
+  }
+
+  /**
+   * After anything that may have changed the screen: a new window set (or app in front) is
+   * TYPE_WINDOW_STATE_CHANGED, any other change of the trees TYPE_WINDOW_CONTENT_CHANGED.
+   */
+  checkChanges(): void {
+    if (!this.listening || !this.seen || this.held > 0) return;
+    const now = this.signature(this.snapshot());
+    const before = this.seen;
+    this.seen = now;
+    // A window state change names the activity in front, as Android's does.
+    if (now.windows !== before.windows) this.emit("TYPE_WINDOW_STATE_CHANGED", undefined, { className: this.activities.currentComponent().className });
+    else if (now.content !== before.content) this.emit("TYPE_WINDOW_CONTENT_CHANGED", undefined);
+  }
+
+  /**
+   * Runs `fn` (an input being delivered) without window events in between, so the event about the
+   * input itself comes first, as on a device; the caller runs checkChanges() after it.
+   */
+  hold<T>(fn: () => T): T {
+    this.held++;
+    try {
+      return fn();
+    } finally {
+      this.held--;
+    }
+  }
+
+  /** The node with `uniqueId` in the top window now, if that view still lives. */
+  nodeById(uniqueId: number): A11yNode | undefined {
+    return this.snapshot().windows.at(-1)?.nodes.find((n) => n.uniqueId === uniqueId);
+  }
+
+  /** The focused editable node of the top window (where typed text goes), if any. */
+  focusedEditable(): A11yNode | undefined {
+    return this.snapshot().windows.at(-1)?.nodes.find((n) => n.focused && n.editable);
+  }
+
+  private signature(s: A11yScreen): { windows: string; content: string } {
+    const front = this.activities.foregroundProcess();
+    const windows = JSON.stringify([front ? front.pid : 0, s.windows.map((w) => [w.id, w.packageName, w.title, w.type])]);
+    const content = JSON.stringify([s.rotation, s.windows.map((w) => w.nodes.map((n) => [n.uniqueId, n.text, n.contentDescription, n.bounds, n.checked, n.focused, n.selected, n.enabled, n.childIds]))]);
+    return { windows, content };
+  }
 
   /** The windows on screen now, bottom first; the top one is active and focused. */
   snapshot(): A11yScreen {

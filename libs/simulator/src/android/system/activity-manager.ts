@@ -53,6 +53,7 @@ export class ActivityManager {
   private nextTaskId = 12;
   private nextPid: number;
   private readonly env: ProcessEnv;
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(
     private readonly packages: PackageManager,
@@ -325,9 +326,15 @@ export class ActivityManager {
     for (const t of this.tasks) t.process.setTicking(t.process === front);
   }
 
-  /** After any change of the foreground or of a task: only the app in front may tick. */
+  /** After any change of the foreground or of a task: only the app in front may tick; listeners (accessibility events) hear of it. */
   private changed(): void {
     this.refreshTicking();
+    for (const l of [...this.changeListeners]) l();
+  }
+
+  /** Calls `listener` after every change of the foreground or of a task. */
+  onChange(listener: () => void): void {
+    this.changeListeners.add(listener);
   }
 
   /** `am stack list`, Android 9/10 shape: one stack per task, the front one first. */

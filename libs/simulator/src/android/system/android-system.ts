@@ -17,6 +17,8 @@ import { hashString } from "./rng.ts";
 import { Canvas } from "../graphics/canvas.ts";
 import { renderLauncher } from "./launcher.ts";
 import { rotateFrame } from "../graphics/orientation.ts";
+import { AccessibilityForwarder, type BroadcastIntent, type ForwarderFlags } from "../forwarder/forwarder.ts";
+import { silentLogger, type Logger } from "@farm/log";
 
 export interface ScreenSize {
   width: number;
@@ -32,6 +34,8 @@ export interface AndroidSystemOptions {
   screen: ScreenSize;
   /** Wall clock in ms; injectable for tests. */
   now: () => number;
+  /** Where the device's system services log what the host should know (the accessibility forwarder's connection). */
+  logger?: Logger;
 }
 
 /**
@@ -49,6 +53,8 @@ export interface SavedSystem {
   activities: SavedActivities;
   log: LogEntry[];
   display: { override: ScreenSize | undefined; overrideDensity: number | undefined };
+  /** The accessibility forwarder app's flags (its process memory); absent in snapshots from before it. */
+  forwarder?: ForwarderFlags;
 }
 
 export interface DisplayState {
@@ -73,6 +79,8 @@ export class AndroidSystem {
   readonly input: InputDispatcher;
   /** The screen as accessibility reports it (uiautomator, the accessibility forwarder). */
   readonly accessibility: Accessibility;
+  /** AndroidEnv's accessibility forwarder app, preinstalled. */
+  readonly forwarder: AccessibilityForwarder;
   readonly display: DisplayState;
   /** Counts snapshot loads, so input sources holding their own touch state (gRPC) know to forget it. */
   private restores = 0;
@@ -91,9 +99,10 @@ export class AndroidSystem {
     this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
     this.packages = new PackageManager(this.fs);
     this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed);
-    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation());
-    this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation());
+    this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation(), this.now);
+    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation(), this.accessibility);
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };
+    this.forwarder = new AccessibilityForwarder(this.accessibility, this.settings, this.log, opts.logger ?? silentLogger);
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "ActivityManager", message: "System now ready", buffer: "system" });
   }
@@ -107,10 +116,18 @@ export class AndroidSystem {
     return this.settings.rotation();
   }
 
+  /** Delivers a broadcast to the receivers it names or reaches; returns how many got it. */
+  sendBroadcast(intent: BroadcastIntent): number {
+    // Since Android 8 a manifest receiver gets only explicit broadcasts: the forwarder's needs its component.
+    return intent.component && this.forwarder.receive(intent) ? 1 : 0;
+  }
+
   onSettingChanged(ns: SettingsNamespace, key: string): void {
     if (ns === "system" && (key === "user_rotation" || key === "accelerometer_rotation" || key === "*")) {
       this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 31, priority: "I", tag: "WindowManager", message: `Rotation changed to ${this.rotation()}`, buffer: "system" });
     }
+    if (ns === "secure" && (key === "enabled_accessibility_services" || key === "*")) this.forwarder.apply();
+    this.accessibility.checkChanges();
   }
 
   saveState(): SavedSystem {
@@ -123,6 +140,7 @@ export class AndroidSystem {
       activities: this.activities.saveState(),
       log: this.log.saveState(),
       display: { override: this.display.override && { ...this.display.override }, overrideDensity: this.display.overrideDensity },
+      forwarder: this.forwarder.saveState(),
     };
   }
 
@@ -142,6 +160,7 @@ export class AndroidSystem {
     this.activities.restoreState(s.activities);
     this.display.override = s.display.override && { ...s.display.override };
     this.display.overrideDensity = s.display.overrideDensity;
+    this.forwarder.restoreState(s.forwarder);
     this.log.restoreState(s.log);
     this.restores++;
   }
@@ -180,6 +199,7 @@ export class AndroidSystem {
   close(): void {
     if (this.lifetime.signal.aborted) return;
     this.lifetime.abort();
+    this.forwarder.close();
     this.activities.killAll();
   }
 }

@@ -12,9 +12,12 @@ import type { PackageManager } from "./package-manager.ts";
 import { launcherHit } from "./launcher.ts";
 import { sleepMs } from "../shell/io.ts";
 import { displaySize, displayToNatural, type Rotation } from "../graphics/orientation.ts";
+import type { Accessibility } from "./accessibility.ts";
 
 export class InputDispatcher {
   private downAt: { x: number; y: number } | undefined;
+  /** Where the finger went down, in display coordinates (what accessibility bounds use). */
+  private downShown: { x: number; y: number } | undefined;
   private readonly slop: number;
 
   constructor(
@@ -23,6 +26,8 @@ export class InputDispatcher {
     private readonly faults: FaultInjector,
     private readonly screen: { width: number; height: number },
     private readonly rotation: () => Rotation = () => 0,
+    /** Where accessibility events about input go (view clicked, text changed, scrolled). */
+    private readonly a11y?: Accessibility,
   ) {
     this.slop = Math.max(8, Math.round(0.02 * Math.min(screen.width, screen.height)));
   }
@@ -85,15 +90,39 @@ export class InputDispatcher {
     if (keycode === KEYCODE_HOME) return void this.am.goHome();
     if (keycode === KEYCODE_BACK) return this.am.back();
     const proc = this.am.foregroundProcess();
-    proc?.guard(() => proc.app.onKey?.(keycode));
+    this.editing(() => proc?.guard(() => proc.app.onKey?.(keycode)));
     this.am.refreshTicking();
   }
 
   text(text: string): void {
     if (!this.admit()) return;
     const proc = this.am.foregroundProcess();
-    proc?.guard(() => proc.app.onText?.(text));
+    this.editing(() => proc?.guard(() => proc.app.onText?.(text)));
     this.am.refreshTicking();
+  }
+
+  /** Delivers a key or text; when the focused editable's text changed, a TYPE_VIEW_TEXT_CHANGED says how. */
+  private editing(deliver: () => void): void {
+    const a11y = this.a11y;
+    if (!a11y?.listening) return deliver();
+    const before = a11y.focusedEditable();
+    a11y.hold(deliver);
+    const after = before && a11y.nodeById(before.uniqueId);
+    if (before && after && after.text !== before.text) a11y.emit("TYPE_VIEW_TEXT_CHANGED", after, textChange(before.text, after.text));
+    a11y.checkChanges();
+  }
+
+  /** Delivers a recognised tap or swipe; accessibility hears of a click on a clickable node, a scroll over a scrollable one. */
+  private gesture(isTap: boolean, end: { x: number; y: number }, deliver: () => void): void {
+    const a11y = this.a11y;
+    const at = this.downShown;
+    if (!a11y?.listening || !at) return deliver();
+    const node = a11y.nodeAt(at.x, at.y, isTap ? (n) => n.clickable : (n) => n.scrollable);
+    // A click event goes out as the click is performed, before what it opens announces itself.
+    if (node && isTap) a11y.emit("TYPE_VIEW_CLICKED", node);
+    a11y.hold(deliver);
+    if (node && !isTap) a11y.emit("TYPE_VIEW_SCROLLED", a11y.nodeById(node.uniqueId) ?? node, { scrollDeltaX: Math.round(at.x - end.x), scrollDeltaY: Math.round(at.y - end.y) });
+    a11y.checkChanges();
   }
 
   /** (xIn, yIn) are display coordinates (what screencap shows); apps get natural-frame coordinates. */
@@ -105,18 +134,20 @@ export class InputDispatcher {
     const y = natural.y;
     const proc = this.am.foregroundProcess();
     // Like Android's input dispatcher, MOVE/UP without a preceding DOWN (e.g. the DOWN was dropped) are discarded.
-    if (action === "down") this.downAt = { x, y };
-    else if (!this.downAt) return;
+    if (action === "down") {
+      this.downAt = { x, y };
+      this.downShown = { x: xIn, y: yIn };
+    } else if (!this.downAt) return;
     proc?.guard(() => proc.app.onTouch?.(action, x, y));
     if (action !== "up") return;
     const start = this.downAt!;
     this.downAt = undefined;
     const isTap = Math.hypot(x - start.x, y - start.y) <= this.slop;
     if (!proc) {
-      if (isTap) this.launcherTap(start.x, start.y);
+      if (isTap) this.gesture(true, { x: xIn, y: yIn }, () => this.launcherTap(start.x, start.y));
       return;
     }
-    proc.guard(() => (isTap ? proc.app.onTap?.(start.x, start.y) : proc.app.onSwipe?.(start.x, start.y, x, y)));
+    this.gesture(isTap, { x: xIn, y: yIn }, () => proc.guard(() => (isTap ? proc.app.onTap?.(start.x, start.y) : proc.app.onSwipe?.(start.x, start.y, x, y))));
     this.am.refreshTicking();
   }
 
@@ -125,4 +156,13 @@ export class InputDispatcher {
     if (!pkg) return;
     this.am.start({ component: { packageName: pkg.name, className: pkg.activities[0]! }, extras: {}, forceStop: false });
   }
+}
+
+/** fromIndex / addedCount / removedCount of an edit, as AccessibilityEvent reports a text change (common prefix and suffix kept). */
+export function textChange(before: string, after: string): { beforeText: string; fromIndex: number; addedCount: number; removedCount: number } {
+  let from = 0;
+  while (from < before.length && from < after.length && before[from] === after[from]) from++;
+  let tail = 0;
+  while (tail < before.length - from && tail < after.length - from && before[before.length - 1 - tail] === after[after.length - 1 - tail]) tail++;
+  return { beforeText: before, fromIndex: from, addedCount: after.length - from - tail, removedCount: before.length - from - tail };
 }

@@ -28,6 +28,8 @@ const SYSTEM_PACKAGES: { name: string; activities: string[]; label: string }[] =
   { name: "com.android.providers.settings", activities: [], label: "Settings Storage" },
   { name: "com.android.inputmethod.latin", activities: [], label: "Android Keyboard (AOSP)" },
   { name: "com.android.deskclock", activities: ["com.android.deskclock.DeskClock"], label: "Clock" },
+  // AndroidEnv's accessibility forwarder (a service and a receiver, no activity): libs/simulator/src/android/forwarder.
+  { name: "com.google.androidenv.accessibilityforwarder", activities: [], label: "Accessibility Forwarder" },
 ];
 
 export type InstallResult = { ok: true; pkg: InstalledPackage } | { ok: false; code: string };
