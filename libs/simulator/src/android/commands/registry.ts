@@ -15,6 +15,7 @@ import { fileCommands } from "./files.ts";
 import { grepCommands } from "./grep.ts";
 import { miscCommands } from "./misc.ts";
 import { textToolCommands } from "./text-tools.ts";
+import { uiautomatorCommands } from "./uiautomator.ts";
 
 let all: CommandTable | undefined;
 
@@ -36,6 +37,7 @@ function table(): CommandTable {
     ...grepCommands,
     ...miscCommands,
     ...textToolCommands,
+    ...uiautomatorCommands,
   };
   return all;
 }
