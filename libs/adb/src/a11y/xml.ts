@@ -33,10 +33,12 @@ export interface XmlBounds {
 const NAME = /[A-Za-z_:][-A-Za-z0-9_:.]*/y;
 const SPACE = /[ \t\r\n]*/y;
 
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /** Decodes strict UTF-8; bad bytes are refused with their offset. */
 export function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+    return UTF8.decode(bytes);
   } catch {
     throw new XmlRefused("bad_utf8", `not valid UTF-8 (first bad byte at offset ${firstBadUtf8(bytes)}); the device's output is corrupt or not a dump`);
   }
