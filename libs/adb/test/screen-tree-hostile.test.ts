@@ -131,3 +131,15 @@ test("forests: a well-formed one converts; cycles, shared children, dangling ids
   bad(chain, /deeper than 200/);
   bad(Array.from({ length: 50 }, (_, i) => fnode(i + 1)), /more than 10/, { ...DEFAULT_TREE_LIMITS, maxNodes: 10 });
 });
+
+test("Android 13's --windows form reads as one window per <window>, with its id, layer, type and flags", () => {
+  const win = (i: number, id: number, active: boolean, inner: string): string =>
+    `<window index="${i}" title="W${id}" bounds="[0,0][100,200]" active="${active}" focused="${active}" accessibility-focused="false" id="${id}" layer="${9 - i}" type="TYPE_SYSTEM"><hierarchy rotation="2">${inner}</hierarchy></window>`;
+  const xml = `${DECL}<displays><display id="0">${win(0, 11, true, node(0, "", ">") + node(0) + "</node>")}${win(1, 4, false, node(0))}</display></displays>`;
+  const t = parseUiautomatorXml(xml, DEFAULT_TREE_LIMITS);
+  assert.equal(t.rotation, 2);
+  assert.equal(t.nodeCount, 3);
+  assert.deepEqual(t.windows.map((w) => [w.id, w.layer, w.windowType, w.isActive, w.title, w.tree.nodes.length]), [[11, 9, 3, true, "W11", 2], [4, 8, 3, false, "W4", 1]]);
+  assert.ok(t.windows[1]!.tree.nodes.every((n) => n.windowId === 4));
+  assert.deepEqual(t.windows[0]!.boundsInScreen, { left: 0, top: 0, right: 100, bottom: 200 });
+});

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { newDevice, sh, installPrebuilt, rlStartLine } from "./android-helpers.ts";
-import { attr, IllegalXmlCharacter } from "../src/android/commands/window-dump.ts";
+import { attr, dumpActiveWindow, dumpAllWindows, IllegalXmlCharacter } from "../src/android/commands/window-dump.ts";
 
 const DECL = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 const NODE_ATTRS = /^<node(?: NAF="true")? index="\d+" text="[^"]*" resource-id="[^"]*" class="[^"]*" package="[^"]*" content-desc="[^"]*" checkable="(?:true|false)" checked="(?:true|false)" clickable="(?:true|false)" enabled="(?:true|false)" focusable="(?:true|false)" focused="(?:true|false)" scrollable="(?:true|false)" long-clickable="(?:true|false)" password="(?:true|false)" selected="(?:true|false)" bounds="\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]"(?: \/>|>)$/;
@@ -118,4 +118,25 @@ test("uiautomator without a known subcommand prints its usage", async () => {
   const bad = await sh(d, "uiautomator frobnicate");
   assert.equal(bad.code, 1);
   assert.match(bad.err, /Unknown command: frobnicate/);
+});
+
+test("with a dialog open, the dump is the dialog's window (the active one); --windows lists both, top first", () => {
+  const n = (id: number, text: string, childIds: number[] = [], depth = 0) => ({
+    uniqueId: id, className: "android.widget.TextView", packageName: "p", resourceId: "", text, contentDescription: "", hintText: "",
+    bounds: { left: 0, top: 0, right: 100, bottom: 100 }, clickable: text !== "", longClickable: false, scrollable: false, checkable: false,
+    checked: false, focusable: false, focused: false, enabled: true, selected: false, password: false, editable: false, visibleToUser: true,
+    textSelectionStart: -1, textSelectionEnd: -1, depth, index: 0, drawingOrder: id, childIds, actions: [], windowId: 0, viewKey: "",
+  });
+  const win = (id: number, layer: number, top: boolean, nodes: ReturnType<typeof n>[]) => ({
+    id, type: 1, layer, title: "App", packageName: "p", bounds: { left: 0, top: 0, right: 100, bottom: 100 }, active: top, focused: top, nodes,
+  });
+  const screen = { rotation: 0 as const, windows: [win(1, 0, false, [n(1, "", [2]), n(2, "Behind", [], 1)]), win(3, 1, true, [n(4, "", [5]), n(5, "OK", [], 1)])] };
+  const opts = { compressed: false, display: { width: 100, height: 100 } };
+  const one = dumpActiveWindow(screen, opts);
+  assert.match(one, /text="OK"/);
+  assert.doesNotMatch(one, /Behind/);
+  const all = dumpAllWindows(screen, opts);
+  assert.ok(all.indexOf('text="OK"') < all.indexOf('text="Behind"'), "top window first");
+  assert.match(all, /<window index="0" title="App" [^>]*active="true"[^>]* id="3" layer="1"/);
+  assert.match(all, /<window index="1" title="App" [^>]*active="false"[^>]* id="1" layer="0"/);
 });
