@@ -7,13 +7,13 @@ import { attr, dumpActiveWindow, dumpAllWindows, IllegalXmlCharacter } from "../
 const DECL = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 const NODE_ATTRS = /^<node(?: NAF="true")? index="\d+" text="[^"]*" resource-id="[^"]*" class="[^"]*" package="[^"]*" content-desc="[^"]*" checkable="(?:true|false)" checked="(?:true|false)" clickable="(?:true|false)" enabled="(?:true|false)" focusable="(?:true|false)" focused="(?:true|false)" scrollable="(?:true|false)" long-clickable="(?:true|false)" password="(?:true|false)" selected="(?:true|false)" bounds="\[-?\d+,-?\d+\]\[-?\d+,-?\d+\]"(?: \/>|>)$/;
 
-/** Python's xml.etree reads the dump: node count and the labelled clickable nodes with their bounds. */
+/** Debian's Python (xml.etree) reads the dump: node count and the labelled clickable nodes with their bounds. */
 function pythonRead(xml: string): { nodes: number; rotation: string; clickable: [string, string][] } {
   const py = `import sys, json, xml.etree.ElementTree as ET
 root = ET.fromstring(sys.stdin.buffer.read())
 nodes = list(root.iter("node"))
 print(json.dumps({"nodes": len(nodes), "rotation": root.get("rotation"), "clickable": [[n.get("text"), n.get("bounds")] for n in nodes if n.get("clickable") == "true"]}))`;
-  return JSON.parse(execFileSync("python3", ["-c", py], { input: xml, encoding: "utf8" })) as ReturnType<typeof pythonRead>;
+  return JSON.parse(execFileSync("/usr/bin/python3", ["-c", py], { input: xml, encoding: "utf8" })) as ReturnType<typeof pythonRead>;
 }
 
 function splitDump(out: string, file: string): string {

@@ -131,7 +131,11 @@ export class A11yForwarderHub implements ForestSource {
         },
       };
       list.push(w);
-      stream.write({ get_forest: {} });
+      try {
+        stream.write({ get_forest: {} });
+      } catch (e) {
+        w.settle(failure("adb_error", "adb_error", `asking the forwarder of '${serial}' for a forest failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
     });
   }
 

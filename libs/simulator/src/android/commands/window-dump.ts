@@ -6,15 +6,17 @@
  * trailing newline. Only nodes visible to the user are written (an invisible child is skipped with
  * its subtree); bounds are clipped to the display.
  */
+import { FarmError } from "@farm/errors";
 import type { A11yNode, A11yRect, A11yScreen, A11yWindow } from "../system/accessibility.ts";
 import { WINDOW_TYPE } from "../system/accessibility.ts";
 
 export const XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 
 /** What KXmlSerializer throws on a character XML cannot hold (NUL, a lone surrogate, U+FFFE/U+FFFF). */
-export class IllegalXmlCharacter extends Error {
+export class IllegalXmlCharacter extends FarmError<"illegal_xml_character"> {
+  override readonly name = "IllegalXmlCharacter";
   constructor(readonly codeUnit: number) {
-    super(`Illegal character (U+${codeUnit.toString(16)})`);
+    super("illegal_xml_character", `Illegal character (U+${codeUnit.toString(16)})`);
   }
 }
 
