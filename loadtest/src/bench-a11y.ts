@@ -5,7 +5,9 @@
  * from the accessibility forwarder when the simulated device has it (the driver's A11yForwarderHub is
  * enabled on it and given 3 s to connect; otherwise `na`). Worker CPU per tree is this process's own CPU
  * (process.cpuUsage) over the reads: getting and parsing one tree. The screen is the launcher with every
- * simulated APK installed.
+ * simulated APK installed. `instant` runs first, so the code is warm for both; each source is also read a
+ * quarter of its samples (2–50) first, not measured. The forest, being cheap, is read `--instant-samples`
+ * times at both profiles.
  * Last lines: the same figures for `instant`, then for `emulator-grpc`:
  * `nodes=<n> uiautomator_p50_ms=<a> forest_p50_ms=<b|na> worker_cpu_us_per_tree=<c>`.
  */
@@ -59,7 +61,10 @@ async function measure(dev: AdbDevice, source: "uiautomator" | "forwarder", samp
   return { q: quantiles(ms), errors, cpuUsPerTree: (cpu.user + cpu.system) / samples, nodes };
 }
 
-async function runProfile(profile: string, samples: number): Promise<ProfileFigures> {
+/** Reads before measuring, so the figures are a long-running worker's (connections open, hot paths compiled). */
+const warmupFor = (samples: number): number => Math.min(50, Math.max(2, Math.floor(samples / 4)));
+
+async function runProfile(profile: string, samples: number, forestSamples: number): Promise<ProfileFigures> {
   const adb = await startAdbServer();
   const sim = await startSimChild(1, adb.port, profile);
   const hub = new A11yForwarderHub();
@@ -72,11 +77,11 @@ async function runProfile(profile: string, samples: number): Promise<ProfileFigu
       const r = await dev.execute({ timeoutSec: 60, cmd: { command: "install_apk", location: { kind: "filesystem", path: path.join(APKS, apk), declaredPath: `apks/${apk}` } } });
       if (r.status !== "ok") throw new Error(`install ${apk}: ${r.message}`);
     }
-    await measure(dev, "uiautomator", 2); // warm-up: connections, JIT
+    await measure(dev, "uiautomator", warmupFor(samples));
     const uiautomator = await measure(dev, "uiautomator", samples);
     await hub.enable(dev);
     for (let waited = 0; waited < FORWARDER_CONNECT_MS && !hub.serves(dev.serial); waited += 50) await sleep(50);
-    const forest = hub.serves(dev.serial) ? (await measure(dev, "forwarder", 2), await measure(dev, "forwarder", samples)) : undefined;
+    const forest = hub.serves(dev.serial) ? (await measure(dev, "forwarder", warmupFor(forestSamples)), await measure(dev, "forwarder", forestSamples)) : undefined;
     return { profile, uiautomator, ...(forest ? { forest } : {}) };
   } finally {
     await driver.close();
@@ -93,9 +98,9 @@ function lastLine(f: ProfileFigures): string {
 export const scenario: Scenario = {
   async run(opts: BenchOptions): Promise<void> {
     const samples = intOpt(opts, "samples", 20);
-    const instantSamples = intOpt(opts, "instant-samples", 200);
-    const grpc = await runProfile("emulator-grpc", samples);
-    const instant = await runProfile("instant", instantSamples);
+    const instantSamples = intOpt(opts, "instant-samples", 500);
+    const instant = await runProfile("instant", instantSamples, instantSamples);
+    const grpc = await runProfile("emulator-grpc", samples, instantSamples);
     console.log("a11y: Device.screenTree on one simulated emulator (launcher, every simulated APK installed), warm");
     const rows: LatencyRow[] = [];
     for (const f of [grpc, instant]) {

@@ -26,8 +26,8 @@ export const scenarios: Record<string, ScenarioEntry> = {
   a11y: {
     describe: "the screen as a tree: Device.screenTree from uiautomator dump and from the accessibility forwarder, at emulator-grpc and instant (one simulated device)",
     options: [
-      { flags: "--samples <n>", description: "trees read per source at emulator-grpc (default 20)" },
-      { flags: "--instant-samples <n>", description: "trees read per source at instant (default 200)" },
+      { flags: "--samples <n>", description: "uiautomator trees read at emulator-grpc (default 20)" },
+      { flags: "--instant-samples <n>", description: "trees read per source at instant, and forests at emulator-grpc (default 500)" },
     ],
     load: () => import("./bench-a11y.ts").then((m) => m.scenario),
   },

@@ -120,10 +120,10 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   }
 }
 
-test("forwarder: enabling sends AndroidEnv's setting and broadcasts with this device's port", async () => {
+test("forwarder: enabling sends AndroidEnv's setting and broadcasts with this device's port (tree logs only when asked)", async () => {
   const lines: string[] = [];
   const fake = { serial: "emulator-9990", shell: async (line: string): Promise<ShellResult> => (lines.push(line), { status: "ok", message: "", stdout: "", durationMs: 0 }) };
-  assert.equal((await hub.enable(fake)).status, "ok");
+  assert.equal((await hub.enable(fake, { treeLogs: true })).status, "ok");
   const port = await hub.portFor("emulator-9990");
   assert.equal(await hub.portFor("emulator-9990"), port, "one port per device, kept");
   assert.deepEqual(lines, [
@@ -132,6 +132,10 @@ test("forwarder: enabling sends AndroidEnv's setting and broadcasts with this de
     `settings put global no_proxy 10.0.2.2:${port}`,
     `am broadcast -n com.google.androidenv.accessibilityforwarder/com.google.androidenv.accessibilityforwarder.FlagsBroadcastReceiver -a accessibility_forwarder.intent.action.SET_GRPC --ei port ${port} --es host 10.0.2.2`,
   ]);
+  lines.length = 0;
+  assert.equal((await hub.enable(fake)).status, "ok");
+  assert.ok(!lines.some((l) => l.includes("ENABLE_ACCESSIBILITY_TREE_LOGS")), "no tree logs unless asked: reads ask on Bidi");
+  assert.equal(lines.length, 3);
 });
 
 test("forwarder: once the device's forwarder is connected, screenTree reads its forest; bad forests are refused; a gone forwarder falls back", async () => {

@@ -44,7 +44,7 @@ interface Waiter {
 }
 
 export class A11yForwarderHub implements ForestSource {
-  private readonly server = new grpc.Server({ "grpc.max_receive_message_length": -1 });
+  private readonly server: grpc.Server;
   private readonly portOf = new Map<string, number>();
   private readonly serialOf = new Map<number, string>();
   private readonly streams = new Map<string, Stream>();
@@ -58,15 +58,19 @@ export class A11yForwarderHub implements ForestSource {
   constructor(private readonly opts: ForwarderHubOptions = {}) {
     this.logger = opts.logger ?? silentLogger;
     this.maxBytes = opts.maxBytes ?? DEFAULT_TREE_LIMITS.maxBytes;
+    // gRPC's own cap is the hard memory bound (the stream dies past it); below it, a forest over maxBytes is
+    // refused with a clear message and never decoded.
+    this.server = new grpc.Server({ "grpc.max_receive_message_length": 4 * this.maxBytes });
     const { service } = a11yGrpc();
     const bidi = service["Bidi"]!;
-    // Size first, decode after: a forest over the bound is never decoded.
     const definition: grpc.ServiceDefinition = {
       ...service,
       Bidi: {
         ...bidi,
         requestDeserialize: (buf: Buffer): Incoming => (buf.length > this.maxBytes ? { tooLarge: buf.length } : { ...(bidi.requestDeserialize(buf) as ClientToServerMsg), size: buf.length }),
       },
+      // Reads ask on Bidi; forests pushed by tree logging are acknowledged, not decoded.
+      SendForest: { ...service["SendForest"]!, requestDeserialize: () => ({}) },
     };
     this.server.addService(definition, {
       Bidi: (call: Stream) => this.onStream(call),
@@ -89,16 +93,19 @@ export class A11yForwarderHub implements ForestSource {
   }
 
   /**
-   * Turns the forwarder on as AndroidEnv's wrapper does: the accessibility service setting, tree logs, and
-   * SET_GRPC with this device's port (extras after the action, as the wrapper sends them).
+   * Turns the forwarder on as AndroidEnv's wrapper does: the accessibility service setting, optionally tree
+   * logs (the wrapper's `enable_a11y_tree_info`: the device then pushes a forest every 100 ms, which reads on
+   * `Bidi` do not need and the host would pay for), and SET_GRPC with this device's port (extras after the
+   * action, as the wrapper sends them).
    */
-  async enable(device: Pick<Device, "serial" | "shell">, timeoutMs = 10_000): Promise<StepResult> {
+  async enable(device: Pick<Device, "serial" | "shell">, opts: { timeoutMs?: number; treeLogs?: boolean } = {}): Promise<StepResult> {
     const t0 = performance.now();
+    const timeoutMs = opts.timeoutMs ?? 10_000;
     const port = await this.portFor(device.serial);
     const host = this.opts.deviceHost ?? "10.0.2.2";
     const lines = [
       `settings put secure enabled_accessibility_services ${shQuote(FORWARDER_SERVICE)}`,
-      `am broadcast -n ${shQuote(FORWARDER_RECEIVER)} -a ${ACTION_PREFIX}ENABLE_ACCESSIBILITY_TREE_LOGS`,
+      ...(opts.treeLogs ? [`am broadcast -n ${shQuote(FORWARDER_RECEIVER)} -a ${ACTION_PREFIX}ENABLE_ACCESSIBILITY_TREE_LOGS`] : []),
       `settings put global no_proxy ${shQuote(`${host}:${port}`)}`,
       `am broadcast -n ${shQuote(FORWARDER_RECEIVER)} -a ${ACTION_PREFIX}SET_GRPC --ei port ${port} --es host ${shQuote(host)}`,
     ];
