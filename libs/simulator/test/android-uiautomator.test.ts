@@ -53,6 +53,9 @@ test("uiautomator dump writes /sdcard/window_dump.xml by default, or the file gi
   const compressed = (await sh(d, "cat /data/local/tmp/c.xml")).out;
   assert.doesNotMatch(compressed, /android.view.ViewGroup/, "the workspace (no text, no action) is not important");
   assert.equal(pythonRead(compressed).clickable.length, pythonRead(full).clickable.length);
+  // A file that cannot be written: the real dumper only logs it, and the message comes all the same.
+  assert.equal((await sh(d, "uiautomator dump /sdcard")).out, "UI hierchary dumped to: /sdcard\n");
+  assert.ok(d.system.fs.isDirectory("/sdcard"), "the folder is left alone");
   // The icons are the root's own children now, numbered from 0.
   assert.match(compressed, /<hierarchy rotation="0"><node index="0" [^>]*launcher"[^>]*><node index="0" text="[^"]+"/);
 });

@@ -88,7 +88,7 @@ async function dump(args: string[], ctx: CommandContext): Promise<number> {
     throw e;
   }
   if (path === TTY) ctx.out(xml);
-  else if (isWritable(path) && path !== "/dev/null") ctx.sys.fs.write(path, new TextEncoder().encode(xml), 0o660, Math.floor(ctx.sys.now() / 1000));
+  else if (isWritable(path) && path !== "/dev/null" && !ctx.sys.fs.isDirectory(path)) ctx.sys.fs.write(path, new TextEncoder().encode(xml), 0o660, Math.floor(ctx.sys.now() / 1000));
   // A file that cannot be written is only logged by the real dumper; the message comes all the same.
   ctx.out(`UI hierchary dumped to: ${path}\n`);
   return 0;
