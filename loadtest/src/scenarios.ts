@@ -23,6 +23,14 @@ const profile: BenchOptionSpec = { flags: "--profile <name>", description: "simu
 
 /** Declared here (not in the scenario modules) so `farm bench --help` and option checking load no scenario. */
 export const scenarios: Record<string, ScenarioEntry> = {
+  a11y: {
+    describe: "the screen as a tree: Device.screenTree from uiautomator dump and from the accessibility forwarder, at emulator-grpc and instant (one simulated device)",
+    options: [
+      { flags: "--samples <n>", description: "uiautomator trees read at emulator-grpc (default 20)" },
+      { flags: "--instant-samples <n>", description: "trees read per source at instant, and forests at emulator-grpc (default 500)" },
+    ],
+    load: () => import("./bench-a11y.ts").then((m) => m.scenario),
+  },
   adb: {
     describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
     options: [

@@ -1,5 +1,6 @@
 /** Driver configuration: validated once, with defaults and units in the names. */
 import { silentLogger, type Logger } from "@farm/log";
+import type { ScreenTreeEvent } from "./a11y/types.ts";
 
 /** One observed driver call, for metrics (error counts by kind, latency). */
 export interface AdbCallEvent {
@@ -13,6 +14,8 @@ export interface AdbCallEvent {
 export interface AdbEvents {
   onCall?(ev: AdbCallEvent): void;
   onDeviceState?(ev: { serial: string; state: string }): void;
+  /** One screen-tree read (`Device.screenTree`): source, outcome, time, size. */
+  onScreenTree?(ev: ScreenTreeEvent): void;
 }
 
 export interface AdbDriverConfig {

@@ -19,6 +19,8 @@ import type { GrpcEndpoint } from "./grpc/endpoints.ts";
 import { grpcScreenshot } from "./grpc/screenshot.ts";
 import type { ActionChannel, AppScreenMatch, CapturedFrame, Device, FrameRequest, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { checkActivity } from "./validate.ts";
+import { readScreenTree, type A11yConfig, type ScreenTreeRequest } from "./a11y/read-tree.ts";
+import type { ScreenTree, ScreenTreeFailure } from "./a11y/types.ts";
 
 const OK = { status: "ok", message: "" };
 /** A step's own deadline: one day (the task loader's bound), far below what setTimeout can hold (24.8 days). */
@@ -34,6 +36,7 @@ export class AdbDevice implements Device {
   constructor(
     private readonly ctx: DeviceCtx,
     private readonly actionChannelFactory?: ActionChannelFactory,
+    private readonly a11y?: A11yConfig,
   ) {}
 
   get serial(): string {
@@ -257,6 +260,11 @@ export class AdbDevice implements Device {
     if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
     if (!isPng(r.value)) return stepResult("internal_error", `screencap -p did not return a PNG (${r.value.byteLength} bytes)`, r.value.subarray(0, 200).toString("latin1"), r.durationMs);
     return new Uint8Array(r.value);
+  }
+
+  /** The screen as a tree: the forwarder when it serves this device, else `uiautomator dump` (a11y/read-tree.ts). */
+  screenTree(opts?: ScreenTreeRequest): Promise<ScreenTree | ScreenTreeFailure> {
+    return this.timed("screen_tree", () => readScreenTree(this.ctx, this.a11y, opts));
   }
 
   orientation(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {

@@ -11,6 +11,7 @@ import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./c
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
 import { report } from "./exec.ts";
 import { describeError } from "./result.ts";
+import { resolveLimits, type A11yConfig } from "./a11y/read-tree.ts";
 import type { DeviceEvent, DeviceState } from "./types.ts";
 
 export interface DeviceListEntry {
@@ -36,6 +37,8 @@ export interface AdbDriverOptions extends AdbDriverConfig {
   frameThreads?: number;
   /** The emulator gRPC transport: actions and frames over gRPC for devices that have an endpoint. Default off. */
   grpc?: GrpcTransportConfig;
+  /** Screen trees (`Device.screenTree`): the forwarder hub, size bounds, deadline. Default: uiautomator only. */
+  a11y?: A11yConfig;
 }
 
 export class AdbDriver {
@@ -57,6 +60,7 @@ export class AdbDriver {
       this.config.logger.warn({ event: "adb:shared-frames-off", endpoint, reason }, "frames from this emulator come in the gRPC answer, not through shared memory"),
     );
     this.grpc = new GrpcEndpoints(opts.grpc);
+    resolveLimits(opts.a11y);
     this.shells = new ShellSessions(this.config.host, this.config.port);
   }
 
@@ -174,7 +178,7 @@ export class AdbDriver {
   /** A handle for one device (cheap; nothing is opened until it is used). */
   device(serial: string): AdbDevice {
     if (serial === "") throw new TypeError("device serial is empty");
-    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads, grpc: this.grpc, shells: this.shells }, this.opts.actionChannelFactory);
+    return new AdbDevice({ client: this.client, cfg: this.config, serial, frameThreads: this.frameThreads, grpc: this.grpc, shells: this.shells }, this.opts.actionChannelFactory, this.opts.a11y);
   }
 
   /** Stops trackers and the shell sessions. Devices' action channels and logcat streams are closed by their owners. */

@@ -61,7 +61,7 @@ export function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn:
  * Starts a call (its connections released by `handle.destroy()`) under a deadline: trouble classified as the
  * driver's statuses, a debug trace line. Never throws.
  */
-async function guardedCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, start: () => { handle: { destroy(): void }; work: () => PromiseLike<T> }): Promise<CallOutcome<T>> {
+export async function guardedCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, start: () => { handle: { destroy(): void }; work: () => PromiseLike<T> }): Promise<CallOutcome<T>> {
   const t0 = performance.now();
   if (!(timeoutMs > 0)) {
     const d = performance.now() - t0;

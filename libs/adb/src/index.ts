@@ -33,3 +33,8 @@ export { grpcKeyOf } from "./grpc/keys.ts";
 export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";
 /** An in-memory Device for fast unit tests above the driver; passes the driver's conformance suite. */
 export { FakeDevice, type FakeApp, type FakeAppContext, type FakeDeviceOptions } from "./fake-device.ts";
+export { A11yForwarderHub, FORWARDER_PACKAGE, FORWARDER_RECEIVER, FORWARDER_SERVICE, type ForestSource, type ForwarderHubOptions } from "./a11y/forwarder-hub.ts";
+export { UIAUTOMATOR_COMMAND, type A11yConfig, type ScreenTreeRequest } from "./a11y/read-tree.ts";
+export { parseUiautomatorXml, splitDumpOutput } from "./a11y/uiautomator-dump.ts";
+export { XmlRefused, type XmlRefusalCode } from "./a11y/xml.ts";
+export { DEFAULT_TREE_LIMITS, WINDOW_TYPES, isScreenTree, type A11yNodeInfo, type A11yWindowInfo, type ProtoRect, type ScreenTree, type ScreenTreeEvent, type ScreenTreeFailure, type ScreenTreeOutcome, type ScreenTreeSourceName, type TreeLimits } from "./a11y/types.ts";

@@ -5,6 +5,7 @@
  */
 import type { FrameSpec } from "@farm/frames";
 import type { AdbRequest, AppScreen } from "@farm/task";
+import type { ScreenTree, ScreenTreeFailure, ScreenTreeSourceName } from "./a11y/types.ts";
 
 export type StepStatus =
   | "ok"
@@ -148,6 +149,11 @@ export interface Device {
   state?(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult>;
   /** Liveness round trip (a hung device still lists as `device`): ok, or timeout / adb_error. Optional like `state`. */
   probe?(opts?: { timeoutMs?: number }): Promise<StepResult>;
+  /**
+   * The screen now as one tree (windows → nodes, AndroidEnv's forest field names): from the accessibility
+   * forwarder when it serves the device, else `uiautomator dump`; bounded, deadline-bound, trouble as data.
+   */
+  screenTree?(opts?: { timeoutMs?: number; source?: "auto" | ScreenTreeSourceName }): Promise<ScreenTree | ScreenTreeFailure>;
 }
 
 export interface DeviceEvent {

@@ -16,6 +16,7 @@ import { grepCommands } from "./grep.ts";
 import { miscCommands } from "./misc.ts";
 import { textToolCommands } from "./text-tools.ts";
 import { svcCommands } from "./svc.ts";
+import { uiautomatorCommands } from "./uiautomator.ts";
 
 let all: CommandTable | undefined;
 
@@ -38,6 +39,7 @@ function table(): CommandTable {
     ...miscCommands,
     ...textToolCommands,
     ...svcCommands,
+    ...uiautomatorCommands,
   };
   return all;
 }

@@ -9,13 +9,15 @@
  *   am, pm    60 ms  (Java command-line tools like `input`: a new ART process per call)
  *   settings, dumpsys 40 ms (binder calls from a small native/Java front end)
  *   shell     1 ms   (echo, getprop, ls, …: toybox, a few ms on a device)
+ *   uiautomator 200 ms (published: 1–3 s per `uiautomator dump`: a new ART process, then at least 1 s
+ *             of quiet screen; the command waits the same 200 ms again for its scaled quiet second)
  * "emulator-grpc" models input and screenshots over the emulator's gRPC endpoint (≈6 ms per touch
  * with a persistent injector, p50 20 ms per screenshot); everything else still goes over adb and
  * costs what it costs in "emulator-adb".
  * "instant" adds nothing (the default).
  */
 /** What a shell command costs on a device, by kind (commands/types.ts re-exports it for the command table). */
-export type LatencyClass = "input" | "screencap" | "am" | "pm" | "settings" | "dumpsys" | "shell";
+export type LatencyClass = "input" | "screencap" | "am" | "pm" | "settings" | "dumpsys" | "shell" | "uiautomator";
 
 export type LatencyProfileName = "instant" | "emulator-adb" | "emulator-grpc";
 
@@ -27,10 +29,11 @@ const EMULATOR_ADB: Record<LatencyClass, number> = {
   settings: 40,
   dumpsys: 40,
   shell: 1,
+  uiautomator: 200,
 };
 
 export const LATENCY_PROFILES: Record<LatencyProfileName, Record<LatencyClass, number>> = {
-  instant: { input: 0, screencap: 0, am: 0, pm: 0, settings: 0, dumpsys: 0, shell: 0 },
+  instant: { input: 0, screencap: 0, am: 0, pm: 0, settings: 0, dumpsys: 0, shell: 0, uiautomator: 0 },
   "emulator-adb": EMULATOR_ADB,
   "emulator-grpc": { ...EMULATOR_ADB, input: 6, screencap: 20 },
 };
@@ -70,6 +73,8 @@ export function latencyClassOf(name: string): LatencyClass {
       return "settings";
     case "dumpsys":
       return "dumpsys";
+    case "uiautomator":
+      return "uiautomator";
     default:
       return "shell";
   }
