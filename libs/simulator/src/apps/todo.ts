@@ -140,9 +140,9 @@ class Todo extends UiApp {
       `note/${n.id}`,
       rb,
       [
-        checkbox("done", [l, t, l + d(48), b], "", n.done, () => this.toggleDone(n.id), { id: "app:id/note_done", desc: `Done: ${n.title}` }),
-        row("title", [l + d(48), t, r - d(48), b], n.title, () => this.openEditor(n.id), { id: "app:id/note_title", paint: { fg: n.done ? COLORS.muted : COLORS.text } }),
-        iconButton("delete", [r - d(48), t, r, b], "X", `Delete ${n.title}`, () => this.askDelete(n.id), { id: "app:id/note_delete", paint: { fg: COLORS.danger } }),
+        checkbox(`note/${n.id}/done`, [l, t, l + d(48), b], "", n.done, () => this.toggleDone(n.id), { id: "app:id/note_done", desc: `Done: ${n.title}` }),
+        row(`note/${n.id}/title`, [l + d(48), t, r - d(48), b], n.title, () => this.openEditor(n.id), { id: "app:id/note_title", paint: { fg: n.done ? COLORS.muted : COLORS.text } }),
+        iconButton(`note/${n.id}/delete`, [r - d(48), t, r, b], "X", `Delete ${n.title}`, () => this.askDelete(n.id), { id: "app:id/note_delete", paint: { fg: COLORS.danger } }),
       ],
       { id: "app:id/note_row", cls: "android.view.ViewGroup", paint: { bg: n.id % 2 === 0 ? COLORS.row : 0xffffff } },
     );

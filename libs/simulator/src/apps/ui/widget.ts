@@ -3,7 +3,8 @@
  * is painted, and what it does. Drawing, hit-testing and the reported tree all walk this same tree,
  * so what the tree calls a button at some bounds is exactly what a tap there presses.
  * Trees are rebuilt from the app's plain state on every use; they are never stored in app fields
- * (device snapshots copy app fields as plain data).
+ * (device snapshots copy app fields as plain data). Keys are unique within an app's tree: they are
+ * what SimApp.onViewAction names.
  */
 import type { ViewAction, ViewNode } from "../app-types.ts";
 
