@@ -3,7 +3,8 @@
  * the widget toolkit (ui/). One activity (MainActivity); screens stack as fragments do, and Up or BACK
  * pops one. Screens (the main list is longer than the screen and scrolls):
  *   main      Network & internet >, Connected devices >, Display >, Do not disturb, Battery saver,
- *             Location, Security >, Auto-rotate screen, Reset options (a dialog), System >, …
+ *             Location, Security >, Auto-rotate screen, Reset options (a dialog), System >, two labels
+ *             (`>`: a row that opens a screen, drawn with a chevron, not part of its text)
  *   network   Internet >, Airplane mode, Mobile data, Hotspot;   internet: Wi-Fi (and its networks)
  *   devices   Bluetooth, NFC;   system: About labels
  *   display   Dark theme, brightness (DIMMER / BRIGHTER, 0–100 by 10), Adaptive brightness (checkbox),
@@ -143,14 +144,14 @@ class SimSettings extends UiApp {
   }
 
   private entryRow(e: Entry, i: number, rb: Box): Widget {
-    const id = "app:id/" + (e.kind === "switch" || e.kind === "check" ? e.name : e.kind === "link" ? e.to : e.kind === "radio" ? `font_${i}` : `row_${i}`);
+    const id = "app:id/" + (e.kind === "switch" || e.kind === "check" ? e.name : e.kind === "link" ? e.to : e.kind === "radio" ? `font_${i}` : e.kind === "dialog" ? "reset" : `row_${i}`);
     switch (e.kind) {
       case "switch":
         return switchView(e.name, rb, e.text, this.on(e.name), () => this.flip(e.name), { id });
       case "check":
         return checkbox(e.name, rb, e.text, this.on(e.name), () => this.flip(e.name), { id });
       case "link":
-        return row(`link/${e.to}`, rb, `${e.text} >`, () => this.open(e.to), { id });
+        return row(`link/${e.to}`, rb, e.text, () => this.open(e.to), { id, paint: { chevron: true } });
       case "dialog":
         return row("reset", rb, e.text, () => ((this.resetDialog = true), this.focus(undefined)), { id });
       case "radio":

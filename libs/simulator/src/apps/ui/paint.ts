@@ -20,6 +20,7 @@ export function paintTree(c: Canvas, w: Widget, dp: number): void {
   }
   const text = p.glyph ?? w.text ?? "";
   if (text !== "") textIn(c, b, text, scale, fg, p.align ?? "left");
+  if (p.chevron) textIn(c, [b[2] - 12 * scale, b[1], b[2], b[3]], ">", scale, COLORS.muted, "left");
   paintChildren(c, w, dp);
 }
 

@@ -31,6 +31,8 @@ export interface Paint {
   align?: "left" | "center";
   /** How the view's state is drawn beside its text. */
   look?: "text" | "check" | "switch" | "field";
+  /** A `>` at the right: the row opens another screen (drawn, not reported). */
+  chevron?: boolean;
   /** An icon button's glyph (drawn, not reported). */
   glyph?: string;
 }
