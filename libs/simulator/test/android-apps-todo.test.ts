@@ -203,3 +203,18 @@ test("the app's state is part of a device snapshot: save, change, load", async (
   assert.equal(focusedField(d)?.resourceId, byId(d, "title_input").resourceId);
   d.close();
 });
+
+test("accessibility actions: only what a node offers is carried out (disabled SAVE, set_text on a label, an unknown key)", async () => {
+  const d = await start();
+  await tapNode(d, byText(d, "NEW NOTE"));
+  const save = byText(d, "SAVE");
+  assert.deepEqual(save.actions, [], "a disabled button offers no action");
+  assert.equal(act(d, save, "click"), false);
+  assert.equal(act(d, byId(d, "toolbar_title"), "set_text", "x"), false);
+  assert.equal(act(d, { ...save, viewKey: "no/such/view" }, "click"), false);
+  assert.equal(act(d, byId(d, "title_input"), "set_text", "x".repeat(500)), true);
+  assert.equal(byId(d, "title_input").text.length, 200, "a field holds at most 200 characters");
+  assert.equal(act(d, byText(d, "SAVE"), "click"), true);
+  assert.equal(titles(d)[0], "x".repeat(200));
+  d.close();
+});
