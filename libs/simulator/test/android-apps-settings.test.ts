@@ -44,7 +44,7 @@ test("on every screen, every clickable node tapped at its centre does what its t
         assert.equal(d.system.accessibility.snapshot().windows.length, 2, what);
         assert.equal(byId(d, "alertTitle").text, "Reset all settings?");
       } else if (n.text === "DIMMER" || n.text === "BRIGHTER") {
-        assert.ok(byText(d, n.text === "DIMMER" ? "Brightness level: 40%" : "Brightness level: 60%"), what);
+        assert.ok(byText(d, n.text === "DIMMER" ? "Brightness level: 40/100" : "Brightness level: 60/100"), what);
       } else if (n.editable) {
         assert.equal(focusedField(d)?.resourceId, n.resourceId, what);
       } else {
@@ -86,7 +86,7 @@ test("nested goal: Display, Font size, Large (radio buttons); brightness buttons
   const d = await start('{"font_size": "large"}');
   await open(d, ["Display"]);
   for (let i = 0; i < 7; i++) await tapNode(d, byText(d, "BRIGHTER"));
-  assert.ok(byText(d, "Brightness level: 100%"));
+  assert.ok(byText(d, "Brightness level: 100/100"));
   await tapNode(d, byText(d, "Font size"));
   await tapNode(d, byText(d, "Small"));
   await tapNode(d, byText(d, "Large"));
@@ -168,5 +168,24 @@ test("rotated, tap-at-centre reaches Wi-Fi; accessibility click does too; state 
   assert.deepEqual(d.appState(), before);
   assert.equal(title(d), "Internet");
   assert.equal(byText(d, "Wi-Fi").checked, true);
+  d.close();
+});
+
+test("drawing follows the tree: toggling a switch changes pixels only inside that switch's bounds", async () => {
+  const d = await start();
+  const frame = (): Uint8Array => new Uint8Array(d.framebuffer().rgba);
+  const before = frame();
+  const n = byText(d, "Battery saver");
+  await tapNode(d, n);
+  const after = frame();
+  let changed = 0;
+  for (let p = 0; p < before.length; p += 4) {
+    if (before[p] === after[p] && before[p + 1] === after[p + 1] && before[p + 2] === after[p + 2]) continue;
+    changed++;
+    const x = (p / 4) % 360;
+    const y = Math.floor(p / 4 / 360);
+    assert.ok(x >= n.bounds.left && x < n.bounds.right && y >= n.bounds.top && y < n.bounds.bottom, `pixel ${x},${y} changed outside ${JSON.stringify(n.bounds)}`);
+  }
+  assert.ok(changed > 50, `the switch was redrawn (${changed} pixels)`);
   d.close();
 });

@@ -105,7 +105,7 @@ class SimSettings extends UiApp {
       case "devices":
         return [sw("bluetooth", "Bluetooth"), sw("nfc", "NFC")];
       case "display":
-        return [sw("dark_theme", "Dark theme"), { kind: "label", text: `Brightness level: ${this.brightness}%` }, { kind: "check", name: "adaptive_brightness", text: "Adaptive brightness" }, link("font")];
+        return [sw("dark_theme", "Dark theme"), { kind: "label", text: `Brightness level: ${this.brightness}/100` }, { kind: "check", name: "adaptive_brightness", text: "Adaptive brightness" }, link("font")];
       case "font":
         return FONT_SIZES.map((_, size): Entry => ({ kind: "radio", size }));
       case "security":

@@ -174,7 +174,7 @@ class Todo extends UiApp {
   protected override dialog(): Widget | undefined {
     const n = this.notes.find((x) => x.id === this.confirmDelete);
     if (!n) return undefined;
-    return alertDialog(this.host.screen, this.dp, "Delete note?", `"${n.title}" will be deleted.`, { text: "CANCEL", press: () => this.cancelDialog() }, { text: "DELETE", press: () => this.remove(n.id) });
+    return alertDialog(this.host.screen, this.dp, "Delete note?", `${n.title} will be deleted.`, { text: "CANCEL", press: () => this.cancelDialog() }, { text: "DELETE", press: () => this.remove(n.id) });
   }
 
   protected override cancelDialog(): void {

@@ -20,7 +20,7 @@ export function alertDialog(screen: { width: number; height: number }, dp: numbe
     box,
     [
       label("alertTitle", [l + d(8), t + d(8), r - d(8), t + d(48)], title, { id: "android:id/alertTitle", paint: { scale: 2, fg: COLORS.text } }),
-      label("message", [l + d(8), t + d(52), r - d(8), t + d(92)], message, { id: "android:id/message", paint: { scale: 1.5, fg: 0x616161 } }),
+      label("message", [l + d(8), t + d(52), r - d(8), t + d(92)], message, { id: "android:id/message", paint: { scale: 1, fg: 0x616161 } }),
       button("button2", [r - 2 * btnW - d(16), btnTop, r - btnW - d(16), b - d(8)], negative.text, negative.press, { id: "android:id/button2", paint: { bg: 0xffffff, fg: COLORS.accent } }),
       button("button1", [r - btnW - d(8), btnTop, r - d(8), b - d(8)], positive.text, positive.press, { id: "android:id/button1" }),
     ],

@@ -20,7 +20,7 @@ export function paintTree(c: Canvas, w: Widget, dp: number): void {
   }
   const text = p.glyph ?? w.text ?? "";
   if (text !== "") textIn(c, b, text, scale, fg, p.align ?? "left");
-  if (p.chevron) textIn(c, [b[2] - 12 * scale, b[1], b[2], b[3]], ">", scale, COLORS.muted, "left");
+  if (p.chevron) c.text(b[2] - 10 * scale, (b[1] + b[3]) / 2 - (GLYPH_HEIGHT * scale) / 2, ">", scale, COLORS.muted);
   paintChildren(c, w, dp);
 }
 
@@ -36,7 +36,8 @@ function fillBox(c: Canvas, b: Box, color: number): void {
 function textIn(c: Canvas, b: Box, text: string, scale: number, color: number, align: "left" | "center", tail = false): void {
   const pad = 4 * scale;
   const room = Math.max(0, Math.floor((b[2] - b[0] - 2 * pad + scale) / (6 * scale)));
-  const chars = [...text];
+  // The 5x7 font has no ampersand; the screen spells it out (the reported text keeps it).
+  const chars = [...text.replace(/&/g, "AND")];
   const shown = chars.length <= room ? text : (tail ? chars.slice(chars.length - room) : chars.slice(0, room)).join("");
   const y = (b[1] + b[3]) / 2 - (GLYPH_HEIGHT * scale) / 2;
   if (align === "center") c.textCentered(b[0], b[1], b[2] - b[0], b[3] - b[1], shown, scale, color);

@@ -22,7 +22,7 @@ export function label(key: string, bounds: Box, text: string, opts: Common = {})
 export function appBar(bounds: Box, title: string, up?: () => void): Widget {
   const h = bounds[3] - bounds[1];
   const children: Widget[] = [];
-  if (up) children.push({ ...iconButton("up", [bounds[0], bounds[1], bounds[0] + h, bounds[3]], "<", "Navigate up", up), paint: { fg: COLORS.barText, scale: 3, look: "text", align: "center" } });
+  if (up) children.push({ ...iconButton("up", [bounds[0], bounds[1], bounds[0] + h, bounds[3]], "<", "Navigate up", up), paint: { fg: COLORS.barText, scale: 3, look: "text", align: "center", glyph: "<" } });
   children.push(label("toolbar_title", [bounds[0] + (up ? h : Math.round(h / 4)), bounds[1], bounds[2], bounds[3]], title, { id: "app:id/toolbar_title", paint: { fg: COLORS.barText, scale: 2 } }));
   return panel("toolbar", bounds, children, { id: "app:id/toolbar", cls: "android.view.ViewGroup", paint: { bg: COLORS.bar } });
 }
