@@ -218,3 +218,13 @@ test("accessibility actions: only what a node offers is carried out (disabled SA
   assert.equal(titles(d)[0], "x".repeat(200));
   d.close();
 });
+
+test("a create goal counts a note the agent saves, not a sample note that already has the title", async () => {
+  const d = await start('{"title": "buy bread"}');
+  await tapNode(d, byDesc(d, "Done: Buy bread"));
+  assert.deepEqual(await rlMessages(d), ['json_extra: {"notes": 12, "done": 1}']);
+  await tapNode(d, byText(d, "Buy bread"));
+  await tapNode(d, byText(d, "SAVE"));
+  assert.deepEqual((await rlMessages(d)).slice(1), ['json_extra: {"notes": 12, "done": 1}', "reward: 1", "episode end"]);
+  d.close();
+});

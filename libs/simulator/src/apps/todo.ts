@@ -12,10 +12,11 @@
  *
  * Every change logs `json_extra: {"notes": N, "done": D}`. Goals (RL_TASK_GAME_CONFIG, titles and
  * bodies compared trimmed and case-insensitively):
- *   {"title": T, "body": B}            (or "goal": "create"; body optional) a note T with body B exists
+ *   {"title": T, "body": B}            (or "goal": "create"; body optional) a note T with body B is saved
+ *                                      (created, or an existing one edited into it)
  *   {"goal": "check", "title": T}      note T is marked done
  *   {"goal": "delete", "title": T}     no note T is left
- * Reaching it logs `reward: 1` and `episode end` once per app run.
+ * Any other "goal", or a title that is not a string, names no goal. Reaching it logs `reward: 1` and `episode end` once per app run.
  */
 import type { AppFactory, AppHost } from "./app-types.ts";
 import { alertDialog } from "./ui/dialog.ts";
@@ -57,9 +58,9 @@ function goalFrom(config: Readonly<Record<string, unknown>>): Goal {
   const str = (k: string): string | undefined => (Object.hasOwn(config, k) && typeof config[k] === "string" ? (config[k] as string) : undefined);
   const title = str("title");
   if (title === undefined) return { kind: "none" };
-  const goal = str("goal") ?? "create";
+  const goal = Object.hasOwn(config, "goal") ? config.goal : "create";
   if (goal === "check" || goal === "delete") return { kind: goal, title };
-  return { kind: "create", title, body: str("body") };
+  return goal === "create" ? { kind: "create", title, body: str("body") } : { kind: "none" };
 }
 
 const ROW_DP = 56;
@@ -214,7 +215,7 @@ class Todo extends UiApp {
       this.first = 0;
     }
     this.closeEditor();
-    this.changed();
+    this.changed(n ?? this.notes[0]);
   }
 
   private toggleDone(id: number): void {
@@ -236,19 +237,20 @@ class Todo extends UiApp {
     this.changed();
   }
 
-  private changed(): void {
+  /** `saved`: the note a SAVE just wrote (a create goal counts only what the agent saved, not a sample note). */
+  private changed(saved?: Note): void {
     this.host.rl(`json_extra: {"notes": ${this.notes.length}, "done": ${this.notes.filter((n) => n.done).length}}`);
-    if (this.solved || !this.goalReached()) return;
+    if (this.solved || !this.goalReached(saved)) return;
     this.solved = true;
     this.host.rl("reward: 1");
     this.host.rl("episode end");
   }
 
-  private goalReached(): boolean {
+  private goalReached(saved: Note | undefined): boolean {
     const g = this.goal;
     if (g.kind === "none") return false;
+    if (g.kind === "create") return saved !== undefined && norm(saved.title) === norm(g.title) && (g.body === undefined || norm(saved.body) === norm(g.body));
     const named = this.notes.filter((n) => norm(n.title) === norm(g.title));
-    if (g.kind === "create") return named.some((n) => g.body === undefined || norm(n.body) === norm(g.body));
     if (g.kind === "check") return named.some((n) => n.done);
     return named.length === 0;
   }

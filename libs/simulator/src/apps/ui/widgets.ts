@@ -90,7 +90,8 @@ export interface FieldSpec extends Common {
 }
 
 export function textField(key: string, bounds: Box, f: FieldSpec): Widget {
-  const on: Handlers = { click: f.focus, setText: f.setText, submit: f.submit };
+  // A long press on a field focuses it too (it would also start a selection on a device).
+  const on: Handlers = { click: f.focus, longClick: f.focus, setText: f.setText, submit: f.submit };
   return {
     cls: "android.widget.EditText",
     key,
