@@ -189,3 +189,12 @@ test("drawing follows the tree: toggling a switch changes pixels only inside tha
   assert.ok(changed > 50, `the switch was redrawn (${changed} pixels)`);
   d.close();
 });
+
+test("a goal that holds from the start is reached only by a change of that setting", async () => {
+  const d = await start('{"toggle": "wifi", "on": false}');
+  await tapNode(d, byText(d, "Battery saver"));
+  assert.deepEqual(await rlMessages(d), ['json_extra: {"battery_saver": 1}']);
+  await open(d, ["Network & internet", "Internet", "Wi-Fi", "Wi-Fi"]);
+  assert.deepEqual((await rlMessages(d)).slice(1), ['json_extra: {"wifi": 1}', 'json_extra: {"wifi": 0}', "reward: 1", "episode end"]);
+  d.close();
+});

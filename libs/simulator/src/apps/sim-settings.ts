@@ -13,7 +13,8 @@
  * Every change logs `json_extra: {"<name>": value}` (switches 0/1, `brightness`, `font_size` 0–3,
  * `password_set` 1, `reset` 1). Goals (RL_TASK_GAME_CONFIG): `{"toggle": NAME, "on": BOOL}` (NAME one of
  * TOGGLE_NAMES), `{"brightness": N}`, `{"font_size": "small"|"default"|"large"|"largest"}`,
- * `{"password_set": true}`; reaching it logs `reward: 1` and `episode end` once per app run.
+ * `{"password_set": true}`; a change of that setting (or a reset) that reaches it logs `reward: 1` and
+ * `episode end`, once per app run.
  */
 import type { AppFactory, AppHost } from "./app-types.ts";
 import { alertDialog } from "./ui/dialog.ts";
@@ -187,19 +188,19 @@ class SimSettings extends UiApp {
 
   private flip(name: ToggleName): void {
     this.toggles[name] = !this.on(name);
-    this.changed(`{"${name}": ${this.on(name) ? 1 : 0}}`);
+    this.changed(name, this.on(name) ? 1 : 0);
   }
 
   private setBrightness(delta: number): void {
     const next = Math.min(100, Math.max(0, this.brightness + delta));
     if (next === this.brightness) return;
     this.brightness = next;
-    this.changed(`{"brightness": ${next}}`);
+    this.changed("brightness", next);
   }
 
   private setFont(size: number): void {
     this.fontSize = size;
-    this.changed(`{"font_size": ${size}}`);
+    this.changed("font_size", size);
   }
 
   private savePassword(): void {
@@ -207,25 +208,30 @@ class SimSettings extends UiApp {
     this.password = this.passwordDraft;
     this.passwordDraft = "";
     this.focus(undefined);
-    this.changed(`{"password_set": 1}`);
+    this.changed("password_set", 1);
   }
 
   private reset(): void {
     this.resetDialog = false;
     this.resetAll();
-    this.changed(`{"reset": 1}`);
+    this.changed("reset", 1);
   }
 
-  private changed(extra: string): void {
-    this.host.rl(`json_extra: ${extra}`);
-    if (this.solved || !this.goalReached()) return;
+  /** `name` (a switch's name, `brightness`, `font_size`, `password_set` or `reset`) changed to `value`. */
+  private changed(name: string, value: number): void {
+    this.host.rl(`json_extra: {"${name}": ${value}}`);
+    // Only a change of what the goal names (or a reset of everything) can reach it: a goal that holds
+    // from the start is not rewarded for an unrelated tap.
+    if (this.solved || !this.goalReached(name)) return;
     this.solved = true;
     this.host.rl("reward: 1");
     this.host.rl("episode end");
   }
 
-  private goalReached(): boolean {
+  private goalReached(changed: string): boolean {
     const g = this.goal;
+    const named = changed === "reset" || changed === (g.kind === "toggle" ? g.name : g.kind === "font" ? "font_size" : g.kind === "password" ? "password_set" : g.kind);
+    if (!named) return false;
     switch (g.kind) {
       case "toggle":
         return this.on(g.name) === g.on;
