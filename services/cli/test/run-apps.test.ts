@@ -1,7 +1,8 @@
 /**
- * The toolkit apps' tasks (tasks/current/todo_*, settings_*) through `farm run --sim`: the scripted
+ * The toolkit apps' tasks (tasks/todo_*, tasks/settings_*) through `farm run --sim`: the scripted
  * solutions in tasks/solutions/ (fixed touches on the 360x640 screen) solve each; the seeded random
- * policy does not (its episodes run to the step limit).
+ * policy does not (its episodes run to the step limit). The APKs are found as the tasks name them
+ * (apks/ beside the task file), without --apk-dir.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -12,7 +13,7 @@ import { REPO } from "./fixtures.ts";
 const TASKS = ["todo_create_note", "todo_check_item", "settings_turn_on_wifi", "settings_font_size_large"] as const;
 
 function farmRun(task: string, policy: string, episodes: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = ["run", path.join(REPO, "tasks/current", `${task}.textproto`), "--episodes", String(episodes), "--policy", policy, "--seed", "7", "--sim", "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks")];
+  const args = ["run", path.join(REPO, "tasks", `${task}.textproto`), "--episodes", String(episodes), "--policy", policy, "--seed", "7", "--sim", "--settle-ms", "20"];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
     let stdout = "";
