@@ -214,6 +214,8 @@ test("accessibility actions: only what a node offers is carried out (disabled SA
   assert.equal(act(d, { ...save, viewKey: "no/such/view" }, "click"), false);
   assert.equal(act(d, byId(d, "title_input"), "set_text", "x".repeat(500)), true);
   assert.equal(byId(d, "title_input").text.length, 200, "a field holds at most 200 characters");
+  assert.equal(act(d, byText(d, "SAVE"), "focus"), true);
+  assert.equal(byId(d, "toolbar_title").text, "New note", "focusing a button does not press it");
   assert.equal(act(d, byText(d, "SAVE"), "click"), true);
   assert.equal(titles(d)[0], "x".repeat(200));
   d.close();

@@ -88,8 +88,10 @@ export function performAction(root: Widget, key: string, action: ViewAction, tex
     case "set_text":
       return w.editable === true && text !== undefined && call(on.setText ? () => on.setText!(text) : undefined);
     case "focus":
-      // Focusing a field is what a tap on it does.
-      return w.focusable === true && call(on.click);
+      // Focusing a field is what a tap on it does (the keyboard comes up); other views take focus
+      // without doing anything (the toolkit keeps no focus of its own for them).
+      if (w.focusable !== true) return false;
+      return w.editable === true ? call(on.click) : true;
   }
 }
 
