@@ -7,13 +7,21 @@ import type { SimAndroid } from "../src/android/index.ts";
 const start = (config = "{}"): Promise<SimAndroid> => startApp("todo.apk", TODO, config);
 const titles = (d: SimAndroid): string[] => top(d).filter((n) => n.resourceId.endsWith(":id/note_title")).map((n) => n.text);
 
-test("every clickable node of the list, tapped at its centre, does what its text or description says", async () => {
-  const probe = await start();
+async function rotated(rotation: number): Promise<SimAndroid> {
+  const d = await start();
+  await sh(d, "settings put system accelerometer_rotation 0");
+  await sh(d, `settings put system user_rotation ${rotation}`);
+  return d;
+}
+
+for (const rotation of [0, 1, 3]) test(`every clickable node of the list, tapped at its centre, does what its text or description says (rotation ${rotation})`, async () => {
+  const probe = await rotated(rotation);
+  assert.equal(probe.system.accessibility.snapshot().rotation, rotation);
   const clickable = top(probe).filter((n) => n.clickable);
   probe.close();
   assert.ok(clickable.length >= 26, `8 rows of 3 + search + new note: ${clickable.length}`);
   for (const n of clickable) {
-    const d = await start();
+    const d = await rotated(rotation);
     await tapNode(d, n);
     const what = n.text || n.contentDescription || n.resourceId;
     if (n.contentDescription.startsWith("Done: ")) {
