@@ -20,7 +20,7 @@ import type { AppFactory, AppHost } from "./app-types.ts";
 import { alertDialog } from "./ui/dialog.ts";
 import { UiApp } from "./ui/ui-app.ts";
 import type { Box, Widget } from "./ui/widget.ts";
-import { appBar, button, checkbox, COLORS, label, list, panel, row, switchView, textField } from "./ui/widgets.ts";
+import { appBar, button, checkbox, label, list, panel, row, switchView, textField } from "./ui/widgets.ts";
 
 export const TOGGLE_NAMES = ["wifi", "airplane", "mobile_data", "hotspot", "bluetooth", "nfc", "dnd", "battery_saver", "location", "auto_rotate", "dark_theme", "adaptive_brightness"] as const;
 type ToggleName = (typeof TOGGLE_NAMES)[number];
@@ -60,7 +60,7 @@ const ROW_DP = 56;
 class SimSettings extends UiApp {
   readonly activity = "MainActivity";
   private stack: ScreenName[] = ["main"];
-  /** Scroll position of each screen's list, by screen name. */
+  /** Scroll position of each open screen's list, by its depth in the stack. */
   private firsts: number[] = [0];
   private toggles: Record<string, boolean> = {};
   private brightness = 50;
@@ -110,8 +110,9 @@ class SimSettings extends UiApp {
       case "font":
         return FONT_SIZES.map((_, size): Entry => ({ kind: "radio", size }));
       case "security":
+        return [{ kind: "label", text: this.password === "" ? "Screen lock: none" : "Screen lock: password" }];
       case "system":
-        return s === "system" ? [{ kind: "label", text: "Android version 14" }, { kind: "label", text: "Model: Sim device" }] : [{ kind: "label", text: this.password === "" ? "Screen lock: none" : "Screen lock: password" }];
+        return [{ kind: "label", text: "Android version 14" }, { kind: "label", text: "Model: Sim device" }];
     }
   }
 
