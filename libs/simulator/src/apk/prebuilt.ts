@@ -1,5 +1,5 @@
 /**
- * The APK files shipped in `tasks/apks/` for the three simulated apps. Regenerate them with
+ * The APK files shipped in `tasks/apks/` for the simulated apps. Regenerate them with
  *   node --import tsx libs/simulator/src/apk/write-prebuilt.ts
  * (test/android-apk.test.ts checks that the committed files equal what this produces).
  */
@@ -23,6 +23,14 @@ export const PREBUILT_APKS: readonly { file: string; spec: SimApkSpec }[] = [
       app: "sim-notes",
       activities: ["com.farm.simapps.notes.MainActivity", "com.farm.simapps.notes.NoteActivity"],
     },
+  },
+  {
+    file: "todo.apk",
+    spec: { packageName: "com.farm.simapps.todo", versionCode: 1, label: "Todo", app: "todo", activities: ["com.farm.simapps.todo.MainActivity"] },
+  },
+  {
+    file: "sim_settings.apk",
+    spec: { packageName: "com.farm.simapps.settings", versionCode: 1, label: "Sim Settings", app: "sim-settings", activities: ["com.farm.simapps.settings.MainActivity"] },
   },
 ];
 

@@ -137,9 +137,20 @@ class CatchTheBall implements SimApp {
     if (this.over) c.textCentered(0, height * 0.4, width, height * 0.1, "GAME OVER", scale * 2, 0xff5252);
   }
 
+  /** The game's one custom view, with its counters as text and the ball and paddle as described virtual views. */
   viewHierarchy(): ViewNode {
     const { width, height } = this.host.screen;
-    return { cls: "com.example.catchtheball.GameView", id: "app:id/game_view", bounds: [0, 0, width, height] };
+    const r = this.radius;
+    const half = this.paddleWidth / 2;
+    const box = (l: number, t: number, rr: number, b: number): [number, number, number, number] => [Math.round(l), Math.round(t), Math.round(rr), Math.round(b)];
+    const children: ViewNode[] = [
+      { cls: "android.view.View", key: "lives", bounds: box(width * 0.04, height * 0.02, width * 0.5, height * 0.06), text: `LIVES ${this.lives}`, desc: "Lives" },
+      { cls: "android.view.View", key: "caught", bounds: box(width * 0.6, height * 0.02, width, height * 0.06), text: `CAUGHT ${this.caught}`, desc: "Caught" },
+      { cls: "android.view.View", key: "ball", bounds: box(this.ballX - r, this.ballY - r, this.ballX + r + 1, this.ballY + r + 1), desc: "Ball" },
+      { cls: "android.view.View", key: "paddle", bounds: box(this.paddleX - half, this.paddleY, this.paddleX + half, this.paddleY + this.paddleHeight), desc: "Paddle" },
+    ];
+    if (this.over) children.push({ cls: "android.view.View", key: "game_over", bounds: box(0, height * 0.4, width, height * 0.5), text: "GAME OVER" });
+    return { cls: "com.example.catchtheball.GameView", id: "app:id/game_view", bounds: [0, 0, width, height], focusable: true, children };
   }
 }
 

@@ -104,9 +104,26 @@ class Classic2048 implements SimApp {
     if (this.over) c.textCentered(0, b.y + b.size + height * 0.03, width, height * 0.06, "GAME OVER", scale * 2, 0x776e65);
   }
 
+  /**
+   * The one custom view the game draws on, with what accessibility can say about it: the score and each
+   * cell (its tile's value as text, empty when free), as virtual child views, row by row.
+   */
   viewHierarchy(): ViewNode {
     const { width, height } = this.host.screen;
-    return { cls: "com.tpcstld.twozerogame.MainView", id: "app:id/main_view", bounds: [0, 0, width, height] };
+    const b = this.layout();
+    const cells: ViewNode[] = [];
+    for (let r = 0; r < GRID_SIZE; r++) {
+      for (let col = 0; col < GRID_SIZE; col++) {
+        const x = Math.round(b.x + b.gap + col * (b.cell + b.gap));
+        const y = Math.round(b.y + b.gap + r * (b.cell + b.gap));
+        const v = this.grid[r]![col]!;
+        cells.push({ cls: "android.view.View", key: `cell/${r}/${col}`, bounds: [x, y, x + Math.round(b.cell), y + Math.round(b.cell)], text: v ? String(v) : "", desc: `Row ${r + 1}, column ${col + 1}` });
+      }
+    }
+    const score: ViewNode = { cls: "android.view.View", key: "score", bounds: [Math.round(width * 0.55), Math.round(height * 0.05), Math.round(width * 0.95), Math.round(height * 0.15)], text: String(this.score), desc: "Score" };
+    const children: ViewNode[] = [score, { cls: "android.view.View", key: "board", bounds: [b.x, b.y, b.x + b.size, b.y + b.size], desc: "Game board", children: cells }];
+    if (this.over) children.push({ cls: "android.view.View", key: "game_over", bounds: [0, Math.round(b.y + b.size + height * 0.03), width, Math.round(b.y + b.size + height * 0.09)], text: "GAME OVER" });
+    return { cls: "com.tpcstld.twozerogame.MainView", id: "app:id/main_view", bounds: [0, 0, width, height], focusable: true, children };
   }
 }
 

@@ -4,11 +4,15 @@ import { createClassic2048 } from "./classic-2048.ts";
 import { createCatchTheBall } from "./catch-the-ball.ts";
 import { createSimNotes } from "./sim-notes.ts";
 import { staticAppFactory } from "./static-app.ts";
+import { createTodo } from "./todo.ts";
+import { createSimSettings } from "./sim-settings.ts";
 
 export const APP_FACTORIES: Readonly<Record<string, AppFactory>> = {
   "classic-2048": createClassic2048,
   "catch-the-ball": createCatchTheBall,
   "sim-notes": createSimNotes,
+  todo: createTodo,
+  "sim-settings": createSimSettings,
 };
 
 /** The factory for an implementation id; unknown ids (and system apps) get a static screen titled `label`. */

@@ -1,0 +1,259 @@
+/**
+ * Todo (`com.farm.simapps.todo`), notes an agent creates, edits, searches, checks and deletes, built
+ * with the widget toolkit (ui/). One activity (MainActivity) with two screens, as a single-activity app
+ * with fragments: the list and the editor.
+ *
+ * List: an app bar, a search field (filters by title or body as typed), the notes (newest first; each
+ * row: a "done" checkbox, the title, which opens the editor, and a delete button that asks in a
+ * dialog), and a NEW NOTE button. The list holds 12 sample notes (RL_TASK_GAME_CONFIG `prefill` 0–12),
+ * more than the screen shows: it scrolls. Editor: Up, title and body fields, SAVE (enabled once the
+ * title is not blank), DELETE (existing notes). ENTER in the title moves to the body, in the body hides
+ * the keyboard. Up or BACK leaves the editor without saving.
+ *
+ * Every change logs `json_extra: {"notes": N, "done": D}`. Goals (RL_TASK_GAME_CONFIG, titles and
+ * bodies compared trimmed and case-insensitively):
+ *   {"title": T, "body": B}            (or "goal": "create"; body optional) a note T with body B is saved
+ *                                      (created, or an existing one edited into it)
+ *   {"goal": "check", "title": T}      note T is marked done
+ *   {"goal": "delete", "title": T}     no note T is left
+ * Any other "goal", or a title that is not a string, names no goal. Reaching it logs `reward: 1` and `episode end` once per app run.
+ */
+import type { AppFactory, AppHost } from "./app-types.ts";
+import { alertDialog } from "./ui/dialog.ts";
+import { UiApp } from "./ui/ui-app.ts";
+import type { Box, Widget } from "./ui/widget.ts";
+import { appBar, button, checkbox, COLORS, iconButton, list, panel, row, textField } from "./ui/widgets.ts";
+
+export const TODO_PACKAGE = "com.farm.simapps.todo";
+
+const SAMPLES: readonly [string, string][] = [
+  ["Buy bread", "whole grain"],
+  ["Call mom", "sunday evening"],
+  ["Pay rent", "before the 5th"],
+  ["Water plants", "balcony too"],
+  ["Book dentist", "checkup"],
+  ["Fix bike", "rear brake"],
+  ["Read book", "chapter 4"],
+  ["Plan trip", "train tickets"],
+  ["Gym", "legs day"],
+  ["Clean kitchen", "oven"],
+  ["Send invoice", "march"],
+  ["Walk dog", "long walk"],
+];
+
+interface Note {
+  id: number;
+  title: string;
+  body: string;
+  done: boolean;
+}
+
+type Goal = { kind: "create"; title: string; body: string | undefined } | { kind: "check" | "delete"; title: string } | { kind: "none" };
+
+function norm(s: string): string {
+  return s.trim().toLowerCase();
+}
+
+function goalFrom(config: Readonly<Record<string, unknown>>): Goal {
+  const str = (k: string): string | undefined => (Object.hasOwn(config, k) && typeof config[k] === "string" ? (config[k] as string) : undefined);
+  const title = str("title");
+  if (title === undefined) return { kind: "none" };
+  const goal = Object.hasOwn(config, "goal") ? config.goal : "create";
+  if (goal === "check" || goal === "delete") return { kind: goal, title };
+  return goal === "create" ? { kind: "create", title, body: str("body") } : { kind: "none" };
+}
+
+const ROW_DP = 56;
+
+class Todo extends UiApp {
+  readonly activity = "MainActivity";
+  private screen: "list" | "edit" = "list";
+  private notes: Note[] = [];
+  private nextId = 1;
+  private first = 0;
+  private query = "";
+  /** The note the editor holds (undefined: a new one) and its unsaved fields. */
+  private editing: number | undefined = undefined;
+  private draftTitle = "";
+  private draftBody = "";
+  /** The note the delete dialog asks about. */
+  private confirmDelete: number | undefined = undefined;
+  private readonly goal: Goal;
+  private solved = false;
+
+  constructor(host: AppHost) {
+    super(host);
+    this.goal = goalFrom(host.config);
+    const prefill = typeof host.config.prefill === "number" && Number.isInteger(host.config.prefill) ? Math.min(Math.max(host.config.prefill, 0), SAMPLES.length) : SAMPLES.length;
+    // Newest first: the first sample is the newest note.
+    for (const [title, body] of SAMPLES.slice(0, prefill).reverse()) this.notes.unshift({ id: this.nextId++, title, body, done: false });
+  }
+
+  state(): unknown {
+    return { screen: this.screen, notes: this.notes.map((n) => ({ ...n })), query: this.query, editing: this.editing, draftTitle: this.draftTitle, draftBody: this.draftBody, dialog: this.confirmDelete !== undefined, focused: this.focused, solved: this.solved };
+  }
+
+  private d(v: number): number {
+    return Math.round(v * this.dp);
+  }
+
+  protected page(box: Box): Widget {
+    return this.screen === "list" ? this.listPage(box) : this.editPage(box);
+  }
+
+  private visible(): Note[] {
+    const q = norm(this.query);
+    return q === "" ? this.notes : this.notes.filter((n) => norm(n.title).includes(q) || norm(n.body).includes(q));
+  }
+
+  private listPage(box: Box): Widget {
+    const [l, t, r, b] = box;
+    const d = (v: number): number => this.d(v);
+    const shown = this.visible();
+    const children: Widget[] = [appBar([l, t, r, t + d(56)], "Todo")];
+    children.push(
+      textField("search", [l + d(8), t + d(60), r - d(56), t + d(108)], {
+        id: "app:id/search",
+        text: this.query,
+        hint: "Search notes",
+        focused: this.focused === "search",
+        focus: () => this.focus("search"),
+        setText: (s) => {
+          this.query = s;
+          this.first = 0;
+        },
+      }),
+    );
+    if (this.query !== "") children.push(iconButton("clear_search", [r - d(48), t + d(60), r - d(8), t + d(108)], "X", "Clear search", () => ((this.query = ""), (this.first = 0)), { id: "app:id/clear_search" }));
+    const listBox: Box = [l, t + d(112), r, b - d(72)];
+    children.push(
+      list("notes", listBox, d(ROW_DP), shown.length, this.first, (i, rb) => this.noteRow(shown[i]!, rb), (f) => (this.first = f), { id: "app:id/notes" }),
+    );
+    if (shown.length === 0) children.push({ cls: "android.widget.TextView", key: "empty", id: "app:id/empty", bounds: listBox, text: this.query === "" ? "No notes yet" : "No notes found", paint: { align: "center", fg: COLORS.muted } });
+    children.push(button("new", [l + d(16), b - d(64), r - d(16), b - d(8)], "NEW NOTE", () => this.openEditor(undefined), { id: "app:id/new_note", desc: "New note" }));
+    return panel("list_page", box, children, { id: "app:id/list_page" });
+  }
+
+  private noteRow(n: Note, rb: Box): Widget {
+    const [l, t, r, b] = rb;
+    const d = (v: number): number => this.d(v);
+    return panel(
+      `note/${n.id}`,
+      rb,
+      [
+        checkbox(`note/${n.id}/done`, [l, t, l + d(48), b], "", n.done, () => this.toggleDone(n.id), { id: "app:id/note_done", desc: `Done: ${n.title}` }),
+        row(`note/${n.id}/title`, [l + d(48), t, r - d(48), b], n.title, () => this.openEditor(n.id), { id: "app:id/note_title", paint: { fg: n.done ? COLORS.muted : COLORS.text } }),
+        iconButton(`note/${n.id}/delete`, [r - d(48), t, r, b], "X", `Delete ${n.title}`, () => this.askDelete(n.id), { id: "app:id/note_delete", paint: { fg: COLORS.danger } }),
+      ],
+      { id: "app:id/note_row", cls: "android.view.ViewGroup", paint: { bg: n.id % 2 === 0 ? COLORS.row : 0xffffff } },
+    );
+  }
+
+  private editPage(box: Box): Widget {
+    const [l, t, r] = box;
+    const d = (v: number): number => this.d(v);
+    const field = (key: "title_input" | "body_input", top: number, hint: string, text: string, set: (s: string) => void, submit: () => void): Widget[] => {
+      const out = [textField(key, [l + d(16), top, r - d(56), top + d(48)], { id: `app:id/${key}`, text, hint, focused: this.focused === key, focus: () => this.focus(key), setText: set, submit })];
+      if (text !== "") out.push(iconButton(`clear_${key}`, [r - d(48), top, r - d(8), top + d(48)], "X", `Clear ${hint.toLowerCase()}`, () => set(""), { id: `app:id/clear_${key}` }));
+      return out;
+    };
+    const existing = this.editing !== undefined;
+    return panel(
+      "edit_page",
+      box,
+      [
+        appBar([l, t, r, t + d(56)], existing ? "Edit note" : "New note", () => this.closeEditor()),
+        ...field("title_input", t + d(72), "Title", this.draftTitle, (s) => (this.draftTitle = s), () => this.focus("body_input")),
+        ...field("body_input", t + d(128), "Note", this.draftBody, (s) => (this.draftBody = s), () => this.focus(undefined)),
+        button("save", [l + d(16), t + d(192), l + d(172), t + d(240)], "SAVE", () => this.save(), { id: "app:id/save", enabled: this.draftTitle.trim() !== "" }),
+        button("delete", [l + d(188), t + d(192), r - d(16), t + d(240)], "DELETE", () => this.askDelete(this.editing!), { id: "app:id/delete", enabled: existing, paint: { bg: existing ? COLORS.danger : COLORS.line } }),
+      ],
+      { id: "app:id/edit_page" },
+    );
+  }
+
+  protected override dialog(): Widget | undefined {
+    const n = this.notes.find((x) => x.id === this.confirmDelete);
+    if (!n) return undefined;
+    return alertDialog(this.host.screen, this.dp, "Delete note?", `${n.title} will be deleted.`, { text: "CANCEL", press: () => this.cancelDialog() }, { text: "DELETE", press: () => this.remove(n.id) });
+  }
+
+  protected override cancelDialog(): void {
+    this.confirmDelete = undefined;
+  }
+
+  protected back(): boolean {
+    if (this.screen !== "edit") return false;
+    this.closeEditor();
+    return true;
+  }
+
+  private openEditor(id: number | undefined): void {
+    const n = this.notes.find((x) => x.id === id);
+    this.editing = n?.id;
+    this.draftTitle = n?.title ?? "";
+    this.draftBody = n?.body ?? "";
+    this.screen = "edit";
+    this.focus(n ? undefined : "title_input");
+  }
+
+  private closeEditor(): void {
+    this.screen = "list";
+    this.editing = undefined;
+    this.focus(undefined);
+  }
+
+  private save(): void {
+    const title = this.draftTitle.trim();
+    if (title === "") return;
+    const n = this.notes.find((x) => x.id === this.editing);
+    if (n) {
+      n.title = title;
+      n.body = this.draftBody.trim();
+    } else {
+      this.notes.unshift({ id: this.nextId++, title, body: this.draftBody.trim(), done: false });
+      this.first = 0;
+    }
+    this.closeEditor();
+    this.changed(n ?? this.notes[0]);
+  }
+
+  private toggleDone(id: number): void {
+    const n = this.notes.find((x) => x.id === id);
+    if (!n) return;
+    n.done = !n.done;
+    this.changed();
+  }
+
+  private askDelete(id: number): void {
+    this.focus(undefined);
+    this.confirmDelete = id;
+  }
+
+  private remove(id: number): void {
+    this.notes = this.notes.filter((x) => x.id !== id);
+    this.confirmDelete = undefined;
+    if (this.editing === id) this.closeEditor();
+    this.changed();
+  }
+
+  /** `saved`: the note a SAVE just wrote (a create goal counts only what the agent saved, not a sample note). */
+  private changed(saved?: Note): void {
+    this.host.rl(`json_extra: {"notes": ${this.notes.length}, "done": ${this.notes.filter((n) => n.done).length}}`);
+    if (this.solved || !this.goalReached(saved)) return;
+    this.solved = true;
+    this.host.rl("reward: 1");
+    this.host.rl("episode end");
+  }
+
+  private goalReached(saved: Note | undefined): boolean {
+    const g = this.goal;
+    if (g.kind === "none") return false;
+    if (g.kind === "create") return saved !== undefined && norm(saved.title) === norm(g.title) && (g.body === undefined || norm(saved.body) === norm(g.body));
+    const named = this.notes.filter((n) => norm(n.title) === norm(g.title));
+    if (g.kind === "check") return named.some((n) => n.done);
+    return named.length === 0;
+  }
+}
+
+export const createTodo: AppFactory = (host) => new Todo(host);

@@ -1,0 +1,143 @@
+/** Widget constructors: each returns the one tree node that is drawn, hit-tested and reported. */
+import type { Box, Handlers, Paint, Widget } from "./widget.ts";
+
+export const COLORS = { bar: 0x00796b, barText: 0xffffff, page: 0xffffff, text: 0x212121, muted: 0x9e9e9e, accent: 0x00897b, row: 0xf5f5f5, danger: 0xd32f2f, line: 0xbdbdbd } as const;
+
+interface Common {
+  id?: string;
+  desc?: string;
+  enabled?: boolean;
+  paint?: Paint;
+}
+
+export function panel(key: string, bounds: Box, children: Widget[], opts: Common & { cls?: string } = {}): Widget {
+  return { cls: opts.cls ?? "android.widget.LinearLayout", key, id: opts.id, bounds, desc: opts.desc, children, paint: opts.paint };
+}
+
+export function label(key: string, bounds: Box, text: string, opts: Common = {}): Widget {
+  return { cls: "android.widget.TextView", key, id: opts.id, bounds, text, desc: opts.desc, paint: { look: "text", ...opts.paint } };
+}
+
+/** A titled app bar; with `up`, an Up button (content description "Navigate up") at its left. */
+export function appBar(bounds: Box, title: string, up?: () => void): Widget {
+  const h = bounds[3] - bounds[1];
+  const children: Widget[] = [];
+  if (up) children.push({ ...iconButton("up", [bounds[0], bounds[1], bounds[0] + h, bounds[3]], "<", "Navigate up", up), paint: { fg: COLORS.barText, scale: 3, look: "text", align: "center", glyph: "<" } });
+  children.push(label("toolbar_title", [bounds[0] + (up ? h : Math.round(h / 4)), bounds[1], bounds[2], bounds[3]], title, { id: "app:id/toolbar_title", paint: { fg: COLORS.barText, scale: 2 } }));
+  return panel("toolbar", bounds, children, { id: "app:id/toolbar", cls: "android.view.ViewGroup", paint: { bg: COLORS.bar } });
+}
+
+export function button(key: string, bounds: Box, text: string, click: () => void, opts: Common = {}): Widget {
+  return {
+    cls: "android.widget.Button",
+    key,
+    id: opts.id,
+    bounds,
+    text,
+    desc: opts.desc,
+    clickable: true,
+    focusable: true,
+    enabled: opts.enabled,
+    on: { click },
+    paint: { bg: opts.enabled === false ? COLORS.line : COLORS.accent, fg: 0xffffff, align: "center", look: "text", ...opts.paint },
+  };
+}
+
+/** A button with a glyph and no text: what it does is in its content description, as on Android. */
+export function iconButton(key: string, bounds: Box, glyph: string, desc: string, click: () => void, opts: Common = {}): Widget {
+  return { ...button(key, bounds, "", click, { ...opts, desc }), cls: "android.widget.ImageButton", paint: { fg: COLORS.text, align: "center", look: "text", glyph, ...opts.paint } };
+}
+
+function toggle(cls: string, look: "check" | "switch", key: string, bounds: Box, text: string, checked: boolean, flip: () => void, opts: Common): Widget {
+  return { cls, key, id: opts.id, bounds, text, desc: opts.desc, checkable: true, checked, clickable: true, focusable: true, enabled: opts.enabled, on: { click: flip }, paint: { look, fg: COLORS.text, ...opts.paint } };
+}
+
+export function checkbox(key: string, bounds: Box, text: string, checked: boolean, flip: () => void, opts: Common = {}): Widget {
+  return toggle("android.widget.CheckBox", "check", key, bounds, text, checked, flip, opts);
+}
+
+export function switchView(key: string, bounds: Box, text: string, checked: boolean, flip: () => void, opts: Common = {}): Widget {
+  return toggle("android.widget.Switch", "switch", key, bounds, text, checked, flip, opts);
+}
+
+/** A clickable row that opens something (a list item, a settings entry with a second screen). */
+export function row(key: string, bounds: Box, text: string, click: () => void, opts: Common & { longClick?: () => void; selected?: boolean } = {}): Widget {
+  return {
+    cls: "android.widget.TextView",
+    key,
+    id: opts.id,
+    bounds,
+    text,
+    desc: opts.desc,
+    clickable: true,
+    focusable: true,
+    longClickable: opts.longClick !== undefined,
+    selected: opts.selected,
+    on: { click, longClick: opts.longClick },
+    paint: { look: "text", fg: COLORS.text, ...opts.paint },
+  };
+}
+
+export interface FieldSpec extends Common {
+  text: string;
+  hint: string;
+  focused: boolean;
+  password?: boolean;
+  /** Tap or ACTION_FOCUS: the app focuses the field (its keyboard comes up). */
+  focus: () => void;
+  setText: (text: string) => void;
+  submit?: () => void;
+}
+
+export function textField(key: string, bounds: Box, f: FieldSpec): Widget {
+  // A long press on a field focuses it too (it would also start a selection on a device).
+  const on: Handlers = { click: f.focus, longClick: f.focus, setText: f.setText, submit: f.submit };
+  return {
+    cls: "android.widget.EditText",
+    key,
+    id: f.id,
+    bounds,
+    text: f.text,
+    hint: f.hint,
+    desc: f.desc,
+    editable: true,
+    focusable: true,
+    focused: f.focused,
+    clickable: true,
+    longClickable: true,
+    password: f.password,
+    // The cursor sits at the end of the text.
+    selection: [f.text.length, f.text.length],
+    on,
+    paint: { look: "field", fg: COLORS.text, ...f.paint },
+  };
+}
+
+/**
+ * A vertical list that scrolls by whole rows (`first` is the top row's index). Rows off screen are not
+ * in the tree, as a RecyclerView holds only the rows it shows.
+ */
+export function list(key: string, bounds: Box, rowHeight: number, count: number, first: number, makeRow: (i: number, box: Box) => Widget, scroll: (first: number) => void, opts: Common = {}): Widget {
+  const fit = Math.max(1, Math.floor((bounds[3] - bounds[1]) / rowHeight));
+  const maxFirst = Math.max(0, count - fit);
+  const top = Math.min(Math.max(0, first), maxFirst);
+  const children: Widget[] = [];
+  for (let i = top; i < Math.min(count, top + fit); i++) {
+    const y = bounds[1] + (i - top) * rowHeight;
+    children.push(makeRow(i, [bounds[0], y, bounds[2], y + rowHeight]));
+  }
+  const moveBy = (rows: number): boolean => {
+    const next = Math.min(Math.max(0, top + rows), maxFirst);
+    if (next === top) return false;
+    scroll(next);
+    return true;
+  };
+  // The accessibility scroll moves by a page, a swipe by the rows the finger travelled.
+  const on: Handlers = { scroll: (dir) => moveBy(dir * fit), drag: (dy) => moveBy(Math.sign(dy) * Math.max(1, Math.round(Math.abs(dy) / rowHeight))) };
+  return { cls: "androidx.recyclerview.widget.RecyclerView", key, id: opts.id, bounds, desc: opts.desc, scrollable: maxFirst > 0, focusable: maxFirst > 0, children, on, paint: opts.paint };
+}
+
+/** Rows a list shows at once (what one scroll step moves by). */
+export function rowsThatFit(bounds: Box, rowHeight: number): number {
+  return Math.max(1, Math.floor((bounds[3] - bounds[1]) / rowHeight));
+}

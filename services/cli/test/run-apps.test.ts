@@ -1,0 +1,54 @@
+/**
+ * The toolkit apps' tasks (tasks/todo_*, tasks/settings_*) through `farm run --sim`: the scripted
+ * solutions in tasks/solutions/ (fixed touches on the 360x640 screen) solve each; the seeded random
+ * policy does not (its episodes run to the step limit). The APKs are found as the tasks name them
+ * (apks/ beside the task file), without --apk-dir.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { REPO } from "./fixtures.ts";
+
+const TASKS = ["todo_create_note", "todo_check_item", "settings_turn_on_wifi", "settings_font_size_large"] as const;
+
+function farmRun(task: string, policy: string, episodes: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const args = ["run", path.join(REPO, "tasks", `${task}.textproto`), "--episodes", String(episodes), "--policy", policy, "--seed", "7", "--sim", "--settle-ms", "20"];
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => (stdout += b));
+    child.stderr.on("data", (b) => (stderr += b));
+    const t = setTimeout(() => child.kill("SIGKILL"), 180_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+function summary(stdout: string): { episodes: number; reward_mean: number; causes: Record<string, number> } {
+  return JSON.parse(stdout.trim().split("\n").at(-1)!);
+}
+
+for (const task of TASKS) {
+  test(`${task}: the scripted solution solves it through farm run --sim`, async () => {
+    const r = await farmRun(task, `scripted:${path.join(REPO, "tasks/solutions", `${task}.jsonl`)}`, 1);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^episode=0 steps=\d+ reward=1 outcome=terminated cause=episode_end/m, r.stdout);
+    assert.equal(summary(r.stdout).reward_mean, 1);
+  });
+}
+
+for (const task of TASKS) {
+  test(`${task}: the seeded random policy solves none of 5 episodes`, async () => {
+    const r = await farmRun(task, "random", 5);
+    assert.equal(r.code, 0, r.stderr);
+    const s = summary(r.stdout);
+    assert.equal(s.episodes, 5);
+    assert.equal(s.causes.episode_end ?? 0, 0, r.stdout);
+    assert.equal(s.reward_mean, 0);
+  });
+}
