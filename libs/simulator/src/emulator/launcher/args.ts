@@ -119,7 +119,7 @@ export const EMULATOR_USAGE = `usage: emulator -avd <name> [options]     (a simu
   -avd <name> | @<name>      the virtual device to boot (from the AVD home, see README)
   -ports <console>,<adb>     console and adb ports, any two; the serial is emulator-<adb - 1>
                              (default: first free pair 5554..5585)
-  -port <console>            the same, adb = console + 1
+  -port <console>            the console port; adb on console + 1
   -grpc <port>               serve gRPC (android.emulation.control) on this port
   -grpc-use-token            require 'authorization: Bearer <token>' (token in the discovery file)
   -snapshot <name>           boot from this snapshot and save to it on exit
