@@ -3,8 +3,10 @@
 #   Debian: redis-server, adb (the real adb server), avro-bin + python3-avro + python3-snappy (Avro interop checks),
 #           python3-yaml (the Parquet data set card check),
 #           python3-grpcio (a Python gRPC client with local credentials checks the simulator's gRPC endpoint),
-#           python3-protobuf + protobuf-compiler + protobuf-compiler-grpc (the Python dm_env_rpc client: stubs
-#           generated from libs/dm-env-rpc/proto with protoc and grpc_python_plugin at test time),
+#           python3-protobuf + protobuf-compiler + protobuf-compiler-grpc (the Python clients' gRPC stubs:
+#           clients/python/tools/generate_stubs.py runs protoc and grpc_python_plugin; tests check them),
+#           python3-venv + python3-setuptools + python3-wheel (a test pip-installs clients/python offline into a
+#           fresh venv with system site packages: setuptools is its build backend),
 #           libprotobuf-dev (google/protobuf/*.proto, which protoc needs for dm_env_rpc's imports; only a
 #           Recommends of protobuf-compiler, so --no-install-recommends leaves it out),
 #           prometheus (/usr/bin/prometheus + promtool: the deploy/ checks run a real Prometheus on a free port),
@@ -28,7 +30,10 @@ command -v avrocat >/dev/null 2>&1 || need_apt+=(avro-bin)
 [ -d /usr/lib/python3/dist-packages/google/protobuf ] || need_apt+=(python3-protobuf)
 command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
 command -v grpc_python_plugin >/dev/null 2>&1 || need_apt+=(protobuf-compiler-grpc)
-[ -f /usr/include/google/protobuf/any.proto ] || need_apt+=(libprotobuf-dev)   # protoc's well-known types (Any, Empty)
+[ -f /usr/include/google/protobuf/any.proto ] || need_apt+=(libprotobuf-dev)
+dpkg-query -W -f='${Status}' python3-venv 2>/dev/null | grep -q 'install ok installed' || need_apt+=(python3-venv)   # python3 -m venv (ensurepip)
+[ -d /usr/lib/python3/dist-packages/setuptools ] || need_apt+=(python3-setuptools)   # clients/python's build backend
+[ -d /usr/lib/python3/dist-packages/wheel ] || need_apt+=(python3-wheel)   # protoc's well-known types (Any, Empty)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)   # services/scheduler/test/fleet-page.browser.test.ts
 
 if [ ${#need_apt[@]} -gt 0 ]; then

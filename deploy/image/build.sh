@@ -31,21 +31,14 @@ base_recipe_version=1
 log() { printf 'build.sh: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-[ "$(id -u)" = 0 ] || die "run as root (sudo): mmdebstrap and a rootful container engine need it"
 [ "$engine" = podman ] || [ "$engine" = docker ] || die "FARM_ENGINE must be podman or docker, not '$engine'"
-
-install_missing_debs() {
-  local missing=() pkg
-  for pkg in "$@"; do dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg"); done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing from Debian: ${missing[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-}
-
-install_missing_debs mmdebstrap
-[ "$engine" = podman ] && install_missing_debs podman buildah crun netavark aardvark-dns
-command -v "$engine" >/dev/null || die "$engine not found"
+# Every host package first (mmdebstrap, podman and its network helpers, iptables: host-packages.sh), so a
+# fresh machine gets them or stops here naming them.
+# shellcheck source=host-packages.sh
+source "$repo_root/deploy/image/host-packages.sh"
+farm_ensure_host_packages build "$engine" || die "host packages missing (above)"
+[ "$(id -u)" = 0 ] || die "run as root (sudo): mmdebstrap and a rootful container engine need it"
+command -v "$engine" >/dev/null || die "$engine not found (FARM_ENGINE=docker: install Docker Engine yourself; this script installs podman only)"
 # shellcheck source=podman-host.sh
 [ "$engine" = podman ] && { source "$repo_root/deploy/image/podman-host.sh"; farm_podman_host_conf "$work"; }
 

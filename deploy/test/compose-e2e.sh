@@ -24,12 +24,13 @@ read -r -a compose_cmd <<<"${FARM_COMPOSE:-podman-compose}"
 log() { printf '%s compose-e2e: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 
+# Every host package up front (podman, podman-compose, iptables for netavark, curl, mmdebstrap, …:
+# deploy/image/host-packages.sh): installed, or the script stops here naming them.
+# shellcheck source=../image/host-packages.sh
+source "$repo_root/deploy/image/host-packages.sh"
+farm_ensure_host_packages e2e "$engine" "${compose_cmd[0]}" || die "host packages missing (above)"
+command -v node >/dev/null || die "node (Node 20, as the root README installs it) is needed on the host"
 [ "$(id -u)" = 0 ] || die "run as root (a rootful container engine; see deploy/README.md)"
-if [ "${compose_cmd[0]}" = podman-compose ] && ! command -v podman-compose >/dev/null; then
-  log "installing podman-compose from Debian"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends podman-compose >/dev/null
-fi
-for tool in curl node; do command -v "$tool" >/dev/null || die "$tool is needed on the host"; done
 # The host settings podman needs here (runtime, ulimits), for podman-compose's podman calls too.
 # shellcheck source=../image/podman-host.sh
 [ "$engine" = podman ] && { source "$repo_root/deploy/image/podman-host.sh"; farm_podman_host_conf "${FARM_IMAGE_WORK:-/var/tmp/farm-image}"; }

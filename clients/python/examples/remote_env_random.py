@@ -5,8 +5,8 @@
 
 Prints one line per finished episode and per world, and last: worlds=N steps=N*S reward=<sum over all>.
 Start a farm that serves remote environments with `npx farm demo --env-port 7000 --keep` (or
-`farm worker … --env-port P`). Needs Debian's python3-grpcio, python3-protobuf, protobuf-compiler and
-protobuf-compiler-grpc (deploy/bootstrap.sh installs them).
+`farm worker … --env-port P`). Needs the farm_remote package: `pip install ./clients/python` (grpcio,
+protobuf), or run from a checkout with Debian's python3-grpcio and python3-protobuf.
 """
 import argparse
 import os
@@ -14,8 +14,15 @@ import random
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from farm_remote import RemoteWorld, TOUCH, LIFT, load_stubs  # noqa: E402
+try:
+    from farm_remote import RemoteWorld, TOUCH, LIFT, load_stubs
+except ImportError:
+    # Not installed: run from a checkout (clients/python/examples/ next to farm_remote/).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    try:
+        from farm_remote import RemoteWorld, TOUCH, LIFT, load_stubs
+    except ImportError as e:
+        sys.exit(f"remote_env_random: {e}; pip install ./clients/python (the farm's checkout) first")
 
 
 def run_world(i, args, results, lock):

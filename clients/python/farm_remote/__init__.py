@@ -1,9 +1,9 @@
 """A dm_env_rpc v1 client for the farm's remote environments (``farm worker --env-port P``).
 
-Standard library plus Debian's ``python3-grpcio`` and ``python3-protobuf``; the message classes are
-generated from the farm's own ``.proto`` files (``libs/dm-env-rpc/proto``) with ``protoc`` and
-``grpc_python_plugin`` the first time they are needed (Debian: ``protobuf-compiler``,
-``protobuf-compiler-grpc``). numpy is not needed: pixels come back as ``bytes`` with their shape.
+Standard library plus ``grpcio`` and ``protobuf`` (``pip install ./clients/python``, or Debian's
+``python3-grpcio`` and ``python3-protobuf``); the message classes ship in ``farm_remote.proto``, generated
+from the farm's own ``.proto`` files (``libs/dm-env-rpc/proto``) by ``tools/generate_stubs.py``.
+numpy is not needed: pixels come back as ``bytes`` with their shape.
 
     from farm_remote import RemoteWorld
     with RemoteWorld("127.0.0.1:7000", task="classic_2048", seed=1) as w:

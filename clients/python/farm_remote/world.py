@@ -3,7 +3,7 @@ import queue
 import threading
 from collections import namedtuple
 
-from .stubs import load_stubs, DEFAULT_PROTO_ROOT
+from .stubs import load_stubs
 
 TOUCH, LIFT, REPEAT = 0, 1, 2
 
@@ -36,10 +36,10 @@ class RemoteWorld:
     """A world on a farm device. Settings: task (required), seed, max_episode_steps, max_episode_sec,
     step_timeout_ms, frame_size=(height, width). `token` for a worker bound beyond loopback."""
 
-    def __init__(self, target, task, seed=None, token=None, proto_root=DEFAULT_PROTO_ROOT, **limits):
+    def __init__(self, target, task, seed=None, token=None, **limits):
         import grpc
 
-        self.pb, pb_grpc = load_stubs(proto_root)
+        self.pb, pb_grpc = load_stubs()
         self._channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", -1), ("grpc.max_send_message_length", -1)])
         self._requests = queue.Queue()
         metadata = [("authorization", f"Bearer {token}")] if token else None

@@ -26,10 +26,20 @@ test("AndroidEnv's launch command line parses: ports, gRPC, snapshot; display an
   assert.equal(parseEmulatorArgs(["@Pixel", "-qemu", "-m", "2048", "-whatever"]).avd, "Pixel", "everything after -qemu goes to QEMU");
 });
 
+test("-ports takes any two ports, as the emulator does (AndroidEnv: a random console port, adb in 5555..5585)", () => {
+  const a = parseEmulatorArgs(["-avd", "P", "-ports", "45725,5555"]);
+  assert.deepEqual([a.consolePort, a.adbPort], [45725, 5555]);
+  const b = parseEmulatorArgs(["-avd", "P", "-ports", "5600,5557"]);
+  assert.deepEqual([b.consolePort, b.adbPort], [5600, 5557]);
+  const c = parseEmulatorArgs(["-avd", "P", "-port", "5560"]);
+  assert.deepEqual([c.consolePort, c.adbPort], [5560, 5561], "-port C: adb on C+1");
+});
+
 test("bad command lines are refused with the option named", () => {
   assert.throws(() => parseEmulatorArgs(["-avd", "P", "-nope"]), /unknown option: -nope/);
   assert.throws(() => parseEmulatorArgs(["-avd"]), /-avd needs a value/);
-  assert.throws(() => parseEmulatorArgs(["-ports", "5554,5600"]), /console port \+ 1/);
+  assert.throws(() => parseEmulatorArgs(["-ports", "5554,5554"]), /console and adb ports must differ/);
+  assert.throws(() => parseEmulatorArgs(["-ports", "5554,70000"]), /'70000' is not a port number/);
   assert.throws(() => parseEmulatorArgs(["-ports", "5554"]), /<console port>,<adb port>/);
   assert.throws(() => parseEmulatorArgs(["-grpc", "99999"]), /not a port number/);
   assert.throws(() => parseEmulatorArgs(["Pixel"]), /use '@Pixel'/);
@@ -71,4 +81,12 @@ test("discovery file: the emulator's keys in its order, one line per value, in $
   assert.equal(keys.get("port.serial"), "5600", "a newline in a value must not forge a key");
   assert.equal(keys.get("grpc.token"), "t0k");
   assert.equal(discoveryDirectory({ XDG_RUNTIME_DIR: "/run/user/7" }), "/run/user/7/avd/running");
+  assert.equal(keys.has("port.console"), false, "console on adb - 1: port.serial says it all");
+});
+
+test("discovery file of -ports C,A with C != A-1: port.serial is adb's number (A-1), port.console is C", () => {
+  const keys = parseDiscovery(renderDiscovery({ consolePort: 45725, adbPort: 5555, avdName: "P", avdDir: "/a" }));
+  assert.equal(keys.get("port.serial"), "5554");
+  assert.equal(keys.get("port.adb"), "5555");
+  assert.equal(keys.get("port.console"), "45725");
 });

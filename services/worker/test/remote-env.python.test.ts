@@ -1,6 +1,6 @@
 /**
- * The Python client (Debian's /usr/bin/python3 with python3-grpcio; stubs generated from our .proto with
- * protoc + grpc_python_plugin at run time) against a real worker: clients/python/examples/remote_env_random.py
+ * The Python client (Debian's /usr/bin/python3 with python3-grpcio; the stubs clients/python ships, generated
+ * from our .proto by its tools/generate_stubs.py) against a real worker: clients/python/examples/remote_env_random.py
  * runs two worlds at once; every episode it reports matches its committed trajectory, the last one of each
  * world matches the app's logged score, and the last line is `worlds=2 steps=… reward=…`.
  */

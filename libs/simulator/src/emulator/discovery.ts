@@ -73,10 +73,16 @@ export class DiscoveryFile {
   }
 }
 
-/** The lines in the emulator's order: serial port, build, version, adb port, AVD, command line, gRPC. */
+/**
+ * The lines in the emulator's order: serial port, build, version, adb port, AVD, command line, gRPC.
+ * `port.serial` is the number in the adb serial (adb port − 1), which readers match devices by; it is
+ * the console port unless `-ports C,A` split them, and then `port.console` (ours) carries C.
+ */
 export function renderDiscovery(info: DiscoveryInfo): string {
+  const serialPort = info.adbPort - 1;
   const entries: [string, string | number][] = [
-    ["port.serial", info.consolePort],
+    ["port.serial", serialPort],
+    ...(info.consolePort !== serialPort ? [["port.console", info.consolePort] as [string, number]] : []),
     ["emulator.build", EMULATOR_BUILD],
     ["emulator.version", EMULATOR_VERSION],
     ["port.adb", info.adbPort],

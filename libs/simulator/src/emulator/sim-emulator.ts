@@ -1,7 +1,8 @@
 /**
  * One whole simulated emulator with a real emulator's port layout: console on port N (even), the
  * ADB device on N+1 (serial `emulator-N`, registered with the adb server), the gRPC endpoint, and
- * its discovery file. `farm sim` starts many of these in one process; the `emulator` command one.
+ * its discovery file. Like the emulator's `-ports C,A`, the adb port may be any other port A: the
+ * serial is then `emulator-(A-1)`, whatever C is (adb names emulators after their adb port). `farm sim` starts many of these in one process; the `emulator` command one.
  * It stops as a whole, whoever stops it: close(), console `kill`, gRPC setVmState(SHUTDOWN).
  */
 import { freePort, isReservedPort } from "@farm/local-services";
@@ -21,6 +22,8 @@ export interface SimEmulatorOptions {
   adbHost?: string;
   /** Console port N; the device's adb port is N+1. Default: a free pair outside the reserved ranges. */
   consolePort?: number;
+  /** The device's adb port when it is not consolePort+1 (the emulator's `-ports C,A`); needs consolePort. */
+  devicePort?: number;
   seed?: number;
   screen?: { width: number; height: number };
   latencyProfile?: LatencyProfile;
@@ -96,6 +99,7 @@ export class SimEmulator {
     const log = opts.logger ?? silentLogger;
     let emu: SimEmulator | undefined;
     const backend = lazyBackend(() => emu);
+    if (opts.devicePort !== undefined && opts.consolePort === undefined) throw new Error("devicePort needs consolePort (the emulator's -ports C,A)");
     const { console: con, device } = opts.consolePort === undefined ? await startOnFreePair(opts, backend) : await startOnPair(opts.consolePort, opts, backend);
     emu = new SimEmulator(device, con, opts, log.child({ component: "sim-emulator", serial: device.serial }));
     try {
@@ -228,6 +232,10 @@ function lazyBackend(get: () => SimEmulator | undefined): ConsoleBackend {
 
 async function startOnPair(consolePort: number, opts: SimEmulatorOptions, backend: ConsoleBackend): Promise<{ console: EmulatorConsole; device: SimDevice }> {
   if (!Number.isInteger(consolePort) || consolePort < 1 || consolePort > 65534) throw new Error(`console port must be an integer in 1..65534, got ${consolePort}`);
+  const devicePort = opts.devicePort ?? consolePort + 1;
+  if (!Number.isInteger(devicePort) || devicePort < 2 || devicePort > 65535 || devicePort === consolePort) {
+    throw new Error(`adb port must be an integer in 2..65535 other than the console port ${consolePort}, got ${devicePort}`);
+  }
   const con = await EmulatorConsole.listen(consolePort, {
     backend,
     tokenPath: opts.tokenPath ?? defaultAuthTokenPath(),
@@ -236,7 +244,7 @@ async function startOnPair(consolePort: number, opts: SimEmulatorOptions, backen
   try {
     const device = await SimDevice.start({
       adbPort: opts.adbPort,
-      port: consolePort + 1,
+      port: devicePort,
       seed: opts.seed ?? consolePort,
       ...(opts.adbHost ? { adbHost: opts.adbHost } : {}),
       ...(opts.screen ? { screen: opts.screen } : {}),

@@ -107,8 +107,9 @@ function parsePorts(v: string): { consolePort: number; adbPort: number } {
   if (!m) throw new EmulatorArgsError(`-ports needs <console port>,<adb port>, got '${v}'`);
   const consolePort = parsePort("-ports", m[1]!);
   const adbPort = parsePort("-ports", m[2]!);
-  // adb names an emulator after its adb port minus one, so any other pair could not be `emulator-<console>`.
-  if (adbPort !== consolePort + 1) throw new EmulatorArgsError(`-ports ${v}: this simulated emulator needs the adb port to be the console port + 1 (adb names it emulator-<adb port - 1>)`);
+  // Any two ports, as the emulator takes them (AndroidEnv sends a random console port and an adb port in
+  // 5555..5585); adb still names the device emulator-<adb port - 1> (see EMULATOR.md).
+  if (adbPort === consolePort) throw new EmulatorArgsError(`-ports ${v}: the console and adb ports must differ`);
   return { consolePort, adbPort };
 }
 
@@ -116,8 +117,9 @@ export const EMULATOR_USAGE = `usage: emulator -avd <name> [options]     (a simu
        emulator -list-avds
 
   -avd <name> | @<name>      the virtual device to boot (from the AVD home, see README)
-  -ports <console>,<adb>     console and adb ports (adb = console + 1); default: first free pair 5554..5585
-  -port <console>            the same, adb = console + 1
+  -ports <console>,<adb>     console and adb ports, any two; the serial is emulator-<adb - 1>
+                             (default: first free pair 5554..5585)
+  -port <console>            the console port; adb on console + 1
   -grpc <port>               serve gRPC (android.emulation.control) on this port
   -grpc-use-token            require 'authorization: Bearer <token>' (token in the discovery file)
   -snapshot <name>           boot from this snapshot and save to it on exit
@@ -129,6 +131,7 @@ export const EMULATOR_USAGE = `usage: emulator -avd <name> [options]     (a simu
 Accepted and ignored: -no-window -no-skin -no-audio -gpu <mode> -show-kernel -adb-path <p> -feature <f>
   -netspeed <s> -netdelay <d> -memory <mb> -no-boot-anim -wipe-data -qemu … and other display/hardware options.
 Environment: ANDROID_AVD_HOME / ANDROID_SDK_HOME / ANDROID_USER_HOME (AVD home), ANDROID_ADB_SERVER_PORT
-  (default 5037), FARM_EMULATOR_PROFILE (instant | emulator-adb | emulator-grpc), FARM_EMULATOR_SEED,
+  (default 5037); ANDROID_SDK_ROOT, ANDROID_HOME, ANDROID_EMULATOR_KVM_DEVICE, LD_LIBRARY_PATH and
+  QT_XKB_CONFIG_ROOT are accepted and not needed; FARM_EMULATOR_PROFILE (instant | emulator-adb | emulator-grpc), FARM_EMULATOR_SEED,
   FARM_EMULATOR_FAULTS (e.g. crash-after-ms=5000,hang-after-ms=2000,app-crash-after-ms=3000,tap-drop=0.1).
 `;

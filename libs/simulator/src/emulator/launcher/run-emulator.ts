@@ -1,6 +1,6 @@
 /**
- * The `emulator` command: boots an AVD into one simulated emulator (console N, adb N+1, discovery
- * file), registers it with the adb server on $ANDROID_ADB_SERVER_PORT (default 5037), prints the
+ * The `emulator` command: boots an AVD into one simulated emulator (console N, adb N+1 or the two
+ * ports of `-ports C,A`, discovery file), registers it with the adb server on $ANDROID_ADB_SERVER_PORT (default 5037), prints the
  * lines a launcher waits for, and runs until console `kill`, SIGTERM/SIGINT or a shutdown request.
  */
 import crypto from "node:crypto";
@@ -116,6 +116,7 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
     emu = await SimEmulator.start({
       adbPort: adbServerPort,
       consolePort,
+      ...(args.adbPort !== undefined ? { devicePort: args.adbPort } : {}),
       awaitOnline: false,
       avdName: avd.name,
       avdDir: avd.dir,
