@@ -23,7 +23,7 @@ let env: NodeJS.ProcessEnv;
 before(async () => {
   redis = await startRedis();
   const prefix = uniquePrefix();
-  service = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tickMs: 100 }, {}), { log: silentLogger });
+  service = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tickMs: 100, tasks: [path.join(REPO, "tasks")] }, {}), { log: silentLogger });
   worker = fakeWorker(redis.url, prefix, async (job) => {
     await new Promise((r) => setTimeout(r, 20));
     return resultFor(job, { reward: 3 });
