@@ -57,6 +57,9 @@ export interface FarmMetricsOptions {
 
 export const POLICY_MODES = ["single", "batched"] as const;
 export type PolicyMode = (typeof POLICY_MODES)[number];
+/** Why a remote policy's answer body was kept out of job data (@farm/policy's ForeignBody kind). */
+export const FOREIGN_BODY_KINDS = ["http_status", "not_json", "not_an_answer"] as const;
+export type ForeignBodyKind = (typeof FOREIGN_BODY_KINDS)[number];
 
 export interface EpisodeFinished {
   taskId: string;
@@ -226,6 +229,13 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   for (const mode of POLICY_MODES) for (const result of ["ok", "error"]) policyRequests.inc({ mode, result }, 0);
+  const policyForeignBodies = new Counter({
+    name: METRIC.policyForeignBodies,
+    help: "Remote-policy answer bodies kept out of job data (not the protocol's JSON error), by kind",
+    labelNames: ["kind"] as const,
+    registers,
+  });
+  for (const kind of FOREIGN_BODY_KINDS) policyForeignBodies.inc({ kind }, 0);
   const adbCalls = new Counter({
     name: METRIC.adbCalls,
     help: "adb calls by operation and status (ok or the error kind)",
@@ -464,6 +474,10 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     policyRequest(mode: PolicyMode, ok: boolean, size: number): void {
       policyRequests.inc({ mode: POLICY_MODES.includes(mode) ? mode : "single", result: ok ? "ok" : "error" });
       if (mode === "batched" && valid(METRIC.policyBatchSize, size)) policyBatchSize.observe(size);
+    },
+    /** A remote policy's answer body kept out of job data. */
+    policyForeignBody(kind: ForeignBodyKind): void {
+      if (FOREIGN_BODY_KINDS.includes(kind)) policyForeignBodies.inc({ kind });
     },
     policyError(code: PolicyErrorCode): void {
       policyErrors.inc({ code: policyCode(code) });

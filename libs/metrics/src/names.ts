@@ -14,6 +14,7 @@ export const METRIC = {
   stepPhaseDuration: "farm_step_phase_duration_seconds",
   policyErrors: "farm_policy_errors_total",
   policyRequests: "farm_policy_requests_total",
+  policyForeignBodies: "farm_policy_foreign_bodies_total",
   policyBatchSize: "farm_policy_batch_size",
   adbCalls: "farm_adb_calls_total",
   adbErrors: "farm_adb_errors_total",

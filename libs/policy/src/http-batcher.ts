@@ -12,7 +12,8 @@
 import { coerceError } from "@farm/errors";
 import { parseAction } from "./action.ts";
 import { PolicyError } from "./errors.ts";
-import { httpEndpoint, snippet, type HttpEndpoint } from "./http-endpoint.ts";
+import { quotedProtocolError, withoutValues } from "./foreign-body.ts";
+import { httpEndpoint, type HttpEndpoint } from "./http-endpoint.ts";
 import type { HttpPolicyOptions } from "./http-policy.ts";
 import type { Action, EpisodeContext, Policy } from "./types.ts";
 import { newEpisodeId, POLICY_PROTOCOL, stringifyWire, toWireEpisodeEnd, toWireRequest, type WireEpisode, type WireMessage } from "./wire.ts";
@@ -124,11 +125,12 @@ class UrlQueue {
     const where = `${this.endpoint.where} (batch item ${item.id})`;
     if (item.message.type === "episode_end") return { action: undefined };
     if (!r) return new PolicyError("bad_response", `${where}: the batch answer has no result for this item; answer every step item with its id`);
-    if (r.error !== undefined) return new PolicyError("server_error", `${where}: the server reported: ${snippet(String(r.error))}`);
+    // The protocol's own error is quoted (short, escaped); an invalid action is named by the rule it breaks, not its values.
+    if (r.error !== undefined) return new PolicyError("server_error", `${where}: the server reported: ${typeof r.error === "string" ? quotedProtocolError(r.error) : "an error that is not a string"}`);
     try {
       return { action: parseAction(r.action) };
     } catch (e) {
-      return new PolicyError("bad_response", `${where}: answer is not a valid action: ${coerceError(e).message}`);
+      return new PolicyError("bad_response", `${where}: answer is not a valid action: ${withoutValues(coerceError(e).message)}`);
     }
   }
 }

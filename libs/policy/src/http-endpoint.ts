@@ -13,7 +13,10 @@
 import { coerceError } from "@farm/errors";
 import { PolicyError } from "./errors.ts";
 import { BodyReadError, postJson, type ExchangeResult } from "./http-exchange.ts";
+import { foreignBody, protocolError, quotedProtocolError, withoutValues, type ForeignBody, type ForeignBodyListener } from "./foreign-body.ts";
 import { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
+
+export { snippet } from "./foreign-body.ts";
 
 export interface HttpEndpointOptions {
   /** Deadline for one exchange: request, server time and response body. Default 10 000 ms. */
@@ -26,21 +29,13 @@ export interface HttpEndpointOptions {
   allowedHosts?: readonly string[];
   /** Told after every exchange whether it succeeded (for metrics: farm_policy_requests_total). */
   onExchange?: (ok: boolean) => void;
+  /** Told of every answer body kept out of job data (foreign-body.ts): for the worker's metric and local log. */
+  onForeignBody?: ForeignBodyListener;
 }
 
 export const POLICY_VERSION_HEADER = "x-policy-version";
 /** A server that answers with `X-Policy-Protocol: 2` also receives episode-end messages (PROTOCOL.md). */
 export const POLICY_PROTOCOL_HEADER = "x-policy-protocol";
-
-/** A short, printable excerpt of a remote body for messages (which end up in job failure reasons). */
-export function snippet(text: string): string {
-  const s = text
-    .slice(0, 400)
-    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]+/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-}
 
 export interface HttpEndpoint {
   /** `remote policy <url without credentials>`, the prefix of every message. */
@@ -112,30 +107,49 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
     }
   };
 
+  const shownUrl = redactUrl(url);
+  /** Reports a body kept out of job data; a listener's failure must not change the policy's error. */
+  const foreign = (res: ExchangeResult, kind: ForeignBody["kind"], detail?: string): string => {
+    const bytes = res.tooLarge ? res.size : Buffer.byteLength(res.text);
+    try {
+      opts.onForeignBody?.(foreignBody(shownUrl, res.status, kind, res.text, bytes, detail));
+    } catch {
+      /* metrics and logs only */
+    }
+    return bytes === 0 ? "empty body" : `a body of ${bytes} bytes, not shown: only the policy protocol's {"error": "…"} is`;
+  };
+
+  function failedStatus(res: ExchangeResult): PolicyError {
+    const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
+    const own = res.tooLarge ? undefined : protocolError(res.text);
+    const said = own !== undefined ? `: ${quotedProtocolError(own)}` : res.text.length > 0 ? ` (${foreign(res, "http_status")})` : "";
+    const hint = retryable ? "check the model server's logs" : res.status >= 300 && res.status < 400 ? "redirects are not followed; use the final URL" : "check the URL and the request format";
+    return new PolicyError("http_status", `${where}: server answered HTTP ${res.status}${said}; ${hint}`, { retryable });
+  }
+
   function answer<T>(res: ExchangeResult, parse: (json: unknown) => T, invalid: string): T {
     const v = res.headers[POLICY_VERSION_HEADER];
     if (typeof v === "string" && v) version = v.slice(0, 128);
     const proto = Number(res.headers[POLICY_PROTOCOL_HEADER]);
     if (Number.isSafeInteger(proto) && proto > serverProtocol) serverProtocol = proto;
     const text = res.text;
-    if (res.status < 200 || res.status > 299) {
-      const retryable = res.status >= 500 || res.status === 408 || res.status === 429;
-      const excerpt = snippet(text);
-      throw new PolicyError("http_status", `${where}: server answered HTTP ${res.status}${excerpt ? ` (${excerpt})` : ""}; ${retryable ? "check the model server's logs" : res.status >= 300 && res.status < 400 ? "redirects are not followed; use the final URL" : "check the URL and the request format"}`, { retryable });
-    }
+    if (res.status < 200 || res.status > 299) throw failedStatus(res);
     if (res.tooLarge) throw new PolicyError("bad_response", `${where}: answer of ${res.size}+ bytes exceeds ${maxBytes}; answer with one action object`);
     if (res.status === 204) return parse(undefined);
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new PolicyError("bad_response", `${where}: answer is not JSON (${snippet(text) || "empty body"}); answer with {"actionType":"TOUCH","touchPosition":[x,y]}`);
+      throw new PolicyError("bad_response", `${where}: answer is not JSON (${foreign(res, "not_json")}); answer with {"actionType":"TOUCH","touchPosition":[x,y]}`);
     }
     try {
       return parse(body);
     } catch (e) {
       if (e instanceof PolicyError) throw e;
-      throw new PolicyError("bad_response", `${where}: ${invalid}: ${coerceError(e).message}`, { cause: e });
+      // The rule broken, not the values that broke it: those are the answer's, and go to the local log only.
+      const message = coerceError(e).message;
+      foreign(res, "not_an_answer", message);
+      throw new PolicyError("bad_response", `${where}: ${invalid}: ${withoutValues(message)}`, { cause: e });
     }
   }
 

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { inflateSync } from "node:zlib";
-import { httpPolicy, PolicyError, type WireRequest } from "../src/index.ts";
+import { httpPolicy, PolicyError, type ForeignBody, type WireRequest } from "../src/index.ts";
 import { context, observation, rejectsWithPolicyError as rejectsWith } from "./helpers.ts";
 
 /** Ports other developers' services use; the OS hands them out only rarely, but never take one. */
@@ -46,6 +46,18 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse, body: s
   "/error": (_req, res) => {
     res.writeHead(500);
     res.end("model crashed: CUDA out of memory");
+  },
+  "/protocol-error": (_req, res) => {
+    res.writeHead(503, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: "model loading\u0007 \"v2\"" }));
+  },
+  "/forbidden-secret": (_req, res) => {
+    res.writeHead(403, { "content-type": "application/json" });
+    res.end(JSON.stringify({ message: "internal-secret-4711", error: { detail: "internal-secret-4711" } }));
+  },
+  "/secret-action": (_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ actionType: "internal-secret-4711", touchPosition: [0, 0] }));
   },
   "/notfound": (_req, res) => {
     res.writeHead(404);
@@ -119,14 +131,35 @@ test("slow reply → timeout", async () => {
   await rejectsWith(httpPolicy(`${base}/slow-body`, { timeoutMs: 200 }).act(observation()), "timeout", /no answer within 200 ms while reading the answer body/, true);
 });
 
-test("HTTP 500 → http_status (retryable), 404 → http_status (not retryable)", async () => {
-  await rejectsWith(httpPolicy(`${base}/error`).act(observation()), "http_status", /\/error: server answered HTTP 500 \(model crashed: CUDA out of memory\)/, true);
+test("HTTP 500 → http_status (retryable), 404 → http_status (not retryable); a body that is not the protocol's JSON error is not shown", async () => {
+  const seen: ForeignBody[] = [];
+  const onForeignBody = (b: ForeignBody) => seen.push(b);
+  await rejectsWith(httpPolicy(`${base}/error`, { onForeignBody }).act(observation()), "http_status", /\/error: server answered HTTP 500 \(a body of 33 bytes, not shown: only the policy protocol's \{"error": "…"\} is\); check the model server's logs/, true);
   await rejectsWith(httpPolicy(`${base}/notfound`).act(observation()), "http_status", /HTTP 404; check the URL/, false);
+  assert.deepEqual(seen.map((b) => [b.kind, b.status, b.bytes, b.excerpt]), [["http_status", 500, 33, "model crashed: CUDA out of memory"]], "the worker's hook sees the body (for its local log)");
+  assert.match(seen[0]!.sha256, /^[0-9a-f]{16}$/);
 });
 
-test("garbage and wrong shape → bad_response", async () => {
-  await rejectsWith(httpPolicy(`${base}/garbage`).act(observation()), "bad_response", /\/garbage: answer is not JSON \(<html>hello<\/html>\)/, false);
-  await rejectsWith(httpPolicy(`${base}/wrong-shape`).act(observation()), "bad_response", /answer is not a valid action: actionType must be one of/);
+test("the policy protocol's JSON error is quoted, short and escaped", async () => {
+  await rejectsWith(httpPolicy(`${base}/protocol-error`).act(observation()), "http_status", /HTTP 503: "model loading \\"v2\\""; check the model server's logs/, true);
+});
+
+test("a 403 with a secret body, or a 2xx JSON that is not an action: the secret is in no message, only in the hook", async () => {
+  for (const route of ["/forbidden-secret", "/secret-action"]) {
+    const seen: ForeignBody[] = [];
+    await assert.rejects(httpPolicy(`${base}${route}`, { onForeignBody: (b) => seen.push(b) }).act(observation()), (e: unknown) => {
+      assert.ok(e instanceof PolicyError);
+      assert.doesNotMatch(e.message, /internal-secret/, route);
+      return true;
+    });
+    assert.equal(seen.length, 1, route);
+    assert.match(`${seen[0]!.excerpt} ${seen[0]!.detail ?? ""}`, /internal-secret-4711/, `${route}: the local log can tell what came back`);
+  }
+});
+
+test("garbage and wrong shape → bad_response, naming the rule and not the answer's values", async () => {
+  await rejectsWith(httpPolicy(`${base}/garbage`).act(observation()), "bad_response", /\/garbage: answer is not JSON \(a body of 18 bytes, not shown/, false);
+  await rejectsWith(httpPolicy(`${base}/wrong-shape`).act(observation()), "bad_response", /answer is not a valid action: actionType must be one of TOUCH, LIFT, REPEAT$/);
 });
 
 test("closed port → unreachable", async () => {

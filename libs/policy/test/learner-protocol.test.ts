@@ -45,8 +45,8 @@ before(async () => {
           res.end(JSON.stringify({ results }));
         }, 0);
       } else if (path === "/batch-down") {
-        res.writeHead(503);
-        res.end("overloaded");
+        res.writeHead(503, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "overloaded" }));
       }
     });
   });
@@ -120,7 +120,7 @@ test("batched: an item's error stays with its device; the others get their actio
   const results = await Promise.allSettled([ok!.act(mid(12, 0)), failing!.act(mid(13, 0)), missing!.act(mid(14, 0)), invalid!.act(mid(15, 0))]);
   assert.equal(seen.length, 1);
   assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { actionType: "TOUCH", touchPosition: [0.12, 0.5] });
-  await rejectsWith(Promise.reject((results[1] as PromiseRejectedResult).reason), "server_error", /batch item d1\): the server reported: NaN in logits/, false);
+  await rejectsWith(Promise.reject((results[1] as PromiseRejectedResult).reason), "server_error", /batch item d1\): the server reported: "NaN in logits"/, false);
   await rejectsWith(Promise.reject((results[2] as PromiseRejectedResult).reason), "bad_response", /no result for this item/);
   await rejectsWith(Promise.reject((results[3] as PromiseRejectedResult).reason), "bad_response", /not a valid action/);
   batcher.close();
@@ -130,7 +130,7 @@ test("batched: a failed exchange fails every step of the batch with the same ret
   const batcher = new PolicyBatcher({ windowMs: 20 });
   const ps = [0, 1, 2].map(() => batcher.policy(`${base}/batch-down`));
   const results = await Promise.allSettled(ps.map((p, i) => p.act(mid(i, 0))));
-  for (const r of results) await rejectsWith(Promise.reject((r as PromiseRejectedResult).reason), "http_status", /HTTP 503 \(overloaded\)/, true);
+  for (const r of results) await rejectsWith(Promise.reject((r as PromiseRejectedResult).reason), "http_status", /HTTP 503: "overloaded"/, true);
   batcher.close();
 });
 

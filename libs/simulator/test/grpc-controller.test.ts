@@ -109,8 +109,8 @@ test("getScreenshot with the MMAP transport writes the pixels into the client's 
   const small = path.join(dir, "small");
   fs.writeFileSync(small, Buffer.alloc(100));
   fs.symlinkSync(region, path.join(dir, "link"));
-  // Outside shared memory and the temp folder (here: in the checkout), big enough: a request must not overwrite it.
-  const outsideDir = fs.mkdtempSync(path.join(fileURLToPath(new URL("../../../", import.meta.url)), ".sim-mmap-outside-"));
+  // Outside shared memory and the temp folder, big enough: a request must not overwrite it.
+  const outsideDir = makeOutsideAllowedDir();
   t.after(() => fs.rmSync(outsideDir, { recursive: true, force: true }));
   const outside = path.join(outsideDir, "region");
   fs.writeFileSync(outside, Buffer.alloc(360 * 640 * 4, 7));
@@ -278,3 +278,31 @@ test("setVmState(SHUTDOWN) stops the device as an emulator would: OK, then gone 
   assert.ok(await eventually(async () => !(await adbServerDevices(rig.adb.port)).has(serial), 10_000), "adb server dropped the device");
   await assert.rejects(call(ctl, "getStatus", {}), (e: grpc.ServiceError) => e.code === grpc.status.UNAVAILABLE);
 });
+
+/**
+ * A new folder outside /dev/shm and the temp folder (the simulator's allowed regions), wherever the checkout
+ * lies: the checkout itself when it is not under one of them (a clone under /tmp is), else /var/tmp, $HOME or
+ * the working folder, the first that is outside and writable.
+ */
+function makeOutsideAllowedDir(): string {
+  const real = (d: string) => {
+    try {
+      return fs.realpathSync(d);
+    } catch {
+      return undefined;
+    }
+  };
+  const allowed = ["/dev/shm", os.tmpdir()].map(real).filter((d): d is string => d !== undefined);
+  const inside = (d: string) => allowed.some((a) => d === a || d.startsWith(a + path.sep));
+  const candidates = [fileURLToPath(new URL("../../../", import.meta.url)), "/var/tmp", os.homedir(), process.cwd()];
+  for (const c of candidates) {
+    const r = real(c);
+    if (!r || inside(r)) continue;
+    try {
+      return fs.mkdtempSync(path.join(r, ".sim-mmap-outside-"));
+    } catch {
+      // not writable here: the next one
+    }
+  }
+  throw new Error(`no writable folder outside ${allowed.join(" and ")} among ${candidates.join(", ")}: the test needs one`);
+}

@@ -55,7 +55,8 @@ export function fleetRoutes(scheduler: Scheduler, sendError: SendError): Router 
     }
     const type = upstream.headers.get("content-type") ?? "";
     const body = Buffer.from(await upstream.arrayBuffer());
-    if (!upstream.ok) return sendError(res, 502, "SCREEN_FAILED", `worker ${worker}: HTTP ${upstream.status}: ${body.toString("utf8", 0, 200).trim()}`);
+    // The status only: an upstream body is not passed on to API readers (issue 32, no foreign bodies).
+    if (!upstream.ok) return sendError(res, 502, "SCREEN_FAILED", `worker ${worker}: HTTP ${upstream.status} (${body.byteLength} bytes not shown)`);
     if (!/^image\/(jpeg|png)$/.test(type) || body.byteLength > MAX_SCREEN_BYTES) return sendError(res, 502, "SCREEN_FAILED", `worker ${worker} sent ${type || "no type"}, ${body.byteLength} bytes; expected an image under 2 MiB`);
     res.type(type).set("cache-control", "no-store").send(body);
   });

@@ -12,7 +12,8 @@ import { runScheduler, type RunningScheduler } from "../src/main.ts";
 import { fakeWorker, resultFor, uniquePrefix } from "./helpers.ts";
 
 const run = promisify(execFile);
-const FARM = path.resolve("services/cli/bin/farm.js");
+const REPO = path.resolve(import.meta.dirname, "../../..");
+const FARM = path.join(REPO, "services/cli/bin/farm.js");
 const TOKEN = "cli-test-token-0123456789";
 let redis: LocalRedis;
 let service: RunningScheduler;
@@ -22,7 +23,7 @@ let env: NodeJS.ProcessEnv;
 before(async () => {
   redis = await startRedis();
   const prefix = uniquePrefix();
-  service = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tickMs: 100 }, {}), { log: silentLogger });
+  service = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tickMs: 100, tasks: [path.join(REPO, "tasks")] }, {}), { log: silentLogger });
   worker = fakeWorker(redis.url, prefix, async (job) => {
     await new Promise((r) => setTimeout(r, 20));
     return resultFor(job, { reward: 3 });
@@ -35,7 +36,8 @@ after(async () => {
   await redis.stop();
 });
 
-const farm = (...args: string[]) => run(process.execPath, [FARM, ...args], { env, timeout: 30_000 });
+// From the checkout: the task paths below are relative to it (the tests pass from any folder).
+const farm = (...args: string[]) => run(process.execPath, [FARM, ...args], { cwd: REPO, env, timeout: 30_000 });
 
 test("farm submit (task file, Redis directly) prints the id; re-submit prints the same; watch prints the summary; status lists it", async () => {
   const a = await farm("submit", "tasks/classic_2048.textproto", "--episodes", "12", "--seed", "5");

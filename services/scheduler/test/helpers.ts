@@ -1,8 +1,11 @@
 /** Shared test helpers: a private Redis per test file, a unique prefix per test, a fake worker. */
+import path from "node:path";
 import { Worker, type Job } from "bullmq";
 import { QUEUE_NAMES, redisConnection, type EpisodeJobResult } from "@farm/queue";
 import { staticTaskCatalog } from "../src/task-catalog.ts";
 
+/** The checkout's task folder, wherever the tests run from. */
+export const TASKS_DIR = path.resolve(import.meta.dirname, "../../../tasks");
 export const TASK_HASH = "ab".repeat(32);
 export const catalog = staticTaskCatalog([{ task: { id: "classic_2048" }, hash: TASK_HASH }]);
 

@@ -13,7 +13,7 @@ import { startRedis, type LocalRedis } from "@farm/local-services";
 import { silentLogger } from "@farm/log";
 import { loadSchedulerConfig } from "../src/config.ts";
 import { runScheduler, type RunningScheduler } from "../src/main.ts";
-import { uniquePrefix } from "./helpers.ts";
+import { uniquePrefix, TASKS_DIR } from "./helpers.ts";
 
 const TOKEN = "hostile-token-0123456789";
 let redis: LocalRedis;
@@ -26,8 +26,8 @@ const count = (k: string, n = 1) => (counts[k] = (counts[k] ?? 0) + n);
 
 before(async () => {
   redis = await startRedis();
-  exposed = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), host: "0.0.0.0", port: 0, token: TOKEN, tasks: ["tasks"] }, {}), { log: silentLogger });
-  local = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, tasks: ["tasks"], allowedHosts: "farm.internal" }, {}), { log: silentLogger });
+  exposed = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), host: "0.0.0.0", port: 0, token: TOKEN, tasks: [TASKS_DIR] }, {}), { log: silentLogger });
+  local = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, tasks: [TASKS_DIR], allowedHosts: "farm.internal" }, {}), { log: silentLogger });
 });
 after(async () => {
   await exposed?.close();

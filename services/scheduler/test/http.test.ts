@@ -6,7 +6,7 @@ import { loadSchedulerConfig } from "../src/config.ts";
 import { runScheduler, type RunningScheduler } from "../src/main.ts";
 import { HttpCampaignClient } from "../src/campaign-client.ts";
 import { SchedulerError } from "../src/errors.ts";
-import { fakeWorker, resultFor, uniquePrefix, waitFor } from "./helpers.ts";
+import { fakeWorker, resultFor, uniquePrefix, waitFor, TASKS_DIR } from "./helpers.ts";
 
 const TOKEN = "test-token-0123456789";
 let redis: LocalRedis;
@@ -17,7 +17,7 @@ before(async () => {
   redis = await startRedis();
   prefix = uniquePrefix();
   // The real composition root, on the repository's task folder.
-  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tasks: ["tasks"], tickMs: 200 }, {});
+  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tasks: [TASKS_DIR], tickMs: 200 }, {});
   running = await runScheduler(config, { log: silentLogger });
 });
 after(async () => {
@@ -114,7 +114,7 @@ test("a campaign stored straight into Redis (CLI mode) is picked up and counted 
   const scrape = async (re: RegExp) => Number(re.exec(await (await fetch(`${running.http.url}/metrics`)).text())?.[1] ?? 0);
   const submittedRe = /^farm_campaigns_submitted_total\{service="scheduler"\} (\d+)$/m;
   const before = await scrape(submittedRe);
-  const cli = await Scheduler.create({ redisUrl: redis.url, prefix, tasks: folderTaskCatalog(["tasks"]), enqueueOnSubmit: false });
+  const cli = await Scheduler.create({ redisUrl: redis.url, prefix, tasks: folderTaskCatalog([TASKS_DIR]), enqueueOnSubmit: false });
   try {
     const { campaign } = await cli.submit({ taskId: "classic_2048", episodes: 7, id: "from-cli" });
     assert.equal(campaign.enqueued, 0, "the client only stores the campaign");

@@ -12,7 +12,7 @@ import { silentLogger } from "@farm/log";
 import { loadSchedulerConfig } from "../src/config.ts";
 import { ROUTE_METHODS } from "../src/http.ts";
 import { runScheduler, type RunningScheduler } from "../src/main.ts";
-import { uniquePrefix } from "./helpers.ts";
+import { uniquePrefix, TASKS_DIR } from "./helpers.ts";
 
 const TOKEN = "test-token-0123456789";
 let redis: LocalRedis;
@@ -21,7 +21,7 @@ let doc: { openapi: string; paths: Record<string, Record<string, unknown>>; comp
 
 before(async () => {
   redis = await startRedis();
-  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, token: TOKEN, tasks: ["tasks"], tickMs: 200 }, {});
+  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, token: TOKEN, tasks: [TASKS_DIR], tickMs: 200 }, {});
   running = await runScheduler(config, { log: silentLogger });
   // Token mode: every route, this one included, needs the token.
   const r = await fetch(`${running.http.url}/openapi.json`, { headers: { authorization: `Bearer ${TOKEN}` } });

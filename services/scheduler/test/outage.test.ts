@@ -17,8 +17,9 @@ import { runScheduler } from "../src/main.ts";
 import { uniquePrefix, waitFor } from "./helpers.ts";
 
 const run = promisify(execFile);
-const FARM = path.resolve("services/cli/bin/farm.js");
-const TASK = path.resolve("tasks/classic_2048.textproto");
+const REPO = path.resolve(import.meta.dirname, "../../..");
+const FARM = path.join(REPO, "services/cli/bin/farm.js");
+const TASK = path.join(REPO, "tasks/classic_2048.textproto");
 
 test("while Redis is down the API answers 503 within seconds, logs one line down and one up, and recovers by itself", async () => {
   const redis = await startRedis();

@@ -5,7 +5,7 @@ import { JobRejectedError, episodeJobId } from "@farm/queue";
 import { Scheduler } from "../src/scheduler.ts";
 import { folderTaskCatalog } from "../src/task-catalog.ts";
 import { SchedulerError } from "../src/errors.ts";
-import { TASK_HASH, catalog, fakeWorker, resultFor, uniquePrefix, waitFor } from "./helpers.ts";
+import { TASK_HASH, catalog, fakeWorker, resultFor, uniquePrefix, waitFor, TASKS_DIR } from "./helpers.ts";
 
 let redis: LocalRedis;
 before(async () => {
@@ -65,7 +65,7 @@ test("unknown task id and hash mismatch are refused at submit with a clear messa
 });
 
 test("the real task folder: tasks/ resolves classic_2048 by id and hash", async () => {
-  const tasks = folderTaskCatalog(["tasks"]);
+  const tasks = folderTaskCatalog([TASKS_DIR]);
   const t = tasks.get("classic_2048");
   assert.ok(t, `tasks/ should hold classic_2048; has ${tasks.ids().join(", ")}`);
   assert.match(t.hash, /^[0-9a-f]{64}$/);

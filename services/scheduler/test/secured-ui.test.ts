@@ -13,7 +13,7 @@ import { loadSchedulerConfig } from "../src/config.ts";
 import { SCHEDULER_ROUTES } from "../src/http.ts";
 import { runScheduler, type RunningScheduler } from "../src/main.ts";
 import { HttpCampaignClient } from "../src/campaign-client.ts";
-import { fakeWorker, resultFor, uniquePrefix, waitFor } from "./helpers.ts";
+import { fakeWorker, resultFor, uniquePrefix, waitFor, TASKS_DIR } from "./helpers.ts";
 
 const TOKEN = "secured-ui-token-0123456789";
 const OPEN = new Set(["/healthz", "/login", "/metrics", "/favicon.ico"]);
@@ -24,7 +24,7 @@ let prefix: string;
 before(async () => {
   redis = await startRedis();
   prefix = uniquePrefix();
-  running = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tasks: ["tasks"], tickMs: 200 }, {}), { log: silentLogger });
+  running = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, token: TOKEN, tasks: [TASKS_DIR], tickMs: 200 }, {}), { log: silentLogger });
 });
 after(async () => {
   await running?.close();

@@ -39,7 +39,7 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
     cliSpec = `${kind}:${file}`;
   }
   try {
-    const http = { ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, ...transport.pixels } : {}) };
+    const http = { ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...transport.pixels } : {}) };
     return await policyFromSpec(cliSpec, { http, ...(transport ? { batcher: transport.batcher } : {}) });
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.

@@ -94,7 +94,7 @@ export class WorkerService {
     }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
     this.transports = new DeviceTransports(driver, metrics);
-    this.policyTransport = hostPolicyTransport(config, metrics);
+    this.policyTransport = hostPolicyTransport(config, metrics, logger);
     this.pump = new HostJobPump({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, workerName: config.workerName, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, redisHealth: this.redisHealth, logger, onFetchBurst: (n) => metrics.jobFetchBurst(n) });
     this.heartbeats = new DeviceHeartbeats({
       redis,

@@ -16,7 +16,7 @@ export interface WorldRun {
   reward: number;
   /** States of the episode-ending steps. */
   ends: number[];
-  /** Steps whose observations carried the task's `grid` extra (id 6, INT32 [4, 4]). */
+  /** Steps whose `grid` extra (id 6, INT32 [4, 4]) held a board the app logged (not the all-zero default). */
   grids: number;
   conn: EnvironmentConnection;
 }
@@ -44,11 +44,10 @@ export async function runRandomWorld(target: string, settings: Record<string, Te
     const actions = { 1: i32(ACTION_TYPES.indexOf(a.actionType)), 2: tensor(DataType.FLOAT, a.touchPosition, [2]) };
     const r = (await conn.request({ step: { actions, requested_observations: [2, 3, 4, 5, 6] } })).step!;
     taken++;
-    const grid = r.observations["6"];
-    if (grid) {
-      assert.equal(numbers(grid, "grid").length, 16);
-      grids++;
-    }
+    // Requested, so present every step: the app's board when it logged one, else the spec's default (zeros).
+    const grid = numbers(r.observations["6"]!, "grid");
+    assert.equal(grid.length, 16);
+    if (grid.some((v) => v !== 0)) grids++;
     reward += numbers(r.observations["4"]!, "reward")[0]!;
     if (r.state !== EnvironmentState.RUNNING) {
       ends.push(r.state);

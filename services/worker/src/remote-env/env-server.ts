@@ -11,6 +11,7 @@ import { CHANNEL_OPTIONS, dmEnvRpc, grpc, type EnvironmentRequest, type Environm
 import { coerceError } from "@farm/errors";
 import type { Logger } from "@farm/log";
 import type { TaskCatalog } from "../task-catalog.ts";
+import { checkRequested } from "./action-check.ts";
 import { EnvError, invalid, precondition } from "./env-error.ts";
 import { parseCreateSettings, parseResetSeed, unknownSettings } from "./settings.ts";
 import { RemoteWorld, type WorldDeps } from "./world.ts";
@@ -132,7 +133,7 @@ export class RemoteEnvServer {
         return { join_world: { specs: await this.joinWorld(req.join_world ?? {}, st) } };
       case "step": {
         const w = this.joinedWorld(st, "Step");
-        const requested = new Set((req.step?.requested_observations ?? []).map(Number));
+        const requested = checkRequested(req.step?.requested_observations ?? [], w.specs().observations);
         const r = await w.exclusive(() => w.step(req.step?.actions ?? {}, requested));
         return { step: r };
       }

@@ -2,9 +2,10 @@
  * AndroidEnv's specs on the wire and one observation as tensors. Ids are fixed for the built-in
  * observations and actions; the task's extras follow in extras_spec order (see libs/dm-env-rpc/README.md).
  */
-import { DataType, tensor, type ActionObservationSpecs, type DataTypeValue, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
+import { DataType, grpc, tensor, type ActionObservationSpecs, type DataTypeValue, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
 import type { Observation, Pixels } from "@farm/policy";
 import type { ArraySpec, Task } from "@farm/task";
+import { EnvError } from "./env-error.ts";
 
 export const OBS = { pixels: 1, timedelta: 2, orientation: 3, reward: 4, discount: 5 } as const;
 export const FIRST_EXTRA_ID = 6;
@@ -73,20 +74,40 @@ export interface StepFacts {
   frame: { height: number; width: number };
 }
 
-/** The requested observations (all when the request names none) as tensors by id. */
+/**
+ * The spec's default value of an extra the app has not logged (yet): the dtype's zero ("" for strings,
+ * false for bools) at the spec's shape, as dm_env's `Array.generate_value()` and proto3 defaults have it;
+ * a variable (negative) dimension is empty.
+ */
+export function defaultExtraTensor(e: ArraySpec): Tensor {
+  const dtype = extraDtype(e.dtype);
+  const shape = e.shape.map((d) => Math.max(0, d));
+  const n = shape.reduce((a, d) => a * d, 1);
+  if (dtype === DataType.STRING) return tensor(dtype, new Array<string>(n).fill(""), shape);
+  if (dtype === DataType.BOOL) return tensor(dtype, new Array<boolean>(n).fill(false), shape);
+  return tensor(dtype, new Array<number>(n).fill(0), shape);
+}
+
+/**
+ * Exactly the requested observations (none when the request names none, as dm_env_rpc's StepRequest says),
+ * each of them: an extra not logged this step has its spec's default value.
+ */
 export function observationTensors(task: Task, f: StepFacts, requested: ReadonlySet<number>): Record<string, Tensor> {
-  const want = (id: number) => requested.size === 0 || requested.has(id);
   const out: Record<string, Tensor> = {};
-  if (want(OBS.pixels) && f.obs.pixels) out[OBS.pixels] = tensor(DataType.UINT8, fitPixels(f.obs.pixels, f.frame), [f.frame.height, f.frame.width, 3]);
-  if (want(OBS.timedelta)) out[OBS.timedelta] = tensor(DataType.INT64, [f.obs.timedeltaUs]);
-  if (want(OBS.orientation)) out[OBS.orientation] = tensor(DataType.UINT8, [0, 1, 2, 3].map((i) => (i === f.obs.orientation ? 1 : 0)), [4]);
-  if (want(OBS.reward)) out[OBS.reward] = tensor(DataType.DOUBLE, [f.reward]);
-  if (want(OBS.discount)) out[OBS.discount] = tensor(DataType.DOUBLE, [f.discount]);
+  if (requested.size === 0) return out;
+  if (requested.has(OBS.pixels)) {
+    if (!f.obs.pixels) throw new EnvError(grpc.status.UNAVAILABLE, "Step: the device gave no screen for this observation (pixels); step again");
+    out[OBS.pixels] = tensor(DataType.UINT8, fitPixels(f.obs.pixels, f.frame), [f.frame.height, f.frame.width, 3]);
+  }
+  if (requested.has(OBS.timedelta)) out[OBS.timedelta] = tensor(DataType.INT64, [f.obs.timedeltaUs]);
+  if (requested.has(OBS.orientation)) out[OBS.orientation] = tensor(DataType.UINT8, [0, 1, 2, 3].map((i) => (i === f.obs.orientation ? 1 : 0)), [4]);
+  if (requested.has(OBS.reward)) out[OBS.reward] = tensor(DataType.DOUBLE, [f.reward]);
+  if (requested.has(OBS.discount)) out[OBS.discount] = tensor(DataType.DOUBLE, [f.discount]);
   task.extrasSpec.forEach((e, i) => {
     const id = FIRST_EXTRA_ID + i;
-    const values = f.obs.extras[e.name];
-    const t = want(id) && values ? extraTensor(e, values) : undefined;
-    if (t) out[id] = t;
+    if (!requested.has(id)) return;
+    const values = Object.hasOwn(f.obs.extras, e.name) ? f.obs.extras[e.name] : undefined;
+    out[id] = (values && extraTensor(e, values)) ?? defaultExtraTensor(e);
   });
   return out;
 }

@@ -9,7 +9,7 @@
  * and answer RUNNING, or TERMINATED (the task ended it) / INTERRUPTED (a truncation: limit, device trouble).
  */
 import { randomInt } from "node:crypto";
-import { EnvironmentState, grpc, numbers, scalarNumber, type Tensor } from "@farm/dm-env-rpc";
+import { EnvironmentState, grpc, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
 import { coerceError } from "@farm/errors";
 import type { DeviceSession, EpisodeRun, EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
@@ -17,6 +17,7 @@ import { ACTION_TYPES, type Action } from "@farm/policy";
 import type { LoadedTask } from "@farm/task";
 import type { CommitDeps } from "../commit-flow.ts";
 import type { DeviceLease, DevicePool } from "../device-lease.ts";
+import { conformActions } from "./action-check.ts";
 import { commitRemoteEpisode } from "./commit-remote.ts";
 import { EnvError, invalid } from "./env-error.ts";
 import { RemotePolicy } from "./remote-policy.ts";
@@ -110,8 +111,16 @@ export class RemoteWorld {
     return worldSpecs(this.task.task, this.frame);
   }
 
-  /** Ends a running episode (cancelled) and starts the next one. */
+  /**
+   * A Reset request: ends a running episode (cancelled) and starts the next one. Its first observation
+   * carries the screen whatever the previous Step asked, since the next Step may ask for pixels.
+   */
   async reset(seed?: number): Promise<void> {
+    this.policy.needsPixels = true;
+    await this.restart(seed);
+  }
+
+  private async restart(seed?: number): Promise<void> {
     await this.endEpisode();
     if (seed !== undefined) this.nextSeed = seed;
     await this.startEpisode();
@@ -137,16 +146,16 @@ export class RemoteWorld {
     }
   }
 
-  /** One Step request. */
+  /** One Step request (`requested` already checked against the specs: checkRequested). */
   async step(actions: Record<string, Tensor>, requested: ReadonlySet<number>): Promise<StepAnswer> {
-    if (requested.size > 0) this.policy.needsPixels = requested.has(OBS.pixels);
-    if (this.phase === "none") await this.reset();
+    this.policy.needsPixels = requested.has(OBS.pixels);
+    if (this.phase === "none") await this.restart();
     const run = this.run!;
     if (this.phase === "fresh") {
       this.phase = "running";
       return { state: EnvironmentState.RUNNING, observations: this.observe(run, 0, 1, requested) };
     }
-    this.policy.give(actionOf(actions));
+    this.policy.give(actionOf(actions, this.specs().actions));
     const before = run.recordedSteps.length;
     const more = await run.step();
     if (more) return { state: EnvironmentState.RUNNING, observations: this.observe(run, rewardOf(run, before), 1, requested) };
@@ -207,30 +216,18 @@ export class RemoteWorld {
   }
 }
 
-/** The action of a StepRequest, checked against the action specs. */
-export function actionOf(actions: Record<string, Tensor>): Action {
-  const t = actions[ACT.action_type];
-  if (!t) throw invalid(`Step: action ${ACT.action_type} (action_type) is required`);
-  let type: number;
-  try {
-    type = scalarNumber(t, "action_type");
-  } catch (e) {
-    throw invalid(`Step: action_type: ${(e as Error).message}`);
-  }
+/** The action of a StepRequest, checked against the action specs (uids, dtypes, shapes, ranges: action-check.ts). */
+export function actionOf(actions: Record<string, Tensor>, specs: Record<string, TensorSpec>): Action {
+  const values = conformActions(actions, specs);
+  const type = values.get(String(ACT.action_type))?.[0];
+  if (type === undefined) throw invalid(`Step: action ${ACT.action_type} (action_type) is required`);
   const actionType = ACTION_TYPES[type];
   if (!Number.isInteger(type) || !actionType) throw invalid(`Step: action_type must be 0 (TOUCH), 1 (LIFT) or 2 (REPEAT), got ${type}`);
-  const p = actions[ACT.touch_position];
-  if (!p) {
+  const xy = values.get(String(ACT.touch_position));
+  if (!xy) {
     if (actionType === "TOUCH") throw invalid(`Step: action ${ACT.touch_position} (touch_position) is required for TOUCH`);
     return { actionType, touchPosition: [0, 0] };
   }
-  let xy: number[];
-  try {
-    xy = numbers(p, "touch_position");
-  } catch (e) {
-    throw invalid(`Step: touch_position: ${(e as Error).message}`);
-  }
-  if (xy.length !== 2 || !xy.every((v) => Number.isFinite(v) && v >= 0 && v <= 1)) throw invalid(`Step: touch_position must be two numbers in [0, 1], got [${xy.slice(0, 4).join(", ")}]`);
   return { actionType, touchPosition: [xy[0]!, xy[1]!] };
 }
 
