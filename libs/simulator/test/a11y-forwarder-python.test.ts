@@ -38,9 +38,9 @@ test("a Python A11yService server gets forests that match the screen from a devi
     const plugin = await run("sh", ["-c", "command -v grpc_python_plugin"], 10_000);
     await run("protoc", [`-I${PROTO_DIR}`, `--python_out=${stubs}`, `--grpc_out=${stubs}`, `--plugin=protoc-gen-grpc=${plugin.trim()}`, ...PROTO_FILES.map((f) => path.join(PROTO_DIR, f))], 60_000);
     device = await SimDevice.start({ adbPort: adb.port });
-    for (const apk of ["sim_notes.apk", "classic_2048.apk"]) await installPrebuilt(device.android, apk);
+    for (const apk of ["sim_notes.apk", "classic_2048.apk", "todo.apk", "sim_settings.apk"]) await installPrebuilt(device.android, apk);
     const out = await run(PYTHON, [HOST, stubs, String(adb.port), device.serial], 300_000);
-    const summary = JSON.parse(out.trim().split("\n").pop()!) as { opened: string[]; with_field: string[]; typed: string | null; max_windows: number; click_event_keys: string[]; rotated_nodes_moved: number; forests_logged: boolean };
+    const summary = JSON.parse(out.trim().split("\n").pop()!) as { opened: string[]; with_field: string[]; typed: string | null; max_windows: number; dialog_windows: number; click_event_keys: string[]; rotated_nodes_moved: number; forests_logged: boolean };
     // Every launchable app's icon was tapped and opened its app (the Python side checked each).
     const launchable = device.android.system.packages.list().filter((p) => p.activities.length > 0 && p.name !== "com.android.launcher3");
     assert.ok(launchable.length >= 4);
@@ -48,10 +48,12 @@ test("a Python A11yService server gets forests that match the screen from a devi
     assert.ok(summary.click_event_keys.includes("source_text"));
     assert.ok(summary.rotated_nodes_moved > 0);
     assert.equal(summary.forests_logged, true);
-    // Typing is checked in the first app whose first screen has an editable field (the Python side
-    // fails if the event or the tree disagrees); the apps installed here have none yet.
-    if (summary.with_field.length === 0) t.diagnostic("no installed app shows an editable field on its first screen: typing not checked");
-    else assert.equal(summary.typed, summary.with_field[0]);
+    // Typing is checked in the first app whose first screen has an editable field (Todo's search): the
+    // Python side fails if the text-changed event or the forest disagrees with what was typed.
+    assert.ok(summary.with_field.includes("Todo"), `apps with a field on their first screen: ${summary.with_field.join(", ")}`);
+    assert.equal(summary.typed, summary.with_field[0]);
+    // Sim Settings' reset dialog came as a second window and went with CANCEL (checked on the Python side).
+    assert.equal(summary.dialog_windows, 2);
   } finally {
     await device?.close();
     await adb.stop();

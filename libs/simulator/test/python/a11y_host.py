@@ -180,6 +180,33 @@ async def typing_changes_the_tree(host, summary):
     summary["typed"] = label
 
 
+async def dialog_is_a_second_window(host, summary):
+    """Sim Settings' "Reset options" opens a dialog: the forest then has a second window on top, holding
+    the dialog's own nodes, and CANCEL takes it away again."""
+    summary["dialog_windows"] = 0
+    icon = next((n for n in top(await host.get_forest()).tree.nodes if n.text == "Sim Settings"), None)
+    if icon is None:
+        return
+    await sh("input", "tap", *map(str, centre(icon)))
+    row = None
+    for _ in range(6):
+        row = next((n for n in top(await host.get_forest()).tree.nodes if n.text == "Reset options"), None)
+        if row is not None:
+            break
+        await sh("input", "swipe", "180", "520", "180", "220", "100")
+    check(row is not None, "the Reset options row is reachable by scrolling")
+    await sh("input", "tap", *map(str, centre(row)))
+    forest = await host.get_forest()
+    check(len(forest.windows) == 2, "a dialog is a window of its own: %d windows" % len(forest.windows))
+    dialog = top(forest)
+    check(any(n.text == "Reset all settings?" for n in dialog.tree.nodes), "the top window is the dialog")
+    cancel = next(n for n in dialog.tree.nodes if n.text == "CANCEL" and n.is_clickable)
+    await sh("input", "tap", *map(str, centre(cancel)))
+    check(len((await host.get_forest()).windows) == 1, "CANCEL closes the dialog's window")
+    summary["dialog_windows"] = len(forest.windows)
+    await sh("input", "keyevent", "KEYCODE_HOME")
+
+
 async def rotation_turns_bounds(host, summary):
     portrait = await host.get_forest()
     await sh("settings", "put", "system", "accelerometer_rotation", "0")
@@ -210,6 +237,7 @@ async def main():
         await clickables_do_what_they_say(host, summary)
         await rotation_turns_bounds(host, summary)
         await typing_changes_the_tree(host, summary)
+        await dialog_is_a_second_window(host, summary)
         summary["with_field"] = [label for label, _, _ in summary["with_field"]]
         summary["forests_logged"] = len(host.forests) > 0
         summary["events"] = len(host.events)
