@@ -23,7 +23,9 @@ const SEEDED_KINDS = new Set(["start_random_activity", "force_stop_random_activi
  * takes a seed after it has started (RL_TASK_GAME_CONFIG is read at app start, and is the same every episode in a
  * task file), so a seeded reset has nothing to apply the seed to after a load and is refused.
  */
-export function startSnapshotRefusal(task: Pick<Task, "id" | "resetSteps">): string | undefined {
+export function startSnapshotRefusal(task: Pick<Task, "id"> & { resetSteps?: Task["resetSteps"] }): string | undefined {
+  // A catalog that holds only ids and hashes cannot tell; the worker refuses the job then (TaskNotRunnableError).
+  if (!task.resetSteps) return undefined;
   const i = task.resetSteps.findIndex((s) => s.action !== undefined && SEEDED_KINDS.has(s.action.kind));
   if (i < 0) return undefined;
   const step = task.resetSteps[i]!;
