@@ -6,8 +6,8 @@
  *   steps           the task's reset steps;
  *   setup-snapshot  a snapshot of the setup state loaded, then the reset steps;
  *   start-snapshot  the snapshot taken once after setup + reset steps loaded, no reset steps.
- * Each figure is the runner's own `resetMs` (reset steps, loads and a fallback's setup included; the first
- * observation not). Classic 2048 by default; `--heavy`: tasks/classic_2048_heavy_reset.textproto (data cleared
+ * Each figure is the runner's own `resetMs`: everything up to FIRST (lifting a finger, the load and/or the reset
+ * steps, the orientation, the first observation, the policy's reset). Classic 2048 by default; `--heavy`: tasks/classic_2048_heavy_reset.textproto (data cleared
  * and the APK reinstalled at every reset). Where a start-snapshot reset's time goes is printed from the adb
  * driver's own call timings (the load call vs the rest).
  * Last line: `steps_reset_p50_ms=… setup_snapshot_p50_ms=… start_snapshot_p50_ms=… speedup=<steps/start>`.
