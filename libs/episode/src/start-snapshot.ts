@@ -8,6 +8,7 @@
 import { createHash } from "node:crypto";
 import { SNAPSHOT_NAME, type Device, type StepStatus } from "@farm/adb";
 import type { Logger } from "@farm/log";
+import { coerceError } from "./errors.ts";
 import type { StepsOutcome } from "./step-interpreter.ts";
 import type { ResetKind } from "./snapshot-reset.ts";
 
@@ -74,7 +75,7 @@ async function saveAfterReset(s: StartSnapshotSession, counters: Record<string, 
   try {
     name = s.snapshotName();
   } catch (e) {
-    return saveFailed(s, counters, kind, steps, "(unsafe)", "failed_precondition", (e as Error).message);
+    return saveFailed(s, counters, kind, steps, "(unsafe)", "failed_precondition", coerceError(e).message);
   }
   const r = await s.device.snapshot!("save", name, { timeoutMs: s.config.resetTimeoutMs });
   if (r.status !== "ok") return saveFailed(s, counters, kind, steps, name, r.status, r.message);

@@ -74,7 +74,7 @@ async function play(s: DeviceSession, dev: SimDevice, mode: ResetMode, from: num
   return out;
 }
 
-function assertNoLeak(mode: ResetMode, eps: { start: Game; end: Game; t: EpisodeTrajectory }[]) {
+function assertNoLeak(mode: string, eps: { start: Game; end: Game; t: EpisodeTrajectory }[]) {
   const first = eps[0]!.start;
   assert.equal(first.score, 0, `${mode}: the first episode starts a new game`);
   assert.ok(eps.some((e) => e.end.score > 0 && JSON.stringify(e.end.grid) !== JSON.stringify(first.grid)), `${mode}: the moves changed the app's data`);
@@ -155,6 +155,24 @@ test("a task whose reset draws from the episode's seed: start-snapshot is refuse
   }
 });
 
+
+test("start-snapshot on a device without snapshots: the save fails once, counted; every episode resets by steps and runs", async () => {
+  const bare = await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 4141 });
+  const d = new AdbDriver({ port: adb.port, defaultTimeoutMs: 5000, events: { onCall: (ev) => void (ev.op.startsWith("step:") && stepCalls.push(ev.op)) } });
+  const s = await DeviceSession.open({ device: d.device(bare.devices[0]!.serial), task: taskOf({ id: "bare_2048", app: "twozero" }), config });
+  try {
+    const eps = await play(s, bare.devices[0]!, "start-snapshot", 0, 3);
+    assert.deepEqual(eps.map((x) => x.t.resetKind), ["steps", "steps", "steps"]);
+    assert.equal(eps[0]!.t.counters.reset_snapshot_save_failed, 1);
+    assert.equal(eps[1]!.t.counters.reset_snapshot_save_failed, undefined, "not tried again every episode");
+    for (const x of eps.slice(1)) assert.ok(x.resetCalls.includes("step:start_activity"), "reset by the task's steps");
+    assertNoLeak("start-snapshot (no snapshots)", eps);
+  } finally {
+    await s.close();
+    await d.close();
+    await bare.close();
+  }
+});
 
 test("start snapshot names: one per task, config and screen; always a safe snapshot name", () => {
   const h = "8d866adb4c20a367391ab9bc3e833be1b2a801e0ccc7dc0632e07829e7231215";
