@@ -12,11 +12,13 @@
  * driver's own call timings (the load call vs the rest).
  * Last line: `steps_reset_p50_ms=… setup_snapshot_p50_ms=… start_snapshot_p50_ms=… speedup=<steps/start>`.
  */
+import fs from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AdbDriver } from "@farm/adb";
 import { DeviceSession, type EpisodeTrajectory } from "@farm/episode";
 import { startAdbServer } from "@farm/local-services";
+import { defaultSnapshotDir } from "@farm/simulator";
 import { randomPolicy } from "@farm/policy";
 import { loadTaskFile, type ResetMode } from "@farm/task";
 import { intOpt, profileOpt } from "./options.ts";
@@ -37,6 +39,7 @@ export const scenario: Scenario = {
     const transport = typeof opts.transport === "string" ? opts.transport : "grpc";
     if (transport !== "grpc" && transport !== "adb") throw new Error(`--transport must be grpc or adb, got ${transport}`);
     const taskFile = heavy ? "tasks/classic_2048_heavy_reset.textproto" : "tasks/classic_2048.textproto";
+    const startedAt = Date.now();
     const adb = await startAdbServer();
     const sim = await startSimChild(1, adb.port, profile);
     const snapshotCalls = new Map<string, number[]>();
@@ -85,6 +88,19 @@ export const scenario: Scenario = {
       await driver.close();
       await sim.stop();
       await adb.stop();
+      await removeOwnSnapshots(sim.serials[0], startedAt);
     }
   },
 };
+
+/** The snapshots this run's device saved (its own folder, `farm-` names written since the start): disk is not left behind. */
+async function removeOwnSnapshots(serial: string | undefined, sinceMs: number): Promise<void> {
+  if (!serial) return;
+  const dir = defaultSnapshotDir(serial);
+  const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => []);
+  for (const e of entries) {
+    if (!e.isDirectory() || !e.name.startsWith("farm-")) continue;
+    const st = await fs.stat(path.join(dir, e.name)).catch(() => undefined);
+    if (st && st.mtimeMs >= sinceMs) await fs.rm(path.join(dir, e.name), { recursive: true, force: true });
+  }
+}
