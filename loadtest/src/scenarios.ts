@@ -168,9 +168,10 @@ export const scenarios: Record<string, ScenarioEntry> = {
     load: () => import("./bench-remote.ts").then((m) => m.scenario),
   },
   reset: {
-    describe: "episode reset: the task's reset steps vs a snapshot load + reset steps (Classic 2048, one simulated emulator)",
+    describe: "episode reset in each mode: the task's reset steps, a setup snapshot + the reset steps, a start snapshot alone (Classic 2048, one simulated emulator)",
     options: [
-      { flags: "--episodes <n>", description: "episodes per variant (default 8)" },
+      { flags: "--episodes <n>", description: "episodes per mode (default 8)" },
+      { flags: "--heavy", description: "the heavy-reset task (tasks/classic_2048_heavy_reset.textproto: data cleared, APK reinstalled every reset) instead of Classic 2048" },
       { ...profile, description: "simulator latency profile (default emulator-adb)" },
       { flags: "--transport <grpc|adb>", description: "snapshots over gRPC or the console (default grpc)" },
     ],

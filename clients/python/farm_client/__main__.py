@@ -35,6 +35,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     s.add_argument("--id")
     s.add_argument("--seed", type=int)
     s.add_argument("--max-steps", type=int, help="per-episode step limit (options.maxEpisodeSteps)")
+    s.add_argument("--reset", choices=["steps", "setup-snapshot", "start-snapshot"],
+                   help="how each episode starts (options.resetMode; default steps)")
     s.add_argument("--wait", action="store_true", help="watch until the campaign is done; print the final status")
     for name in ("status", "watch", "cancel"):
         sub.add_parser(name).add_argument("id")
@@ -49,7 +51,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     client = CampaignClient(args.url, token=os.environ.get("FARM_API_TOKEN") or None)
     try:
         if args.cmd == "submit":
-            options = {"maxEpisodeSteps": args.max_steps} if args.max_steps else None
+            options = {}
+            if args.max_steps:
+                options["maxEpisodeSteps"] = args.max_steps
+            if args.reset and args.reset != "steps":  # steps is the default: no option, the same campaign id
+                options["resetMode"] = args.reset
+            options = options or None
             r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options)
             if not args.wait:
                 _print(r)

@@ -28,6 +28,8 @@ import { EpisodeRun, type RunEpisodeOptions } from "./episode-run.ts";
 import type { SessionPort } from "./session-port.ts";
 import { EpisodeFrames } from "./episode-frames.ts";
 import { snapshotBeforeReset, type ResetKind, type SnapshotSession } from "./snapshot-reset.ts";
+import { startSnapshotName, startSnapshotReset, type StartSnapshotSession } from "./start-snapshot.ts";
+import type { ResetMode } from "@farm/task";
 import type { EndCause } from "./trajectory-types.ts";
 import type { EpisodeTrajectory } from "./trajectory-types.ts";
 
@@ -67,6 +69,8 @@ export class DeviceSession {
   private episodesSinceBind = 0;
   /** The snapshot of this session's setup state, once saved (snapshot-reset.ts). */
   private snapshotSaved: string | undefined;
+  /** This session's start snapshot (setup + reset steps), once saved; "" after its save failed (start-snapshot.ts). */
+  private startSnapshot: string | undefined;
   private screen = { width: 0, height: 0 };
   private orientation: 0 | 1 | 2 | 3 = 0;
   /** What an episode run sees of this session (session-port.ts). */
@@ -179,7 +183,7 @@ export class DeviceSession {
       deviceGone: () => this.deviceGone(),
       liftFinger: () => this.liftFinger(),
       sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
-      runResetSteps: (seed, counters, signal, fromSnapshot) => this.runResetSteps(seed, counters, signal, fromSnapshot),
+      runResetSteps: (seed, counters, signal, mode) => this.runResetSteps(seed, counters, signal, mode),
       lostReason: () => this.lost,
       logcatMalformedLines: () => this.logcat?.malformedLines,
       startAppScreenChecks: (now) => this.monitor.resetEpisode(now),
@@ -209,11 +213,18 @@ export class DeviceSession {
     if (lifted.status !== "ok") this.relaunchDue = `lifting the finger failed: ${lifted.message}`;
   }
 
-  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, fromSnapshot: boolean): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
+  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
     this.acc.pause();
     try {
+      if (mode === "start-snapshot") {
+        const r = await startSnapshotReset(this.startSnapshotSession(seed, counters, signal), counters);
+        // Lines that reached us before or during the load (the previous episode's last ones) are dropped while still
+        // paused: the episode's log position starts after the load.
+        if ("kind" in r && r.kind === "start_snapshot") await new Promise<void>((res) => setImmediate(res));
+        return r;
+      }
       let kind: ResetKind = "steps";
-      if (fromSnapshot) {
+      if (mode === "setup-snapshot") {
         const how = await snapshotBeforeReset(this.snapshotSession(), counters);
         if ("fail" in how) return how;
         kind = how.kind;
@@ -241,6 +252,30 @@ export class DeviceSession {
       get episodesSinceBind() {
         return self.episodesSinceBind;
       },
+      setupAgain: (reason) => this.setupAgain(reason),
+      onFallback: (reason) => this.emit({ type: "snapshot:fallback", serial: this.device.serial, taskId: this.task.task.id, reason }),
+    };
+  }
+
+  /** The view start-snapshot.ts gets of this session. */
+  private startSnapshotSession(seed: number, counters: Record<string, number>, signal: AbortSignal): StartSnapshotSession {
+    const self = this;
+    return {
+      device: this.device,
+      config: this.config,
+      logger: this.logger,
+      get startSnapshot() {
+        return self.startSnapshot;
+      },
+      set startSnapshot(v: string | undefined) {
+        self.startSnapshot = v;
+      },
+      get episodesSinceBind() {
+        return self.episodesSinceBind;
+      },
+      // What setup's outcome depends on besides the task: where its APKs come from and its seed.
+      snapshotName: () => startSnapshotName(this.task.hash, { apkDirs: this.config.apkDirs, setupSeed: this.setupSeed }, this.screen),
+      runResetSteps: () => runSteps(this.task.task.resetSteps, this.stepContext(seed, counters, signal)),
       setupAgain: (reason) => this.setupAgain(reason),
       onFallback: (reason) => this.emit({ type: "snapshot:fallback", serial: this.device.serial, taskId: this.task.task.id, reason }),
     };

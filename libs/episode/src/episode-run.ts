@@ -22,6 +22,8 @@ import { assertCommittable } from "./result-check.ts";
 import { episodeEndInfo, markFirst, markMid, tellEpisodeEnd } from "./policy-feedback.ts";
 import type { SessionPort } from "./session-port.ts";
 import type { ResetKind } from "./snapshot-reset.ts";
+import { TaskNotRunnableError } from "./errors.ts";
+import { startSnapshotRefusal, type ResetMode } from "@farm/task";
 import { sleep } from "@farm/time";
 import type { EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
 
@@ -39,7 +41,13 @@ export interface RunEpisodeOptions {
   frameEvery?: number;
   /** How recorded frames are stored (`png`, `jpeg:85`, `webp:80@540x960`, …); overrides the config's `frameEncoding`. */
   frameEncoding?: FrameSpec;
-  /** Reset from a snapshot of the setup state, then the reset steps (snapshot-reset.ts). @default false */
+  /**
+   * How the episode starts (README "Reset modes"): `steps`, `setup-snapshot` (snapshot-reset.ts) or `start-snapshot`
+   * (start-snapshot.ts; refused for a task whose reset draws from the episode's seed: TaskNotRunnableError).
+   * @default "steps", or "setup-snapshot" when the older `resetFromSnapshot` is true
+   */
+  resetMode?: ResetMode;
+  /** Older name of `resetMode: "setup-snapshot"` (jobs queued before reset modes existed). */
   resetFromSnapshot?: boolean;
   /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
   limits?: EpisodeLimitOverrides;
@@ -64,6 +72,7 @@ export class EpisodeRun {
   private readonly frameEvery: number;
   private readonly frames: EpisodeFrames;
   private resetKind: ResetKind = "steps";
+  private readonly resetMode: ResetMode;
   private resetMs = 0;
   private readonly startedAt = new Date();
   private readonly tEpisode = performance.now();
@@ -88,6 +97,7 @@ export class EpisodeRun {
     private readonly limits: EffectiveEpisodeLimits,
   ) {
     this.policy = opts.policy;
+    this.resetMode = resetModeOf(opts);
     this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
     this.frames = port.frames(opts.frameEncoding);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
@@ -97,6 +107,10 @@ export class EpisodeRun {
   /** Checks the options (a bad override is the caller's error: RangeError before anything runs) and the session's readiness. */
   static async start(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
     const limits = effectiveLimits(port.task.task, port.config, opts.limits);
+    if (resetModeOf(opts) === "start-snapshot") {
+      const refused = startSnapshotRefusal(port.task.task);
+      if (refused) throw new TaskNotRunnableError(refused);
+    }
     await port.ensureReady();
     return new EpisodeRun(port, opts, limits);
   }
@@ -137,13 +151,13 @@ export class EpisodeRun {
     this.port.resetDone();
     for (const [k, v] of Object.entries(this.resetCounters)) this.port.count(k, v);
     const p = this.port;
-    p.emit({ type: "episode:start", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, seed: this.opts.seed, resetMs });
+    p.emit({ type: "episode:start", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, seed: this.opts.seed, resetMs, resetMode: this.resetMode, resetKind: this.resetKind });
   }
 
   private async resetSteps(): Promise<End | undefined> {
     const p = this.port;
     await p.liftFinger();
-    const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.opts.resetFromSnapshot ?? false);
+    const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.resetMode);
     if ("fail" in ran) return trunc("reset_failed", ran.fail);
     this.resetKind = ran.kind;
     const stepsOk = ran.steps;
@@ -402,4 +416,9 @@ export class EpisodeRun {
       resetMs: this.resetMs,
     };
   }
+}
+
+/** The episode's reset mode: `resetMode`, else the older `resetFromSnapshot`, else `steps`. */
+function resetModeOf(opts: RunEpisodeOptions): ResetMode {
+  return opts.resetMode ?? (opts.resetFromSnapshot ? "setup-snapshot" : "steps");
 }

@@ -3,6 +3,8 @@
  * listener that throws is ignored, never breaks an episode.
  */
 import type { StepStatus } from "@farm/adb";
+import type { ResetMode } from "@farm/task";
+import type { ResetKind } from "./snapshot-reset.ts";
 import type { EndCause, EpisodeOutcome } from "./trajectory-types.ts";
 
 /** Milliseconds spent in each phase of one step. */
@@ -15,7 +17,8 @@ export interface StepPhasesMs {
 
 export type EpisodeEvent =
   | { type: "device:bind"; serial: string; ok: boolean; durationMs: number; detail: string }
-  | { type: "episode:start"; serial: string; taskId: string; episodeIndex: number; seed: number; resetMs: number }
+  /** `resetMode`: what the episode asked for; `resetKind`: what happened (a fallback, a device without snapshots). */
+  | { type: "episode:start"; serial: string; taskId: string; episodeIndex: number; seed: number; resetMs: number; resetMode?: ResetMode; resetKind?: ResetKind }
   | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs }
   | {
       type: "episode:end";

@@ -7,7 +7,7 @@ import type { Screenshot, StepResult } from "@farm/adb";
 import type { Logger } from "@farm/log";
 import type { FrameSpec } from "@farm/frames";
 import type { Action } from "@farm/policy";
-import type { LoadedTask } from "@farm/task";
+import type { LoadedTask, ResetMode } from "@farm/task";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import type { CompiledEpisodeConfig } from "./config.ts";
 import type { EpisodeEvent } from "./events.ts";
@@ -52,10 +52,11 @@ export interface SessionPort {
   /** Sends the action on the action channel; undefined when there is none. Never throws. */
   sendAction(action: Action): Promise<StepResult | undefined>;
   /**
-   * Runs the reset steps with collection paused (after loading the setup snapshot when `fromSnapshot`,
-   * snapshot-reset.ts), then resumes with a fresh accumulator; `fail` when even a snapshot fallback's setup failed.
+   * Resets the device as `mode` says (the reset steps; a setup snapshot load + the reset steps, snapshot-reset.ts;
+   * or a start snapshot load instead of them, start-snapshot.ts) with collection paused, then resumes with a fresh
+   * accumulator; `fail` when even a snapshot fallback's setup failed.
    */
-  runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, fromSnapshot: boolean): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }>;
+  runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }>;
   /** A reset was attempted (the setup state is no longer fresh). */
   resetDone(): void;
   /** Set when the log stream failed for good (device gone). */

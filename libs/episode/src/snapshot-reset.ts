@@ -25,7 +25,8 @@ export interface SnapshotSession {
 }
 
 /** How an episode's device was reset (the trajectory's `resetKind`). */
-export type ResetKind = "steps" | "snapshot" | "snapshot_fallback";
+/** `start_snapshot`: the start snapshot (setup + reset steps) loaded, no reset steps (start-snapshot.ts). */
+export type ResetKind = "steps" | "snapshot" | "start_snapshot" | "snapshot_fallback";
 
 export function snapshotNameOf(taskHash: string): string {
   return `farm-${taskHash.replace(/[^A-Za-z0-9]/g, "").slice(0, 24) || "task"}`;

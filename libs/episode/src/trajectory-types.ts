@@ -75,8 +75,11 @@ export interface EpisodeTrajectory {
   // ---- optional, added by issue 10 (additive) ----
   /** How the steps' frames are encoded (`png`, `jpeg:85`, `webp:80@540x960`, …), when frames were recorded. */
   frameEncoding?: string;
-  /** How the device was reset: the reset steps alone, a snapshot load + reset steps, or the full setup + reset steps after a failed load. */
-  resetKind?: "steps" | "snapshot" | "snapshot_fallback";
+  /**
+   * How the device was reset: the reset steps alone, a setup snapshot load + reset steps, a start snapshot load
+   * (no reset steps), or the full setup + reset steps after a failed load.
+   */
+  resetKind?: "steps" | "snapshot" | "start_snapshot" | "snapshot_fallback";
   /** How long the reset took (ms), snapshot load or setup included. */
   resetMs?: number;
 }

@@ -28,7 +28,7 @@ import { cappedLabel, closedLabel, type OverflowReporter } from "./bounded-label
 import { FARM_VERSION } from "./version.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
-import { RELAUNCH_CAUSES, TRANSPORTS, type RelaunchCause, type Transport } from "./vocabulary.ts";
+import { RELAUNCH_CAUSES, RESET_KINDS, RESET_MODES, TRANSPORTS, type RelaunchCause, type ResetKindLabel, type ResetModeLabel, type Transport } from "./vocabulary.ts";
 import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
 
 export interface FarmMetricsOptions {
@@ -309,6 +309,15 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   for (const c of RELAUNCH_CAUSES) emulatorRelaunches.inc({ cause: c }, 0);
   for (const t of TRANSPORTS) deviceTransports.set({ transport: t }, 0);
   for (const kind of ADB_STATUSES) if (kind !== "ok") snapshotFallbacks.inc({ reason: kind }, 0);
+  const episodeResets = new Counter({
+    name: METRIC.episodeResets,
+    help: "Episode starts by reset mode asked for (steps, setup-snapshot, start-snapshot) and how the device was reset (steps, snapshot, start_snapshot, snapshot_fallback)",
+    labelNames: ["mode", "kind"] as const,
+    registers,
+  });
+  const resetMode = closedLabel(METRIC.episodeResets, "mode", RESET_MODES, report);
+  const resetKind = closedLabel(METRIC.episodeResets, "kind", RESET_KINDS, report);
+  for (const mode of RESET_MODES) for (const kind of RESET_KINDS) episodeResets.inc({ mode, kind }, 0);
 
   // --- trajectories ------------------------------------------------------------------------
   const trajectoryBytes = new Counter({
@@ -462,6 +471,10 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     /** A snapshot reset fell back to setup + reset; `reason` is the failed load's status. */
     snapshotFallback(reason: StepStatus): void {
       snapshotFallbacks.inc({ reason: fallbackReason(reason) });
+    },
+    /** An episode started: the reset mode it asked for and how the device was reset. */
+    episodeReset(mode: ResetModeLabel, kind: ResetKindLabel): void {
+      episodeResets.inc({ mode: resetMode(mode), kind: resetKind(kind) });
     },
     /** The worker relaunched an emulator it launched. */
     emulatorRelaunch(cause: RelaunchCause): void {

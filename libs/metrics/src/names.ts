@@ -23,6 +23,7 @@ export const METRIC = {
   recoveries: "farm_recoveries_total",
   deviceTransports: "farm_device_transports",
   snapshotFallbacks: "farm_snapshot_reset_fallbacks_total",
+  episodeResets: "farm_episode_resets_total",
   emulatorRelaunches: "farm_emulator_relaunches_total",
   trajectoryBytes: "farm_trajectory_bytes_total",
   trajectoryFiles: "farm_trajectory_files_total",

@@ -93,6 +93,13 @@ export const RETRY_CAUSES = ["device_trouble", "device_unusable", "policy_failed
 export const TRANSPORTS = ["grpc", "adb"] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
+/** How an episode was asked to start (farm_episode_resets_total{mode}): the campaign's `--reset`. */
+export const RESET_MODES = ["steps", "setup-snapshot", "start-snapshot"] as const;
+export type ResetModeLabel = (typeof RESET_MODES)[number];
+/** How it did start (farm_episode_resets_total{kind}): the trajectory's `resetKind`. */
+export const RESET_KINDS = ["steps", "snapshot", "start_snapshot", "snapshot_fallback"] as const;
+export type ResetKindLabel = (typeof RESET_KINDS)[number];
+
 /** Why the worker relaunched an emulator it launched (farm_emulator_relaunches_total{cause}). */
 const relaunchCauses = { exited: true, hung: true, boot_timeout: true } satisfies Record<RelaunchCause, true>;
 export const RELAUNCH_CAUSES = Object.keys(relaunchCauses) as RelaunchCause[];

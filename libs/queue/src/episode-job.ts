@@ -50,8 +50,14 @@ export const episodeOptionsSchema = z.strictObject({
     .max(40)
     .refine((v) => typeof parseFrameSpec(v) !== "string", { message: "frameEncoding: png, jpeg[:QUALITY] or webp[:QUALITY], optionally @WIDTHxHEIGHT (e.g. jpeg:85@540x960)" })
     .optional(),
-  /** Reset from a snapshot of the device's setup state (then the task's reset steps); emulators only, others fall back. */
+  /** Reset from a snapshot of the device's setup state (then the task's reset steps); emulators only, others fall back. Older form of `resetMode: "setup-snapshot"`. */
   resetFromSnapshot: z.boolean().optional(),
+  /**
+   * How each episode starts: `steps` (the task's reset steps; the default), `setup-snapshot` (a snapshot of the setup
+   * state loaded, then the reset steps) or `start-snapshot` (a snapshot taken once after setup and the reset steps
+   * loaded, no reset steps). Snapshots need emulators; elsewhere the reset is by steps.
+   */
+  resetMode: z.enum(["steps", "setup-snapshot", "start-snapshot"]).optional(),
   /** Per-step deadline in milliseconds (a hung device truncates the episode). */
   stepTimeoutMs: z.int().min(100).max(600_000).optional(),
 });

@@ -123,7 +123,7 @@ export const episodeSchema: AvroSchema.RecordType = {
       name: "resetKind",
       type: "string",
       default: "steps",
-      doc: "v2: how the device was reset: steps (the task's reset steps), snapshot (a snapshot of the setup state loaded, then the reset steps), snapshot_fallback (the snapshot did not load: full setup, then the reset steps).",
+      doc: "v2: how the device was reset: steps (the task's reset steps), snapshot (a snapshot of the setup state loaded, then the reset steps), start_snapshot (a snapshot taken after setup + reset steps loaded, no reset steps), snapshot_fallback (the snapshot did not load: full setup, then the reset steps).",
     },
     { name: "resetMs", type: ["null", "double"], default: null, doc: "v2: how long the reset took (ms), snapshot load or setup included; null in files before v2." },
   ],

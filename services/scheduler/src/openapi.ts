@@ -63,7 +63,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     components: {
       schemas: {
-        CampaignInput: { ...schemaOf(campaignInputSchema, "input"), description: "A campaign to submit. `policy`: random | scripted:<name> | module:<name> | http:<url> | http-batch:<url> (a URL without user:password@). `options.frameEncoding`: png, jpeg[:Q] or webp[:Q], optionally @WxH." },
+        CampaignInput: { ...schemaOf(campaignInputSchema, "input"), description: "A campaign to submit. `policy`: random | scripted:<name> | module:<name> | http:<url> | http-batch:<url> (a URL without user:password@). `options.frameEncoding`: png, jpeg[:Q] or webp[:Q], optionally @WxH. `options.resetMode` start-snapshot is refused (400) for a task whose reset steps draw from the episode's seed (start_random_activity)." },
         CampaignStatus: schemaOf(campaignStatusSchema, "output"),
         SubmitResult: schemaOf(submitResultSchema, "output"),
         CampaignList: schemaOf(listSchema, "output"),

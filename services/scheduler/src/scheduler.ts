@@ -52,6 +52,7 @@ import { SchedulerError } from "./errors.ts";
 import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 import { withDeadline } from "@farm/time";
+import { startSnapshotRefusal } from "@farm/task";
 
 export const DEFAULT_WINDOW_SIZE = 1000;
 /**
@@ -247,6 +248,8 @@ export class Scheduler {
         `task '${parsed.taskId}' hash mismatch: submitted ${parsed.taskHash.slice(0, 12)}…, the scheduler's task folder has ${task.hash.slice(0, 12)}… (the task file changed; use the same file as the farm)`,
       );
     }
+    const refused = parsed.options.resetMode === "start-snapshot" ? startSnapshotRefusal(task.task) : undefined;
+    if (refused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: options.resetMode: start-snapshot is refused: ${refused}`);
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
     const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };

@@ -12,7 +12,7 @@
  */
 import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
+import { EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
 import type { Policy } from "@farm/policy";
 import type { FarmMetrics } from "@farm/metrics";
@@ -215,8 +215,14 @@ class EpisodeProcessor {
         ...(data.options.frameEvery !== undefined ? { frameEvery: data.options.frameEvery } : {}),
         ...frameEncodingOf(data.options.frameEncoding),
         ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
+        ...(data.options.resetMode ? { resetMode: data.options.resetMode } : {}),
       });
     } catch (e) {
+      // The task cannot run this way anywhere (e.g. start-snapshot for a seeded reset): no retry.
+      if (EpisodeError.is(e) && e.code === "task_not_runnable") {
+        log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
+        throw new UnrecoverableError(`job ${job.id}: ${e.message}`);
+      }
       // DeviceUnusableError / session closed: another device may run it.
       if ((session.state as string) === "unusable") this.ctx.retire(session.unusableReason);
       if (attemptsLeft(facts)) await this.noteRetry(job, ref(data), DEVICE_UNUSABLE_CODE, log);

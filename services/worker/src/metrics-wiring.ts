@@ -18,6 +18,9 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
         metrics.stepPhase("observation", e.phasesMs.observation / 1000);
         metrics.stepPhase("log", e.phasesMs.log / 1000);
         break;
+      case "episode:start":
+        metrics.episodeReset(e.resetMode ?? "steps", e.resetKind ?? "steps");
+        break;
       case "episode:end":
         lastCause.set(e.serial, e.cause);
         break;

@@ -6,7 +6,8 @@ import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
-import { parseIntOption, parsePositiveNumberOption } from "./options.ts";
+import { parseIntOption, parsePositiveNumberOption, parseResetModeOption } from "./options.ts";
+import type { ResetMode } from "@farm/task";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
 
@@ -21,6 +22,7 @@ interface SubmitOptions extends AccessOptions {
   frameEvery?: string;
   frameEncoding?: string;
   resetFromSnapshot?: boolean;
+  reset?: string;
   stepTimeoutMs?: string;
   json?: boolean;
 }
@@ -64,7 +66,8 @@ export const campaignCommands: CommandModule = {
         .option("--max-steps <n>", "per-episode step limit (overrides the task's)")
         .option("--max-sec <s>", "per-episode time limit in seconds (overrides the task's)")
         .option("--frame-every <n>", "record a frame every N steps (0 = none)")
-        .option("--reset-from-snapshot", "reset each episode by loading a snapshot of the setup state (emulators), then the reset steps")
+        .option("--reset <mode>", "how each episode starts: steps (the task's reset steps; default) | setup-snapshot (a snapshot of the setup state, then the reset steps) | start-snapshot (a snapshot taken once after setup + reset steps, no reset steps); snapshots need emulators")
+        .option("--reset-from-snapshot", "older form of --reset setup-snapshot")
         .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--json", "print the whole result as JSON instead of the id"),
@@ -84,7 +87,7 @@ export const campaignCommands: CommandModule = {
         ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),
         ...(o.frameEvery !== undefined ? { frameEvery: parseIntOption("frame-every", o.frameEvery) } : {}),
         ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}),
-        ...(o.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
+        ...resetOptions(o),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
       };
       const input = {
@@ -145,3 +148,14 @@ export const campaignCommands: CommandModule = {
     registerWatch(program);
   },
 };
+
+/**
+ * `--reset MODE` (or the older `--reset-from-snapshot`) as job options. `steps`, the default, adds nothing and the
+ * older flag keeps its old option, so campaigns submitted before reset modes keep their derived ids.
+ */
+function resetOptions(o: SubmitOptions): { resetMode?: ResetMode; resetFromSnapshot?: true } {
+  const mode = parseResetModeOption(o.reset);
+  if (o.resetFromSnapshot && mode !== undefined && mode !== "setup-snapshot") throw new Error(`--reset-from-snapshot means --reset setup-snapshot; it contradicts --reset ${mode}`);
+  if (o.resetFromSnapshot) return { resetFromSnapshot: true };
+  return mode && mode !== "steps" ? { resetMode: mode } : {};
+}

@@ -1,5 +1,5 @@
 /** Option parsing shared by the subcommands: strict numbers with bounds, and values shown safely in messages. */
-import { escapeControls } from "@farm/task";
+import { escapeControls, isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
 
 /** Commander's accumulator for a repeatable option: `--x a --x b` → ["a", "b"]. */
 export const collect = (v: string, prev: string[]) => [...prev, v];
@@ -46,4 +46,11 @@ export function parsePositiveNumberOption(name: string, v: string | undefined, m
   const n = /^\+?(?:\d{1,12}(?:\.\d{0,9})?|\.\d{1,9})$/.test(v) ? Number(v) : NaN;
   if (!Number.isFinite(n) || n <= 0 || n > max) throw new Error(`--${name} must be a number in (0, ${max}], got '${shown(v)}'`);
   return n;
+}
+
+/** `--reset steps|setup-snapshot|start-snapshot`, or undefined when absent. */
+export function parseResetModeOption(v: string | undefined): ResetMode | undefined {
+  if (v === undefined) return undefined;
+  if (!isResetMode(v)) throw new Error(`--reset must be one of ${RESET_MODES.join(", ")}, got '${shown(v)}'`);
+  return v;
 }

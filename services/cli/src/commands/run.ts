@@ -1,7 +1,7 @@
 import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
-import { collect, parseIntOption } from "./options.ts";
+import { collect, parseIntOption, parseResetModeOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
 interface RunOptions {
@@ -16,6 +16,7 @@ interface RunOptions {
   settleMs?: string;
   frameEvery?: string;
   frameEncoding?: string;
+  reset?: string;
 }
 
 /**
@@ -39,6 +40,7 @@ export const runCommand: CommandModule = {
       .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)")
       .option("--frame-every <k>", "with --out: keep a frame every k steps (0 = none)")
       .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
+      .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)")
       .action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
@@ -48,7 +50,7 @@ export const runCommand: CommandModule = {
 async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const path = await import("node:path");
   const os = await import("node:os");
-  const { loadTaskFile } = await import("@farm/task");
+  const { loadTaskFile, startSnapshotRefusal } = await import("@farm/task");
   const { AdbDriver } = await import("@farm/adb");
   const { DeviceSession } = await import("@farm/episode");
   const { policyFromSpec } = await import("@farm/policy");
@@ -59,6 +61,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const frameEvery = parseIntOption("frame-every", o.frameEvery, 0) ?? 0;
+  const resetMode = parseResetModeOption(o.reset) ?? "steps";
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -66,6 +69,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const apkDirs = [...o.apkDir.map((d) => path.resolve(d)), path.resolve(path.dirname(path.resolve(taskPath)), "apks")];
   const loaded = loadTaskFile(path.resolve(taskPath), { apkDirs });
   for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
+  const refused = resetMode === "start-snapshot" ? startSnapshotRefusal(loaded.task) : undefined;
+  if (refused) throw new Error(`${taskPath}: --reset start-snapshot is refused: ${refused}`);
 
   // Everything started here is released last-first, on exit and on SIGINT/SIGTERM (a second signal: exit now).
   const releasers = new Releasers();
@@ -74,6 +79,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
     try {
       let adbPort: number;
       let serial: string;
+      let grpcEndpoints: Record<string, { address: string }> | undefined;
       if (o.device) {
         adbPort = parseIntOption("adb-port", o.adbPort, 1)!;
         serial = o.device;
@@ -83,12 +89,17 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         const adb = await startAdbServer();
         releasers.add("adb server", () => adb.stop());
         adbPort = adb.port;
-        const sim = await startSimulatedDevices({ adbPort, count: 1 });
+        // Snapshot modes need a whole emulator (console + gRPC SnapshotService); a bare device has no snapshots.
+        const sim = await startSimulatedDevices({ adbPort, count: 1, ...(resetMode !== "steps" ? { emulator: { discovery: false } } : {}) });
+        const e = sim.emulators[0];
+        if (e?.grpc) grpcEndpoints = { [e.serial]: { address: `127.0.0.1:${e.grpc.port}` } };
+        // The private device's snapshots go with it (they live in the simulator's folder under the OS tmpdir).
+        if (e) releasers.add("simulated snapshots", async () => void (await Promise.all((await e.device.snapshots.list()).filter((s) => s.name.startsWith("farm-")).map((s) => e.device.snapshots.delete(s.name)))));
         releasers.add("simulated device", () => sim.close());
         serial = sim.devices[0]!.serial;
         logger.info({ serial, adbPort }, "simulated device started");
       }
-      const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, adbBin: cliConfig().adbBin, logger });
+      const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, adbBin: cliConfig().adbBin, logger, ...(grpcEndpoints ? { grpc: { mode: "config", endpoints: grpcEndpoints } } : {}) });
       releasers.add("adb driver", () => driver.close());
       const device = driver.device(serial);
 
@@ -116,6 +127,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       let ran = 0;
       const outcomes: Record<string, number> = {};
       const causes: Record<string, number> = {};
+      const resets: Record<string, number> = {};
       for (let i = 0; i < episodes && !stop.aborted; i++) {
         if (session.state !== "ready") break;
         const t = await session.runEpisode({
@@ -123,6 +135,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
           index: i,
           policy,
           signal: stop,
+          resetMode,
           ...(writer && episodeIdOf
             ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
             : {}),
@@ -132,6 +145,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         rewardSum += t.totalReward;
         outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
         causes[t.cause] = (causes[t.cause] ?? 0) + 1;
+        resets[t.resetKind ?? "steps"] = (resets[t.resetKind ?? "steps"] ?? 0) + 1;
         out(`episode=${i} steps=${t.steps.length} reward=${+t.totalReward.toFixed(6)} outcome=${t.outcome} cause=${t.cause}${t.causeDetail ? ` detail=${JSON.stringify(t.causeDetail)}` : ""}`);
       }
       const summary: Record<string, unknown> = {
@@ -140,6 +154,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         reward_mean: ran ? Math.round((rewardSum / ran) * 1e9) / 1e9 : 0,
         outcomes,
         causes,
+        reset_mode: resetMode,
+        resets,
         task: loaded.task.id,
         device: serial,
         policy: `${policy.name}@${policy.version}`,
