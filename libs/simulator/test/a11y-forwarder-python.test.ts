@@ -40,7 +40,7 @@ test("a Python A11yService server gets forests that match the screen from a devi
     device = await SimDevice.start({ adbPort: adb.port });
     for (const apk of ["sim_notes.apk", "classic_2048.apk", "todo.apk", "sim_settings.apk"]) await installPrebuilt(device.android, apk);
     const out = await run(PYTHON, [HOST, stubs, String(adb.port), device.serial], 300_000);
-    const summary = JSON.parse(out.trim().split("\n").pop()!) as { opened: string[]; with_field: string[]; typed: string | null; max_windows: number; dialog_windows: number; click_event_keys: string[]; rotated_nodes_moved: number; forests_logged: boolean };
+    const summary = JSON.parse(out.trim().split("\n").pop()!) as { opened: string[]; with_field: string[]; typed: string | null; max_windows: number; dialog_windows: number; uiautomator_clickables: number; click_event_keys: string[]; rotated_nodes_moved: number; forests_logged: boolean };
     // Every launchable app's icon was tapped and opened its app (the Python side checked each).
     const launchable = device.android.system.packages.list().filter((p) => p.activities.length > 0 && p.name !== "com.android.launcher3");
     assert.ok(launchable.length >= 4);
@@ -52,6 +52,8 @@ test("a Python A11yService server gets forests that match the screen from a devi
     // Python side fails if the text-changed event or the forest disagrees with what was typed.
     assert.ok(summary.with_field.includes("Todo"), `apps with a field on their first screen: ${summary.with_field.join(", ")}`);
     assert.equal(summary.typed, summary.with_field[0]);
+    // uiautomator's dump, read with Python's xml.etree, named the same clickable nodes as the forest.
+    assert.ok(summary.uiautomator_clickables >= 4);
     // Sim Settings' reset dialog came as a second window and went with CANCEL (checked on the Python side).
     assert.equal(summary.dialog_windows, 2);
   } finally {

@@ -10,6 +10,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 
 import grpc
 
@@ -180,6 +181,20 @@ async def typing_changes_the_tree(host, summary):
     summary["typed"] = label
 
 
+async def uiautomator_agrees_with_forest(host, summary):
+    """`uiautomator dump /dev/tty` over exec-out, read with xml.etree: the same clickable nodes (text,
+    bounds) as the forest's top window, in the same order."""
+    forest_nodes = [(n.text, "[%d,%d][%d,%d]" % (n.bounds_in_screen.left, n.bounds_in_screen.top, n.bounds_in_screen.right, n.bounds_in_screen.bottom))
+                    for n in top(await host.get_forest()).tree.nodes if n.is_clickable]
+    out = await asyncio.to_thread(adb, "exec-out", "uiautomator", "dump", "/dev/tty")
+    xml = out[: out.rindex("UI hierchary dumped to:")] if "UI hierchary dumped to:" in out else out
+    root = ET.fromstring(xml.encode("utf-8"))
+    check(root.tag == "hierarchy", "the dump's root is <hierarchy>: %r" % root.tag)
+    dumped = [(n.get("text"), n.get("bounds")) for n in root.iter("node") if n.get("clickable") == "true"]
+    check(dumped == forest_nodes, "uiautomator and the forest agree on the clickable nodes: %r vs %r" % (dumped, forest_nodes))
+    summary["uiautomator_clickables"] = len(dumped)
+
+
 async def dialog_is_a_second_window(host, summary):
     """Sim Settings' "Reset options" opens a dialog: the forest then has a second window on top, holding
     the dialog's own nodes, and CANCEL takes it away again."""
@@ -236,6 +251,7 @@ async def main():
         await until("tree logs (SendForest)", lambda: host.forests)
         await clickables_do_what_they_say(host, summary)
         await rotation_turns_bounds(host, summary)
+        await uiautomator_agrees_with_forest(host, summary)
         await typing_changes_the_tree(host, summary)
         await dialog_is_a_second_window(host, summary)
         summary["with_field"] = [label for label, _, _ in summary["with_field"]]
