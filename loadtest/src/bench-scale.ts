@@ -18,7 +18,9 @@
  * their own in a deployment; 0: all alike). Where a start's time goes: scale-starts.ts.
  * Beside the farm it measures the fetch alone on the same Redis (bullmq-floor.ts): the same burst of jobs with
  * no episode behind them, taken by BullMQ's Worker and by the farm's (BurstFetchWorker).
- * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x>`.
+ * Last line: `devices=<n> hosts=<h> redis_clients=<c> redis_cpu_pct=<r> start_p99_ms=<w> episodes_s=<x> first_wave_ms=<f>
+ * steady_start_p99_ms=<s>` (first wave: the last start of the jobs enqueued at once, one per device; steady: p99
+ * of the jobs enqueued as episodes ended, the figure that holds at an emulator's pace).
  * For digging: SCALE_HOST_LOG=<prefix> appends each host's stderr to <prefix>.<host>; SCALE_PROF=<dir> writes
  * each host's CPU profile there (node --cpu-prof).
  */
@@ -202,7 +204,7 @@ export const scenario: Scenario = {
       out(`  the same burst with no episodes, on this Redis (${devices} jobs added at once in batches of ${ENQUEUE_BATCH}, ${hosts} Worker(s) in one process):`);
       out(`    BullMQ's Worker (a round trip per job): ${floorLine(floor)}; the farm's (bursts): ${floorLine(burstFloor)}`);
       out(`first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${starts.later.p99.toFixed(1)} second_half_start_p99_ms=${starts.settled.p99.toFixed(1)} bullmq_alone_start_p99_ms=${floor.p99Ms.toFixed(1)} burst_alone_start_p99_ms=${burstFloor.p99Ms.toFixed(1)}`);
-      out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)}`);
+      out(`devices=${devices} hosts=${hosts} redis_clients=${clients} redis_cpu_pct=${redisCpuPct.toFixed(1)} start_p99_ms=${p99.toFixed(1)} episodes_s=${epsPerSec.toFixed(1)} first_wave_ms=${lastOfFirstWave.toFixed(1)} steady_start_p99_ms=${starts.later.p99.toFixed(1)}`);
     } finally {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);
       rmSync(tmp, { recursive: true, force: true });
