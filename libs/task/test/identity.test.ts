@@ -40,7 +40,7 @@ test("the project's own tasks load, in the intended dialects, and their APK path
   const { tasks, errors } = loadTaskSet([tasksDir]);
   assert.deepEqual(errors, []);
   const byId = new Map(tasks.map((t) => [t.task.id, t]));
-  assert.deepEqual([...byId.keys()].sort(), ["catch_the_ball", "classic_2048", "settings_font_size_large", "settings_turn_on_wifi", "sim_notes", "sim_notes_pinned", "todo_check_item", "todo_create_note"]);
+  assert.deepEqual([...byId.keys()].sort(), ["catch_the_ball", "classic_2048", "classic_2048_heavy_reset", "settings_font_size_large", "settings_turn_on_wifi", "sim_notes", "sim_notes_pinned", "todo_check_item", "todo_create_note"]);
   assert.equal(byId.get("classic_2048")!.dialect, "seed-2021");
   for (const id of ["catch_the_ball", "sim_notes", "sim_notes_pinned"]) assert.equal(byId.get(id)!.dialect, "current");
   const pinned = (id: string): boolean => byId.get(id)!.task.resetSteps.some((s) => s.action?.kind === "adb" && s.action.request.cmd.command === "start_screen_pinning");
