@@ -11,6 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceFiles } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -26,15 +27,6 @@ const ALLOWED = new Map<string, string>([
 /** Handing the environment on to a child process is not reading config. */
 const CHILD_ENV = /\.\.\.process\.env\b|\?\? process\.env\b/g;
 
-function sources(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" || e.name === "test" ? [] : sources(p);
-    return e.name.endsWith(".ts") ? [p] : [];
-  });
-}
-
 /** `file:line` of every environment read outside the allowed files (comments skipped). */
 export function envReads(root: string): string[] {
   const found: string[] = [];
@@ -42,7 +34,7 @@ export function envReads(root: string): string[] {
     const dir = path.join(root, top);
     if (!fs.existsSync(dir)) continue;
     for (const pkg of fs.readdirSync(dir)) {
-      for (const file of sources(path.join(dir, pkg, "src"))) {
+      for (const file of sourceFiles(path.join(dir, pkg, "src"))) {
         const rel = path.relative(root, file).split(path.sep).join("/");
         if (ALLOWED.has(rel)) continue;
         fs.readFileSync(file, "utf8").split("\n").forEach((line, i) => {

@@ -8,20 +8,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceFiles } from "./source-files.ts";
 
+const sourcesWithTests = (dir: string): string[] => sourceFiles(dir, { withTests: true });
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-function sources(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" ? [] : sources(p);
-    return e.name.endsWith(".ts") ? [p] : [];
-  });
-}
-
 test("every error class has `retryable` (FarmError family or its own field)", () => {
-  const files = ["libs", "services", "loadtest"].flatMap((d) => fs.readdirSync(path.join(REPO, d), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(REPO, d, e.name, "src"))).concat(path.join(REPO, "loadtest/src")).flatMap(sources);
+  const files = ["libs", "services", "loadtest"].flatMap((d) => fs.readdirSync(path.join(REPO, d), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(REPO, d, e.name, "src"))).concat(path.join(REPO, "loadtest/src")).flatMap(sourcesWithTests);
   const classes = new Map<string, { base: string; body: string; where: string }>();
   for (const file of files) {
     const text = fs.readFileSync(file, "utf8");

@@ -9,29 +9,21 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceFiles } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /** A `new Promise` whose executor arms a timer within the same statement. */
 const TIMER_PROMISE = /new Promise\b[^;]{0,200}?\bsetTimeout\(/s;
 
-function sources(dir: string): string[] {
-  if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return e.name === "node_modules" || e.name === "test" ? [] : sources(p);
-    return e.name.endsWith(".ts") ? [p] : [];
-  });
-}
-
 /** `file:line` of every timer promise outside libs/time. */
 export function timerPromises(root: string): string[] {
   const found: string[] = [];
   const files = ["libs", "services"].flatMap((top) => {
     const dir = path.join(root, top);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sources(path.join(dir, pkg, "src"))) : [];
+    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sourceFiles(path.join(dir, pkg, "src"))) : [];
   });
-  for (const file of [...files, ...sources(path.join(root, "loadtest/src"))]) {
+  for (const file of [...files, ...sourceFiles(path.join(root, "loadtest/src"))]) {
     const rel = path.relative(root, file).split(path.sep).join("/");
     if (rel.startsWith("libs/time/")) continue;
     const text = fs.readFileSync(file, "utf8");
