@@ -81,6 +81,11 @@ export class CommandCensus {
     side.set(kind, (side.get(kind) ?? 0) + 1);
   }
 
+  /** The counts so far (live). */
+  counted(): CensusCounts {
+    return this.counts;
+  }
+
   /** Stops counting; the counts so far. */
   close(): CensusCounts {
     this.stopMonitor();
