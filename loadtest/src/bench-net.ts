@@ -19,19 +19,25 @@ import { quantiles } from "./stats.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { NetLab, labUnavailableReason } from "./net-lab/index.ts";
 import { LabFarm, type LabFarmOptions } from "./net-lab/lab-farm.ts";
+import { CommandCensus, perEpisode } from "./net-lab/command-census.ts";
 
 interface Measured {
   episodesPerSec: number;
   startP99: number;
   commitP99: number;
+  /** The typical episode's end: with CPU to spare, about the sequential round trips × the RTT. */
+  commitP50: number;
   roundTripsPerEpisode: number;
   commandsPerEpisode: number;
   completed: number;
   failed: number;
   duplicatesPrevented: number;
+  /** With --census: Redis commands per episode by kind, the hosts' and the scheduler's. */
+  census?: { hosts: string; scheduler: string };
 }
 
-async function measure(farm: LabFarm, id: string, episodes: number, maxSteps: number): Promise<Measured> {
+async function measure(farm: LabFarm, id: string, episodes: number, maxSteps: number, census: boolean): Promise<Measured> {
+  const counting = census ? await CommandCensus.start(farm.redis) : undefined;
   const before = await farm.redisRequests();
   const commandsBefore = await farm.redisCommands();
   const t0 = performance.now();
@@ -39,6 +45,7 @@ async function measure(farm: LabFarm, id: string, episodes: number, maxSteps: nu
   const wallSec = (performance.now() - t0) / 1000;
   const requests = (await farm.redisRequests()) - before;
   const commands = (await farm.redisCommands()) - commandsBefore;
+  const counted = counting?.close();
   const starts: number[] = [];
   const commits: number[] = [];
   for (let i = 0; i < episodes; i++) {
@@ -52,20 +59,22 @@ async function measure(farm: LabFarm, id: string, episodes: number, maxSteps: nu
     episodesPerSec: st.completed / wallSec,
     startP99: quantiles(starts).p99,
     commitP99: quantiles(commits).p99,
+    commitP50: quantiles(commits).p50,
     roundTripsPerEpisode: requests / Math.max(1, st.completed),
     commandsPerEpisode: commands / Math.max(1, st.completed),
     completed: st.completed,
     failed: st.failed,
     duplicatesPrevented: st.commits.duplicatesPrevented,
+    ...(counted ? { census: { hosts: perEpisode(counted.hosts, st.completed), scheduler: perEpisode(counted.scheduler, st.completed) } } : {}),
   };
 }
 
-async function runAt(lab: NetLab, farmOpts: LabFarmOptions, o: { episodes: number; warmup: number; maxSteps: number; label: string }): Promise<Measured> {
+async function runAt(lab: NetLab, farmOpts: LabFarmOptions, o: { episodes: number; warmup: number; maxSteps: number; label: string; census?: boolean }): Promise<Measured> {
   const farm = await LabFarm.start(lab, farmOpts);
   try {
     // Not measured: a fresh host's first episodes pay for V8 compiling the hot paths.
     if (o.warmup > 0) await farm.runCampaign(`warmup-${o.label}`, o.warmup, o.maxSteps);
-    return await measure(farm, `net-${o.label}`, o.episodes, o.maxSteps);
+    return await measure(farm, `net-${o.label}`, o.episodes, o.maxSteps, o.census === true);
   } finally {
     await farm.close();
   }
@@ -84,6 +93,7 @@ export const scenario: Scenario = {
     const devices = hosts * perHost;
     const episodes = intOpt(opts, "episodes", devices * 2);
     const warmup = intOpt(opts, "warmup", devices, 0);
+    const census = opts.census === true;
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     await runUntilSignal(async (stop) => {
       const lab = await NetLab.create({ hosts });
@@ -93,10 +103,14 @@ export const scenario: Scenario = {
         const base: LabFarmOptions = { devicesPerHost: perHost, rttMs: 0, stepMs, jitterPct };
         const run = { episodes, warmup, maxSteps };
         const at0 = await runAt(lab, base, { ...run, label: "0ms" });
-        const atR = await runAt(lab, { ...base, rttMs }, { ...run, label: `${rttMs}ms` });
+        const atR = await runAt(lab, { ...base, rttMs }, { ...run, label: `${rttMs}ms`, census });
         out(`farm bench net: ${hosts} worker hosts × ${perHost} devices in their own network namespaces, Redis in a hub namespace, ${episodes} episodes of ≤${maxSteps} steps at ${stepMs} ms per step (± ${jitterPct} %), after ${warmup} not measured`);
         for (const [label, m] of [["no added delay", at0], [`${rttMs} ms round trip`, atR]] as const) {
-          out(`  ${label}: ${m.episodesPerSec.toFixed(1)} episodes/s, ${m.completed} completed, ${m.failed} failed, ${m.duplicatesPrevented} duplicates prevented; start p99 ${m.startP99.toFixed(1)} ms, commit p99 ${m.commitP99.toFixed(1)} ms, ${m.roundTripsPerEpisode.toFixed(1)} Redis round trips per episode from the hosts (${m.commandsPerEpisode.toFixed(1)} commands per episode in all, the scheduler's and status polls included)`);
+          out(`  ${label}: ${m.episodesPerSec.toFixed(1)} episodes/s, ${m.completed} completed, ${m.failed} failed, ${m.duplicatesPrevented} duplicates prevented; start p99 ${m.startP99.toFixed(1)} ms, commit p50 ${m.commitP50.toFixed(1)} ms, p99 ${m.commitP99.toFixed(1)} ms, ${m.roundTripsPerEpisode.toFixed(1)} Redis round trips per episode from the hosts (${m.commandsPerEpisode.toFixed(1)} commands per episode in all, the scheduler's and status polls included)`);
+        }
+        if (atR.census) {
+          out(`  Redis commands per episode at ${rttMs} ms (MONITOR, so the figures above are a little slower), from the hosts: ${atR.census.hosts}`);
+          out(`  from the scheduler: ${atR.census.scheduler}`);
         }
         out(`rtt_ms=${rttMs} episodes_s=${atR.episodesPerSec.toFixed(1)} vs_loopback=${(atR.episodesPerSec / at0.episodesPerSec).toFixed(3)} start_p99_ms=${atR.startP99.toFixed(1)} commit_p99_ms=${atR.commitP99.toFixed(1)} redis_round_trips_per_episode=${atR.roundTripsPerEpisode.toFixed(1)}`);
       } finally {

@@ -74,6 +74,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--max-steps <n>", description: "max_episode_steps (default 30)" },
       { flags: "--episodes <n>", description: "episodes measured per run (default 2 per device)" },
       { flags: "--warmup <n>", description: "episodes run first and not measured (default 1 per device)" },
+      { flags: "--census", description: "also count Redis's commands per episode by kind (MONITOR during the delayed run; slows it a little)" },
     ],
     load: () => import("./bench-net.ts").then((m) => m.scenario),
   },
