@@ -4,6 +4,7 @@ import path from "node:path";
 import { freePort } from "@farm/local-services";
 import { silentLogger, type Logger } from "@farm/log";
 import { SimAndroid } from "./android/index.ts";
+import { appFactoryFor } from "./apps/registry.ts";
 import type { DeviceBackend } from "./transport/backend.ts";
 import { DEVICE_PRODUCT, deviceBanner } from "./transport/banner.ts";
 import { AdbConnection } from "./transport/connection.ts";
@@ -149,7 +150,7 @@ export class SimDevice {
     const port = opts.port === undefined ? await listenOnFreePort(server) : await listenOn(server, opts.port);
     const serial = `emulator-${port - 1}`;
     const log = (opts.logger ?? silentLogger).child({ component: "sim-device", serial });
-    const android = new SimAndroid({ serial, seed: opts.seed ?? port, ...(opts.screen ? { screen: opts.screen } : {}), logger: log });
+    const android = new SimAndroid({ serial, seed: opts.seed ?? port, apps: appFactoryFor, ...(opts.screen ? { screen: opts.screen } : {}), logger: log });
     if (opts.latencyProfile) android.faults.setLatencyProfile(opts.latencyProfile);
     const device = new SimDevice(port, serial, android, server, opts, log);
     if (opts.awaitOnline === false) {

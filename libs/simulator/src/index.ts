@@ -23,6 +23,9 @@ export {
   PREBUILT_APKS, prebuiltApkFiles, type SimApkSpec, type SimApkManifest, LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY, RL_TAG,
   LATENCY_PROFILES, type LatencyProfileName,
 } from "./android/index.ts";
+/** The simulated apps by id, for `new SimAndroid({ apps: appFactoryFor, … })` (SimDevice passes it itself). */
+export { appFactoryFor } from "./apps/registry.ts";
+export type { AppCatalog } from "./android/app-contract.ts";
 export { SimEmulator, consolePortsFrom, type SimEmulatorOptions } from "./emulator/sim-emulator.ts";
 export type { ConsoleSnapshots, ConsoleSnapshotInfo, ConsoleBackend } from "./emulator/console/backend.ts";
 export { discoveryDirectory, parseDiscovery, DiscoveryFile, type DiscoveryInfo } from "./emulator/discovery.ts";

@@ -12,7 +12,7 @@ import { eventMap } from "../src/android/forwarder/forest.ts";
 import type { ActivityManager } from "../src/android/system/activity-manager.ts";
 import type { PackageManager } from "../src/android/system/package-manager.ts";
 import type { FaultInjector } from "../src/android/system/faults.ts";
-import type { ViewNode } from "../src/apps/app-types.ts";
+import type { ViewNode } from "../src/android/app-contract.ts";
 
 const KEYCODE_DEL = 67;
 

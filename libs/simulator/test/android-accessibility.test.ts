@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { newDevice, sh, installPrebuilt } from "./android-helpers.ts";
-import { displayToNatural, naturalToDisplay } from "../src/android/graphics/orientation.ts";
+import { displayToNatural, naturalToDisplay } from "../src/graphics/orientation.ts";
 
 test("naturalToDisplay inverts displayToNatural at every rotation", () => {
   for (const r of [0, 1, 2, 3] as const) {

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import type { SimAndroid } from "../src/android/index.ts";
 import type { A11yNode } from "../src/android/system/accessibility.ts";
-import type { ViewAction } from "../src/apps/app-types.ts";
+import type { ViewAction } from "../src/android/app-contract.ts";
 import { installPrebuilt, newDevice, rlStartLine, sh } from "./android-helpers.ts";
 
 export const TODO = "com.farm.simapps.todo/com.farm.simapps.todo.MainActivity";

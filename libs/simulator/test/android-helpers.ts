@@ -1,5 +1,6 @@
 /** Test helpers: run a command line against a SimAndroid and collect its output. */
 import { SimAndroid, type ShellIO } from "../src/android/index.ts";
+import { appFactoryFor } from "../src/apps/registry.ts";
 
 export interface RunResult {
   code: number;
@@ -36,7 +37,7 @@ export async function sh(device: SimAndroid, line: string, opts: { stdin?: Uint8
 }
 
 export function newDevice(seed = 1, extra: Partial<ConstructorParameters<typeof SimAndroid>[0]> = {}): SimAndroid {
-  return new SimAndroid({ serial: "emulator-5600", seed, ...extra });
+  return new SimAndroid({ serial: "emulator-5600", seed, apps: appFactoryFor, ...extra });
 }
 
 /** The canonical parsing regexes of task-format.md §6.2 and §8.4, for shape tests. */

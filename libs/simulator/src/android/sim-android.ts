@@ -7,6 +7,7 @@ import type { Faults } from "./system/faults.ts";
 import type { FileStat, DirEntry } from "./system/file-system.ts";
 import { flatComponent } from "./system/components.ts";
 import type { Logger } from "@farm/log";
+import type { AppCatalog } from "./app-contract.ts";
 
 export interface SimAndroidOptions {
   serial: string;
@@ -17,6 +18,8 @@ export interface SimAndroidOptions {
   now?: () => number;
   /** The host-side log of device services (the accessibility forwarder's connection). */
   logger?: Logger;
+  /** The app implementations by id (apps/registry.ts `appFactoryFor`): handed down, as android/ sits below apps/. */
+  apps: AppCatalog;
 }
 
 export interface SimFs {
@@ -36,7 +39,7 @@ export class SimAndroid {
   constructor(opts: SimAndroidOptions) {
     const screen = opts.screen ?? { width: 360, height: 640 };
     if (!(screen.width > 0 && screen.height > 0)) throw new Error(`invalid screen size ${screen.width}x${screen.height}`);
-    this.system = new AndroidSystem({ serial: opts.serial, seed: opts.seed, screen, now: opts.now ?? Date.now, ...(opts.logger ? { logger: opts.logger } : {}) });
+    this.system = new AndroidSystem({ serial: opts.serial, seed: opts.seed, screen, now: opts.now ?? Date.now, apps: opts.apps, ...(opts.logger ? { logger: opts.logger } : {}) });
     this.fs = this.system.fs;
     this.faults = this.system.faults;
     const sys = this.system;

@@ -13,9 +13,9 @@
  * and after every catch or miss. Extras are rate-limited rather than per tick to keep 64 devices'
  * log streams small.
  */
-import type { Canvas } from "../android/graphics/canvas.ts";
+import type { Canvas } from "../graphics/canvas.ts";
 import { simRandom, type SeededRandom } from "../android/system/rng.ts";
-import type { AppFactory, AppHost, SimApp, TouchAction, ViewNode } from "./app-types.ts";
+import type { AppFactory, AppHost, SimApp, TouchAction, ViewNode } from "../android/app-contract.ts";
 import { configNumber, configSeed } from "./game-config.ts";
 
 export const CATCH_DEFAULT_SEED = 7;

@@ -5,9 +5,9 @@
  * `episode end` once no move is possible. Tiles spawn from a RNG seeded with RL_TASK_GAME_CONFIG
  * `{"seed": N}` (default 2048), so every fresh start with the same inputs plays the same game.
  */
-import { Canvas } from "../android/graphics/canvas.ts";
+import { Canvas } from "../graphics/canvas.ts";
 import { simRandom, type SeededRandom } from "../android/system/rng.ts";
-import type { AppFactory, AppHost, SimApp, ViewNode } from "./app-types.ts";
+import type { AppFactory, AppHost, SimApp, ViewNode } from "../android/app-contract.ts";
 import { configSeed } from "./game-config.ts";
 import { canMove, emptyGrid, gridLiteral, slide, spawnTile, GRID_SIZE, type Direction, type Grid } from "./twozero-board.ts";
 

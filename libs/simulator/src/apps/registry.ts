@@ -1,5 +1,5 @@
 /** App implementations by the id a simulated APK names in its `app` field. */
-import type { AppFactory } from "./app-types.ts";
+import type { AppFactory } from "../android/app-contract.ts";
 import { createClassic2048 } from "./classic-2048.ts";
 import { createCatchTheBall } from "./catch-the-ball.ts";
 import { createSimNotes } from "./sim-notes.ts";

@@ -11,8 +11,8 @@
  * any other note `reward: -0.1`. BACK on NoteActivity returns to MainActivity; BACK, HOME or Exit on
  * MainActivity leave the app for the launcher unless the task is screen-pinned.
  */
-import type { Canvas } from "../android/graphics/canvas.ts";
-import { KEYCODE_BACK, type AppFactory, type AppHost, type SimApp, type ViewNode } from "./app-types.ts";
+import type { Canvas } from "../graphics/canvas.ts";
+import { KEYCODE_BACK, type AppFactory, type AppHost, type SimApp, type ViewNode } from "../android/app-contract.ts";
 import { configNumber } from "./game-config.ts";
 
 export const NOTE_COUNT = 3;

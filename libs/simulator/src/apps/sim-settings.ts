@@ -16,7 +16,7 @@
  * `{"password_set": true}`; a change of that setting (or a reset) that reaches it logs `reward: 1` and
  * `episode end`, once per app run.
  */
-import type { AppFactory, AppHost } from "./app-types.ts";
+import type { AppFactory, AppHost } from "../android/app-contract.ts";
 import { alertDialog } from "./ui/dialog.ts";
 import { UiApp } from "./ui/ui-app.ts";
 import type { Box, Widget } from "./ui/widget.ts";

@@ -1,6 +1,6 @@
 /** A do-nothing app for packages without a behaviour (system apps, unknown implementation ids): a title bar and a blank page. */
-import type { Canvas } from "../android/graphics/canvas.ts";
-import type { AppFactory, AppHost, SimApp, ViewNode } from "./app-types.ts";
+import type { Canvas } from "../graphics/canvas.ts";
+import type { AppFactory, AppHost, SimApp, ViewNode } from "../android/app-contract.ts";
 
 class StaticApp implements SimApp {
   constructor(

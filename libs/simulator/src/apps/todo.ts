@@ -18,7 +18,7 @@
  *   {"goal": "delete", "title": T}     no note T is left
  * Any other "goal", or a title that is not a string, names no goal. Reaching it logs `reward: 1` and `episode end` once per app run.
  */
-import type { AppFactory, AppHost } from "./app-types.ts";
+import type { AppFactory, AppHost } from "../android/app-contract.ts";
 import { alertDialog } from "./ui/dialog.ts";
 import { UiApp } from "./ui/ui-app.ts";
 import type { Box, Widget } from "./ui/widget.ts";

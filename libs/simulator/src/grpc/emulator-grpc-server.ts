@@ -12,7 +12,7 @@ import {
   type SnapshotListMsg, type SnapshotPackageMsg, type TouchEventMsg, type TouchMsg, type VmRunStateMsg,
 } from "@farm/emulator-grpc";
 import type { SimAndroid } from "../android/index.ts";
-import { Canvas } from "../android/graphics/canvas.ts";
+import { Canvas } from "../graphics/canvas.ts";
 import type { DeviceSnapshots } from "../snapshot/device-snapshots.ts";
 import { TouchTracker } from "./touch-tracker.ts";
 import { androidKeyCode } from "./key-codes.ts";

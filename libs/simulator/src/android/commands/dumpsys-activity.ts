@@ -5,7 +5,7 @@
  * `activities` (and no argument) prints the activity stack with `mResumedActivity:`; `top` the task in front.
  */
 import type { CommandContext } from "./types.ts";
-import type { ViewNode } from "../../apps/app-types.ts";
+import type { ViewNode } from "../app-contract.ts";
 import { LAUNCHER_PID, type TaskRecord } from "../system/activity-manager.ts";
 import { shortComponent, simpleClass, flatComponent } from "../system/components.ts";
 import { LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE } from "../system/package-manager.ts";

@@ -4,7 +4,7 @@
  */
 import { fail, type CommandContext, type CommandTable } from "./types.ts";
 import { parseKeycode } from "./keycodes.ts";
-import { KEYCODE_ENTER } from "../../apps/app-types.ts";
+import { KEYCODE_ENTER } from "../app-contract.ts";
 
 const SOURCES = new Set(["keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "dpad", "stylus", "gamepad", "touchscreen"]);
 

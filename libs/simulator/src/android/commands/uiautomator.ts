@@ -10,7 +10,7 @@
  * the dump is immediate and fails at once while an app ticks. Errors exit 0, as on a device.
  */
 import { sleep } from "@farm/time";
-import { displaySize } from "../graphics/orientation.ts";
+import { displaySize } from "../../graphics/orientation.ts";
 import type { AndroidSystem } from "../system/android-system.ts";
 import { normalizePath } from "../system/file-system.ts";
 import { fail, type CommandContext, type CommandTable } from "./types.ts";

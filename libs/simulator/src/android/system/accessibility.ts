@@ -8,8 +8,8 @@
  * of keys from the root: ViewNode.key, else its resource id, else its child index) and forgotten once a
  * snapshot of the screen no longer holds that view.
  */
-import type { ViewAction, ViewNode } from "../../apps/app-types.ts";
-import { displaySize, naturalToDisplay, type Rotation } from "../graphics/orientation.ts";
+import type { ViewAction, ViewNode } from "../app-contract.ts";
+import { displaySize, naturalToDisplay, type Rotation } from "../../graphics/orientation.ts";
 import type { ActivityManager } from "./activity-manager.ts";
 import { launcherTree } from "./launcher.ts";
 import type { PackageManager } from "./package-manager.ts";

@@ -3,8 +3,7 @@
  * and the framebuffer consult. Apps started from the shell each get one task; the launcher is the
  * home task (id 1) and is in front whenever no app task is.
  */
-import { appFactoryFor } from "../../apps/registry.ts";
-import { KEYCODE_BACK } from "../../apps/app-types.ts";
+import { KEYCODE_BACK, type AppCatalog } from "../app-contract.ts";
 import { AppProcess, type ProcessEnv, type SavedProcess } from "./app-process.ts";
 import { absoluteClass, flatComponent, relativeClass, shortComponent, type ComponentName } from "./components.ts";
 import { LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, type InstalledPackage, type PackageManager } from "./package-manager.ts";
@@ -61,6 +60,7 @@ export class ActivityManager {
     now: () => number,
     screen: { width: number; height: number },
     seed: number,
+    private readonly appFactoryFor: AppCatalog,
   ) {
     this.nextPid = 3000 + (Math.abs(Math.floor(seed)) % 1000);
     this.env = {
@@ -178,10 +178,10 @@ export class ActivityManager {
     // The process is constructed by the factory; an exception there is a crash at start.
     let proc: AppProcess;
     try {
-      proc = new AppProcess(this.env, pkg, pid, rlEnabled, config, appFactoryFor(pkg.app, pkg.label), relative);
+      proc = new AppProcess(this.env, pkg, pid, rlEnabled, config, this.appFactoryFor(pkg.app, pkg.label), relative);
     } catch (e) {
       this.logCrash(pkg.name, pid, e);
-      const dead = new AppProcess(this.env, pkg, pid, false, {}, appFactoryFor("static", pkg.label), relative);
+      const dead = new AppProcess(this.env, pkg, pid, false, {}, this.appFactoryFor("static", pkg.label), relative);
       dead.kill();
       return dead;
     }
@@ -311,7 +311,7 @@ export class ActivityManager {
     this.tasks = state.tasks.map((t) => {
       const pkg = this.packages.get(t.process.packageName);
       if (!pkg) throw new Error(`snapshot has a task of ${t.process.packageName}, which the snapshot's packages lack`);
-      return { taskId: t.taskId, rootClass: t.rootClass, process: AppProcess.revive(this.env, pkg, t.process, appFactoryFor(pkg.app, pkg.label)) };
+      return { taskId: t.taskId, rootClass: t.rootClass, process: AppProcess.revive(this.env, pkg, t.process, this.appFactoryFor(pkg.app, pkg.label)) };
     });
     this.homeInFront = state.homeInFront;
     this.locked = state.locked;

@@ -14,11 +14,12 @@ import type { LogEntry } from "./log-buffer.ts";
 import { InputDispatcher } from "./input-dispatcher.ts";
 import { Accessibility } from "./accessibility.ts";
 import { hashString } from "./rng.ts";
-import { Canvas } from "../graphics/canvas.ts";
+import { Canvas } from "../../graphics/canvas.ts";
 import { renderLauncher } from "./launcher.ts";
-import { rotateFrame } from "../graphics/orientation.ts";
+import { rotateFrame } from "../../graphics/orientation.ts";
 import { AccessibilityForwarder, type BroadcastIntent, type ForwarderFlags } from "../forwarder/forwarder.ts";
 import { silentLogger, type Logger } from "@farm/log";
+import type { AppCatalog } from "../app-contract.ts";
 
 export interface ScreenSize {
   width: number;
@@ -36,6 +37,8 @@ export interface AndroidSystemOptions {
   now: () => number;
   /** Where the device's system services log what the host should know (the accessibility forwarder's connection). */
   logger?: Logger;
+  /** The app implementations (apps/registry.ts, handed down by the device). */
+  apps: AppCatalog;
 }
 
 /**
@@ -98,7 +101,7 @@ export class AndroidSystem {
     this.log = new LogBuffer(this.now);
     this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
     this.packages = new PackageManager(this.fs);
-    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed);
+    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed, opts.apps);
     this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation(), this.now);
     this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation(), this.accessibility);
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };

@@ -1,5 +1,5 @@
 /** One running app process: hosts a SimApp instance, owns its pid and its real-time tick timer. */
-import type { AppHost, SimApp, AppFactory } from "../../apps/app-types.ts";
+import type { AppHost, SimApp, AppFactory } from "../app-contract.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 import type { InstalledPackage } from "./package-manager.ts";
 import { restoreAppFields, saveAppFields, type SavedValue } from "./app-state.ts";

@@ -5,13 +5,13 @@
  * point to the UP point. HOME and BACK go to the activity manager. Each input event may be dropped
  * (fault injection) before it reaches anything.
  */
-import { KEYCODE_BACK, KEYCODE_HOME, type TouchAction } from "../../apps/app-types.ts";
+import { KEYCODE_BACK, KEYCODE_HOME, type TouchAction } from "../app-contract.ts";
 import type { ActivityManager } from "./activity-manager.ts";
 import type { FaultInjector } from "./faults.ts";
 import type { PackageManager } from "./package-manager.ts";
 import { launcherHit } from "./launcher.ts";
 import { sleepMs } from "../shell/io.ts";
-import { displaySize, displayToNatural, type Rotation } from "../graphics/orientation.ts";
+import { displaySize, displayToNatural, type Rotation } from "../../graphics/orientation.ts";
 import type { Accessibility } from "./accessibility.ts";
 
 export class InputDispatcher {

@@ -3,8 +3,8 @@
  * Icon k sits in column k % 4, row ⌊k / 4⌋: x in [(0.05 + 0.225·col)W, +0.2W), y in [(0.15 + 0.16·row)H, +0.13H).
  * Tapping an icon starts that app's first activity (without RL extras).
  */
-import type { Canvas } from "../graphics/canvas.ts";
-import type { ViewNode } from "../../apps/app-types.ts";
+import type { Canvas } from "../../graphics/canvas.ts";
+import type { ViewNode } from "../app-contract.ts";
 import type { InstalledPackage, PackageManager } from "./package-manager.ts";
 import { LAUNCHER_PACKAGE } from "./package-manager.ts";
 

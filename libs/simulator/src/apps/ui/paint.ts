@@ -1,6 +1,6 @@
 /** Draws a widget tree on the Canvas: the same tree that is hit-tested and reported. */
-import { Canvas } from "../../android/graphics/canvas.ts";
-import { GLYPH_HEIGHT } from "../../android/graphics/font.ts";
+import { Canvas } from "../../graphics/canvas.ts";
+import { GLYPH_HEIGHT } from "../../graphics/font.ts";
 import type { Box, Widget } from "./widget.ts";
 import { COLORS } from "./widgets.ts";
 

@@ -4,8 +4,8 @@
  * accessibility actions through it, and reports it. Focus on a text field brings up the on-screen
  * keyboard at the bottom; the page is laid out above it (adjustResize).
  */
-import type { Canvas } from "../../android/graphics/canvas.ts";
-import { KEYCODE_BACK, KEYCODE_ENTER, type AppHost, type SimApp, type ViewAction, type ViewNode } from "../app-types.ts";
+import type { Canvas } from "../../graphics/canvas.ts";
+import { KEYCODE_BACK, KEYCODE_ENTER, type AppHost, type SimApp, type ViewAction, type ViewNode } from "../../android/app-contract.ts";
 import { keyboard, KEYBOARD_ROWS, type KeyPress } from "./keyboard.ts";
 import { paintTree } from "./paint.ts";
 import { findKey, inside, performAction, toViewNode, widgetAt, type Box, type Widget } from "./widget.ts";

@@ -6,7 +6,7 @@
  * (device snapshots copy app fields as plain data). Keys are unique within an app's tree: they are
  * what SimApp.onViewAction names.
  */
-import type { ViewAction, ViewNode } from "../app-types.ts";
+import type { ViewAction, ViewNode } from "../../android/app-contract.ts";
 
 export type Box = [number, number, number, number]; // left, top, right, bottom (natural frame)
 

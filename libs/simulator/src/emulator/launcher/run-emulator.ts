@@ -1,7 +1,7 @@
 /**
- * The `emulator` command: boots an AVD into one simulated emulator (console N, adb N+1 or the two
+ * The `emulator` command's work (its main, bound to the process: src/cli/emulator.ts): boots an AVD into one simulated emulator (console N, adb N+1 or the two
  * ports of `-ports C,A`, discovery file), registers it with the adb server on $ANDROID_ADB_SERVER_PORT (default 5037), prints the
- * lines a launcher waits for, and runs until console `kill`, SIGTERM/SIGINT or a shutdown request.
+ * lines a launcher waits for, and runs until console `kill`, `io.stopSignal` or a shutdown request.
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -20,10 +20,10 @@ import { coerceError } from "@farm/errors";
 export interface EmulatorIO {
   out(line: string): void;
   err(line: string): void;
-  /** Abrupt death (console `crash`, crash fault); default SIGKILL of this process. */
-  crash?(): void;
-  /** Resolves when the process is asked to stop (SIGTERM/SIGINT); default: those signals. */
-  stopSignal?: Promise<string>;
+  /** Abrupt death (console `crash`, crash fault): the main kills its process. */
+  crash(): void;
+  /** Resolves (with the signal's name) when the process is asked to stop, e.g. on SIGTERM/SIGINT. */
+  stopSignal: Promise<string>;
 }
 
 const log = (level: "INFO" | "WARNING" | "ERROR" | "FATAL", msg: string) => `${level.padEnd(8)}| ${msg}`;
@@ -82,8 +82,8 @@ function adbServerPortOf(env: NodeJS.ProcessEnv): number {
 
 async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbServerPort: number, argv: string[], io: EmulatorIO): Promise<number> {
   const started = Date.now();
-  // Listen for SIGTERM/SIGINT from the start: a launcher may stop an emulator that is still booting.
-  const stopSignal = io.stopSignal ?? signalStop();
+  // Heed a stop from the start: a launcher may stop an emulator that is still booting.
+  const stopSignal = io.stopSignal;
   let stopRequested: string | undefined;
   void stopSignal.then((sig) => (stopRequested = sig));
   io.out(log("INFO", `Android emulator version ${EMULATOR_VERSION} (build_id ${EMULATOR_BUILD}) (CL:N/A)`));
@@ -109,7 +109,7 @@ async function boot(args: EmulatorArgs, cfg: EmulatorEnvConfig, avd: Avd, adbSer
     return 0;
   }
 
-  const crash = io.crash ?? (() => process.kill(process.pid, "SIGKILL"));
+  const crash = (): void => io.crash();
   const grpcToken = args.grpcUseToken ? crypto.randomBytes(24).toString("base64url") : undefined;
   let emu: SimEmulator;
   try {
@@ -194,13 +194,6 @@ function injectFaults(emu: SimEmulator, cfg: EmulatorEnvConfig, io: EmulatorIO, 
     crash();
   });
   return timers;
-}
-
-function signalStop(): Promise<string> {
-  return new Promise((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
 }
 
 /** The first even port in 5554..5584 with it and the next one free, as the emulator picks its ports. */

@@ -1,10 +1,11 @@
 /**
- * The contract between the simulated Android (its activity manager and input) and a simulated app.
+ * The contract between the simulated Android (its activity manager and input) and a simulated app:
+ * android/ and apps/ both import it from here (apps/ sits above android/).
  * An app instance is one app process: created on a fresh start, destroyed by force-stop, `pm clear`,
  * leaving its task, or a crash.
  */
-import type { Canvas } from "../android/graphics/canvas.ts";
-import type { LogPriority } from "../android/system/log-buffer.ts";
+import type { Canvas } from "../graphics/canvas.ts";
+import type { LogPriority } from "./system/log-buffer.ts";
 
 export const KEYCODE_HOME = 3;
 export const KEYCODE_BACK = 4;
@@ -111,3 +112,10 @@ export interface AppLaunch {
 }
 
 export type AppFactory = (host: AppHost, launch: AppLaunch) => SimApp;
+
+/**
+ * The app implementation for the id a simulated APK names in its `app` field (unknown ids and system
+ * apps: a static screen titled `label`). The device hands it to the simulated Android, so android/
+ * never imports the apps above it.
+ */
+export type AppCatalog = (appId: string, label: string) => AppFactory;
