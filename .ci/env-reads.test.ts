@@ -21,6 +21,7 @@ const ALLOWED = new Map<string, string>([
   ["services/scheduler/src/config.ts", "the scheduler's config"],
   ["services/cli/src/config.ts", "the farm command's config"],
   ["libs/simulator/src/emulator/launcher/avd.ts", "the simulated emulator: ANDROID_AVD_HOME & co., as the emulator"],
+  ["libs/simulator/src/cli/emulator.ts", "the `emulator` command's entry: its environment (ANDROID_*), as the emulator's"],
   ["libs/simulator/src/emulator/discovery.ts", "the simulated emulator: XDG_RUNTIME_DIR for discovery files, as the emulator"],
 ]);
 
