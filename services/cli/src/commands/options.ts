@@ -1,5 +1,6 @@
 /** Option parsing shared by the subcommands: strict numbers with bounds, and values shown safely in messages. */
-import { escapeControls, isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
+import { terminalSafe } from "@farm/terminal-text";
+import { isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
 
 /** Commander's accumulator for a repeatable option: `--x a --x b` → ["a", "b"]. */
 export const collect = (v: string, prev: string[]) => [...prev, v];
@@ -26,7 +27,7 @@ function defaultMax(name: string): number {
 
 /** A user-supplied value for an error message: cut short, control characters escaped (never raw to a terminal). */
 export function shown(v: string): string {
-  return escapeControls(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  return terminalSafe(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 }
 
 /**
