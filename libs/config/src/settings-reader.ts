@@ -1,4 +1,5 @@
 import { FarmError } from "@farm/errors";
+import { intInRange } from "./int-text.ts";
 
 /** What a service's config module hands over: `process.env`, or a plain map in tests. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -64,9 +65,9 @@ export class SettingsReader {
   int(name: string, s: Setting<number> & { min: number; max: number }): number {
     const { value, label } = this.pick(name, s);
     if (value === undefined) return s.default;
-    const n = typeof value === "number" ? value : /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < s.min || n > s.max) this.fail(label, `must be an integer in ${s.min}..${s.max}, got '${shown(value)}'`);
-    return n;
+    // Blanks around an environment value are layout (compose files, manifests), not part of the number.
+    const n = intInRange(typeof value === "number" ? value : value.trim(), s.min, s.max);
+    return n ?? this.fail(label, `must be an integer in ${s.min}..${s.max}, got '${shown(value)}'`);
   }
 
   bool(name: string, s: Setting<boolean>): boolean {

@@ -1,4 +1,5 @@
 /** Option parsing shared by the subcommands: strict numbers with bounds, and values shown safely in messages. */
+import { intInRange } from "@farm/config";
 import { terminalSafe } from "@farm/terminal-text";
 import { isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
 
@@ -36,8 +37,8 @@ export function shown(v: string): string {
  */
 export function parseIntOption(name: string, v: string | undefined, min = 0, max = defaultMax(name)): number | undefined {
   if (v === undefined) return undefined;
-  const n = /^[+-]?\d{1,16}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max}, got '${shown(v)}'`);
+  const n = intInRange(v, min, max);
+  if (n === undefined) throw new Error(`--${name} must be an integer in ${min}..${max}, got '${shown(v)}'`);
   return n;
 }
 
