@@ -47,16 +47,16 @@ export function portFree(port: number): Promise<boolean> {
 }
 
 /**
- * Makes `server` listen on a free port of 127.0.0.1 and returns it. Another process may take the port between
- * the probe and our listen; that EADDRINUSE is retried (20 times), any other listen error rejects.
+ * Makes `server` listen on a free port (never a reserved one) of `host` and returns it. Another process may take
+ * the port between the probe and our listen; that EADDRINUSE is retried (20 times), any other listen error rejects.
  */
-export async function listenOnFreePort(server: net.Server): Promise<number> {
+export async function listenOnFreePort(server: net.Server, host = "127.0.0.1"): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const ok = await new Promise<boolean>((resolve, reject) => {
       const onError = (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" && attempt < 20 ? resolve(false) : reject(e));
       server.once("error", onError);
-      server.listen(port, "127.0.0.1", () => {
+      server.listen(port, host, () => {
         server.off("error", onError);
         resolve(true);
       });
