@@ -7,5 +7,5 @@
  *   KEYCODE.BACK === 4; keyCodeOf("KEYCODE_BACK") === 4; keyNameOf(4) === "BACK";
  *   w3cKeyOf(4) === "GoBack"; keyCodeOfW3c("GoBack") === 4;
  */
-export { KEYCODE, keyCodeOf, keyNameOf, type KeyName } from "./key-codes.ts";
+export { KEYCODE, isKeyCodeText, keyCodeOf, keyNameOf, type KeyName } from "./key-codes.ts";
 export { w3cKeyOf, keyCodeOfW3c } from "./w3c-keys.ts";

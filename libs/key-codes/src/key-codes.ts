@@ -18,6 +18,11 @@ for (let d = 0; d <= 9; d++) BY_NAME.set(String(d), DIGIT_0 + d);
 for (let c = 0; c < 26; c++) BY_NAME.set(String.fromCharCode(65 + c), LETTER_A + c);
 const BY_CODE = new Map<number, string>([...BY_NAME].map(([name, code]) => [code, name]));
 
+/** How tasks, policies and jobs write a key: `KEYCODE_` and an upper-case name, or 1..4 digits. */
+export function isKeyCodeText(text: string): boolean {
+  return /^(KEYCODE_[A-Z0-9_]+|[0-9]{1,4})$/.test(text);
+}
+
 /** The key code of a name without prefix (`BACK`, `A`, `7` is KEYCODE_7), or undefined. */
 export function codeOfName(name: string): number | undefined {
   return BY_NAME.get(name);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KEYCODE, keyCodeOf, keyCodeOfW3c, keyNameOf, w3cKeyOf } from "@farm/key-codes";
+import { isKeyCodeText, KEYCODE, keyCodeOf, keyCodeOfW3c, keyNameOf, w3cKeyOf } from "@farm/key-codes";
 
 test("android.view.KeyEvent numbers of the keys the farm uses", () => {
   assert.equal(KEYCODE.HOME, 3);
@@ -45,4 +45,9 @@ test("W3C key names both ways, letters and digits as their character", () => {
   assert.equal(keyCodeOfW3c("A"), 29);
   assert.equal(keyCodeOfW3c("Unidentified"), undefined);
   assert.equal(keyCodeOfW3c("hasOwnProperty"), undefined);
+});
+
+test("isKeyCodeText: KEYCODE_ and an upper-case name, or up to 4 digits; nothing a shell could act on", () => {
+  for (const ok of ["KEYCODE_BACK", "KEYCODE_A", "KEYCODE_0", "4", "1234"]) assert.equal(isKeyCodeText(ok), true, ok);
+  for (const bad of ["BACK", "keycode_back", "KEYCODE_BACK; reboot", "12345", "", "4 ", "KEYCODE_"]) assert.equal(isKeyCodeText(bad), false, bad);
 });
