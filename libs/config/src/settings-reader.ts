@@ -1,4 +1,5 @@
 import { FarmError } from "@farm/errors";
+import { terminalSafe } from "@farm/terminal-text";
 import { intInRange } from "./int-text.ts";
 
 /** What a service's config module hands over: `process.env`, or a plain map in tests. */
@@ -20,7 +21,8 @@ export interface Setting<T> {
 }
 
 const MAX_SHOWN = 80;
-const shown = (v: unknown): string => String(v).slice(0, MAX_SHOWN);
+/** A value for an error message: cut short, and never raw control or bidi characters (the message reaches a terminal). */
+const shown = (v: unknown): string => terminalSafe(String(v).slice(0, MAX_SHOWN));
 const alternatives = (xs: readonly string[]): string => (xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} or ${xs.at(-1)}`);
 
 /**

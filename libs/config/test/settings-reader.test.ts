@@ -54,3 +54,11 @@ test("intInRange: the one integer check of settings, flags and benchmark options
   assert.equal(r.int("n", { env: "FARM_N", default: 1, min: 0, max: 9 }), 8, "blanks around an environment value are layout");
   assert.throws(() => r.int("x", { env: "FARM_X", default: 1, min: 0, max: 9 }), /svc config: x \(FARM_X\) must be an integer in 0\.\.9, got '8x'/);
 });
+
+test("a bad value is shown without raw control or bidi characters", () => {
+  const r = new SettingsReader("svc", { FARM_L: "de\u001b[2J\u202e" });
+  assert.throws(
+    () => r.oneOf("level", ["info", "debug"], { env: "FARM_L", default: "info" }),
+    (e: unknown) => e instanceof ConfigError && e.message.includes("'de\\x1b[2J\\u202e'") && !/[\u001b\u202e]/.test(e.message),
+  );
+});
