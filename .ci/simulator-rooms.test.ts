@@ -24,10 +24,7 @@ const FORBIDDEN = new Map<string, readonly string[]>([
 ]);
 
 /** Production files that may still import @farm/local-services, and why. */
-export const LOCAL_SERVICES_EXCEPTIONS = new Map<string, string>([
-  ["libs/simulator/src/device.ts", "freePort: moves to the one free-port module (issue 29 item 3, branch one-helpers)"],
-  ["libs/simulator/src/emulator/sim-emulator.ts", "freePort, isReservedPort: moves to the one free-port module (issue 29 item 3, branch one-helpers)"],
-]);
+export const LOCAL_SERVICES_EXCEPTIONS = new Map<string, string>([]);
 
 interface Edge { from: string; to: string; where: string }
 

@@ -1,14 +1,16 @@
 /** Reading the benchmarks' command-line options (`--devices 8` arrives as { devices: "8" }). */
+import { intInRange } from "@farm/config";
 import type { LatencyProfile } from "@farm/simulator";
+import { terminalSafe } from "@farm/terminal-text";
 import type { BenchOptions } from "./scenario.ts";
 
 /** An integer option in min (default 1) .. max, or `dflt` when absent; anything else is an error naming the option. */
 export function intOpt(opts: BenchOptions, name: string, dflt: number, min = 1, max?: number): number {
   const v = opts[name];
   if (v === undefined || v === true) return dflt;
-  const n = Number(v);
+  const n = intInRange(String(v), min, max ?? Number.MAX_SAFE_INTEGER);
   const range = max !== undefined ? `an integer in ${min}..${max}` : min === 1 ? "a positive integer" : `an integer >= ${min}`;
-  if (!Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) throw new Error(`--${name} must be ${range}, got ${String(v)}`);
+  if (n === undefined) throw new Error(`--${name} must be ${range}, got ${terminalSafe(String(v))}`);
   return n;
 }
 

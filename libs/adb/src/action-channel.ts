@@ -10,6 +10,7 @@ import { callHandle, underDeadline } from "./client.ts";
 import { report, type DeviceCtx } from "./exec.ts";
 import { describeError } from "./result.ts";
 import type { ActionChannel, StepResult, StepStatus } from "./types.ts";
+import { isKeyCodeText } from "@farm/key-codes";
 
 const MARK = "__FARM_ACK_";
 
@@ -67,7 +68,7 @@ export class ShellActionChannel implements ActionChannel {
     return this.run("swipe", `input swipe ${c.join(" ")} ${d}`, this.ctx.cfg.actionTimeoutMs + Number(d));
   }
   keyEvent(keycode: string): Promise<StepResult> {
-    if (!/^(KEYCODE_[A-Z0-9_]+|[0-9]{1,4})$/.test(keycode)) return Promise.resolve(this.bad("key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`));
+    if (!isKeyCodeText(keycode)) return Promise.resolve(this.bad("key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`));
     return this.run("key", `input keyevent ${keycode}`, this.ctx.cfg.actionTimeoutMs);
   }
 

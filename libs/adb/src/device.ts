@@ -7,7 +7,7 @@ import { readAll, readExactly } from "./client.ts";
 import { deviceCall, report, shellExec, type DeviceCtx } from "./exec.ts";
 import { ShellLogcatStream } from "./logcat.ts";
 import { parsePmList, parseWmSize } from "./parsers.ts";
-import { shQuote } from "./quote.ts";
+import { shQuote } from "@farm/shell-words";
 import { fail, stepResult } from "./result.ts";
 import { MAX_FRAMEBUFFER_BYTES } from "./framebuffer-socket.ts";
 import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";

@@ -17,7 +17,8 @@ export { parseLogcatLine } from "./logcat-parse.ts";
 export { buildDumpTree, findViewHierarchy, matchViewHierarchy } from "./app-screen.ts";
 /** The task loader's Python-regex compiler, for building `AppScreen` view-hierarchy paths without a task file. */
 export { pyRegex } from "@farm/task";
-export { shQuote, shJoin, shSplit, quoteExtraArgs, ShellSyntaxError } from "./quote.ts";
+export { shQuote, shJoin, shSplit, ShellSyntaxError } from "@farm/shell-words";
+export { quoteExtraArgs } from "./quote.ts";
 export { parsePmList, parseCurrentActivity, findPinnableTask, parseOrientation, parseWmSize } from "./parsers.ts";
 export { stepHandlers } from "./steps.ts";
 export { checkPackage, checkActivity, expandActivity, checkInputText, checkShellRequest, splitForInput, ADB_REQUEST_MAX_BYTES, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS } from "./validate.ts";

@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import { callHandle, underDeadline } from "./client.ts";
 import { report, shellExec, type DeviceCtx } from "./exec.ts";
 import { parseLogcatLine } from "./logcat-parse.ts";
-import { shJoin } from "./quote.ts";
+import { shJoin } from "@farm/shell-words";
 import { describeError } from "./result.ts";
 import type { LogcatOptions, LogcatRecord, LogcatStream } from "./types.ts";
 

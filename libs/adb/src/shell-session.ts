@@ -9,7 +9,7 @@
  * command opens a new one.
  */
 import type net from "node:net";
-import { shQuote } from "./quote.ts";
+import { shQuote } from "@farm/shell-words";
 import { OutputBuffer, outputTooLong, type ShellSocket } from "./shell-socket.ts";
 import { openService } from "./smart-socket.ts";
 

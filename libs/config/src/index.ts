@@ -12,3 +12,4 @@
  * Libraries never read `process.env`: they take values as parameters (`.ci/env-reads.test.ts`).
  */
 export { ConfigError, SettingsReader, type Environment, type Setting } from "./settings-reader.ts";
+export { intInRange } from "./int-text.ts";

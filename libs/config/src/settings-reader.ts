@@ -1,4 +1,6 @@
 import { FarmError } from "@farm/errors";
+import { terminalSafe } from "@farm/terminal-text";
+import { intInRange } from "./int-text.ts";
 
 /** What a service's config module hands over: `process.env`, or a plain map in tests. */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -19,7 +21,8 @@ export interface Setting<T> {
 }
 
 const MAX_SHOWN = 80;
-const shown = (v: unknown): string => String(v).slice(0, MAX_SHOWN);
+/** A value for an error message: cut short, and never raw control or bidi characters (the message reaches a terminal). */
+const shown = (v: unknown): string => terminalSafe(String(v).slice(0, MAX_SHOWN));
 const alternatives = (xs: readonly string[]): string => (xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} or ${xs.at(-1)}`);
 
 /**
@@ -64,9 +67,9 @@ export class SettingsReader {
   int(name: string, s: Setting<number> & { min: number; max: number }): number {
     const { value, label } = this.pick(name, s);
     if (value === undefined) return s.default;
-    const n = typeof value === "number" ? value : /^-?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < s.min || n > s.max) this.fail(label, `must be an integer in ${s.min}..${s.max}, got '${shown(value)}'`);
-    return n;
+    // Blanks around an environment value are layout (compose files, manifests), not part of the number.
+    const n = intInRange(typeof value === "number" ? value : value.trim(), s.min, s.max);
+    return n ?? this.fail(label, `must be an integer in ${s.min}..${s.max}, got '${shown(value)}'`);
   }
 
   bool(name: string, s: Setting<boolean>): boolean {

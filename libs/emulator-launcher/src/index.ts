@@ -10,6 +10,6 @@
  */
 export { EmulatorSupervisor, relaunchDelayMs, serialOf, type InstanceState, type LaunchConfig, type RelaunchCause, type RelaunchEvent, type SupervisorHooks } from "./supervisor.ts";
 export { emulatorArgs, type EmulatorCommand } from "./command-line.ts";
-export { pickEmulatorPorts, portFree, type EmulatorPorts } from "./ports.ts";
+export { pickEmulatorPorts, type EmulatorPorts } from "./ports.ts";
 export { EmulatorProcess, type SpawnEmulatorOptions } from "./emulator-process.ts";
 export { adbStatusProbe, grpcStatusProbe, type ProbeResult, type StatusProbe } from "./emulator-status.ts";

@@ -3,7 +3,7 @@
  * 5554, adb on console+1, gRPC on console+3000) but checked free by binding them, so several workers or
  * a leftover process on the host do not collide with us.
  */
-import net from "node:net";
+import { portFree } from "@farm/net-ports";
 
 export interface EmulatorPorts {
   /** Console port (even); the serial is `emulator-<console>`. */
@@ -11,16 +11,6 @@ export interface EmulatorPorts {
   /** adb port = console + 1 (adb names an emulator after its adb port − 1). */
   adb: number;
   grpc: number;
-}
-
-/** True when nothing listens on 127.0.0.1:port (we could bind it). */
-export function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.once("error", () => resolve(false));
-    srv.listen({ port, host: "127.0.0.1", exclusive: true }, () => srv.close(() => resolve(true)));
-  });
 }
 
 /** The real emulator's console range is 5554..5682; we look a little further on busy hosts. */

@@ -19,7 +19,7 @@ import { withDeadline } from "./deadline.ts";
 import { DeviceUnusableError, EpisodeError, adbErrorResult, coerceError } from "./errors.ts";
 import { safeEmit, type EpisodeEvent, type EventHook } from "./events.ts";
 import { LogAccumulator } from "./log-accumulator.ts";
-import { seededRng } from "./rng.ts";
+import { seededRandomXor } from "@farm/seeded-random";
 import { sleep } from "@farm/time";
 import { assertRunnable, runSteps, type StepRunContext, type StepsOutcome } from "./step-interpreter.ts";
 import { runEpisode } from "./runner.ts";
@@ -333,7 +333,7 @@ export class DeviceSession {
       device: this.device,
       settleMs: this.config.settleMs,
       apkDirs: this.config.apkDirs,
-      rng: seededRng(seed),
+      rng: seededRandomXor(seed).next,
       listenForMessage: (m) => this.acc.listenForMessage(m),
       counters,
       randomActivity: this.randomActivity,

@@ -5,7 +5,8 @@
  * JSON object) are reported as `malformed` events — counted by the caller, never fatal.
  */
 import type { LogcatRecord } from "@farm/adb";
-import { escapeControls, pyRegexAround, type LogParsing, type PyMatch, type PyRegex } from "@farm/task";
+import { terminalSafe } from "@farm/terminal-text";
+import { pyRegexAround, type LogParsing, type PyMatch, type PyRegex } from "@farm/task";
 import { badExtraName, badExtraValue, badReward, LOG_LIMITS } from "./log-bounds.ts";
 import { parsePyFloat, parsePyLiteral } from "./py-literal.ts";
 
@@ -18,7 +19,7 @@ export type LogEvent =
 
 /** A piece of a log line for a message: cut short, control characters escaped. */
 export function excerpt(text: string, max = 200): string {
-  return escapeControls(text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
+  return terminalSafe(text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text);
 }
 
 /** `re.match(text)` as Python does it: anchored at the start; an empty regex never matches. Linear time. */

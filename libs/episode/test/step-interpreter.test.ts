@@ -5,7 +5,7 @@ import type { AdbRequest, SetupStep } from "@farm/task";
 import { runSteps, assertRunnable, type StepRunContext } from "../src/step-interpreter.ts";
 import { LogAccumulator } from "../src/log-accumulator.ts";
 import { TaskNotRunnableError } from "../src/errors.ts";
-import { seededRng } from "../src/rng.ts";
+import { seededRandomXor } from "@farm/seeded-random";
 import { canonicalLogParsing, py } from "./helpers.ts";
 
 const ok = (output = ""): StepResult => ({ status: "ok", message: "", output, durationMs: 1 });
@@ -34,7 +34,7 @@ function fakeDevice(opts: { execute?: (r: AdbRequest, n: number) => StepResult; 
 
 function ctx(dev: Device, acc?: LogAccumulator, settleMs = 0): StepRunContext {
   const a = acc ?? new LogAccumulator(canonicalLogParsing(), [], 100, { onMalformed() {}, onExtraDropped() {} });
-  return { device: dev, settleMs, apkDirs: [], rng: seededRng(1), listenForMessage: (m) => a.listenForMessage(m), counters: {}, randomActivity: {} };
+  return { device: dev, settleMs, apkDirs: [], rng: seededRandomXor(1).next, listenForMessage: (m) => a.listenForMessage(m), counters: {}, randomActivity: {} };
 }
 
 const start: AdbRequest = { timeoutSec: 0, cmd: { command: "start_activity", fullActivity: "p/p.A", extraArgs: [], forceStop: true } };

@@ -1,6 +1,6 @@
 import net from "node:net";
 import { spawnManaged, type ManagedChild } from "./child.ts";
-import { freePort } from "./ports.ts";
+import { freePort } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 
 export interface LocalAdbServer {

@@ -6,7 +6,8 @@
  *   const redis = await startRedis(); const adb = await startAdbServer();
  *   ...; await adb.stop(); await redis.stop();
  */
-export { freePort, waitForPort, isReservedPort } from "./ports.ts";
+// Re-exported for the tests and tools that already take them from here; the one home is @farm/net-ports.
+export { freePort, waitForPort, isReservedPort } from "@farm/net-ports";
 export { startRedis, type LocalRedis } from "./redis.ts";
 export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
 export { spawnManaged, type ManagedChild } from "./child.ts";

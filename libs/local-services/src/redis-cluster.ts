@@ -15,7 +15,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { spawnManaged, type ManagedChild } from "./child.ts";
-import { freePort, waitForPort } from "./ports.ts";
+import { freePort, portFree, waitForPort } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 
 const run = promisify(execFile);
@@ -53,14 +53,7 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   for (let i = 0; i < 200; i++) {
     const p = await freePort();
     if (p + 10000 > 65535 || taken.has(p) || taken.has(p + 10000)) continue;
-    const ok = await new Promise<boolean>((resolve) => {
-      import("node:net").then(({ default: net }) => {
-        const s = net.createServer();
-        s.once("error", () => resolve(false));
-        s.listen(p + 10000, "127.0.0.1", () => s.close(() => resolve(true)));
-      });
-    });
-    if (ok) {
+    if (await portFree(p + 10000)) {
       taken.add(p);
       taken.add(p + 10000);
       return p;

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawnManaged } from "./child.ts";
-import { freePort, waitForPort } from "./ports.ts";
+import { freePort, waitForPort } from "@farm/net-ports";
 
 export interface LocalRedis {
   readonly port: number;

@@ -4,8 +4,8 @@
  * open network by default. Port 0 picks a free port (never one reserved for adb or Redis).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { coerceError } from "@farm/errors";
+import { listenOnFreePort } from "@farm/net-ports";
 
 /** What the server needs from FarmMetrics; anything with an exposition text works. */
 export interface MetricsSource {
@@ -31,9 +31,6 @@ export interface MetricsServer {
   url: string;
   close(): Promise<void>;
 }
-
-// adb's server port, Redis's and the emulator console/adb range: other tools own them.
-const isReservedPort = (p: number) => p === 5037 || p === 6379 || (p >= 5554 && p <= 5585);
 
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<MetricsServer> {
   const host = opts.host ?? "127.0.0.1";
@@ -77,18 +74,19 @@ export async function startMetricsServer(opts: MetricsServerOptions): Promise<Me
   };
 }
 
+/** Port 0 means a free one that is not adb's, Redis's or the emulator range's (other tools own those). */
 async function listen(server: Server, port: number, host: string): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
+  try {
+    if (port === 0) return await listenOnFreePort(server, host);
     await new Promise<void>((resolve, reject) => {
-      const onError = (e: Error) => reject(new Error(`metrics server: cannot listen on ${host}:${port}: ${e.message}`, { cause: e }));
-      server.once("error", onError);
+      server.once("error", reject);
       server.listen(port, host, () => {
-        server.off("error", onError);
+        server.off("error", reject);
         resolve();
       });
     });
-    const bound = (server.address() as AddressInfo).port;
-    if (port !== 0 || !isReservedPort(bound) || attempt > 20) return bound;
-    await new Promise((r) => server.close(r));
+    return port;
+  } catch (e) {
+    throw new Error(`metrics server: cannot listen on ${host}:${port}: ${coerceError(e).message}`, { cause: e });
   }
 }

@@ -7,6 +7,7 @@
  * a bounded excerpt locally).
  */
 import { createHash } from "node:crypto";
+import { blankUnsafe } from "@farm/terminal-text";
 
 /** Longest quoted protocol error (characters, before escaping). */
 export const PROTOCOL_ERROR_MAX_CHARS = 80;
@@ -31,9 +32,7 @@ export type ForeignBodyListener = (body: ForeignBody) => void;
 
 /** A short, printable excerpt (control and bidi characters blanked, whitespace folded, ≤ 80 characters). */
 export function snippet(text: string): string {
-  const s = text
-    .slice(0, 400)
-    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]+/g, " ")
+  const s = blankUnsafe(text.slice(0, 400))
     .replace(/\s+/g, " ")
     .trim();
   return s.length > PROTOCOL_ERROR_MAX_CHARS ? `${s.slice(0, PROTOCOL_ERROR_MAX_CHARS - 3)}...` : s;

@@ -37,6 +37,16 @@ export function createSeededRandom(seed: number): SeededRandom {
 }
 
 /**
+ * The stream the simulator (2048 spawns, ball positions, dropped taps) and the episode runner
+ * (start_random_activity) have always drawn for a seed: state = (integer part of seed XOR 0x9e3779b9) mod 2^32.
+ * One function, so both keep replaying the same runs; new callers take createSeededRandom.
+ */
+export function seededRandomXor(seed: number): SeededRandom {
+  if (!Number.isFinite(seed)) throw new Error(`seed must be a finite number, got ${seed}`);
+  return seededRandomFromState((Math.trunc(seed) ^ 0x9e3779b9) >>> 0);
+}
+
+/**
  * A generator that starts from a raw 32-bit state (taken modulo 2^32), for callers whose streams are
  * keyed by their own seed mixing and must stay as they were.
  */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createSeededRandom, seededRandomFromState, seedToState } from "@farm/seeded-random";
+import { createSeededRandom, seededRandomFromState, seededRandomXor, seedToState } from "@farm/seeded-random";
 
 test("a seed gives a fixed sequence (pinned values: the random policy's stream depends on them)", () => {
   const r = createSeededRandom(42);
@@ -54,4 +54,19 @@ test("getState/setState: a saved state replays the same sequence", () => {
   r.next();
   r.setState(saved);
   assert.deepEqual([r.next(), r.int(1, 100), r.next()], a);
+});
+
+test("seededRandomXor keeps the simulator's and the episode runner's streams (pinned values: seeded runs replay)", () => {
+  const two = (seed: number) => {
+    const r = seededRandomXor(seed);
+    return [r.next(), r.next()];
+  };
+  assert.deepEqual(two(0), [0.3588899802416563, 0.10590326134115458]);
+  assert.deepEqual(two(5555), [0.43429978704079986, 0.5794829339720309]);
+  assert.deepEqual(two(2 ** 31 + 7), [0.40009170211851597, 0.598999579437077]);
+  assert.deepEqual(two(-3), [0.014378171181306243, 0.36883880756795406]);
+  const r = seededRandomXor(1);
+  const next = r.next; // the episode runner takes the bare function
+  assert.equal(next(), 0.18967728852294385);
+  assert.throws(() => seededRandomXor(Number.POSITIVE_INFINITY), /finite/);
 });

@@ -1,7 +1,7 @@
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "@farm/local-services";
+import { listenOnFreePort } from "@farm/net-ports";
 import { silentLogger, type Logger } from "@farm/log";
 import { SimAndroid } from "./android/index.ts";
 import { appFactoryFor } from "./apps/registry.ts";
@@ -59,21 +59,6 @@ const RETRY_MS = 100;
 const WAIT_FOR_ATTACH_MS = 250;
 
 /** Listens on a free port outside the reserved ranges, retrying if freePort's pick was taken meanwhile. */
-async function listenOnFreePort(server: net.Server): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const ok = await new Promise<boolean>((resolve, reject) => {
-      const onError = (e: NodeJS.ErrnoException) => (e.code === "EADDRINUSE" && attempt < 20 ? resolve(false) : reject(e));
-      server.once("error", onError);
-      server.listen(port, "127.0.0.1", () => {
-        server.off("error", onError);
-        resolve(true);
-      });
-    });
-    if (ok) return port;
-  }
-}
-
 /** Listens on exactly `port` (rejects with the listen error, e.g. EADDRINUSE, when it is taken). */
 function listenOn(server: net.Server, port: number): Promise<number> {
   return new Promise<number>((resolve, reject) => {

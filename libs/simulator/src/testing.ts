@@ -5,10 +5,9 @@
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { freePort, isReservedPort } from "@farm/local-services";
+import { freePort, isReservedPort, portFree } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 
 export interface TempEnv {
@@ -55,14 +54,6 @@ export async function freeConsoleRange(count: number, grpcOffset: number): Promi
     for (const p of ports) if (!(await portFree(p))) ok = false;
     if (ok) return base;
   }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
 }
 
 export interface CliResult {

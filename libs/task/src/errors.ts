@@ -1,6 +1,6 @@
 /** Load-time errors of task files: stable codes, a file:line, the field path, and what to do about it. */
 import { FarmError } from "@farm/errors";
-import { escapeControls } from "./limits.ts";
+import { terminalSafe } from "@farm/terminal-text";
 
 export type TaskErrorCode =
   | "read_failed"
@@ -55,7 +55,7 @@ export class TaskLoadError extends FarmError<TaskErrorCode> {
 
 function formatParts(file: string, line: number, field: string, detail: string, hint: string): string {
   // Control and bidi characters from a file (or its name) are shown escaped, never sent raw to a terminal.
-  return escapeControls(`${file}:${line}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`);
+  return terminalSafe(`${file}:${line}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`);
 }
 
 /** `file:line: field: message (hint)` — one line, as printed by `farm task validate`. */

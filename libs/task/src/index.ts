@@ -7,7 +7,7 @@ export { loadTaskFile, parseTaskText, loadTaskSet, expandTaskPaths, type LoadOpt
 export { TaskLoadError, formatTaskError, type TaskErrorCode } from "./errors.ts";
 export { pyRegex, pyRegexAround, PyRegexError, REGEX_LIMITS } from "./pyregex.ts";
 export { findApk, resolveApk } from "./apk.ts";
-export { TASK_LIMITS, TASK_ID_PATTERN, escapeControls } from "./limits.ts";
+export { TASK_LIMITS, TASK_ID_PATTERN } from "./limits.ts";
 export { taskHash, canonicalJson } from "./hash.ts";
 export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";
 export { taskToText, TaskConvertError, type TargetDialect } from "./write-text.ts";

@@ -35,10 +35,3 @@ export const ALWAYS_FORBIDDEN = /[\u0000\u202a-\u202e\u2066-\u2069]/;
 /** Control characters (C0 but tab and newline, DEL, C1): refused in every text field but descriptions and regexes. */
 export const CONTROL = /[\u0001-\u0008\u000b-\u001f\u007f-\u009f]/;
 
-/** `s` with control, bidi and other invisible format characters written as escapes, for one-line messages. */
-export function escapeControls(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}

@@ -5,7 +5,8 @@
  * Runs after normalisation, so the more specific errors of the normaliser (negative_timeout …) win on a line.
  */
 import type { Checker, Obj } from "./checker.ts";
-import { ALWAYS_FORBIDDEN, escapeControls, TASK_ID_PATTERN, TASK_LIMITS } from "./limits.ts";
+import { terminalSafe } from "@farm/terminal-text";
+import { ALWAYS_FORBIDDEN, TASK_ID_PATTERN, TASK_LIMITS } from "./limits.ts";
 
 interface NumberRule {
   min: number;
@@ -88,5 +89,5 @@ export function checkTaskId(ck: Checker, id: string, derived: boolean): void {
 
 /** A value for a message: JSON-quoted, cut to 60 characters, control characters escaped. */
 export function quote(v: string): string {
-  return escapeControls(JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v));
+  return terminalSafe(JSON.stringify(v.length > 60 ? `${v.slice(0, 60)}…` : v));
 }

@@ -1,5 +1,5 @@
 /** One episode as plain JSON (for `farm trajectories export --jsonl`): dates as ISO-8601, bytes as base64. */
-import { terminalSafeJson } from "./terminal-text.ts";
+import { terminalSafeJson } from "@farm/terminal-text";
 import type { StoredEpisode } from "./types.ts";
 
 export function episodeToJson(e: StoredEpisode): string {

@@ -16,7 +16,6 @@ export { escapePartitionValue, unescapePartitionValue, partitionDir, taskDir, ep
 export { avroTypeFor } from "./logical-types.ts";
 export { avscEncoderCodecs } from "./block-codecs.ts";
 export { episodeToJson } from "./export-json.ts";
-export { escapeControl, terminalSafeJson } from "./terminal-text.ts";
 export { resolveReadLimits, DEFAULT_READ_BUDGET_BYTES, type ReadLimits, type ReadLimitOptions } from "./read-limits.ts";
 export { episodeToAvro, episodeFromAvro, type AvroEpisode } from "./episode-codec.ts";
 export { syntheticEpisode, type SyntheticEpisodeOptions } from "./synthetic.ts";

@@ -2,7 +2,7 @@
 import { stat } from "node:fs/promises";
 import { listTrajectoryFiles, openTrajectoryFile } from "./reader.ts";
 import type { ReadLimitOptions } from "./read-limits.ts";
-import { escapeControl } from "./terminal-text.ts";
+import { terminalSafe } from "@farm/terminal-text";
 import type { StoredEpisode } from "./types.ts";
 import { coerceError } from "@farm/errors";
 
@@ -157,7 +157,7 @@ export function formatSummary(s: TrajectorySummary): string {
   if (s.duplicates.length > 20) lines.push(`  … ${s.duplicates.length - 20} more (use --json)`);
   for (const u of s.unreadable) lines.push(u.error.startsWith(`${u.file}: `) ? `unreadable: ${u.error}` : `unreadable: ${u.file}: ${u.error}`);
   // Names, ids and messages come from files: no terminal control sequences reach the screen.
-  return lines.map(escapeControl).join("\n");
+  return lines.map(terminalSafe).join("\n");
 }
 
 function fmt(x: number): string {

@@ -200,8 +200,8 @@ describe("hostile Avro files", () => {
     await writeFile(path.join(dir, "bad\u001b]0;pwned\u0007.avro"), Buffer.from("junk"));
     const text = formatSummary(await inspectTrajectories([dir]));
     assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    assert.match(text, /evil\\x1B\[2J\\u202Etask/);
-    assert.match(text, /unreadable: .*bad\\x1B\]0;pwned\\x07\.avro: /);
+    assert.match(text, /evil\\x1b\[2J\\u202etask/);
+    assert.match(text, /unreadable: .*bad\\x1b\]0;pwned\\x07\.avro: /);
   });
 
   it("names from files never index plain objects: a task __proto__ and a cause constructor are counted as data", async () => {

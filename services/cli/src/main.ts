@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { redactCredentials } from "@farm/queue";
-import { escapeControls } from "@farm/task";
+import { terminalSafe } from "@farm/terminal-text";
 import { commandModules } from "./commands/index.ts";
 import { cliConfig } from "./config.ts";
 
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
     .showHelpAfterError()
     // Commander echoes unknown options and bad arguments: never send their control bytes raw to a terminal.
     // Commander puts its "(Did you mean …?)" hint on a line of its own; everything else stays on one line.
-    .configureOutput({ outputError: (text, write) => write(escapeControls(text.replace(/\n$/, "").replace(/\n(?=\(Did you mean )/, " ")) + "\n") });
+    .configureOutput({ outputError: (text, write) => write(terminalSafe(text.replace(/\n$/, "").replace(/\n(?=\(Did you mean )/, " ")) + "\n") });
   for (const mod of commandModules) mod.register(program);
   await program.parseAsync(process.argv);
 }
@@ -33,7 +33,7 @@ function debugWanted(): boolean {
 function reportFatal(err: unknown, what = ""): void {
   const msg = err instanceof Error ? err.message : String(err);
   // Errors may quote a Redis URL, an API token or a policy URL: never print credentials.
-  process.stderr.write(`farm: ${what}${escapeControls(redactCredentials(msg))}\n`);
+  process.stderr.write(`farm: ${what}${terminalSafe(redactCredentials(msg))}\n`);
   if (debugWanted() && err instanceof Error && err.stack) process.stderr.write(`${redactCredentials(err.stack)}\n`);
   process.exitCode = 1;
 }

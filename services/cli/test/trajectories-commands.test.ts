@@ -75,7 +75,7 @@ describe("farm trajectories inspect / export --jsonl", () => {
     const r = await farmExit(["trajectories", "export", "--jsonl", dir]);
     assert.equal(r.code, 1, r.stderr);
     assert.equal(r.stdout.trim().split("\n").length, 2, "both good files exported");
-    assert.match(r.stderr, /b-bad\\x1B\[31m\.avro: /);
+    assert.match(r.stderr, /b-bad\\x1b\[31m\.avro: /);
     assert.doesNotMatch(r.stderr, /\u001b/);
     assert.match(r.stderr, /1 of 3 files unreadable/);
   });

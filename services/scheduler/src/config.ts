@@ -15,6 +15,7 @@
  */
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
+import { isReservedPort } from "@farm/net-ports";
 import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 
 export const DEFAULT_SCHEDULER_PORT = 8420;
@@ -51,7 +52,7 @@ export interface SchedulerConfig {
 
 /** Ports other services of a farm host own: binding one of them is a mistake worth stopping at. */
 function checkPort(p: number): void {
-  if (p === 5037 || p === 6379 || (p >= 5554 && p <= 5585)) throw new Error("is taken by adb, Redis or emulators (5037, 6379, 5554-5585): choose another port");
+  if (isReservedPort(p)) throw new Error("is taken by adb, Redis or emulators (5037, 6379, 5554-5585): choose another port");
 }
 
 function checkToken(t: string | undefined): void {

@@ -7,7 +7,7 @@
  */
 import { a11yGrpc, grpc, type ClientToServerMsg, type ServerToClientMsg } from "@farm/a11y-grpc";
 import { silentLogger, type Logger } from "@farm/log";
-import { shQuote } from "../quote.ts";
+import { shQuote } from "@farm/shell-words";
 import type { Device, StepResult } from "../types.ts";
 import { forestToTree } from "./forest.ts";
 import type { ScreenTree, ScreenTreeFailure, TreeLimits } from "./types.ts";

@@ -14,6 +14,7 @@ import type { GrpcEndpoint } from "./endpoints.ts";
 import { InputEventStream } from "./input-stream.ts";
 import { grpcKeyOf } from "./keys.ts";
 import { sleep } from "@farm/time";
+import { isKeyCodeText } from "@farm/key-codes";
 
 /** Interval of the moves that make up a swipe (a 60 Hz touch screen). */
 const SWIPE_STEP_MS = 16;
@@ -117,7 +118,7 @@ export class GrpcActionChannel implements ActionChannel {
   keyEvent(keycode: string): Promise<StepResult> {
     const key = grpcKeyOf(keycode);
     if (key === undefined) {
-      if (!/^(KEYCODE_[A-Z0-9_]+|[0-9]{1,4})$/.test(keycode)) return this.bad("action:key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`);
+      if (!isKeyCodeText(keycode)) return this.bad("action:key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`);
       // A key the gRPC KeyboardEvent cannot name: the shell channel sends it as `input keyevent`.
       this.shell ??= new ShellActionChannel(this.ctx);
       const sh = this.shell;

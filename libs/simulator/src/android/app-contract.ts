@@ -6,10 +6,11 @@
  */
 import type { Canvas } from "../graphics/canvas.ts";
 import type { LogPriority } from "./system/log-buffer.ts";
+import { KEYCODE } from "@farm/key-codes";
 
-export const KEYCODE_HOME = 3;
-export const KEYCODE_BACK = 4;
-export const KEYCODE_ENTER = 66;
+export const KEYCODE_HOME = KEYCODE.HOME;
+export const KEYCODE_BACK = KEYCODE.BACK;
+export const KEYCODE_ENTER = KEYCODE.ENTER;
 
 export type TouchAction = "down" | "move" | "up";
 

@@ -5,7 +5,7 @@
  * serial is then `emulator-(A-1)`, whatever C is (adb names emulators after their adb port). `farm sim` starts many of these in one process; the `emulator` command one.
  * It stops as a whole, whoever stops it: close(), console `kill`, gRPC setVmState(SHUTDOWN).
  */
-import { freePort, isReservedPort } from "@farm/local-services";
+import { freePort, isReservedPort } from "@farm/net-ports";
 import { silentLogger, type Logger } from "@farm/log";
 import { SimDevice, type LatencyProfile } from "../device.ts";
 import { startEmulatorGrpc, type EmulatorGrpcServer } from "../grpc/emulator-grpc-server.ts";

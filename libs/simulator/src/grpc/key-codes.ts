@@ -4,12 +4,7 @@
  * `key` name ("Enter", "ArrowLeft", "GoBack", …). Android key codes: android.view.KeyEvent.
  */
 import { KeyCodeType, type KeyboardEventMsg } from "@farm/emulator-grpc";
-
-const A = {
-  HOME: 3, BACK: 4, DPAD_UP: 19, DPAD_DOWN: 20, DPAD_LEFT: 21, DPAD_RIGHT: 22, DPAD_CENTER: 23,
-  TAB: 61, SPACE: 62, ENTER: 66, DEL: 67, ESCAPE: 111, FORWARD_DEL: 112, MOVE_HOME: 122, MOVE_END: 123,
-  APP_SWITCH: 187, MENU: 82, POWER: 26, VOLUME_UP: 24, VOLUME_DOWN: 25,
-} as const;
+import { KEYCODE as A, keyCodeOfW3c as letterOrDigit } from "@farm/key-codes";
 
 /** X11 keysyms of the keys a launcher/agent uses (Latin letters/digits are handled by range). */
 const XKB = new Map<number, number>([
@@ -36,29 +31,9 @@ const USB = new Map<number, number>([
   [0x65, A.MENU], [0x80, A.VOLUME_UP], [0x81, A.VOLUME_DOWN],
 ]);
 
-/** W3C KeyboardEvent.key names the emulator understands in `key`. */
-const W3C = new Map<string, number>([
-  ["Enter", A.ENTER], ["Backspace", A.DEL], ["Delete", A.FORWARD_DEL], ["Tab", A.TAB], ["Escape", A.ESCAPE],
-  ["ArrowUp", A.DPAD_UP], ["ArrowDown", A.DPAD_DOWN], ["ArrowLeft", A.DPAD_LEFT], ["ArrowRight", A.DPAD_RIGHT],
-  ["Home", A.MOVE_HOME], ["End", A.MOVE_END], ["GoBack", A.BACK], ["GoHome", A.HOME], ["AppSwitch", A.APP_SWITCH],
-  ["ContextMenu", A.MENU], ["Power", A.POWER], ["AudioVolumeUp", A.VOLUME_UP], ["AudioVolumeDown", A.VOLUME_DOWN], [" ", A.SPACE],
-]);
-
-function letterOrDigit(ch: string): number | undefined {
-  if (ch >= "a" && ch <= "z") return 29 + ch.charCodeAt(0) - 97; // KEYCODE_A = 29
-  if (ch >= "A" && ch <= "Z") return 29 + ch.charCodeAt(0) - 65;
-  if (ch >= "0" && ch <= "9") return 7 + ch.charCodeAt(0) - 48; // KEYCODE_0 = 7
-  return undefined;
-}
-
 /** The Android key code of an event, or undefined when it names no key we know (then it is ignored, as the emulator drops unknown keys). */
 export function androidKeyCode(ev: KeyboardEventMsg): number | undefined {
-  if (ev.key) {
-    const named = W3C.get(ev.key);
-    if (named !== undefined) return named;
-    if (ev.key.length === 1) return letterOrDigit(ev.key);
-    return undefined;
-  }
+  if (ev.key) return letterOrDigit(ev.key); // a W3C name, or a letter or digit
   const code = ev.keyCode;
   if (ev.codeType === KeyCodeType.XKB) {
     const k = XKB.get(code);

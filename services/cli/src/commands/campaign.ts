@@ -10,6 +10,7 @@ import { parseIntOption, parsePositiveNumberOption, parseResetModeOption } from 
 import type { ResetMode } from "@farm/task";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
+import { terminalSafe, terminalSafeJson } from "@farm/terminal-text";
 
 interface SubmitOptions extends AccessOptions {
   episodes: string;
@@ -117,9 +118,8 @@ export const campaignCommands: CommandModule = {
     ).action(async (id: string | undefined, o: AccessOptions & { json?: boolean }) => {
       // Stored specs may hold a policy URL with a token in its query; ids and causes come from Redis.
       const { redactCredentials } = await import("@farm/queue");
-      const { escapeControl, terminalSafeJson } = await import("@farm/trajectory");
       // Lines and tab-separated columns are our layout; control characters inside the values are escaped.
-      const safeLine = (l: string) => l.split("\t").map((col) => escapeControl(redactCredentials(col))).join("\t");
+      const safeLine = (l: string) => l.split("\t").map((col) => terminalSafe(redactCredentials(col))).join("\t");
       const out = (text: string) => process.stdout.write(`${text.split("\n").map(safeLine).join("\n")}\n`);
       const outJson = (value: unknown) => process.stdout.write(`${terminalSafeJson(redactCredentials(JSON.stringify(value)))}\n`);
       await withCampaignClient(o, async (c) => {

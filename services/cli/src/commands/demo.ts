@@ -4,6 +4,7 @@ import { parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 import { coerceError } from "@farm/errors";
 import { sleep } from "@farm/time";
+import { shQuote } from "@farm/shell-words";
 
 interface DemoOptions {
   emulators: string;
@@ -191,11 +192,10 @@ async function printSummary(farm: LocalFarm, c: DemoConfig, st: CampaignStatus &
 
 /** The commands that export the demo's trajectories to Parquet and query them (printed, not run). */
 export function exportCommands(trajectories: string): string[] {
-  const q = (a: string) => (/^[\w./:=-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`);
   const dataset = `${trajectories.replace(/\/+$/, "")}-parquet`;
   return [
-    `npx farm trajectories export --format parquet ${q(trajectories)} --out ${q(dataset)}`,
-    `npx farm trajectories query "SELECT task_id, policy_name, count(*) AS episodes, avg(episode_return) AS mean_return, quantile_cont(step_count, [0.5, 0.9]) AS steps_p50_p90 FROM episodes GROUP BY ALL" ${q(dataset)}`,
+    `npx farm trajectories export --format parquet ${shQuote(trajectories)} --out ${shQuote(dataset)}`,
+    `npx farm trajectories query "SELECT task_id, policy_name, count(*) AS episodes, avg(episode_return) AS mean_return, quantile_cont(step_count, [0.5, 0.9]) AS steps_p50_p90 FROM episodes GROUP BY ALL" ${shQuote(dataset)}`,
   ];
 }
 

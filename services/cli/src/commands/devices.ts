@@ -6,6 +6,7 @@ import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import type { DeviceBeat } from "@farm/queue";
 import type { CommandModule } from "./types.ts";
+import { blankUnsafe } from "@farm/terminal-text";
 
 interface DevicesOptions {
   api?: string;
@@ -17,9 +18,9 @@ interface DevicesOptions {
 
 const COLUMNS = ["WORKER", "SERIAL", "HOST", "TRANSPORT", "STATE", "CAMPAIGN", "EPISODE", "STEP", "STEPS/S", "RELAUNCHES", "LAST ERROR"] as const;
 
-/** Control characters out, bounded: a heartbeat is data from the network. */
+/** Control and bidi characters out, bounded: a heartbeat is data from the network. */
 const clean = (s: string, max: number) => {
-  const t = s.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  const t = blankUnsafe(s);
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 };
 

@@ -1,5 +1,7 @@
 /** Option parsing shared by the subcommands: strict numbers with bounds, and values shown safely in messages. */
-import { escapeControls, isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
+import { intInRange } from "@farm/config";
+import { terminalSafe } from "@farm/terminal-text";
+import { isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
 
 /** Commander's accumulator for a repeatable option: `--x a --x b` → ["a", "b"]. */
 export const collect = (v: string, prev: string[]) => [...prev, v];
@@ -26,7 +28,7 @@ function defaultMax(name: string): number {
 
 /** A user-supplied value for an error message: cut short, control characters escaped (never raw to a terminal). */
 export function shown(v: string): string {
-  return escapeControls(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  return terminalSafe(v.length > 40 ? `${v.slice(0, 40)}…` : v);
 }
 
 /**
@@ -35,8 +37,8 @@ export function shown(v: string): string {
  */
 export function parseIntOption(name: string, v: string | undefined, min = 0, max = defaultMax(name)): number | undefined {
   if (v === undefined) return undefined;
-  const n = /^[+-]?\d{1,16}$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) throw new Error(`--${name} must be an integer in ${min}..${max}, got '${shown(v)}'`);
+  const n = intInRange(v, min, max);
+  if (n === undefined) throw new Error(`--${name} must be an integer in ${min}..${max}, got '${shown(v)}'`);
   return n;
 }
 

@@ -8,6 +8,7 @@
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { TargetDialect } from "@farm/task";
+import { terminalSafe } from "@farm/terminal-text";
 
 export interface ConvertOptions {
   to: TargetDialect;
@@ -15,7 +16,7 @@ export interface ConvertOptions {
 }
 
 export async function convertTaskFiles(paths: string[], opts: ConvertOptions): Promise<number> {
-  const { expandTaskPaths, loadTaskFile, parseTaskText, taskToText, TaskConvertError, TaskLoadError, formatTaskError, escapeControls } = await import("@farm/task");
+  const { expandTaskPaths, loadTaskFile, parseTaskText, taskToText, TaskConvertError, TaskLoadError, formatTaskError } = await import("@farm/task");
   const isDir = (p: string) => {
     try {
       return statSync(p).isDirectory();
@@ -45,11 +46,11 @@ export async function convertTaskFiles(paths: string[], opts: ConvertOptions): P
         mkdirSync(path.dirname(dest), { recursive: true });
         writeFileSync(dest, text);
       }
-      process.stderr.write(`${escapeControls(`${file} -> ${dest ?? "stdout"} hash=${loaded.hash.slice(0, 12)} (${loaded.dialect} -> ${back.dialect})`)}\n`);
+      process.stderr.write(`${terminalSafe(`${file} -> ${dest ?? "stdout"} hash=${loaded.hash.slice(0, 12)} (${loaded.dialect} -> ${back.dialect})`)}\n`);
     } catch (e) {
       failed++;
       if (e instanceof TaskLoadError) process.stderr.write(`${formatTaskError(e)}\n`);
-      else if (e instanceof TaskConvertError) process.stderr.write(`${escapeControls(`${file}: ${e.message}`)}\n`);
+      else if (e instanceof TaskConvertError) process.stderr.write(`${terminalSafe(`${file}: ${e.message}`)}\n`);
       else throw e;
     }
   }

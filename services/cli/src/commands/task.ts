@@ -1,13 +1,9 @@
 import type { Command } from "commander";
 import { relative } from "node:path";
+import { terminalSafe, terminalSafeJson } from "@farm/terminal-text";
 import { collect } from "./options.ts";
 import { convertTaskFiles } from "./task-convert.ts";
 import type { CommandModule } from "./types.ts";
-
-/** JSON text with every control, bidi and invisible format character as a \uXXXX escape (still valid JSON). */
-export function terminalSafeJson(json: string): string {
-  return json.replace(/[\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u206f\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
 
 /** JSON for `task show`: regexes as their Python source, bytes as base64. */
 function taskJsonReplacer(_key: string, value: unknown): unknown {
@@ -28,7 +24,7 @@ export const taskCommand: CommandModule = {
       .option("-v, --verbose", "also print warnings (to stderr)", false)
       .option("--timing", "print how long loading took (to stderr)", false)
       .action(async (paths: string[], opts: { apkDir: string[]; verbose: boolean; timing: boolean }) => {
-        const { loadTaskSet, formatTaskError, escapeControls } = await import("@farm/task");
+        const { loadTaskSet, formatTaskError } = await import("@farm/task");
         const started = performance.now();
         const { tasks, errors } = loadTaskSet(paths, { apkDirs: opts.apkDir });
         const elapsedMs = performance.now() - started;
@@ -36,7 +32,7 @@ export const taskCommand: CommandModule = {
         if (opts.verbose) {
           for (const t of tasks) {
             const file = relative(process.cwd(), t.sourcePath) || t.sourcePath;
-            for (const w of t.warnings) process.stderr.write(`${escapeControls(`${file}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}`)}\n`);
+            for (const w of t.warnings) process.stderr.write(`${terminalSafe(`${file}:${w.line}: warning: ${w.field ? `${w.field}: ` : ""}${w.message}`)}\n`);
           }
         }
         process.stdout.write(`${tasks.length} valid, ${errors.length} invalid\n`);

@@ -2,6 +2,7 @@ import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import type { CommandModule } from "./types.ts";
 import { coerceError } from "@farm/errors";
+import { terminalSafe, terminalSafeJson } from "@farm/terminal-text";
 
 /** Writes to stdout honouring its backpressure; false once the reader went away (e.g. `| head`). */
 async function writeOut(text: string): Promise<boolean> {
@@ -34,7 +35,7 @@ export const trajectoriesCommand: CommandModule = {
       .argument("<paths...>", "trajectory files or folders (searched recursively for *.avro; temporary files skipped)")
       .option("--json", "print the summary as JSON", false)
       .action(async (paths: string[], opts: { json: boolean }) => {
-        const { inspectTrajectories, formatSummary, terminalSafeJson } = await import("@farm/trajectory");
+        const { inspectTrajectories, formatSummary } = await import("@farm/trajectory");
         const summary = await inspectTrajectories(paths, cliConfig().trajectoryRead);
         process.stdout.write(opts.json ? `${terminalSafeJson(JSON.stringify(summary, null, 2))}\n` : `${formatSummary(summary)}\n`);
         if (summary.unreadable.length > 0) process.exitCode = 1;
@@ -117,7 +118,7 @@ interface ExportOpts {
 }
 
 async function exportJsonl(paths: string[]): Promise<void> {
-  const { listTrajectoryFiles, openTrajectoryFile, episodeToJson, escapeControl } = await import("@farm/trajectory");
+  const { listTrajectoryFiles, openTrajectoryFile, episodeToJson } = await import("@farm/trajectory");
   process.stdout.on("error", () => undefined); // EPIPE when the reader stops early: just stop.
   const { files } = await listTrajectoryFiles(paths);
   // A bad file is named on stderr and skipped (its episodes before the damage are already out);
@@ -132,7 +133,7 @@ async function exportJsonl(paths: string[]): Promise<void> {
     } catch (err) {
       const msg = coerceError(err).message;
       bad.push(file);
-      process.stderr.write(`farm trajectories export: ${escapeControl(msg.startsWith(file) ? msg : `${file}: ${msg}`)}; skipping the rest of this file\n`);
+      process.stderr.write(`farm trajectories export: ${terminalSafe(msg.startsWith(file) ? msg : `${file}: ${msg}`)}; skipping the rest of this file\n`);
     }
   }
   if (bad.length > 0) {

@@ -3,7 +3,7 @@
  * Coordinates are screen pixels; events go to the input dispatcher (which may drop them: faults).
  */
 import { fail, type CommandContext, type CommandTable } from "./types.ts";
-import { parseKeycode } from "./keycodes.ts";
+import { keyCodeOf as parseKeycode } from "@farm/key-codes";
 import { KEYCODE_ENTER } from "../app-contract.ts";
 
 const SOURCES = new Set(["keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "dpad", "stylus", "gamepad", "touchscreen"]);

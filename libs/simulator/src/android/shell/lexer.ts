@@ -8,6 +8,7 @@
  * Safe by construction: there is no parameter, command or arithmetic expansion anywhere in this
  * shell. `$(...)`, `${X}` and backticks are kept as literal text and are never executed.
  */
+import { ShellSyntaxError } from "@farm/shell-words";
 
 export type Operator = ";" | "&&" | "||" | "|" | "&";
 export type RedirOp = ">" | ">>" | "<" | ">&" | "<&";
@@ -17,12 +18,7 @@ export type Token =
   | { kind: "op"; op: Operator }
   | { kind: "redir"; fd: number | undefined; op: RedirOp };
 
-export class ShellSyntaxError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
-  override readonly name = "ShellSyntaxError";
-}
+export { ShellSyntaxError };
 
 const DQ_ESCAPABLE = new Set(["$", "`", '"', "\\", "\n"]);
 

@@ -10,8 +10,9 @@ import { keyboard, KEYBOARD_ROWS, type KeyPress } from "./keyboard.ts";
 import { paintTree } from "./paint.ts";
 import { findKey, inside, performAction, toViewNode, widgetAt, type Box, type Widget } from "./widget.ts";
 import { panel } from "./widgets.ts";
+import { KEYCODE } from "@farm/key-codes";
 
-export const KEYCODE_DEL = 67;
+export const KEYCODE_DEL = KEYCODE.DEL;
 /** Longest text a field holds (typing beyond it is ignored, as with android:maxLength). */
 export const FIELD_MAX_CHARS = 200;
 const KEY_ROW_DP = 44;

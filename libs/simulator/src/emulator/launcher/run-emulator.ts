@@ -5,7 +5,6 @@
  */
 import crypto from "node:crypto";
 import fs from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { EMULATOR_USAGE, parseEmulatorArgs, type EmulatorArgs } from "./args.ts";
 import { AvdError, avdHome, listAvds, readAvd, type Avd } from "./avd.ts";
@@ -14,6 +13,7 @@ import { EMULATOR_BUILD, EMULATOR_VERSION } from "../discovery.ts";
 import { SNAPSHOT_LOAD_MS } from "../../android/system/latency.ts";
 import { SNAPSHOT_STATE_FILE } from "../../snapshot/device-snapshots.ts";
 import { SimEmulator } from "../sim-emulator.ts";
+import { portFree } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 import { coerceError } from "@farm/errors";
 
@@ -204,10 +204,3 @@ async function firstFreeConsolePort(): Promise<number | undefined> {
   return undefined;
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once("error", () => resolve(false));
-    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-  });
-}
