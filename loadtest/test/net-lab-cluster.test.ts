@@ -1,0 +1,42 @@
+/**
+ * The network lab with a Redis Cluster (issue 30): every node in a namespace of its own, reached by lab
+ * addresses; the master serving the farm's keys is cut off silently while a campaign runs, a replica of it
+ * takes over, the campaign ends exactly once across the hosts' folders, and the old master rejoins as a
+ * replica after the heal. Needs root and iproute2; skipped with the reason elsewhere.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { NetLab, labUnavailableReason, listNamespaces } from "../src/net-lab/index.ts";
+import { LabCluster } from "../src/net-lab/lab-cluster.ts";
+import { LabFarm } from "../src/net-lab/lab-farm.ts";
+import { runMasterPartition } from "../src/net-lab/cluster-partition-run.ts";
+
+const skip = await labUnavailableReason();
+
+test("a cluster master cut off from the rest: its replica takes over, the campaign ends exactly once, the old master rejoins as a replica", { skip, timeout: 300_000 }, async () => {
+  const lab = await NetLab.create({ hosts: 2 });
+  let runId = "";
+  try {
+    runId = lab.runId;
+    const cluster = await LabCluster.start(lab, { nodeTimeoutMs: 2000 });
+    try {
+      const farm = await LabFarm.start(lab, { devicesPerHost: 3, rttMs: 0, stepMs: 50, jitterPct: 50, hostLogLevel: "info", redisUrl: cluster.url });
+      try {
+        const r = await runMasterPartition(farm, cluster, { campaignId: "master-cut", episodes: 200, maxSteps: 10, cutAfterMs: 2000, cutMs: 8000, timeoutMs: 240_000 });
+        assert.equal(r.state, "completed");
+        assert.deepEqual({ duplicates: r.duplicates, missing: r.missing }, { duplicates: 0, missing: 0 }, "exactly once across both hosts' folders");
+        assert.notEqual(r.newMaster, r.oldMaster);
+        assert.equal(r.newMasterRole, "master", "the promoted replica says role:master");
+        // cluster-node-timeout 2 s: not before it passed, and in seconds, not minutes (generous for a busy machine).
+        assert.ok(r.failoverS >= 2 && r.failoverS < 60, `failover took ${r.failoverS} s`);
+      } finally {
+        await farm.close();
+      }
+    } finally {
+      await cluster.close();
+    }
+  } finally {
+    await lab.close();
+  }
+  assert.deepEqual((await listNamespaces()).filter((n) => n.startsWith(runId)), [], "the lab and its cluster removed their namespaces");
+});
