@@ -12,7 +12,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { ip, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
+import { ip, listNamespaces, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -163,5 +163,8 @@ export class NetLab {
     this.closed = true;
     for (const c of this.children) c.kill("SIGKILL");
     for (const ns of [...this.hosts.map((h) => h.namespace), this.hub]) await ip("netns", "del", ns).catch(() => undefined);
+    // Namespaces added to the lab by other modules (a lab cluster's nodes) carry its run id too.
+    const extra = (await listNamespaces().catch(() => [])).filter((ns) => ns.startsWith(`${this.runId}-`));
+    for (const ns of extra) await ip("netns", "del", ns).catch(() => undefined);
   }
 }
