@@ -26,14 +26,14 @@ function lastLine(r: { episodes: number; distinct: number; duplicates: number; m
 }
 
 /** `--target master`: a cluster in the lab, its master serving the farm's keys cut off for `cutS`. */
-async function runMaster(lab: NetLab, o: { cutS: number; perHost: number; stepMs: number; maxSteps: number; lockMs: number; episodes: number; nodeTimeoutMs: number }): Promise<void> {
+async function runMaster(lab: NetLab, o: { cutS: number; perHost: number; stepMs: number; maxSteps: number; lockMs: number; episodes: number; nodeTimeoutMs: number; socketTimeoutMs?: number }): Promise<void> {
   const cluster = await LabCluster.start(lab, { nodeTimeoutMs: o.nodeTimeoutMs });
   try {
-    const farm = await LabFarm.start(lab, { devicesPerHost: o.perHost, rttMs: 0, stepMs: o.stepMs, jitterPct: 50, lockMs: o.lockMs, hostLogLevel: "info", redisUrl: cluster.url });
+    const farm = await LabFarm.start(lab, { devicesPerHost: o.perHost, rttMs: 0, stepMs: o.stepMs, jitterPct: 50, lockMs: o.lockMs, hostLogLevel: "info", redisUrl: o.socketTimeoutMs === undefined ? cluster.url : `${cluster.url}?socket_timeout_ms=${o.socketTimeoutMs}` });
     try {
       const r = await runMasterPartition(farm, cluster, { campaignId: "partition", episodes: o.episodes, maxSteps: o.maxSteps, cutAfterMs: 3000, cutMs: o.cutS * 1000, timeoutMs: (o.cutS + 600) * 1000 });
-      out(`farm bench partition --target master: ${lab.hosts.length} hosts × ${o.perHost} devices, ${o.episodes} episodes of ≤${o.maxSteps} steps at ${o.stepMs} ms per step, lock ${o.lockMs} ms; a Redis Cluster of ${cluster.nodes.length} nodes (${cluster.masters} masters, cluster-node-timeout ${o.nodeTimeoutMs} ms), each in its own namespace; the master serving the farm's keys cut off for ${o.cutS} s, then healed`);
-      out(`  campaign ${r.state}; ${r.oldMaster} cut off, its replica ${r.newMaster} promoted (role:${r.newMasterRole}) ${r.failoverS.toFixed(1)} s after the cut; ${r.oldMaster} a replica again ${r.oldMasterRejoinedS.toFixed(1)} s after the heal; host_noticed_s / rejoined_s: cut to the hosts' first redis:down / last redis:up (nan: no host logged an outage)`);
+      out(`farm bench partition --target master: ${lab.hosts.length} hosts × ${o.perHost} devices, ${o.episodes} episodes of ≤${o.maxSteps} steps at ${o.stepMs} ms per step, lock ${o.lockMs} ms; a Redis Cluster of ${cluster.nodes.length} nodes (${cluster.masters} masters, cluster-node-timeout ${o.nodeTimeoutMs} ms, the farm's socket timeout ${o.socketTimeoutMs ?? "10000 (default)"} ms), each in its own namespace; the master serving the farm's keys cut off for ${o.cutS} s, then healed`);
+      out(`  campaign ${r.state}; ${r.oldMaster} cut off, its replica ${r.newMaster} promoted (role:${r.newMasterRole}) ${r.failoverS.toFixed(1)} s after the cut; ${r.oldMaster} a replica again ${r.oldMasterRejoinedS.toFixed(1)} s after the heal; no episode finished for ${r.stallS.toFixed(1)} s at most after the cut; host_noticed_s / rejoined_s: cut to the hosts' first redis:down / last redis:up (nan: no host logged an outage)`);
       out(`${lastLine(r)} failover_s=${r.failoverS.toFixed(1)}`);
     } finally {
       await farm.close();
@@ -51,6 +51,7 @@ export const scenario: Scenario = {
     const target = opts.target === undefined ? "host" : String(opts.target);
     if (target !== "host" && target !== "scheduler" && target !== "master") throw new Error(`--target must be host, scheduler or master, got ${target}`);
     const nodeTimeoutMs = intOpt(opts, "node-timeout-ms", 2000, 100, 60_000);
+    const socketTimeoutMs = opts["socket-timeout-ms"] === undefined ? undefined : intOpt(opts, "socket-timeout-ms", 10_000, 100, 600_000);
     const hosts = intOpt(opts, "hosts", 2, 2, 8);
     const perHost = intOpt(opts, "devices-per-host", 8);
     const stepMs = intOpt(opts, "step-ms", 100, 0);
@@ -63,7 +64,7 @@ export const scenario: Scenario = {
       const lab = await NetLab.create({ hosts });
       stop.addEventListener("abort", () => void lab.close().then(() => process.exit(130)), { once: true });
       try {
-        if (target === "master") return await runMaster(lab, { cutS, perHost, stepMs, maxSteps, lockMs, episodes, nodeTimeoutMs });
+        if (target === "master") return await runMaster(lab, { cutS, perHost, stepMs, maxSteps, lockMs, episodes, nodeTimeoutMs, ...(socketTimeoutMs !== undefined ? { socketTimeoutMs } : {}) });
         const farm = await LabFarm.start(lab, { devicesPerHost: perHost, rttMs: 0, stepMs, jitterPct: 50, lockMs, hostLogLevel: "info" });
         try {
           const r = await runPartition(farm, { campaignId: "partition", episodes, maxSteps, cutAfterMs: 3000, cutMs: cutS * 1000, target, timeoutMs: (cutS + 600) * 1000 });

@@ -83,6 +83,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--cut-s <s>", description: "how long the link stays silent (default 10)" },
       { flags: "--target <who>", description: "host | scheduler | master (a Redis Cluster in the lab, the master serving the farm's keys cut off; adds failover_s=) (default host)" },
       { flags: "--node-timeout-ms <ms>", description: "--target master: the cluster's cluster-node-timeout (default 2000)" },
+      { flags: "--socket-timeout-ms <ms>", description: "--target master: the farm's REDIS_URL socket_timeout_ms (default: the link default, 10000)" },
       { flags: "--hosts <n>", description: "worker hosts, each in its own namespace (default 2)" },
       { flags: "--devices-per-host <n>", description: "FakeDevice-backed devices per host (default 8)" },
       { flags: "--step-ms <ms>", description: "a device's time per step (default 100)" },

@@ -5,6 +5,7 @@
  * exactly once across the union of the hosts' folders, and after the heal the old master must rejoin as a
  * replica of the new one.
  */
+import { episodeJobId } from "@farm/queue";
 import { sleep } from "@farm/time";
 import { LAB_PREFIX_KEY, type LabFarm } from "./lab-farm.ts";
 import { clusterCli, type LabCluster } from "./lab-cluster.ts";
@@ -20,6 +21,21 @@ export interface MasterPartitionResult extends Omit<PartitionResult, "hostEpisod
   newMaster: string;
   /** `role:` of the promoted node's INFO replication after the failover. */
   newMasterRole: string;
+  /** The longest time after the cut in which no episode of the campaign finished (what the farm felt). */
+  stallS: number;
+}
+
+/** The longest gap between episodes' finishes (and from the cut to the first) after `cutAt`. */
+async function longestStallS(farm: LabFarm, campaignId: string, episodes: number, cutAt: number): Promise<number> {
+  const times: number[] = [cutAt];
+  for (let i = 0; i < episodes; i++) {
+    const t = (await farm.scheduler.queue.getJob(episodeJobId(campaignId, i)))?.finishedOn;
+    if (t !== undefined && t > cutAt) times.push(t);
+  }
+  times.sort((a, b) => a - b);
+  let gap = 0;
+  for (let k = 1; k < times.length; k++) gap = Math.max(gap, times[k]! - times[k - 1]!);
+  return gap / 1000;
 }
 
 /** The address of the master `address` replicates, per its ROLE (undefined for a master). */
@@ -80,6 +96,7 @@ export async function runMasterPartition(
     oldMaster: old.address,
     newMaster: promoted.address,
     newMasterRole: role,
+    stallS: await longestStallS(farm, o.campaignId, o.episodes, cutAt),
     state: st.state,
   };
 }
