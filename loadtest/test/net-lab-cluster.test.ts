@@ -27,13 +27,15 @@ test("a cluster master cut off from the rest: its replica takes over, the campai
     try {
       const farm = await LabFarm.start(lab, { devicesPerHost: 3, rttMs: 0, stepMs: 50, jitterPct: 50, hostLogLevel: "info", redisUrl: cluster.url });
       try {
-        const r = await runMasterPartition(farm, cluster, { campaignId: "master-cut", episodes: 200, maxSteps: 10, cutAfterMs: 2000, cutMs: 8000, timeoutMs: 240_000 });
+        const r = await runMasterPartition(farm, cluster, { campaignId: "master-cut", episodes: 200, maxSteps: 10, cutAfterMs: 2000, cutMs: 15_000, timeoutMs: 240_000 });
         assert.equal(r.state, "completed");
         assert.deepEqual({ duplicates: r.duplicates, missing: r.missing }, { duplicates: 0, missing: 0 }, "exactly once across both hosts' folders");
         assert.notEqual(r.newMaster, r.oldMaster);
         assert.equal(r.newMasterRole, "master", "the promoted replica says role:master");
         // cluster-node-timeout 2 s: not before it passed, and in seconds, not minutes (generous for a busy machine).
         assert.ok(r.failoverS > 1 && r.failoverS < 60, `failover took ${r.failoverS} s`);
+        // The hosts follow the promoted replica while the old master is still silent, not only after the heal.
+        assert.ok(r.finishedBeforeHeal > 0, `no episode finished between the failover and the heal (longest stall ${r.stallS} s)`);
       } finally {
         await farm.close();
       }

@@ -23,10 +23,12 @@ export interface MasterPartitionResult extends Omit<PartitionResult, "hostEpisod
   newMasterRole: string;
   /** The longest time after the cut in which no episode of the campaign finished (what the farm felt). */
   stallS: number;
+  /** Episodes that finished after the failover and before the heal: the farm followed the promoted replica. */
+  finishedBeforeHeal: number;
 }
 
-/** The longest gap between episodes' finishes (and from the cut to the first) after `cutAt`. */
-async function longestStallS(farm: LabFarm, campaignId: string, episodes: number, cutAt: number): Promise<number> {
+/** The longest gap between episodes' finishes after `cutAt` (from the cut to the first included), and how many finished in (failedOverAt, healAt). */
+async function finishes(farm: LabFarm, campaignId: string, episodes: number, cutAt: number, failedOverAt: number, healAt: number): Promise<{ stallS: number; finishedBeforeHeal: number }> {
   const times: number[] = [cutAt];
   for (let i = 0; i < episodes; i++) {
     const t = (await farm.scheduler.queue.getJob(episodeJobId(campaignId, i)))?.finishedOn;
@@ -35,7 +37,7 @@ async function longestStallS(farm: LabFarm, campaignId: string, episodes: number
   times.sort((a, b) => a - b);
   let gap = 0;
   for (let k = 1; k < times.length; k++) gap = Math.max(gap, times[k]! - times[k - 1]!);
-  return gap / 1000;
+  return { stallS: gap / 1000, finishedBeforeHeal: times.filter((t) => t > failedOverAt && t < healAt).length };
 }
 
 /** The address of the master `address` replicates, per its ROLE (undefined for a master). */
@@ -75,7 +77,8 @@ export async function runMasterPartition(
   const cutAt = Date.now();
   await cluster.cut(old);
   const promoted = await cluster.waitForFailover(old, LAB_PREFIX_KEY, Math.max(90_000, o.cutMs));
-  const failoverS = (Date.now() - cutAt) / 1000;
+  const failedOverAt = Date.now();
+  const failoverS = (failedOverAt - cutAt) / 1000;
   if (!replicas.has(promoted.address)) throw new NetLabError(`${promoted.address} took over ${old.address}'s slots but was not its replica (its replicas: ${[...replicas].join(", ") || "none"})`);
   const role = /^role:(\w+)/m.exec(await clusterCli(promoted.address, "info", "replication"))?.[1] ?? "unknown";
   await sleep(Math.max(0, cutAt + o.cutMs - Date.now()));
@@ -96,7 +99,7 @@ export async function runMasterPartition(
     oldMaster: old.address,
     newMaster: promoted.address,
     newMasterRole: role,
-    stallS: await longestStallS(farm, o.campaignId, o.episodes, cutAt),
+    ...(await finishes(farm, o.campaignId, o.episodes, cutAt, failedOverAt, healAt)),
     state: st.state,
   };
 }
