@@ -79,10 +79,12 @@ export const scenarios: Record<string, ScenarioEntry> = {
     load: () => import("./bench-net.ts").then((m) => m.scenario),
   },
   partition: {
-    describe: "a silent partition while a campaign runs: one host's (or the scheduler's) link to Redis cut for --cut-s, then healed; exactly once across the hosts' folders (needs root)",
+    describe: "a silent partition while a campaign runs: one host's (or the scheduler's, or a Redis Cluster master's) link cut for --cut-s, then healed; exactly once across the hosts' folders (needs root)",
     options: [
       { flags: "--cut-s <s>", description: "how long the link stays silent (default 10)" },
-      { flags: "--target <who>", description: "host | scheduler (default host)" },
+      { flags: "--target <who>", description: "host | scheduler | master (a Redis Cluster in the lab, the master serving the farm's keys cut off; adds failover_s=) (default host)" },
+      { flags: "--node-timeout-ms <ms>", description: "--target master: the cluster's cluster-node-timeout (default 2000)" },
+      { flags: "--socket-timeout-ms <ms>", description: "--target master: the farm's REDIS_URL socket_timeout_ms (default: the link default, 10000)" },
       { flags: "--hosts <n>", description: "worker hosts, each in its own namespace (default 2)" },
       { flags: "--devices-per-host <n>", description: "FakeDevice-backed devices per host (default 8)" },
       { flags: "--step-ms <ms>", description: "a device's time per step (default 100)" },

@@ -187,6 +187,9 @@ function createClusterClient(url: string, role: ConnectionRole): Cluster {
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,
     slotsRefreshTimeout: 2000,
+    // ioredis asks for the slot map only on MOVED or a node's end; a silent master never ends (its
+    // connection keeps retrying), so without a periodic refresh clients follow a failover only after the heal.
+    slotsRefreshInterval: 2000,
     ...(role === "blocking" ? { maxRetriesPerRequest: null } : {}),
   } as ConstructorParameters<typeof Cluster>[1]);
 }

@@ -2,3 +2,4 @@
 export { NetLab, type LabHost, type LabRelay } from "./lab.ts";
 export { labUnavailableReason, removeStaleLabs, listNamespaces, NetLabError } from "./netns.ts";
 export { startDelayRelay, type DelayRelay } from "./delay-relay.ts";
+export { LabCluster, type LabClusterNode, type LabClusterOptions } from "./lab-cluster.ts";

@@ -36,6 +36,12 @@ export interface LabFarmOptions {
   hostLogLevel?: string;
   /** Window of jobs in flight (default: all devices). */
   window?: number;
+  /**
+   * Use this Redis (e.g. a lab cluster's `redis+cluster://…`, reachable by lab addresses from every
+   * namespace) instead of starting one in the hub; the hosts connect to it directly, with no relay
+   * (so `rttMs` does not apply and `redisRequests` counts nothing).
+   */
+  redisUrl?: string;
 }
 
 export interface LabWorkerHost {
@@ -48,12 +54,15 @@ export interface LabWorkerHost {
   log(): string;
 }
 
+/** A host's stand-in relay when it reaches a given Redis directly. */
+const NO_RELAY: LabRelay = { port: 0, stats: async () => ({ connections: 0, requests: 0 }), close: () => undefined };
+
 export class LabFarm {
   private constructor(
     readonly lab: NetLab,
     readonly scheduler: Scheduler,
     readonly redis: RedisClient,
-    private readonly redisServer: ChildProcess,
+    private readonly redisServer: ChildProcess | undefined,
     readonly taskId: string,
     readonly hosts: readonly LabWorkerHost[],
     private readonly tmp: string,
@@ -61,9 +70,9 @@ export class LabFarm {
 
   static async start(lab: NetLab, opts: LabFarmOptions): Promise<LabFarm> {
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-lab-"));
-    const redisPort = await freePort();
-    const redisServer = lab.spawn(lab.hub, "redis-server", ["--port", String(redisPort), "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]);
-    const redisUrl = `redis://${lab.control.hubAddress}:${redisPort}`;
+    const redisPort = opts.redisUrl === undefined ? await freePort() : 0;
+    const redisServer = opts.redisUrl === undefined ? lab.spawn(lab.hub, "redis-server", ["--port", String(redisPort), "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no"]) : undefined;
+    const redisUrl = opts.redisUrl ?? `redis://${lab.control.hubAddress}:${redisPort}`;
     const redis = createRedisClient(redisUrl);
     // Refusals until redis-server listens are expected; the poll below says when it does not.
     redis.on("error", () => undefined);
@@ -76,8 +85,9 @@ export class LabFarm {
     await scheduler.start();
     const hosts: LabWorkerHost[] = [];
     for (const host of lab.hosts) {
-      const relay = await lab.relay(host, redisPort, opts.rttMs / 2);
-      hosts.push(startHost(lab, host, relay, { ...opts, taskFile, out: path.join(tmp, `out-h${host.index}`), redisUrl: `redis://${host.hubAddress}:${relay.port}` }));
+      const relay = opts.redisUrl === undefined ? await lab.relay(host, redisPort, opts.rttMs / 2) : NO_RELAY;
+      const hostUrl = opts.redisUrl ?? `redis://${host.hubAddress}:${relay.port}`;
+      hosts.push(startHost(lab, host, relay, { ...opts, taskFile, out: path.join(tmp, `out-h${host.index}`), redisUrl: hostUrl }));
     }
     const farm = new LabFarm(lab, scheduler, redis, redisServer, task.task.id, hosts, tmp);
     await Promise.all(hosts.map((h) => farm.ready(h)));
@@ -127,7 +137,7 @@ export class LabFarm {
     for (const h of this.hosts) h.relay.close();
     await this.scheduler.close().catch(() => undefined);
     this.redis.disconnect();
-    this.redisServer.kill("SIGKILL");
+    this.redisServer?.kill("SIGKILL");
     rmSync(this.tmp, { recursive: true, force: true });
   }
 }

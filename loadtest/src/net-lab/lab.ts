@@ -12,7 +12,8 @@ import crypto from "node:crypto";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { ip, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
+import { acquireLabLock } from "./lab-lock.ts";
+import { ip, listNamespaces, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -49,6 +50,8 @@ export interface ControlLink {
 export class NetLab {
   private readonly children = new Set<ChildProcess>();
   private closed = false;
+  /** Releases the machine-wide lab lock (lab-lock.ts). */
+  private unlock: () => void = () => undefined;
 
   private constructor(
     readonly runId: string,
@@ -73,6 +76,7 @@ export class NetLab {
     }));
     const control: ControlLink = { address: "10.231.0.1", hubAddress: "10.231.0.2", hereEnd: `fl${short}c0`, hubEnd: `fl${short}s0` };
     const lab = new NetLab(runId, hub, hosts, control);
+    lab.unlock = await acquireLabLock(runId);
     try {
       await lab.build();
     } catch (e) {
@@ -163,5 +167,9 @@ export class NetLab {
     this.closed = true;
     for (const c of this.children) c.kill("SIGKILL");
     for (const ns of [...this.hosts.map((h) => h.namespace), this.hub]) await ip("netns", "del", ns).catch(() => undefined);
+    // Namespaces added to the lab by other modules (a lab cluster's nodes) carry its run id too.
+    const extra = (await listNamespaces().catch(() => [])).filter((ns) => ns.startsWith(`${this.runId}-`));
+    for (const ns of extra) await ip("netns", "del", ns).catch(() => undefined);
+    this.unlock();
   }
 }

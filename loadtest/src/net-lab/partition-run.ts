@@ -41,6 +41,22 @@ export function eventTime(log: string, event: string, sinceMs: number): number |
   return undefined;
 }
 
+/** Exactly once across the union of the hosts' folders, and the claims' quarantine count (the campaign's commits status). */
+export async function exactlyOnceCounts(
+  farm: LabFarm,
+  episodes: number,
+  st: { commits: { quarantined: number } },
+): Promise<Pick<PartitionResult, "episodes" | "distinct" | "duplicates" | "missing" | "quarantined">> {
+  const summary = await inspectTrajectories(farm.hosts.map((h) => h.out));
+  return {
+    episodes,
+    distinct: summary.uniqueEpisodes,
+    duplicates: summary.episodes - summary.uniqueEpisodes,
+    missing: episodes - summary.uniqueEpisodes,
+    quarantined: st.commits.quarantined,
+  };
+}
+
 export async function runPartition(
   farm: LabFarm,
   o: { campaignId: string; episodes: number; maxSteps: number; cutAfterMs: number; cutMs: number; target: "host" | "scheduler"; timeoutMs: number },
@@ -63,7 +79,7 @@ export async function runPartition(
   const st = await farm.waitFor(o.campaignId, o.timeoutMs);
   // Let the cut-off host settle what it finished in the dark (pending files against their claims).
   await sleep(3000);
-  const summary = await inspectTrajectories(farm.hosts.map((h) => h.out));
+  const counts = await exactlyOnceCounts(farm, o.episodes, st);
   let hostEpisodesAfterHeal = 0;
   for (let i = 0; i < o.episodes; i++) {
     const job = await farm.scheduler.queue.getJob(episodeJobId(o.campaignId, i));
@@ -74,11 +90,7 @@ export async function runPartition(
   const down = eventTime(log, "redis:down", cutAt);
   const up = eventTime(log, "redis:up", healAt);
   return {
-    episodes: o.episodes,
-    distinct: summary.uniqueEpisodes,
-    duplicates: summary.episodes - summary.uniqueEpisodes,
-    missing: o.episodes - summary.uniqueEpisodes,
-    quarantined: st.commits.quarantined,
+    ...counts,
     hostNoticedS: down === undefined ? NaN : (down - cutAt) / 1000,
     rejoinedS: up === undefined ? NaN : (up - healAt) / 1000,
     hostEpisodesAfterHeal,
