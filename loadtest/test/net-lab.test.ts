@@ -45,7 +45,7 @@ test("a host reaches Redis by its lab address; the relay adds the round trip it 
   try {
     const redisPort = await redisIn(lab);
     const [h1, h2] = lab.hosts;
-    const relay = await lab.relay(h1!, redisPort, 20);
+    const relay = await lab.relay(h1!, redisPort, 40);
     const viaRelay = prober(lab.spawn(h1!.namespace, process.execPath, ["--import", "tsx", path.join(LAB_DIR, "probe-main.ts"), h1!.hubAddress, String(relay.port)], { cwd: LAB_DIR }));
     const direct = prober(lab.spawn(h2!.namespace, process.execPath, ["--import", "tsx", path.join(LAB_DIR, "probe-main.ts"), h2!.hubAddress, String(redisPort)], { cwd: LAB_DIR }));
     const delayed: number[] = [];

@@ -1,6 +1,7 @@
 /**
  * A TCP relay that adds a fixed one-way delay in each direction: the lab's stand-in for a WAN link,
- * since this kernel has no netem. Each chunk is forwarded `delayMs` after it arrived; chunks of one
+ * since this kernel has no netem. Each chunk is forwarded `upMs` (client to server) or `downMs` (back) after
+ * it arrived — whole milliseconds, a timer's grain, so a round trip of R ms is split ⌈R/2⌉ up, ⌊R/2⌋ down; chunks of one
  * direction keep their order (equal delays), and back-pressure is left to the sockets' buffers, which
  * is what a long fat pipe does too. Closing one side closes the other after the same delay.
  */
@@ -18,15 +19,15 @@ export interface DelayRelay {
   close(): Promise<void>;
 }
 
-export function startDelayRelay(opts: { listenHost: string; listenPort: number; toHost: string; toPort: number; delayMs: number }): Promise<DelayRelay> {
+export function startDelayRelay(opts: { listenHost: string; listenPort: number; toHost: string; toPort: number; upMs: number; downMs: number }): Promise<DelayRelay> {
   const sockets = new Set<net.Socket>();
   let count = 0;
   let requests = 0;
-  const later = (fn: () => void): void => {
-    if (opts.delayMs > 0) setTimeout(fn, opts.delayMs).unref();
+  const after = (ms: number) => (fn: () => void): void => {
+    if (ms > 0) setTimeout(fn, ms).unref();
     else fn();
   };
-  const pipe = (from: net.Socket, to: net.Socket): void => {
+  const pipe = (from: net.Socket, to: net.Socket, later: (fn: () => void) => void): void => {
     from.on("data", (chunk) => later(() => to.destroyed || to.write(chunk)));
     from.on("end", () => later(() => to.end()));
     from.on("error", () => later(() => to.destroy()));
@@ -40,8 +41,8 @@ export function startDelayRelay(opts: { listenHost: string; listenPort: number; 
       s.on("close", () => sockets.delete(s));
     }
     client.on("data", () => requests++);
-    pipe(client, upstream);
-    pipe(upstream, client);
+    pipe(client, upstream, after(opts.upMs));
+    pipe(upstream, client, after(opts.downMs));
   });
   return new Promise((resolve, reject) => {
     server.once("error", reject);

@@ -85,7 +85,7 @@ export class LabFarm {
     await scheduler.start();
     const hosts: LabWorkerHost[] = [];
     for (const host of lab.hosts) {
-      const relay = opts.redisUrl === undefined ? await lab.relay(host, redisPort, opts.rttMs / 2) : NO_RELAY;
+      const relay = opts.redisUrl === undefined ? await lab.relay(host, redisPort, opts.rttMs) : NO_RELAY;
       const hostUrl = opts.redisUrl ?? `redis://${host.hubAddress}:${relay.port}`;
       hosts.push(startHost(lab, host, relay, { ...opts, taskFile, out: path.join(tmp, `out-h${host.index}`), redisUrl: hostUrl }));
     }

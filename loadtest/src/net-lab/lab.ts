@@ -113,9 +113,15 @@ export class NetLab {
     return child;
   }
 
-  /** A delay relay in the hub: `host` connects to hubAddress:port, which reaches 127.0.0.1:toPort in the hub after `delayMs` each way. */
-  async relay(host: LabHost, toPort: number, delayMs: number): Promise<LabRelay> {
-    const child = this.spawn(this.hub, process.execPath, ["--import", "tsx", path.join(HERE, "relay-main.ts"), host.hubAddress, "0", "127.0.0.1", String(toPort), String(delayMs)], { cwd: HERE });
+  /**
+   * A delay relay in the hub: `host` connects to hubAddress:port, which reaches 127.0.0.1:toPort in the hub
+   * with `rttMs` (whole ms) added to every round trip, ⌈rttMs/2⌉ on the way there and ⌊rttMs/2⌋ back.
+   */
+  async relay(host: LabHost, toPort: number, rttMs: number): Promise<LabRelay> {
+    if (!Number.isInteger(rttMs) || rttMs < 0) throw new NetLabError(`the relay's round trip must be whole milliseconds >= 0, got ${rttMs}`);
+    const up = String(Math.ceil(rttMs / 2));
+    const down = String(Math.floor(rttMs / 2));
+    const child = this.spawn(this.hub, process.execPath, ["--import", "tsx", path.join(HERE, "relay-main.ts"), host.hubAddress, "0", "127.0.0.1", String(toPort), up, down], { cwd: HERE });
     const port = await new Promise<number>((resolve, reject) => {
       let out = "";
       let err = "";
