@@ -49,11 +49,6 @@ export function coerceError(e: unknown): Error {
   return new Error(String(e), { cause: e });
 }
 
-/** Whether retrying can help: a FarmError says so itself; anything else (an unexpected exception) is assumed transient. */
-export function isRetryable(e: unknown): boolean {
-  return isFarmError(e) ? e.retryable : true;
-}
-
 /** The errno code of a failed system call (`ENOENT`, `EEXIST`, …), or undefined for anything else. */
 export function errnoCode(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null | undefined)?.code;

@@ -8,7 +8,7 @@ export { ACTION_TYPES, parseAction, touch, lift, repeat } from "./action.ts";
 export { randomPolicy, RANDOM_POLICY_VERSION, type RandomPolicyOptions } from "./random-policy.ts";
 export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptEnd } from "./scripted-policy.ts";
 export { modulePolicy } from "./module-policy.ts";
-export { httpPolicy, POLICY_VERSION_HEADER, POLICY_PROTOCOL_HEADER, snippet as policyBodyExcerpt, type HttpPolicyOptions } from "./http-policy.ts";
+export { httpPolicy, POLICY_VERSION_HEADER, POLICY_PROTOCOL_HEADER, type HttpPolicyOptions } from "./http-policy.ts";
 export { PROTOCOL_ERROR_MAX_CHARS, type ForeignBody, type ForeignBodyListener } from "./foreign-body.ts";
 export { PolicyBatcher, DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_BATCH, type PolicyBatcherOptions } from "./http-batcher.ts";
 export { hostAllowList, redactUrl, normalizeHost, UrlNotAllowedError, POLICY_ALLOWED_HOSTS_ENV, type HostAllowList } from "./url-guard.ts";
