@@ -8,10 +8,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { sourceFiles, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -53,12 +52,9 @@ test("only the services' config modules read the environment", () => {
 });
 
 test("the check finds a library reading the environment, and lets a child's inherited environment pass", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "env-reads-"));
-  try {
-    fs.mkdirSync(path.join(root, "libs/x/src"), { recursive: true });
-    fs.writeFileSync(path.join(root, "libs/x/src/a.ts"), 'spawn("c", [], { env: { ...process.env, A: "1" } });\n// process.env in a comment\nconst port = process.env.PORT;\n');
+  withTree("env-reads-", {
+    "libs/x/src/a.ts": 'spawn("c", [], { env: { ...process.env, A: "1" } });\n// process.env in a comment\nconst port = process.env.PORT;\n',
+  }, (root) => {
     assert.deepEqual(envReads(root), ["libs/x/src/a.ts:3: const port = process.env.PORT;"]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });

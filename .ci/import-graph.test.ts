@@ -1,17 +1,15 @@
 /** The import-graph check passes on this repo and fails on temporary trees that break each rule. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { withTree } from "./source-files.ts";
 import { checkImportGraph, readLibOrder } from "./import-graph.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
-/** A repo of two libs, `a` before `b`, with the given files (path → text) added. */
-function tree(files: Record<string, string>, order = "`a`, `b`"): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "import-graph-"));
+/** The violations in a repo of two libs, `a` before `b`, with the given files (path → text) added. */
+function messages(files: Record<string, string>, order = "`a`, `b`"): string[] {
   const base: Record<string, string> = {
     "README.md": `# x\n\nLibraries, in dependency order (each may use only those before it):\n${order}.\n\nmore text \`c\`\n`,
     "libs/a/package.json": JSON.stringify({ name: "@farm/a" }),
@@ -21,20 +19,7 @@ function tree(files: Record<string, string>, order = "`a`, `b`"): string {
     "services/s/package.json": JSON.stringify({ name: "@farm/s" }),
     "services/s/src/index.ts": 'import { b } from "@farm/b";\nexport const s = b;\n',
   };
-  for (const [p, text] of Object.entries({ ...base, ...files })) {
-    fs.mkdirSync(path.dirname(path.join(root, p)), { recursive: true });
-    fs.writeFileSync(path.join(root, p), text);
-  }
-  return root;
-}
-
-function messages(files: Record<string, string>, order?: string): string[] {
-  const root = tree(files, order);
-  try {
-    return checkImportGraph(root).map((v) => `${v.file}:${v.line}: ${v.message}`);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  return withTree("import-graph-", { ...base, ...files }, (root) => checkImportGraph(root).map((v) => `${v.file}:${v.line}: ${v.message}`));
 }
 
 test("this repository passes", () => {

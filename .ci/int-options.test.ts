@@ -5,11 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { patternSites, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -23,18 +21,7 @@ const SIGNED_INT = /\/\^(?:-|\[\+-\]|\[-\+\])\??\\d/g;
 
 /** `file:line` of every signed-integer regex outside libs/config and the allowed files. */
 export function intCheckers(root: string, allowed: ReadonlyMap<string, string> = ALLOWED): string[] {
-  const files = ["libs", "services"].flatMap((top) => {
-    const dir = path.join(root, top);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sourceFiles(path.join(dir, pkg, "src"))) : [];
-  });
-  const found: string[] = [];
-  for (const file of [...files, ...sourceFiles(path.join(root, "loadtest/src"))]) {
-    const rel = path.relative(root, file).split(path.sep).join("/");
-    if (rel.startsWith("libs/config/") || allowed.has(rel)) continue;
-    const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(SIGNED_INT)) found.push(`${rel}:${text.slice(0, m.index).split("\n").length}`);
-  }
-  return found;
+  return patternSites(root, SIGNED_INT, (rel) => rel.startsWith("libs/config/") || allowed.has(rel));
 }
 
 test("no integer-option checker outside @farm/config", () => {
@@ -42,16 +29,13 @@ test("no integer-option checker outside @farm/config", () => {
 });
 
 test("the rule catches a second checker, not the allowed wire format or an unsigned count", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "int-rule-"));
-  try {
-    for (const d of ["libs/x/src", "libs/config/src", "loadtest/src"]) fs.mkdirSync(path.join(root, d), { recursive: true });
-    fs.writeFileSync(path.join(root, "libs/x/src/a.ts"), "// flags\nexport const n = (v: string) => (/^[+-]?\\d{1,16}$/.test(v) ? Number(v) : NaN);\n");
-    fs.writeFileSync(path.join(root, "loadtest/src/b.ts"), "export const m = (v: string) => /^-?\\d+$/.test(v.trim());\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/wire.ts"), "export const w = (v: string) => /^-?\\d{1,10}$/.test(v);\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/ok.ts"), "export const count = (v: string) => /^\\d+$/.test(v);\n");
-    fs.writeFileSync(path.join(root, "libs/config/src/int-text.ts"), "const INT_TEXT = /^[+-]?\\d{1,16}$/;\n");
+  withTree("int-rule-", {
+    "libs/x/src/a.ts": "// flags\nexport const n = (v: string) => (/^[+-]?\\d{1,16}$/.test(v) ? Number(v) : NaN);\n",
+    "loadtest/src/b.ts": "export const m = (v: string) => /^-?\\d+$/.test(v.trim());\n",
+    "libs/x/src/wire.ts": "export const w = (v: string) => /^-?\\d{1,10}$/.test(v);\n",
+    "libs/x/src/ok.ts": "export const count = (v: string) => /^\\d+$/.test(v);\n",
+    "libs/config/src/int-text.ts": "const INT_TEXT = /^[+-]?\\d{1,16}$/;\n",
+  }, (root) => {
     assert.deepEqual(intCheckers(root, new Map([["libs/x/src/wire.ts", "a wire format"]])).sort(), ["libs/x/src/a.ts:2", "loadtest/src/b.ts:1"]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });

@@ -6,11 +6,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { patternSites, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -19,18 +17,7 @@ const KEY_TABLE = /\b(?:KEYCODE_)?BACK["']?\s*[:=]\s*4\b|["']4["']\s*:\s*["'](?:
 
 /** `file:line` of every key-code table outside libs/key-codes. */
 export function keyCodeTables(root: string): string[] {
-  const files = ["libs", "services"].flatMap((top) => {
-    const dir = path.join(root, top);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sourceFiles(path.join(dir, pkg, "src"))) : [];
-  });
-  const found: string[] = [];
-  for (const file of [...files, ...sourceFiles(path.join(root, "loadtest/src"))]) {
-    const rel = path.relative(root, file).split(path.sep).join("/");
-    if (rel.startsWith("libs/key-codes/")) continue;
-    const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(KEY_TABLE)) found.push(`${rel}:${text.slice(0, m.index).split("\n").length}`);
-  }
-  return found;
+  return patternSites(root, KEY_TABLE, (rel) => rel.startsWith("libs/key-codes/"));
 }
 
 test("no key-code table outside @farm/key-codes", () => {
@@ -38,15 +25,12 @@ test("no key-code table outside @farm/key-codes", () => {
 });
 
 test("the rule catches each shape of a second table, not a use of the shared one", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "keycode-rule-"));
-  try {
-    for (const d of ["libs/x/src", "libs/key-codes/src", "services/y/src"]) fs.mkdirSync(path.join(root, d), { recursive: true });
-    fs.writeFileSync(path.join(root, "libs/x/src/a.ts"), "const A = {\n  HOME: 3, BACK: 4,\n};\nexport const KEYCODE_BACK = 4;\n");
-    fs.writeFileSync(path.join(root, "services/y/src/b.ts"), "const N = { \"3\": \"HOME\", \"4\": \"BACK\" };\nconst W = new Map([\n  [\"GoBack\", 4]]);\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/ok.ts"), "export const KEYCODE_BACK = KEYCODE.BACK;\nif (keycode === KEYCODE_BACK) back(4);\n");
-    fs.writeFileSync(path.join(root, "libs/key-codes/src/index.ts"), "export const KEYCODE = { BACK: 4 };\n");
+  withTree("keycode-rule-", {
+    "libs/x/src/a.ts": "const A = {\n  HOME: 3, BACK: 4,\n};\nexport const KEYCODE_BACK = 4;\n",
+    "services/y/src/b.ts": "const N = { \"3\": \"HOME\", \"4\": \"BACK\" };\nconst W = new Map([\n  [\"GoBack\", 4]]);\n",
+    "libs/x/src/ok.ts": "export const KEYCODE_BACK = KEYCODE.BACK;\nif (keycode === KEYCODE_BACK) back(4);\n",
+    "libs/key-codes/src/index.ts": "export const KEYCODE = { BACK: 4 };\n",
+  }, (root) => {
     assert.deepEqual(keyCodeTables(root).sort(), ["libs/x/src/a.ts:2", "libs/x/src/a.ts:4", "services/y/src/b.ts:1", "services/y/src/b.ts:3"]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });

@@ -5,11 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { patternSites, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -21,18 +19,7 @@ const PORT_PROBE = /\.listen\(\s*(?:0\b|\{\s*port:\s*0\b)|\.listen\([^;]{0,200}?
 
 /** `file:line` of every port probe outside libs/net-ports (non-test sources of libs, services, loadtest). */
 export function portProbes(root: string): string[] {
-  const files = ["libs", "services"].flatMap((top) => {
-    const dir = path.join(root, top);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sourceFiles(path.join(dir, pkg, "src"))) : [];
-  });
-  const found: string[] = [];
-  for (const file of [...files, ...sourceFiles(path.join(root, "loadtest/src"))]) {
-    const rel = path.relative(root, file).split(path.sep).join("/");
-    if (rel.startsWith("libs/net-ports/")) continue;
-    const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(PORT_PROBE)) found.push(`${rel}:${text.slice(0, m.index).split("\n").length}`);
-  }
-  return found;
+  return patternSites(root, PORT_PROBE, (rel) => rel.startsWith("libs/net-ports/"));
 }
 
 test("no port probe outside @farm/net-ports", () => {
@@ -40,16 +27,13 @@ test("no port probe outside @farm/net-ports", () => {
 });
 
 test("the rule catches listen(0), a listen-then-close probe and a second reserved list, not a real listener", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "port-rule-"));
-  try {
-    for (const d of ["libs/x/src", "libs/net-ports/src", "loadtest/src", "services/y/src"]) fs.mkdirSync(path.join(root, d), { recursive: true });
-    fs.writeFileSync(path.join(root, "libs/x/src/a.ts"), "const s = net.createServer();\ns.listen(0, \"127.0.0.1\");\n");
-    fs.writeFileSync(path.join(root, "loadtest/src/b.ts"), "export const free = (p: number) => new Promise((r) => {\n  srv.listen(p, \"127.0.0.1\", () =>\n    srv.close(() => r(true)));\n});\n");
-    fs.writeFileSync(path.join(root, "services/y/src/c.ts"), "const reserved = (p: number) => p === 5037 || p === 6379;\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/ok.ts"), "server.listen(this.port, \"127.0.0.1\", () => resolve(true));\n");
-    fs.writeFileSync(path.join(root, "libs/net-ports/src/ports.ts"), "srv.listen(0, \"127.0.0.1\", () => srv.close());\n");
+  withTree("port-rule-", {
+    "libs/x/src/a.ts": "const s = net.createServer();\ns.listen(0, \"127.0.0.1\");\n",
+    "loadtest/src/b.ts": "export const free = (p: number) => new Promise((r) => {\n  srv.listen(p, \"127.0.0.1\", () =>\n    srv.close(() => r(true)));\n});\n",
+    "services/y/src/c.ts": "const reserved = (p: number) => p === 5037 || p === 6379;\n",
+    "libs/x/src/ok.ts": "server.listen(this.port, \"127.0.0.1\", () => resolve(true));\n",
+    "libs/net-ports/src/ports.ts": "srv.listen(0, \"127.0.0.1\", () => srv.close());\n",
+  }, (root) => {
     assert.deepEqual(portProbes(root).sort(), ["libs/x/src/a.ts:2", "loadtest/src/b.ts:2", "services/y/src/c.ts:1"]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });

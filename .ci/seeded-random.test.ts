@@ -5,11 +5,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { patternSites, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -18,18 +16,7 @@ const PRNG = /0x6d2b79f5|<<\s*13\b[\s\S]{0,80}?>>>?\s*17\b|seededRandomFromState
 
 /** `file:line` of every PRNG or seed-mixing wrapper outside libs/seeded-random. */
 export function secondPrngs(root: string): string[] {
-  const files = ["libs", "services"].flatMap((top) => {
-    const dir = path.join(root, top);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sourceFiles(path.join(dir, pkg, "src"))) : [];
-  });
-  const found: string[] = [];
-  for (const file of [...files, ...sourceFiles(path.join(root, "loadtest/src"))]) {
-    const rel = path.relative(root, file).split(path.sep).join("/");
-    if (rel.startsWith("libs/seeded-random/")) continue;
-    const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(PRNG)) found.push(`${rel}:${text.slice(0, m.index).split("\n").length}`);
-  }
-  return found;
+  return patternSites(root, PRNG, (rel) => rel.startsWith("libs/seeded-random/"));
 }
 
 test("no PRNG or seed-mixing wrapper outside @farm/seeded-random", () => {
@@ -37,16 +24,13 @@ test("no PRNG or seed-mixing wrapper outside @farm/seeded-random", () => {
 });
 
 test("the rule catches a mulberry32, an xorshift32 and a wrapper, not a plain use", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "prng-rule-"));
-  try {
-    for (const d of ["libs/x/src", "libs/seeded-random/src", "loadtest/src"]) fs.mkdirSync(path.join(root, d), { recursive: true });
-    fs.writeFileSync(path.join(root, "libs/x/src/a.ts"), "let s = 1;\nexport const next = () => (s = (s + 0x6D2B79F5) >>> 0);\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/b.ts"), "export function xs(x: number) {\n  x ^= x << 13; x ^= x >>> 17; x ^= x << 5;\n  return x;\n}\n");
-    fs.writeFileSync(path.join(root, "loadtest/src/c.ts"), "export const rng = (seed: number) => seededRandomFromState((Math.trunc(seed) ^ 0x9e3779b9) >>> 0);\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/ok.ts"), "export const r = seededRandomFromState(seed);\nexport const q = createSeededRandom(7);\n");
-    fs.writeFileSync(path.join(root, "libs/seeded-random/src/index.ts"), "s = (s + 0x6d2b79f5) >>> 0;\n");
+  withTree("prng-rule-", {
+    "libs/x/src/a.ts": "let s = 1;\nexport const next = () => (s = (s + 0x6D2B79F5) >>> 0);\n",
+    "libs/x/src/b.ts": "export function xs(x: number) {\n  x ^= x << 13; x ^= x >>> 17; x ^= x << 5;\n  return x;\n}\n",
+    "loadtest/src/c.ts": "export const rng = (seed: number) => seededRandomFromState((Math.trunc(seed) ^ 0x9e3779b9) >>> 0);\n",
+    "libs/x/src/ok.ts": "export const r = seededRandomFromState(seed);\nexport const q = createSeededRandom(7);\n",
+    "libs/seeded-random/src/index.ts": "s = (s + 0x6d2b79f5) >>> 0;\n",
+  }, (root) => {
     assert.deepEqual(secondPrngs(root).sort(), ["libs/x/src/a.ts:2", "libs/x/src/b.ts:2", "loadtest/src/c.ts:1"]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });

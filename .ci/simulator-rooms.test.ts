@@ -9,10 +9,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { sourceFiles, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const SIM_SRC = "libs/simulator/src";
@@ -115,21 +114,8 @@ test("no production file imports the test-support package @farm/local-services",
   assert.deepEqual(localServicesImports(REPO), [], "take it as a parameter, or use it from the package's src/testing.ts; or list the file with its reason in .ci/simulator-rooms.test.ts");
 });
 
-function withTree(files: Record<string, string>, check: (root: string) => void): void {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "rooms-rule-"));
-  try {
-    for (const [name, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-      fs.writeFileSync(path.join(root, name), text);
-    }
-    check(root);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
-}
-
 test("the rooms rule catches android importing apps, a cycle through other rooms, and graphics importing up", () => {
-  withTree({
+  withTree("rooms-rule-", {
     [`${SIM_SRC}/apps/registry.ts`]: 'import type { SimApp } from "../android/app-contract.ts";\n',
     [`${SIM_SRC}/android/app-contract.ts`]: 'import type { Canvas } from "../graphics/canvas.ts";\nexport type SimApp = {};\n',
     [`${SIM_SRC}/android/system/am.ts`]: '// the apps\nimport { appFactoryFor } from "../../apps/registry.ts";\n',
@@ -145,7 +131,7 @@ test("the rooms rule catches android importing apps, a cycle through other rooms
       "rooms cycle grpc -> device.ts -> grpc: libs/simulator/src/grpc/server.ts:2 imports ../device.ts",
     ]);
   });
-  withTree({
+  withTree("rooms-rule-", {
     [`${SIM_SRC}/graphics/png.ts`]: 'import { Canvas } from "./canvas.ts";\nimport { rotation } from "../android/orientation.ts";\n',
     [`${SIM_SRC}/graphics/canvas.ts`]: "export class Canvas {}\n",
   }, (root) => {
@@ -154,7 +140,7 @@ test("the rooms rule catches android importing apps, a cycle through other rooms
 });
 
 test("the test-support rule catches a production import, and lets test kits and the package itself be", () => {
-  withTree({
+  withTree("rooms-rule-", {
     "libs/x/src/server.ts": 'import net from "node:net";\nimport { freePort } from "@farm/local-services";\n',
     "libs/x/src/testing.ts": 'import { startRedis } from "@farm/local-services";\n',
     "libs/x/test/a.test.ts": 'import { startRedis } from "@farm/local-services";\n',

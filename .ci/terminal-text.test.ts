@@ -6,11 +6,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { sourceFiles } from "./source-files.ts";
+import { patternSites, withTree } from "./source-files.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -22,18 +20,7 @@ const NOT_OURS = ["libs/queue/"];
 
 /** `file:line` of every escaping regex outside libs/terminal-text. */
 export function escapingRegexes(root: string, skip: readonly string[] = []): string[] {
-  const files = ["libs", "services"].flatMap((top) => {
-    const dir = path.join(root, top);
-    return fs.existsSync(dir) ? fs.readdirSync(dir).flatMap((pkg) => sourceFiles(path.join(dir, pkg, "src"))) : [];
-  });
-  const found: string[] = [];
-  for (const file of [...files, ...sourceFiles(path.join(root, "loadtest/src"))]) {
-    const rel = path.relative(root, file).split(path.sep).join("/");
-    if (rel.startsWith("libs/terminal-text/") || skip.some((s) => rel.startsWith(s))) continue;
-    const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(ESCAPING)) found.push(`${rel}:${text.slice(0, m.index).split("\n").length}`);
-  }
-  return found;
+  return patternSites(root, ESCAPING, (rel) => rel.startsWith("libs/terminal-text/") || skip.some((s) => rel.startsWith(s)));
 }
 
 test("no terminal escaping outside @farm/terminal-text", () => {
@@ -41,15 +28,12 @@ test("no terminal escaping outside @farm/terminal-text", () => {
 });
 
 test("the rule catches an escaping replace, not a validator", () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "terminal-rule-"));
-  try {
-    for (const d of ["libs/x/src", "libs/terminal-text/src", "services/y/src"]) fs.mkdirSync(path.join(root, d), { recursive: true });
-    fs.writeFileSync(path.join(root, "libs/x/src/a.ts"), "// escape\nexport const f = (s: string) => s.replace(/[\\u0000-\\u001f\\u202e]/g, \"?\");\n");
-    fs.writeFileSync(path.join(root, "services/y/src/b.ts"), "export const g = (s: string) =>\n  s\n    .replaceAll(/\\x1b/g, \"\");\n");
-    fs.writeFileSync(path.join(root, "libs/x/src/ok.ts"), "export const bad = (s: string) => /[\\u0000-\\u001f]/.test(s);\nexport const path = (s: string) => s.replace(/\\//g, \"_\");\n");
-    fs.writeFileSync(path.join(root, "libs/terminal-text/src/index.ts"), "export const t = (s: string) => s.replace(/[\\u0000-\\u001f]/g, \"\");\n");
+  withTree("terminal-rule-", {
+    "libs/x/src/a.ts": "// escape\nexport const f = (s: string) => s.replace(/[\\u0000-\\u001f\\u202e]/g, \"?\");\n",
+    "services/y/src/b.ts": "export const g = (s: string) =>\n  s\n    .replaceAll(/\\x1b/g, \"\");\n",
+    "libs/x/src/ok.ts": "export const bad = (s: string) => /[\\u0000-\\u001f]/.test(s);\nexport const path = (s: string) => s.replace(/\\//g, \"_\");\n",
+    "libs/terminal-text/src/index.ts": "export const t = (s: string) => s.replace(/[\\u0000-\\u001f]/g, \"\");\n",
+  }, (root) => {
     assert.deepEqual(escapingRegexes(root).sort(), ["libs/x/src/a.ts:2", "services/y/src/b.ts:3"]);
-  } finally {
-    fs.rmSync(root, { recursive: true, force: true });
-  }
+  });
 });
