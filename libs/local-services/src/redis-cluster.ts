@@ -16,7 +16,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { spawnManaged, type ManagedChild } from "./child.ts";
 import { freePort, portFree, waitForPort } from "@farm/net-ports";
-import { sleep } from "@farm/time";
+import { pollUntil } from "@farm/time";
 
 const run = promisify(execFile);
 
@@ -68,18 +68,10 @@ async function cli(port: number, ...args: string[]): Promise<string> {
 }
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last = "";
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    if (Date.now() > deadline) throw new Error(`Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last})` : ""}`);
-    await sleep(200);
-  }
+  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = (e as Error).message) });
+  if (value === undefined) throw new Error(`Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last})` : ""}`);
+  return value;
 }
 
 /** Starts masters × (1 + replicas) redis-server nodes in cluster mode and creates the cluster. */

@@ -22,18 +22,28 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * Calls `check` every `intervalMs` until it returns a value other than `undefined` or `false`, and
  * resolves with that value; resolves `undefined` once `timeoutMs` has passed (or `signal` aborted)
  * without one. The caller names what it waited for in its own error: this library sits below the
- * error types.
+ * error types. A `check` that throws ends the wait with that error, unless `onError` is given: then
+ * the error goes to it and counts as "not yet" (a server still starting refuses before it answers).
  *
  *   const pid = await pollUntil(() => readPid(file), { timeoutMs: 5000, intervalMs: 25 });
  *   if (pid === undefined) throw new BootError("no pid file after 5 s");
  */
 export async function pollUntil<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
-  opts: { timeoutMs: number; intervalMs: number; signal?: AbortSignal },
+  opts: { timeoutMs: number; intervalMs: number; signal?: AbortSignal; onError?: (e: unknown) => void },
 ): Promise<T | undefined> {
   const deadline = Date.now() + opts.timeoutMs;
+  const attempt = async (): Promise<T | undefined | false> => {
+    if (!opts.onError) return check();
+    try {
+      return await check();
+    } catch (e) {
+      opts.onError(e);
+      return undefined;
+    }
+  };
   for (;;) {
-    const value = await check();
+    const value = await attempt();
     if (value !== undefined && value !== false) return value;
     if (Date.now() >= deadline || opts.signal?.aborted) return undefined;
     await sleep(Math.min(opts.intervalMs, Math.max(1, deadline - Date.now())), opts.signal);

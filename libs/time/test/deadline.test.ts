@@ -23,6 +23,15 @@ test("pollUntil stops early when its signal aborts", async () => {
   assert.ok(Date.now() - started < 30_000);
 });
 
+test("pollUntil: a throwing check ends the wait, unless onError takes the error as 'not yet'", async () => {
+  await assert.rejects(pollUntil(() => { throw new Error("refused"); }, { timeoutMs: 1000, intervalMs: 1 }), /refused/);
+  let calls = 0;
+  const seen: string[] = [];
+  const v = await pollUntil(() => { if (++calls < 3) throw new Error(`refused ${calls}`); return "up"; }, { timeoutMs: 10_000, intervalMs: 1, onError: (e) => seen.push((e as Error).message) });
+  assert.equal(v, "up");
+  assert.deepEqual(seen, ["refused 1", "refused 2"]);
+});
+
 test("withDeadline passes the work's value and error through, and rejects with the caller's error when late", async () => {
   assert.equal(await withDeadline(Promise.resolve(7), 1000, () => new Error("late")), 7);
   await assert.rejects(withDeadline(Promise.reject(new Error("own")), 1000, () => new Error("late")), /own/);

@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { sleep } from "@farm/time";
+import { pollUntil } from "@farm/time";
 import type { NetLab } from "./lab.ts";
 import { ip, NetLabError } from "./netns.ts";
 
@@ -47,18 +47,10 @@ export async function clusterCli(address: string, ...args: string[]): Promise<st
 }
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
   let last = "";
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = (e as Error).message;
-    }
-    if (Date.now() > deadline) throw new NetLabError(`lab Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last.slice(0, 300)})` : ""}`);
-    await sleep(200);
-  }
+  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = (e as Error).message) });
+  if (value === undefined) throw new NetLabError(`lab Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last.slice(0, 300)})` : ""}`);
+  return value;
 }
 
 /** The `CLUSTER NODES` line of the node at `address`, as seen by the node at `from`. */

@@ -6,7 +6,7 @@
  */
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { sleep } from "@farm/time";
-import { NetLabError } from "./netns.ts";
+import { NetLabError, pidAlive } from "./netns.ts";
 
 export const LAB_LOCK_PATH = "/run/lock/farm-net-lab.lock";
 
@@ -16,15 +16,6 @@ function holderPid(path: string): number | undefined {
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -47,7 +38,7 @@ export async function acquireLabLock(runId: string, timeoutMs = 600_000, path = 
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new NetLabError(`cannot take the lab lock ${path}: ${(e as Error).message}`);
     }
     const holder = holderPid(path);
-    if (holder === undefined || !alive(holder)) {
+    if (holder === undefined || !pidAlive(holder)) {
       // A dead run's lock (or one being written this instant: it is retried, not removed twice in a row).
       await sleep(100);
       if (holderPid(path) === holder) {

@@ -70,7 +70,8 @@ export async function removeStaleLabs(alive: (pid: number) => boolean = pidAlive
   return removed;
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with `pid` runs (EPERM: it does, as another user's). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
