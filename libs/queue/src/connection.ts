@@ -50,8 +50,13 @@ interface LinkOptions {
   keepAlive: number;
 }
 
+/** What a blocking connection needs beside its URL's options: BullMQ's `maxRetriesPerRequest: null`, and the wait its blocked fetch takes by design. */
+function blockingOptions(socketTimeout: number): { maxRetriesPerRequest: null; socketTimeout: number } {
+  return { maxRetriesPerRequest: null, socketTimeout: socketTimeout + LINK_TIMEOUTS.blockingExtraMs };
+}
+
 /** `?socket_timeout_ms=&connect_timeout_ms=` of a Redis URL (both optional); anything else is refused. */
-function linkOptionsOf(url: string, search: string, role: ConnectionRole): LinkOptions {
+function linkOptionsOf(url: string, search: string): LinkOptions {
   const params = new URLSearchParams(search);
   const ms = (name: string, dflt: number): number => {
     const v = params.get(name);
@@ -62,9 +67,8 @@ function linkOptionsOf(url: string, search: string, role: ConnectionRole): LinkO
   for (const key of params.keys()) {
     if (key !== "socket_timeout_ms" && key !== "connect_timeout_ms") throw new QueueError("REDIS_URL_INVALID", `invalid Redis URL '${redactRedisUrl(url)}': unknown parameter '${key.slice(0, 40)}' (known: socket_timeout_ms, connect_timeout_ms)`);
   }
-  const socket = ms("socket_timeout_ms", LINK_TIMEOUTS.socketTimeoutMs);
   return {
-    socketTimeout: role === "blocking" ? socket + LINK_TIMEOUTS.blockingExtraMs : socket,
+    socketTimeout: ms("socket_timeout_ms", LINK_TIMEOUTS.socketTimeoutMs),
     connectTimeout: ms("connect_timeout_ms", LINK_TIMEOUTS.connectTimeoutMs),
     keepAlive: LINK_TIMEOUTS.keepAliveMs,
   };
@@ -150,7 +154,7 @@ export function parseRedisClusterUrl(url: string): RedisClusterSpec {
     return { host: hm[1]!.replace(/^\[(.*)\]$/, "$1"), port };
   });
   if (m[1]!.toLowerCase() === "rediss") redisOptions.tls = { servername: nodes[0]!.host };
-  Object.assign(redisOptions, linkOptionsOf(url, search, "command"));
+  Object.assign(redisOptions, linkOptionsOf(url, search));
   return { nodes, redisOptions };
 }
 
@@ -181,7 +185,7 @@ export function bullConnection(url: string = DEFAULT_REDIS_URL, role: Connection
 function createClusterClient(url: string, role: ConnectionRole): Cluster {
   const spec = parseRedisClusterUrl(url);
   return new Cluster(spec.nodes, {
-    redisOptions: { ...spec.redisOptions, ...(role === "blocking" ? { maxRetriesPerRequest: null, socketTimeout: spec.redisOptions.socketTimeout! + LINK_TIMEOUTS.blockingExtraMs } : {}) },
+    redisOptions: { ...spec.redisOptions, ...(role === "blocking" ? blockingOptions(spec.redisOptions.socketTimeout!) : {}) },
     // A failover takes a few seconds (node timeout + election): keep retrying meanwhile.
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
@@ -218,7 +222,7 @@ export function parseRedisUrl(url: string): RedisConnectionOptions {
   if (u.username !== "") opts.username = decodeURIComponent(u.username);
   if (u.password !== "") opts.password = decodeURIComponent(u.password);
   if (u.protocol === "rediss:") opts.tls = { servername: host };
-  Object.assign(opts, linkOptionsOf(url, u.search, "command"));
+  Object.assign(opts, linkOptionsOf(url, u.search));
   return opts;
 }
 
@@ -229,11 +233,7 @@ export function parseRedisUrl(url: string): RedisConnectionOptions {
 export function redisConnection(url: string = DEFAULT_REDIS_URL, role: ConnectionRole = "command"): RedisConnectionOptions {
   if (isClusterUrl(url)) throw new QueueError("REDIS_URL_INVALID", `'${redactRedisUrl(url)}' names a Redis Cluster: use bullConnection() / createRedisClient() for it`);
   const opts = parseRedisUrl(url);
-  if (role === "blocking") {
-    opts.maxRetriesPerRequest = null;
-    opts.socketTimeout = opts.socketTimeout! + LINK_TIMEOUTS.blockingExtraMs;
-  }
-  return opts;
+  return role === "blocking" ? { ...opts, ...blockingOptions(opts.socketTimeout!) } : opts;
 }
 
 /** A new ioredis client (a Cluster client for a cluster URL) for plain commands. The caller owns it and must `quit()` it. */
