@@ -14,7 +14,7 @@ import { createLogger } from "@farm/log";
 import { createRedisClient, type RedisClient } from "@farm/queue";
 import { Scheduler } from "@farm/scheduler";
 import { loadTaskFile } from "@farm/task";
-import { pollUntil, sleep, withDeadline } from "@farm/time";
+import { pollUntil, withDeadline } from "@farm/time";
 import { fakeDeviceTask } from "../fake-device-task.ts";
 import type { LabHost, LabRelay, NetLab } from "./lab.ts";
 import { NetLabError } from "./netns.ts";
@@ -110,13 +110,14 @@ export class LabFarm {
   }
 
   async waitFor(id: string, timeoutMs: number): Promise<Awaited<ReturnType<Scheduler["status"]>>> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const status = await this.scheduler.status(id).catch(() => undefined);
-      if (status && status.state !== "running") return status;
-      if (Date.now() > deadline) throw new NetLabError(`campaign ${id} not done after ${timeoutMs} ms: ${JSON.stringify(status)}`);
-      await sleep(100);
-    }
+    let last: Awaited<ReturnType<Scheduler["status"]>> | undefined;
+    // A status read fails while the scheduler's own link is cut: that is "not yet", not the end.
+    const done = await pollUntil(async () => {
+      last = await this.scheduler.status(id);
+      return last.state !== "running" && last;
+    }, { timeoutMs, intervalMs: 100, onError: () => (last = undefined) });
+    if (!done) throw new NetLabError(`campaign ${id} not done after ${timeoutMs} ms: ${JSON.stringify(last)}`);
+    return done;
   }
 
   /** Commands Redis has processed so far (INFO stats), the scheduler's included. */
