@@ -13,11 +13,10 @@
  * Needs root (network namespaces); says why and stops otherwise.
  */
 import { episodeJobId } from "@farm/queue";
-import { runUntilSignal } from "@farm/lifecycle";
 import { intOpt } from "./options.ts";
 import { quantiles } from "./stats.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { NetLab, labUnavailableReason } from "./net-lab/index.ts";
+import { inLab, type NetLab } from "./net-lab/index.ts";
 import { LabFarm, type LabFarmOptions } from "./net-lab/lab-farm.ts";
 import { CommandCensus, perEpisode } from "./net-lab/command-census.ts";
 
@@ -82,8 +81,6 @@ async function runAt(lab: NetLab, farmOpts: LabFarmOptions, o: { episodes: numbe
 
 export const scenario: Scenario = {
   async run(opts: BenchOptions): Promise<void> {
-    const reason = await labUnavailableReason();
-    if (reason) throw new Error(`farm bench net: ${reason}`);
     const rttMs = intOpt(opts, "rtt-ms", 1, 0, 1000);
     const hosts = intOpt(opts, "hosts", 4, 1, 16);
     const perHost = intOpt(opts, "devices-per-host", 64);
@@ -95,27 +92,20 @@ export const scenario: Scenario = {
     const warmup = intOpt(opts, "warmup", devices, 0);
     const census = opts.census === true;
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
-    await runUntilSignal(async (stop) => {
-      const lab = await NetLab.create({ hosts });
-      // Ctrl-C: the lab's namespaces and processes go with the bench.
-      stop.addEventListener("abort", () => void lab.close().then(() => process.exit(130)), { once: true });
-      try {
-        const base: LabFarmOptions = { devicesPerHost: perHost, rttMs: 0, stepMs, jitterPct };
-        const run = { episodes, warmup, maxSteps };
-        const at0 = await runAt(lab, base, { ...run, label: "0ms" });
-        const atR = await runAt(lab, { ...base, rttMs }, { ...run, label: `${rttMs}ms`, census });
-        out(`farm bench net: ${hosts} worker hosts × ${perHost} devices in their own network namespaces, Redis in a hub namespace, ${episodes} episodes of ≤${maxSteps} steps at ${stepMs} ms per step (± ${jitterPct} %), after ${warmup} not measured`);
-        for (const [label, m] of [["no added delay", at0], [`${rttMs} ms round trip`, atR]] as const) {
-          out(`  ${label}: ${m.episodesPerSec.toFixed(1)} episodes/s, ${m.completed} completed, ${m.failed} failed, ${m.duplicatesPrevented} duplicates prevented; start p99 ${m.startP99.toFixed(1)} ms, commit p50 ${m.commitP50.toFixed(1)} ms, p99 ${m.commitP99.toFixed(1)} ms, ${m.roundTripsPerEpisode.toFixed(1)} Redis round trips per episode from the hosts (${m.commandsPerEpisode.toFixed(1)} commands per episode in all, the scheduler's and status polls included)`);
-        }
-        if (atR.census) {
-          out(`  Redis commands per episode at ${rttMs} ms (MONITOR, so the figures above are a little slower), from the hosts: ${atR.census.hosts}`);
-          out(`  from the scheduler: ${atR.census.scheduler}`);
-        }
-        out(`rtt_ms=${rttMs} episodes_s=${atR.episodesPerSec.toFixed(1)} vs_loopback=${(atR.episodesPerSec / at0.episodesPerSec).toFixed(3)} start_p99_ms=${atR.startP99.toFixed(1)} commit_p99_ms=${atR.commitP99.toFixed(1)} redis_round_trips_per_episode=${atR.roundTripsPerEpisode.toFixed(1)}`);
-      } finally {
-        await lab.close();
+    await inLab("farm bench net", hosts, async (lab) => {
+      const base: LabFarmOptions = { devicesPerHost: perHost, rttMs: 0, stepMs, jitterPct };
+      const run = { episodes, warmup, maxSteps };
+      const at0 = await runAt(lab, base, { ...run, label: "0ms" });
+      const atR = await runAt(lab, { ...base, rttMs }, { ...run, label: `${rttMs}ms`, census });
+      out(`farm bench net: ${hosts} worker hosts × ${perHost} devices in their own network namespaces, Redis in a hub namespace, ${episodes} episodes of ≤${maxSteps} steps at ${stepMs} ms per step (± ${jitterPct} %), after ${warmup} not measured`);
+      for (const [label, m] of [["no added delay", at0], [`${rttMs} ms round trip`, atR]] as const) {
+        out(`  ${label}: ${m.episodesPerSec.toFixed(1)} episodes/s, ${m.completed} completed, ${m.failed} failed, ${m.duplicatesPrevented} duplicates prevented; start p99 ${m.startP99.toFixed(1)} ms, commit p50 ${m.commitP50.toFixed(1)} ms, p99 ${m.commitP99.toFixed(1)} ms, ${m.roundTripsPerEpisode.toFixed(1)} Redis round trips per episode from the hosts (${m.commandsPerEpisode.toFixed(1)} commands per episode in all, the scheduler's and status polls included)`);
       }
+      if (atR.census) {
+        out(`  Redis commands per episode at ${rttMs} ms (MONITOR, so the figures above are a little slower), from the hosts: ${atR.census.hosts}`);
+        out(`  from the scheduler: ${atR.census.scheduler}`);
+      }
+      out(`rtt_ms=${rttMs} episodes_s=${atR.episodesPerSec.toFixed(1)} vs_loopback=${(atR.episodesPerSec / at0.episodesPerSec).toFixed(3)} start_p99_ms=${atR.startP99.toFixed(1)} commit_p99_ms=${atR.commitP99.toFixed(1)} redis_round_trips_per_episode=${atR.roundTripsPerEpisode.toFixed(1)}`);
     });
   },
 };

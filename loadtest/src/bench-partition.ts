@@ -9,10 +9,9 @@
  * (lab-cluster.ts); the master serving the farm's keys is cut off instead, its replica must take over, and
  * the old master rejoins as a replica after the heal. The last line adds `failover_s=`.
  */
-import { runUntilSignal } from "@farm/lifecycle";
 import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { NetLab, labUnavailableReason } from "./net-lab/index.ts";
+import { inLab, type NetLab } from "./net-lab/index.ts";
 import { LabFarm } from "./net-lab/lab-farm.ts";
 import { runPartition } from "./net-lab/partition-run.ts";
 import { LabCluster } from "./net-lab/lab-cluster.ts";
@@ -45,8 +44,6 @@ async function runMaster(lab: NetLab, o: { cutS: number; perHost: number; stepMs
 
 export const scenario: Scenario = {
   async run(opts: BenchOptions): Promise<void> {
-    const reason = await labUnavailableReason();
-    if (reason) throw new Error(`farm bench partition: ${reason}`);
     const cutS = intOpt(opts, "cut-s", 10, 1, 3600);
     const target = opts.target === undefined ? "host" : String(opts.target);
     if (target !== "host" && target !== "scheduler" && target !== "master") throw new Error(`--target must be host, scheduler or master, got ${target}`);
@@ -60,22 +57,16 @@ export const scenario: Scenario = {
     const episodeS = (stepMs * maxSteps) / 1000;
     // Enough work to outlast the cut on the other hosts.
     const episodes = intOpt(opts, "episodes", Math.ceil(((cutS + 20) / Math.max(0.5, episodeS)) * hosts * perHost));
-    await runUntilSignal(async (stop) => {
-      const lab = await NetLab.create({ hosts });
-      stop.addEventListener("abort", () => void lab.close().then(() => process.exit(130)), { once: true });
+    await inLab("farm bench partition", hosts, async (lab) => {
+      if (target === "master") return runMaster(lab, { cutS, perHost, stepMs, maxSteps, lockMs, episodes, nodeTimeoutMs, ...(socketTimeoutMs !== undefined ? { socketTimeoutMs } : {}) });
+      const farm = await LabFarm.start(lab, { devicesPerHost: perHost, rttMs: 0, stepMs, jitterPct: 50, lockMs, hostLogLevel: "info" });
       try {
-        if (target === "master") return await runMaster(lab, { cutS, perHost, stepMs, maxSteps, lockMs, episodes, nodeTimeoutMs, ...(socketTimeoutMs !== undefined ? { socketTimeoutMs } : {}) });
-        const farm = await LabFarm.start(lab, { devicesPerHost: perHost, rttMs: 0, stepMs, jitterPct: 50, lockMs, hostLogLevel: "info" });
-        try {
-          const r = await runPartition(farm, { campaignId: "partition", episodes, maxSteps, cutAfterMs: 3000, cutMs: cutS * 1000, target, timeoutMs: (cutS + 600) * 1000 });
-          out(`farm bench partition: ${hosts} hosts × ${perHost} devices, ${episodes} episodes of ≤${maxSteps} steps at ${stepMs} ms per step, lock ${lockMs} ms; the ${target === "host" ? "first host's" : "scheduler's"} link to Redis silent for ${cutS} s, then healed`);
-          out(`  campaign ${r.state}; the cut-off host finished ${r.hostEpisodesAfterHeal} episodes after the heal${r.schedulerDuringCut !== undefined ? `; the scheduler during the cut: ${r.schedulerDuringCut}` : ""}`);
-          out(lastLine(r));
-        } finally {
-          await farm.close();
-        }
+        const r = await runPartition(farm, { campaignId: "partition", episodes, maxSteps, cutAfterMs: 3000, cutMs: cutS * 1000, target, timeoutMs: (cutS + 600) * 1000 });
+        out(`farm bench partition: ${hosts} hosts × ${perHost} devices, ${episodes} episodes of ≤${maxSteps} steps at ${stepMs} ms per step, lock ${lockMs} ms; the ${target === "host" ? "first host's" : "scheduler's"} link to Redis silent for ${cutS} s, then healed`);
+        out(`  campaign ${r.state}; the cut-off host finished ${r.hostEpisodesAfterHeal} episodes after the heal${r.schedulerDuringCut !== undefined ? `; the scheduler during the cut: ${r.schedulerDuringCut}` : ""}`);
+        out(lastLine(r));
       } finally {
-        await lab.close();
+        await farm.close();
       }
     });
   },

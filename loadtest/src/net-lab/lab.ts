@@ -13,7 +13,8 @@ import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { acquireLabLock } from "./lab-lock.ts";
-import { ip, listNamespaces, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
+import { runUntilSignal } from "@farm/lifecycle";
+import { ip, labUnavailableReason, listNamespaces, removeStaleLabs, LAB_PREFIX, NetLabError } from "./netns.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -178,4 +179,22 @@ export class NetLab {
     for (const ns of extra) await ip("netns", "del", ns).catch(() => undefined);
     this.unlock();
   }
+}
+
+/**
+ * What a benchmark does with a lab: refuse at once where namespaces cannot be made (naming why), make a lab
+ * of `hosts`, run `work` in it, and remove the lab at the end or on Ctrl-C (then exit 130).
+ */
+export async function inLab<T>(bench: string, hosts: number, work: (lab: NetLab) => Promise<T>): Promise<T> {
+  const reason = await labUnavailableReason();
+  if (reason) throw new NetLabError(`${bench}: ${reason}`);
+  return runUntilSignal(async (stop) => {
+    const lab = await NetLab.create({ hosts });
+    stop.addEventListener("abort", () => void lab.close().then(() => process.exit(130)), { once: true });
+    try {
+      return await work(lab);
+    } finally {
+      await lab.close();
+    }
+  });
 }
