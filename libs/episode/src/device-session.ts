@@ -27,6 +27,8 @@ import { DEVICE_TROUBLE, endCounterKey } from "./episode-end.ts";
 import { EpisodeRun, type RunEpisodeOptions } from "./episode-run.ts";
 import type { SessionPort } from "./session-port.ts";
 import { EpisodeFrames } from "./episode-frames.ts";
+import { actuateUi } from "./ui-actuator.ts";
+import { readTree } from "./ui-elements.ts";
 import { snapshotBeforeReset, type ResetKind, type SnapshotSession } from "./snapshot-reset.ts";
 import { startSnapshotName, startSnapshotReset, type StartSnapshotSession } from "./start-snapshot.ts";
 import type { ResetMode } from "@farm/task";
@@ -183,7 +185,9 @@ export class DeviceSession {
       deviceGone: () => this.deviceGone(),
       liftFinger: () => this.liftFinger(),
       sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
-      runResetSteps: (seed, counters, signal, mode) => this.runResetSteps(seed, counters, signal, mode),
+      screenTree: () => readTree(this.device, c.adbCallTimeoutMs),
+      actuate: (ui, elements, signal) => actuateUi(ui, elements, { device: this.device, channel: this.channel, screen: () => this.screen, adbCallTimeoutMs: c.adbCallTimeoutMs }, signal),
+      runResetSteps: (seed, counters, signal, mode, gameConfig) => this.runResetSteps(seed, counters, signal, mode, gameConfig),
       lostReason: () => this.lost,
       logcatMalformedLines: () => this.logcat?.malformedLines,
       startAppScreenChecks: (now) => this.monitor.resetEpisode(now),
@@ -213,8 +217,9 @@ export class DeviceSession {
     if (lifted.status !== "ok") this.relaunchDue = `lifting the finger failed: ${lifted.message}`;
   }
 
-  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
+  private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode, gameConfig?: Record<string, unknown>): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
     this.acc.pause();
+    void gameConfig; // not applied yet (issue 28: per-episode game configs)
     try {
       if (mode === "start-snapshot") {
         const r = await startSnapshotReset(this.startSnapshotSession(seed, counters, signal), counters);

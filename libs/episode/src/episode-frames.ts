@@ -47,15 +47,16 @@ export class EpisodeFrames {
 
   /**
    * Waits for the encodings and puts each on its step; a frame that failed to encode is left out and
-   * counted in `counters.frames_encode_failed`.
+   * counted in `counters.frames_encode_failed`. Returns the FIRST observation's frame (key 0), when recorded.
    */
-  async attach(steps: StepRecord[], counters: Record<string, number>): Promise<void> {
+  async attach(steps: StepRecord[], counters: Record<string, number>): Promise<Uint8Array | undefined> {
     const frames = await this.recorder.finish();
     for (const st of steps) {
       const f = frames.get(st.index);
       if (f) st.frame = f;
     }
     if (this.recorder.stats.failed > 0) counters.frames_encode_failed = this.recorder.stats.failed;
+    return frames.get(0);
   }
 
   get firstError(): string | undefined {

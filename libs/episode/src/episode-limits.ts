@@ -12,6 +12,8 @@ export interface EpisodeLimitOverrides {
   maxEpisodeSec?: number;
   /** Overrides the session config's `stepTimeoutMs` for this episode (> 0). */
   stepTimeoutMs?: number;
+  /** Invalid policy answers after which the episode ends as `invalid_actions` (`<= 0`: no limit; each still counts as a step). */
+  maxInvalidActions?: number;
 }
 
 /** The limits one episode actually ran with (recorded on its trajectory). */
@@ -19,6 +21,7 @@ export interface EffectiveEpisodeLimits {
   maxEpisodeSteps: number;
   maxEpisodeSec: number;
   stepTimeoutMs: number;
+  maxInvalidActions: number;
 }
 
 /** Merges the overrides over the task's limits and the config; throws RangeError for a value that is not a usable number. */
@@ -36,5 +39,6 @@ export function effectiveLimits(
     maxEpisodeSteps: over.maxEpisodeSteps ?? task.maxEpisodeSteps,
     maxEpisodeSec: over.maxEpisodeSec ?? task.maxEpisodeSec,
     stepTimeoutMs: over.stepTimeoutMs ?? config.stepTimeoutMs,
+    maxInvalidActions: over.maxInvalidActions ?? 0,
   };
 }

@@ -7,7 +7,8 @@
  * leaves the session `needs_recovery`). It is never thrown. The run sees its session only through `SessionPort`.
  */
 import type { FrameSpec } from "@farm/frames";
-import { parseAction, type Action, type Observation, type Policy } from "@farm/policy";
+import { readAnswer, repeat, type Action, type GoalStatus, type Observation, type Policy, type PolicyUsage, type ReadAnswer, type StepOutcome, type UiElement } from "@farm/policy";
+import { isScreenTree } from "@farm/adb";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
 import type { StepResult } from "@farm/adb";
@@ -25,7 +26,9 @@ import type { ResetKind } from "./snapshot-reset.ts";
 import { TaskNotRunnableError } from "./errors.ts";
 import { startSnapshotRefusal, type ResetMode } from "@farm/task";
 import { sleep } from "@farm/time";
-import type { EpisodeTrajectory, StepExtra, StepRecord } from "./trajectory-types.ts";
+import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepRecord } from "./trajectory-types.ts";
+import { compactTree, elementsOf } from "./ui-elements.ts";
+import { usageExtras } from "./policy-usage.ts";
 
 export interface RunEpisodeOptions {
   /** Seeds the policy (via reset) and the task's random choices. */
@@ -47,6 +50,12 @@ export interface RunEpisodeOptions {
    * @default "steps", or "setup-snapshot" when the older `resetFromSnapshot` is true
    */
   resetMode?: ResetMode;
+  /** The episode's goal, shown to the policy and recorded. @default the task's description */
+  goal?: string;
+  /** This episode's RL_TASK_GAME_CONFIG (a JSON object) in place of the one the task's start_activity steps pass. */
+  gameConfig?: Record<string, unknown>;
+  /** Record the screen as a tree every N steps (0: never; the FIRST observation counts as step 0). @default 0 */
+  a11yEvery?: number;
   /** Older name of `resetMode: "setup-snapshot"` (jobs queued before reset modes existed). */
   resetFromSnapshot?: boolean;
   /** This episode's step/time limits and step deadline, over the task's and the session config's (this episode only). */
@@ -59,12 +68,16 @@ export interface RunEpisodeOptions {
   deferRecovery?: boolean;
 }
 
-type Observed = { obs: Observation } | { fail: StepResult };
+type Observed = { obs: Observation; a11y?: A11yObservation } | { fail: StepResult };
+
+/** What the policy's answer came to before the device work of the step: a touch to send, a UI action, or an invalid answer. */
+type Chosen = { answer: ReadAnswer } | End;
 
 /** What one step's device work produced after the action: the observation (or why not) and the app-screen verdict. */
 interface StepView {
   verdict?: AppScreenVerdict;
   fail?: End;
+  a11y?: A11yObservation;
 }
 
 export class EpisodeRun {
@@ -90,6 +103,14 @@ export class EpisodeRun {
   private episodeSteps = 0;
   /** The policy was reset for this episode, so it is told when the episode ends. */
   private policyStarted = false;
+  private readonly goal: string;
+  private readonly a11yEvery: number;
+  private readonly runCounters: Record<string, number> = {};
+  private previous: StepOutcome | undefined;
+  private initialA11y: A11yObservation | undefined;
+  private invalidActions = 0;
+  private agentStatus: GoalStatus | undefined;
+  private answerText: string | undefined;
 
   private constructor(
     private readonly port: SessionPort,
@@ -99,6 +120,8 @@ export class EpisodeRun {
     this.policy = opts.policy;
     this.resetMode = resetModeOf(opts);
     this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
+    this.goal = opts.goal ?? port.task.task.description ?? "";
+    this.a11yEvery = opts.a11yEvery ?? 0;
     this.frames = port.frames(opts.frameEncoding);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
     opts.signal?.addEventListener("abort", this.onAbort, { once: true });
@@ -157,7 +180,7 @@ export class EpisodeRun {
   private async resetSteps(): Promise<End | undefined> {
     const p = this.port;
     await p.liftFinger();
-    const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.resetMode);
+    const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.resetMode, this.opts.gameConfig);
     if ("fail" in ran) return trunc("reset_failed", ran.fail);
     this.resetKind = ran.kind;
     const stepsOk = ran.steps;
@@ -169,16 +192,17 @@ export class EpisodeRun {
     p.startAppScreenChecks(this.taskStart);
     const o = await p.readOrientation();
     if (o) return trunc(causeOf(o.status, "observation_failed"), `orientation at reset: ${o.status}: ${o.message}`);
-    const first = await this.observe(0, false);
+    const first = await this.observe(0, this.frameEvery > 0);
     if ("fail" in first) return trunc(causeOf(first.fail.status, "observation_failed"), `first observation: ${first.fail.status}: ${first.fail.message}`);
     this.obs = first.obs;
+    this.initialA11y = first.a11y;
     return this.resetPolicy(first.obs);
   }
 
   private async resetPolicy(obs: Observation): Promise<End | undefined> {
     const c = this.port.config;
     try {
-      const r = await withDeadline(this.policy.reset({ seed: this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() } }), c.policyTimeoutMs);
+      const r = await withDeadline(this.policy.reset({ seed: this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() }, goal: this.goal }), c.policyTimeoutMs);
       if (r.timedOut) return trunc("policy_failed", `policy.reset did not finish in ${c.policyTimeoutMs} ms`);
     } catch (e) {
       return trunc("policy_failed", `policy.reset: ${coerceError(e).message}`);
@@ -191,9 +215,16 @@ export class EpisodeRun {
     return undefined;
   }
 
-  /** Observation after an action (or the reset): the screen is taken only when the policy or the trajectory wants it. */
+  /**
+   * Observation after an action (or the reset): the screen is taken only when the policy or the trajectory wants
+   * it, and read as a tree (alongside) only when the policy needs elements or the step's a11y is recorded.
+   */
   private async observe(stepIndex: number, wantFrame: boolean): Promise<Observed> {
-    const shot = await this.frames.take(stepIndex, this.policy.needsPixels, wantFrame);
+    const recordA11y = this.a11yEvery > 0 && stepIndex % this.a11yEvery === 0;
+    const [shot, tree] = await Promise.all([
+      this.frames.take(stepIndex, this.policy.needsPixels, wantFrame),
+      this.policy.needsElements || recordA11y ? this.readElements() : undefined,
+    ]);
     if ("fail" in shot) return shot;
     const pixels = shot.pixels;
     const now = performance.now();
@@ -203,10 +234,27 @@ export class EpisodeRun {
       extras: {},
       stepIndex,
       screen: { ...this.port.screen() },
+      goal: this.goal,
       ...(pixels ? { pixels } : {}),
+      ...(tree ? { elements: tree.elements } : {}),
+      ...(this.previous ? { previous: this.previous } : {}),
     };
     this.lastObsAt = now;
-    return { obs: o };
+    return { obs: o, ...(tree && recordA11y ? { a11y: tree } : {}) };
+  }
+
+  /** The screen as elements (and its compact tree); a failed read is counted and leaves the observation without elements. */
+  private async readElements(): Promise<A11yObservation | undefined> {
+    const t = await this.port.screenTree();
+    if (!isScreenTree(t)) {
+      this.bump(`a11y_${t.outcome}`);
+      return undefined;
+    }
+    return { tree: compactTree(t), elements: elementsOf(t) };
+  }
+
+  private bump(key: string, by = 1): void {
+    this.runCounters[key] = (this.runCounters[key] ?? 0) + by;
   }
 
   // ---- action loop (§7.7) ----
@@ -220,16 +268,18 @@ export class EpisodeRun {
     let t0 = performance.now();
     const chosen = await this.chooseAction();
     if ("cause" in chosen) return this.stop(chosen);
-    const action = chosen.action;
+    const answer = chosen.answer;
     phases.policy = since(t0);
 
     // The per-step deadline covers the device work: action, observation and the app-screen check.
     const stepDeadline = performance.now() + this.limits.stepTimeoutMs;
     const left = () => Math.max(0, stepDeadline - performance.now());
     t0 = performance.now();
-    const sendFail = await this.send(action, left);
+    const elements = this.obs!.elements;
+    const done: { fail?: End; ui?: UiStepRecord } = answer.kind === "touch" ? { fail: await this.send(answer.action, left) } : await this.carryOut(answer, elements, left);
     phases.action = since(t0);
-    if (sendFail) return this.stop(sendFail);
+    if (done.fail) return this.stop(done.fail);
+    const action = answer.kind === "touch" ? answer.action : repeat();
     this.episodeSteps++;
 
     t0 = performance.now();
@@ -240,13 +290,17 @@ export class EpisodeRun {
     const taken = await this.collectLogs();
     phases.log = since(t0);
     const elapsedMs = performance.now() - this.taskStart;
-    this.record(action, taken, view, elapsedMs, phases);
+    if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
+    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
     const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
     const tr = decideTransition(facts, this.limits);
-    if (!tr.last) return true;
+    if (!tr.last) {
+      const agentEnd = this.agentEnd(done.ui);
+      return agentEnd ? this.stop(agentEnd) : true;
+    }
     const expectedActivity = this.port.task.task.expectedAppScreen?.activity;
     return this.stop(transitionEnd(tr, { episodeSteps: this.episodeSteps, elapsedMs, expectedActivity, verdictMatch: view.verdict?.match }, this.limits));
   }
@@ -263,19 +317,65 @@ export class EpisodeRun {
     return undefined;
   }
 
-  private async chooseAction(): Promise<{ action: Action } | End> {
+  private async chooseAction(): Promise<Chosen> {
     const c = this.port.config;
     try {
       const a = await withDeadline(this.policy.act(this.obs!, this.ac.signal), c.policyTimeoutMs);
       if (a.timedOut) return trunc("policy_failed", `policy.act did not answer in ${c.policyTimeoutMs} ms`);
       try {
-        return { action: parseAction(a.value) };
+        return { answer: readAnswer(a.value) };
       } catch (e) {
         return trunc("policy_failed", `policy.act returned an invalid action: ${coerceError(e).message}`);
       }
     } catch (e) {
       return this.ac.signal.aborted ? trunc("cancelled", "aborted by the caller") : trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
     }
+  }
+
+  /**
+   * A UI action or an invalid answer: carried out on the device (ui-actuator.ts) or recorded with its reason. `status`
+   * and `answer` touch nothing; an action the screen cannot take (index out of range, unknown app) is invalid, not fatal.
+   */
+  private async carryOut(answer: Exclude<ReadAnswer, { kind: "touch" }>, elements: readonly UiElement[] | undefined, left: () => number): Promise<{ fail?: End; ui: UiStepRecord }> {
+    const given = answer.given;
+    if (answer.kind === "invalid") return { ui: this.invalid(given, answer.reason) };
+    const ui = answer.ui;
+    if (ui.action_type === "status") {
+      this.agentStatus = ui.goal_status;
+      return { ui: this.outcome({ given, resolved: { op: "status", goalStatus: ui.goal_status! } }) };
+    }
+    if (ui.action_type === "answer") {
+      this.answerText = ui.text;
+      return { ui: this.outcome({ given, resolved: { op: "answer", text: ui.text! } }) };
+    }
+    const ms = this.limits.stepTimeoutMs;
+    const r = await withDeadline(this.port.actuate(ui, elements, this.ac.signal), left());
+    if (r.timedOut) return { fail: trunc("device_hung", `${ui.action_type} did not complete in ${ms} ms`), ui: this.outcome({ given }) };
+    const a = r.value;
+    if ("invalid" in a) return { ui: this.invalid(given, a.invalid) };
+    if (a.result.status !== "ok") {
+      return { fail: trunc(causeOf(a.result.status, "action_failed"), `${ui.action_type}: ${a.result.status}: ${a.result.message}`), ui: this.outcome({ given, resolved: a.resolved }) };
+    }
+    return { ui: this.outcome({ given, resolved: a.resolved }) };
+  }
+
+  private invalid(given: string, reason: string): UiStepRecord {
+    this.invalidActions++;
+    return this.outcome({ given, invalid: reason });
+  }
+
+  /** The step's UI record; the next observation carries it as `previous`. */
+  private outcome(rec: UiStepRecord): UiStepRecord {
+    this.previous = { ...rec };
+    return rec;
+  }
+
+  /** After a step the task did not end: the agent's `status`, or its invalid answers past the limit, end the episode. */
+  private agentEnd(ui: UiStepRecord | undefined): End | undefined {
+    if (ui?.resolved?.op === "status") return { outcome: "terminated", cause: "agent_status", detail: `the agent answered status ${ui.resolved.goalStatus}` };
+    const max = this.limits.maxInvalidActions;
+    if (ui?.invalid !== undefined && max > 0 && this.invalidActions >= max) return trunc("invalid_actions", `${this.invalidActions} invalid answers (limit ${max}); last: ${ui.invalid}`);
+    return undefined;
   }
 
   private async send(action: Action, left: () => number): Promise<End | undefined> {
@@ -299,7 +399,10 @@ export class EpisodeRun {
     const o = await withDeadline(this.observe(this.episodeSteps, wantFrame).catch((e: unknown): Observed => ({ fail: adbErrorResult(e) })), left());
     if (o.timedOut) view.fail = trunc("device_hung", `observation did not complete in ${ms} ms`);
     else if ("fail" in o.value) view.fail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
-    else this.obs = o.value.obs;
+    else {
+      this.obs = o.value.obs;
+      view.a11y = o.value.a11y;
+    }
     if (check && !view.fail) {
       const v = await withDeadline(check, left());
       if (v.timedOut) view.fail = trunc("device_hung", `app-screen check did not complete in ${ms} ms`);
@@ -319,17 +422,20 @@ export class EpisodeRun {
     return this.port.log.take();
   }
 
-  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs): void {
+  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage): void {
     this.steps.push({
       index: this.episodeSteps,
       timeOffsetMs: Math.round(elapsedMs),
       action: { actionType: action.actionType, touchPosition: [action.touchPosition[0], action.touchPosition[1]] },
       reward: taken.reward,
       extras: taken.extras,
+      ...(view.a11y ? { a11y: view.a11y } : {}),
+      ...(ui ? { ui } : {}),
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
     });
     const p = this.port;
-    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs });
+    const uiAction = ui ? { type: uiTypeOf(ui), invalid: ui.invalid !== undefined } : undefined;
+    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}) });
   }
 
   // ---- finish ----
@@ -389,7 +495,9 @@ export class EpisodeRun {
     const logcatMalformed = (p.logcatMalformedLines() ?? this.logcatMalformed0) - this.logcatMalformed0;
     if (logcatMalformed > 0) counters.logcat_malformed_lines = logcatMalformed;
     if (this.appScreenChecks > 0) counters.app_screen_checks = this.appScreenChecks;
-    await this.frames.attach(this.steps, counters);
+    for (const [k, v] of Object.entries(this.runCounters)) counters[k] = v;
+    if (this.invalidActions > 0) counters.invalid_actions = this.invalidActions;
+    const initialFrame = await this.frames.attach(this.steps, counters);
     const lastScore = p.log.lastScore;
     return {
       taskId: p.task.task.id,
@@ -414,6 +522,13 @@ export class EpisodeRun {
       ...(this.frameEvery > 0 ? { frameEncoding: this.frames.encoding } : {}),
       resetKind: this.resetKind,
       resetMs: this.resetMs,
+      goal: this.goal,
+      a11yEvery: this.a11yEvery,
+      invalidActions: this.invalidActions,
+      ...(initialFrame ? { initialFrame } : {}),
+      ...(this.initialA11y ? { initialA11y: this.initialA11y } : {}),
+      ...(this.agentStatus ? { agentStatus: this.agentStatus } : {}),
+      ...(this.answerText !== undefined ? { answer: this.answerText } : {}),
     };
   }
 }
@@ -421,4 +536,10 @@ export class EpisodeRun {
 /** The episode's reset mode: `resetMode`, else the older `resetFromSnapshot`, else `steps`. */
 function resetModeOf(opts: RunEpisodeOptions): ResetMode {
   return opts.resetMode ?? (opts.resetFromSnapshot ? "setup-snapshot" : "steps");
+}
+
+/** A step's UI action type for metrics (a closed set: AndroidWorld's types, or `invalid`). */
+function uiTypeOf(ui: UiStepRecord): string {
+  if (ui.invalid !== undefined) return "invalid";
+  return ui.resolved?.op ?? "unknown";
 }

@@ -2,6 +2,7 @@
  * The runner's typed events, for the worker and @farm/metrics to wire up. Emitted through `safeEmit`: a
  * listener that throws is ignored, never breaks an episode.
  */
+import type { PolicyUsage } from "@farm/policy";
 import type { StepStatus } from "@farm/adb";
 import type { ResetMode } from "@farm/task";
 import type { ResetKind } from "./snapshot-reset.ts";
@@ -19,7 +20,8 @@ export type EpisodeEvent =
   | { type: "device:bind"; serial: string; ok: boolean; durationMs: number; detail: string }
   /** `resetMode`: what the episode asked for; `resetKind`: what happened (a fallback, a device without snapshots). */
   | { type: "episode:start"; serial: string; taskId: string; episodeIndex: number; seed: number; resetMs: number; resetMode?: ResetMode; resetKind?: ResetKind }
-  | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs }
+  /** `uiAction`: a step whose answer was a UI action (its resolved op, or `invalid`); `policyUsage`: what the answer cost, when the policy said. */
+  | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs; uiAction?: { type: string; invalid: boolean }; policyUsage?: PolicyUsage }
   | {
       type: "episode:end";
       serial: string;

@@ -3,10 +3,10 @@
  * this port (built from its private state); the run never sees the session, its channels or its recovery
  * machinery, and the session never imports the run's internals: no import cycle, no public `@internal` fields.
  */
-import type { Screenshot, StepResult } from "@farm/adb";
+import type { Screenshot, ScreenTree, ScreenTreeFailure, StepResult } from "@farm/adb";
 import type { Logger } from "@farm/log";
 import type { FrameSpec } from "@farm/frames";
-import type { Action } from "@farm/policy";
+import type { Action, UiAction, UiElement } from "@farm/policy";
 import type { LoadedTask, ResetMode } from "@farm/task";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import type { CompiledEpisodeConfig } from "./config.ts";
@@ -14,6 +14,7 @@ import type { EpisodeEvent } from "./events.ts";
 import type { EpisodeFrames } from "./episode-frames.ts";
 import type { ResetKind } from "./snapshot-reset.ts";
 import type { StepsOutcome } from "./step-interpreter.ts";
+import type { UiActuation } from "./ui-actuator.ts";
 import type { EndCause, StepExtra } from "./trajectory-types.ts";
 
 /** The reward, extras and end lines read from logcat since the last take (LogAccumulator's reading side). */
@@ -51,12 +52,17 @@ export interface SessionPort {
   liftFinger(): Promise<void>;
   /** Sends the action on the action channel; undefined when there is none. Never throws. */
   sendAction(action: Action): Promise<StepResult | undefined>;
+  /** The screen as a tree (the driver's `screenTree`, within the adb call deadline). Never throws. */
+  screenTree(): Promise<ScreenTree | ScreenTreeFailure>;
+  /** Carries out a UI action against the element list it was chosen on (ui-actuator.ts). Never throws. */
+  actuate(ui: UiAction, elements: readonly UiElement[] | undefined, signal: AbortSignal): Promise<UiActuation>;
   /**
    * Resets the device as `mode` says (the reset steps; a setup snapshot load + the reset steps, snapshot-reset.ts;
    * or a start snapshot load instead of them, start-snapshot.ts) with collection paused, then resumes with a fresh
-   * accumulator; `fail` when even a snapshot fallback's setup failed.
+   * accumulator; `fail` when even a snapshot fallback's setup failed. `gameConfig`: this episode's RL_TASK_GAME_CONFIG
+   * in place of the task's (its start_activity steps).
    */
-  runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }>;
+  runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode, gameConfig?: Record<string, unknown>): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }>;
   /** A reset was attempted (the setup state is no longer fresh). */
   resetDone(): void;
   /** Set when the log stream failed for good (device gone). */

@@ -2,7 +2,7 @@
  * What one finished episode looks like when the runner hands it to a sink. Free of Avro and Redis:
  * `@farm/trajectory` turns it into records, `services/worker` adds the job identity.
  */
-import type { Action, ExtraValue } from "@farm/policy";
+import type { Action, ExtraValue, GoalStatus, ResolvedUiAction, UiElement } from "@farm/policy";
 import type { DataType } from "@farm/task";
 import type { EffectiveEpisodeLimits } from "./episode-limits.ts";
 
@@ -21,13 +21,31 @@ export type EndCause =
   | "device_hung" // a per-step deadline passed
   | "device_lost" // the device disappeared
   | "policy_failed" // the policy threw or timed out
-  | "cancelled"; // the caller aborted (e.g. worker drain)
+  | "cancelled" // the caller aborted (e.g. worker drain)
+  | "agent_status" // termination: the agent answered `status` (complete or infeasible); the task's reward still says whether it succeeded
+  | "invalid_actions"; // the policy's invalid answers reached the episode's limit
 
 export interface StepExtra {
   name: string;
   dtype: DataType;
   shape: number[];
   value: ExtraValue["value"];
+}
+
+/**
+ * The screen as recorded: the tree in its compact versioned form (ui-elements.ts, `A11Y_TREE_VERSION`) and the
+ * element list derived from it, indexed as the policy was shown it.
+ */
+export interface A11yObservation {
+  tree: string;
+  elements: UiElement[];
+}
+
+/** A step whose answer was not an AndroidEnv touch: the answer as given, what it did on the device, or why it was invalid. */
+export interface UiStepRecord {
+  given: string;
+  resolved?: ResolvedUiAction;
+  invalid?: string;
 }
 
 export interface StepRecord {
@@ -40,6 +58,10 @@ export interface StepRecord {
   extras: StepExtra[];
   /** The observation that followed the action, encoded as the trajectory's `frameEncoding` says, when frames are recorded for this step. */
   frame?: Uint8Array;
+  /** The screen as a tree after the action, on every `a11yEvery`-th step (same rule as `frame`). */
+  a11y?: A11yObservation;
+  /** Set when the answer was a UI action or invalid (then `action` is REPEAT: nothing was touched as AndroidEnv's finger). */
+  ui?: UiStepRecord;
   /** Result of the expected-app-screen check taken at this step, when one was due (added by issue 5). */
   appScreen?: "SUCCESS" | "EMPTY_EXPECTED_ACTIVITY" | "FAILED_ACTIVITY_EXTRACTION" | "UNEXPECTED_ACTIVITY" | "UNEXPECTED_VIEW_HIERARCHY";
 }
@@ -82,4 +104,19 @@ export interface EpisodeTrajectory {
   resetKind?: "steps" | "snapshot" | "start_snapshot" | "snapshot_fallback";
   /** How long the reset took (ms), snapshot load or setup included. */
   resetMs?: number;
+  // ---- optional, added by issue 28 (agent episodes) ----
+  /** The episode's goal: the campaign's for this episode, else the task's description. */
+  goal?: string;
+  /** Record the screen as a tree every N steps (0: never); the FIRST observation's goes into `initialA11y`. */
+  a11yEvery?: number;
+  /** The FIRST observation's frame (what step 1's action was chosen on), when frames are recorded. */
+  initialFrame?: Uint8Array;
+  /** The FIRST observation's tree and elements, when a11y is recorded. */
+  initialA11y?: A11yObservation;
+  /** What the agent declared with a `status` action (the last one). */
+  agentStatus?: GoalStatus;
+  /** The agent's `answer` text (the last one). */
+  answer?: string;
+  /** Answers recorded as invalid. */
+  invalidActions?: number;
 }

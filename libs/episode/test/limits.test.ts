@@ -70,7 +70,7 @@ test("effectiveLimits: each override wins over the task's limit / the config's s
   const cfg = { stepTimeoutMs: 10_000 };
   assert.deepEqual(effectiveLimits(taskLimits, cfg), { maxEpisodeSteps: 100, maxEpisodeSec: 60, stepTimeoutMs: 10_000 });
   assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 }), { maxEpisodeSteps: 5, maxEpisodeSec: 60, stepTimeoutMs: 10_000 });
-  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSec: 0, stepTimeoutMs: 500 }), { maxEpisodeSteps: 100, maxEpisodeSec: 0, stepTimeoutMs: 500 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSec: 0, stepTimeoutMs: 500 }), { maxEpisodeSteps: 100, maxEpisodeSec: 0, stepTimeoutMs: 500, maxInvalidActions: 0 });
   // The override's boundary is the task's: N = 5 → step 5 MID, step 6 LAST.
   const l = effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 });
   assert.equal(decideTransition(facts({ episodeSteps: 5 }), l).last, false);

@@ -26,6 +26,8 @@ const causes = {
   device_lost: true,
   policy_failed: true,
   cancelled: true,
+  agent_status: true,
+  invalid_actions: true,
 } satisfies Record<EndCause, true>;
 export const END_CAUSES = Object.keys(causes) as EndCause[];
 

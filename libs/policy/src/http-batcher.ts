@@ -10,12 +10,12 @@
  * answers with an invalid action (`bad_response`) fails only that device's step.
  */
 import { coerceError } from "@farm/errors";
-import { parseAction } from "./action.ts";
+import { parseAnswer } from "./answer.ts";
 import { PolicyError } from "./errors.ts";
 import { quotedProtocolError, withoutValues } from "./foreign-body.ts";
 import { httpEndpoint, type HttpEndpoint } from "./http-endpoint.ts";
 import type { HttpPolicyOptions } from "./http-policy.ts";
-import type { Action, EpisodeContext, Policy } from "./types.ts";
+import type { EpisodeContext, Policy, PolicyAnswer } from "./types.ts";
 import { newEpisodeId, POLICY_PROTOCOL, stringifyWire, toWireEpisodeEnd, toWireRequest, type WireEpisode, type WireMessage } from "./wire.ts";
 
 export interface PolicyBatcherOptions {
@@ -33,7 +33,7 @@ export const DEFAULT_MAX_BATCH = 64;
 interface Pending {
   id: string;
   message: WireMessage;
-  resolve(a: Action | undefined): void;
+  resolve(a: PolicyAnswer | undefined): void;
   reject(e: unknown): void;
   settled: boolean;
 }
@@ -63,7 +63,7 @@ class UrlQueue {
     private readonly opts: Required<Pick<PolicyBatcherOptions, "windowMs" | "maxBatch">> & PolicyBatcherOptions,
   ) {}
 
-  submit(id: string, message: WireMessage, signal?: AbortSignal): Promise<Action | undefined> {
+  submit(id: string, message: WireMessage, signal?: AbortSignal): Promise<PolicyAnswer | undefined> {
     if (signal?.aborted) return Promise.reject(new PolicyError("aborted", `${this.endpoint.where}: aborted by the caller before the request`));
     return new Promise((resolve, reject) => {
       const item: Pending = { id, message, resolve, reject, settled: false };
@@ -89,7 +89,7 @@ class UrlQueue {
     this.pending = this.pending.filter((p) => p.id !== id);
   }
 
-  private settle(item: Pending, outcome: PolicyError | { action: Action | undefined }): void {
+  private settle(item: Pending, outcome: PolicyError | { action: PolicyAnswer | undefined }): void {
     if (item.settled) return;
     item.settled = true;
     if (outcome instanceof PolicyError) item.reject(outcome);
@@ -121,14 +121,14 @@ class UrlQueue {
     for (const item of batch) this.settle(item, this.itemOutcome(item, results.get(item.id)));
   }
 
-  private itemOutcome(item: Pending, r: { action?: unknown; error?: unknown } | undefined): PolicyError | { action: Action | undefined } {
+  private itemOutcome(item: Pending, r: { action?: unknown; error?: unknown } | undefined): PolicyError | { action: PolicyAnswer | undefined } {
     const where = `${this.endpoint.where} (batch item ${item.id})`;
     if (item.message.type === "episode_end") return { action: undefined };
     if (!r) return new PolicyError("bad_response", `${where}: the batch answer has no result for this item; answer every step item with its id`);
     // The protocol's own error is quoted (short, escaped); an invalid action is named by the rule it breaks, not its values.
     if (r.error !== undefined) return new PolicyError("server_error", `${where}: the server reported: ${typeof r.error === "string" ? quotedProtocolError(r.error) : "an error that is not a string"}`);
     try {
-      return { action: parseAction(r.action) };
+      return { action: parseAnswer(r.action) };
     } catch (e) {
       return new PolicyError("bad_response", `${where}: answer is not a valid action: ${withoutValues(coerceError(e).message)}`);
     }
@@ -174,6 +174,7 @@ export class PolicyBatcher {
         return queue.endpoint.version;
       },
       needsPixels: opts.needsPixels ?? true,
+      needsElements: opts.needsElements ?? false,
       async reset(ctx) {
         context = { ...ctx, screen: { ...ctx.screen } };
         episode = { id: newEpisodeId(), seed: ctx.seed, index: ctx.episodeIndex };

@@ -5,14 +5,16 @@
  * an episode ends (a protocol 1 server never sees one). Errors: see http-endpoint.ts.
  * The version is the server's `X-Policy-Version` header (latest seen), else "unknown".
  */
-import { parseAction } from "./action.ts";
+import { parseAnswer } from "./answer.ts";
 import { httpEndpoint, type HttpEndpointOptions } from "./http-endpoint.ts";
-import type { Action, EpisodeContext, Observation, Policy } from "./types.ts";
+import type { EpisodeContext, Observation, Policy, PolicyAnswer } from "./types.ts";
 import { newEpisodeId, stringifyWire, toWireEpisodeEnd, toWireRequest, type PixelEncoding, type WireEpisode } from "./wire.ts";
 
 export interface HttpPolicyOptions extends HttpEndpointOptions {
   /** Whether to ask the runner for pixels. Default true (a remote model usually looks at the screen). */
   needsPixels?: boolean;
+  /** The server reads `observation.elements` (the screen as elements, read every step). @default false */
+  needsElements?: boolean;
   /** How pixels travel: "png" (default, smaller) or "rgb" (raw bytes, no encoding cost). */
   pixelEncoding?: PixelEncoding;
 }
@@ -31,13 +33,14 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
       return endpoint.version;
     },
     needsPixels: opts.needsPixels ?? true,
+    needsElements: opts.needsElements ?? false,
     async reset(ctx) {
       context = { ...ctx, screen: { ...ctx.screen } };
       episode = { id: newEpisodeId(), seed: ctx.seed, index: ctx.episodeIndex };
     },
-    act(observation: Observation, signal?: AbortSignal): Promise<Action> {
+    act(observation: Observation, signal?: AbortSignal): Promise<PolicyAnswer> {
       const body = stringifyWire(toWireRequest(observation, context, encoding, episode));
-      return endpoint.request(body, parseAction, "answer is not a valid action", signal);
+      return endpoint.request(body, parseAnswer, "answer is not a valid action", signal);
     },
     async endEpisode(end) {
       // Protocol 1 servers answer every POST with an action; only a server that declared 2 is told.

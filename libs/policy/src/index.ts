@@ -1,10 +1,12 @@
 /**
  * @module @farm/policy
- * Policies choose actions from observations: seeded random, scripted, module, remote (HTTP).
+ * Policies choose actions from observations: seeded random, scripted, module, remote (HTTP); AndroidEnv touches or GUI-agent UI actions.
  */
 export type * from "./types.ts";
 export { PolicyError, isPolicyError, type PolicyErrorCode } from "./errors.ts";
 export { ACTION_TYPES, parseAction, touch, lift, repeat } from "./action.ts";
+export { UI_ACTION_TYPES, SCROLL_DIRECTIONS, GOAL_STATUSES, UI_TEXT_MAX_CHARS, parseUiAction, looksLikeUiAction, type UiAction, type UiActionType, type ScrollDirection, type GoalStatus } from "./ui-action.ts";
+export { readAnswer, parseAnswer, GIVEN_MAX_CHARS, type ReadAnswer } from "./answer.ts";
 export { randomPolicy, RANDOM_POLICY_VERSION, type RandomPolicyOptions } from "./random-policy.ts";
 export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptEnd } from "./scripted-policy.ts";
 export { modulePolicy } from "./module-policy.ts";

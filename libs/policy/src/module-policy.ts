@@ -13,16 +13,18 @@
 import { readFile } from "node:fs/promises";
 import { basename, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, parseAction } from "./action.ts";
+import { describe } from "./action.ts";
+import { parseAnswer } from "./answer.ts";
 import { contentVersion } from "./content-hash.ts";
 import { PolicyError } from "./errors.ts";
-import type { Action, EpisodeContext, EpisodeEndInfo, Observation, Policy } from "./types.ts";
+import type { EpisodeContext, EpisodeEndInfo, Observation, Policy, PolicyAnswer } from "./types.ts";
 import { coerceError } from "@farm/errors";
 
 /** What a module may hand us; checked field by field before use. */
 interface ModulePolicyShape {
   name?: unknown;
   needsPixels?: unknown;
+  needsElements?: unknown;
   act: (observation: Observation, signal?: AbortSignal) => unknown;
   reset?: (ctx: EpisodeContext) => unknown;
   close?: () => unknown;
@@ -85,6 +87,7 @@ function checkShape(path: string, p: unknown): asserts p is ModulePolicyShape {
     if (o[m] !== undefined && typeof o[m] !== "function") throw fail(`${m} must be a method when present`);
   }
   if (o.needsPixels !== undefined && typeof o.needsPixels !== "boolean") throw fail("needsPixels must be a boolean when present");
+  if (o.needsElements !== undefined && typeof o.needsElements !== "boolean") throw fail("needsElements must be a boolean when present");
   if (o.name !== undefined && typeof o.name !== "string") throw fail("name must be a string when present");
 }
 
@@ -94,10 +97,11 @@ function adapt(path: string, p: ModulePolicyShape, version: string): Policy {
     name: typeof p.name === "string" && p.name !== "" ? p.name : `module:${basename(path)}`,
     version,
     needsPixels: p.needsPixels === true,
+    needsElements: p.needsElements === true,
     async reset(ctx) {
       await p.reset?.(ctx);
     },
-    async act(observation, signal): Promise<Action> {
+    async act(observation, signal): Promise<PolicyAnswer> {
       let raw: unknown;
       try {
         raw = await p.act(observation, signal);
@@ -106,7 +110,7 @@ function adapt(path: string, p: ModulePolicyShape, version: string): Policy {
         throw new PolicyError("bad_action", `${where}: act() threw: ${coerceError(e).message}`, { cause: e });
       }
       try {
-        return parseAction(raw);
+        return parseAnswer(raw);
       } catch (e) {
         throw new PolicyError("bad_action", `${where}: act() returned an invalid action: ${coerceError(e).message}`, { cause: e });
       }

@@ -29,7 +29,7 @@ export interface RandomPolicyOptions {
 /** Bump when the action stream for a given seed changes, so trajectories say which algorithm made them. */
 export const RANDOM_POLICY_VERSION = "1";
 
-export function randomPolicy(opts: RandomPolicyOptions = {}): Policy {
+export function randomPolicy(opts: RandomPolicyOptions = {}): Policy<Action> {
   const swipeProbability = opts.swipeProbability ?? 0.3;
   const [minTouches, maxTouches] = opts.swipeTouches ?? [3, 8];
   if (!(swipeProbability >= 0 && swipeProbability <= 1)) {

@@ -12,7 +12,7 @@ import { basename } from "node:path";
 import { lift } from "./action.ts";
 import { PolicyError } from "./errors.ts";
 import { readScript, type ScriptEnd } from "./script-file.ts";
-import type { Policy } from "./types.ts";
+import type { Action, Policy } from "./types.ts";
 
 export type { ScriptEnd };
 
@@ -20,7 +20,7 @@ export interface ScriptedPolicyOptions {
   atEnd?: ScriptEnd;
 }
 
-export async function scriptedPolicy(file: string, opts: ScriptedPolicyOptions = {}): Promise<Policy> {
+export async function scriptedPolicy(file: string, opts: ScriptedPolicyOptions = {}): Promise<Policy<Action>> {
   const script = await readScript(file);
   const atEnd: ScriptEnd = opts.atEnd ?? script.atEnd ?? "lift";
   const actions = script.actions;

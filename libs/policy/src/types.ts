@@ -1,6 +1,8 @@
 /**
- * The action and observation model, after AndroidEnv (task-format.md §9): one finger, positions in [0,1]².
+ * The action and observation model, after AndroidEnv (task-format.md §9): one finger, positions in [0,1]²;
+ * and for GUI agents a goal, the screen as an element list and AndroidWorld's JSON actions (ui-action.ts).
  */
+import type { GoalStatus, UiAction } from "./ui-action.ts";
 
 export type ActionType = "TOUCH" | "LIFT" | "REPEAT";
 
@@ -44,7 +46,86 @@ export interface Observation {
   stepType?: "FIRST" | "MID";
   reward?: number;
   discount?: number;
+  /** The episode's goal (the task's description, or the campaign's goal for this episode). */
+  goal?: string;
+  /** The screen as elements, when the policy needs them (`needsElements`) or the step's a11y is recorded. */
+  elements?: UiElement[];
+  /** What became of the previous step's answer (absent on FIRST). */
+  previous?: StepOutcome;
 }
+
+/**
+ * One element of the screen an agent may act on: a visible node of the accessibility tree that is actionable
+ * or carries text. Names after AndroidWorld's UIElement; `index` is what `click {index}` points at.
+ */
+export interface UiElement {
+  index: number;
+  class_name: string;
+  text: string;
+  content_description: string;
+  hint_text: string;
+  resource_id: string;
+  package_name: string;
+  /** [left, top, right, bottom] in screen pixels. */
+  bounds: [number, number, number, number];
+  is_clickable: boolean;
+  is_long_clickable: boolean;
+  is_editable: boolean;
+  is_scrollable: boolean;
+  is_checkable: boolean;
+  is_checked: boolean;
+  is_focused: boolean;
+  is_enabled: boolean;
+  is_selected: boolean;
+}
+
+/** What a UI action came to on the device: the operation and where, which element, what text or key. */
+export interface ResolvedUiAction {
+  op: "tap" | "double_tap" | "long_press" | "type" | "key" | "swipe" | "open_app" | "wait" | "status" | "answer";
+  x?: number;
+  y?: number;
+  toX?: number;
+  toY?: number;
+  /** Index into the element list the action was chosen on. */
+  element?: number;
+  /** Text typed, or the answer. */
+  text?: string;
+  /** KEYCODE_… sent. */
+  key?: string;
+  /** Package opened. */
+  app?: string;
+  goalStatus?: GoalStatus;
+  durationMs?: number;
+}
+
+/** The previous step's answer as given (JSON text), what it resolved to, or why it was invalid. */
+export interface StepOutcome {
+  given: string;
+  resolved?: ResolvedUiAction;
+  invalid?: string;
+}
+
+/** What a policy's answer cost, when it knows (a model: tokens; any remote policy: latency, attempts). */
+export interface PolicyUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  latencyMs?: number;
+  attempts?: number;
+}
+
+/**
+ * A reply with more than the action: the answer as the policy received it (e.g. a model's text), what it cost,
+ * or why it gave no valid action (recorded as an invalid step; the episode goes on).
+ */
+export interface PolicyDecision {
+  action?: Action | UiAction;
+  given?: string;
+  invalid?: string;
+  usage?: PolicyUsage;
+}
+
+/** What `act` may return: an AndroidEnv action, a UI action, or a decision wrapping either. */
+export type PolicyAnswer = Action | UiAction | PolicyDecision;
 
 /** The end of an episode as a learner needs it: the LAST time step and the return. */
 export interface EpisodeEndInfo {
@@ -64,17 +145,21 @@ export interface EpisodeContext {
   seed: number;
   episodeIndex: number;
   screen: { width: number; height: number };
+  /** The episode's goal text ("" when the task has no description and the campaign gave none). */
+  goal?: string;
 }
 
-/** A policy chooses actions. Implementations: random, scripted, module, remote (HTTP). */
-export interface Policy {
+/** A policy chooses actions. Implementations: random, scripted, module, remote (HTTP), llm. `A`: what its `act` answers. */
+export interface Policy<A extends PolicyAnswer = PolicyAnswer> {
   readonly name: string;
   readonly version: string;
   /** Whether `act` needs `observation.pixels`. */
   readonly needsPixels: boolean;
+  /** Whether `act` needs `observation.elements` (the screen's accessibility tree is then read every step). */
+  readonly needsElements?: boolean;
   /** Called at every episode start. */
   reset(ctx: EpisodeContext): Promise<void>;
-  act(observation: Observation, signal?: AbortSignal): Promise<Action>;
+  act(observation: Observation, signal?: AbortSignal): Promise<A>;
   /** Optional: told once when the episode that began at the last reset ended (after its last step). */
   endEpisode?(end: EpisodeEndInfo): Promise<void>;
   close(): Promise<void>;

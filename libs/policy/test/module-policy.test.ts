@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
-import { modulePolicy } from "../src/index.ts";
+import { modulePolicy, type Action } from "../src/index.ts";
 import { context, observation, rejectsWithPolicyError as rejectsWith, useTempDir } from "./helpers.ts";
 
 const tmp = useTempDir("policy-module-");
@@ -53,7 +53,7 @@ test("an edited file reloads with a new version", async () => {
   await writeFile(path, `export default { act: () => ({ actionType: "REPEAT" }) };`);
   const b = await modulePolicy(path);
   assert.notEqual(a.version, b.version);
-  assert.equal((await b.act(observation())).actionType, "REPEAT");
+  assert.equal(((await b.act(observation())) as Action).actionType, "REPEAT");
 });
 
 test("shape errors are clear", async () => {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import { randomPolicy, type Action, type Policy } from "../src/index.ts";
 import { context, observation } from "./helpers.ts";
 
-async function run(policy: Policy, seed: number, n: number): Promise<Action[]> {
+async function run(policy: Policy<Action>, seed: number, n: number): Promise<Action[]> {
   await policy.reset(context(seed));
   const out: Action[] = [];
   for (let i = 0; i < n; i++) out.push(await policy.act(observation(i)));

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { scriptedPolicy, type Policy } from "../src/index.ts";
+import { scriptedPolicy, type Action, type Policy } from "../src/index.ts";
 import { context, observation, rejectsWithPolicyError, useTempDir } from "./helpers.ts";
 
 const tmp = useTempDir("policy-scripted-");
 const file = tmp.file;
 
-async function take(p: Policy, n: number): Promise<string[]> {
+async function take(p: Policy<Action>, n: number): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const a = await p.act(observation(i));

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parsePolicySpec, policyFromSpec, PolicyError } from "../src/index.ts";
+import { parsePolicySpec, policyFromSpec, PolicyError, type Action } from "../src/index.ts";
 import { observation, useTempDir } from "./helpers.ts";
 
 const tmp = useTempDir("policy-spec-");
@@ -24,9 +24,9 @@ test("policyFromSpec builds each kind, resolving files against baseDir", async (
   await tmp.file("s.jsonl", `{"actionType":"LIFT"}\n`);
   await tmp.file("m.mjs", `export default { act: () => ({ actionType: "REPEAT" }) };`);
   const scripted = await policyFromSpec("scripted:s.jsonl", { baseDir: tmp.dir });
-  assert.equal((await scripted.act(observation())).actionType, "LIFT");
+  assert.equal(((await scripted.act(observation())) as Action).actionType, "LIFT");
   const mod = await policyFromSpec("module:m.mjs", { baseDir: tmp.dir });
-  assert.equal((await mod.act(observation())).actionType, "REPEAT");
+  assert.equal(((await mod.act(observation())) as Action).actionType, "REPEAT");
   const rnd = await policyFromSpec("random:3");
   assert.equal(rnd.name, "random");
   const http = await policyFromSpec("http:http://127.0.0.1:1/act", { http: { timeoutMs: 50 } });

@@ -18,6 +18,8 @@ test("every end cause maps to its retry code, or to none when the episode is dat
     device_lost: "DEVICE_TROUBLE",
     policy_failed: "POLICY_FAILED",
     cancelled: "CANCELLED",
+    agent_status: undefined,
+    invalid_actions: undefined,
   };
   for (const [cause, code] of Object.entries(expected)) assert.equal(retryCodeOfCause(cause as EndCause), code, cause);
 });
