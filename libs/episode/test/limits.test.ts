@@ -68,9 +68,10 @@ test("app-screen verdicts: unexpected activity/hierarchy = left; extraction fail
 test("effectiveLimits: each override wins over the task's limit / the config's step deadline; bad values are refused", () => {
   const taskLimits = { maxEpisodeSteps: 100, maxEpisodeSec: 60 };
   const cfg = { stepTimeoutMs: 10_000 };
-  assert.deepEqual(effectiveLimits(taskLimits, cfg), { maxEpisodeSteps: 100, maxEpisodeSec: 60, stepTimeoutMs: 10_000 });
-  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 }), { maxEpisodeSteps: 5, maxEpisodeSec: 60, stepTimeoutMs: 10_000 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg), { maxEpisodeSteps: 100, maxEpisodeSec: 60, stepTimeoutMs: 10_000, maxInvalidActions: 0 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 }), { maxEpisodeSteps: 5, maxEpisodeSec: 60, stepTimeoutMs: 10_000, maxInvalidActions: 0 });
   assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSec: 0, stepTimeoutMs: 500 }), { maxEpisodeSteps: 100, maxEpisodeSec: 0, stepTimeoutMs: 500, maxInvalidActions: 0 });
+  assert.equal(effectiveLimits(taskLimits, cfg, { maxInvalidActions: 3 }).maxInvalidActions, 3);
   // The override's boundary is the task's: N = 5 → step 5 MID, step 6 LAST.
   const l = effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 });
   assert.equal(decideTransition(facts({ episodeSteps: 5 }), l).last, false);
