@@ -111,6 +111,8 @@ export class EpisodeRun {
   private invalidActions = 0;
   private agentStatus: GoalStatus | undefined;
   private answerText: string | undefined;
+  /** The latest tree read's timing, for the step's phases. */
+  private a11yTiming: { read: number; derive: number } | undefined;
 
   private constructor(
     private readonly port: SessionPort,
@@ -245,12 +247,16 @@ export class EpisodeRun {
 
   /** The screen as elements (and its compact tree); a failed read is counted and leaves the observation without elements. */
   private async readElements(): Promise<A11yObservation | undefined> {
+    const t0 = performance.now();
     const t = await this.port.screenTree();
+    const t1 = performance.now();
     if (!isScreenTree(t)) {
       this.bump(`a11y_${t.outcome}`);
       return undefined;
     }
-    return { tree: compactTree(t), elements: elementsOf(t) };
+    const seen = { tree: compactTree(t), elements: elementsOf(t) };
+    this.a11yTiming = { read: t1 - t0, derive: performance.now() - t1 };
+    return seen;
   }
 
   private bump(key: string, by = 1): void {
@@ -265,7 +271,8 @@ export class EpisodeRun {
     this.end = this.stopRequested();
     if (this.end) return false;
     const phases: StepPhasesMs = { policy: 0, action: 0, observation: 0, log: 0 };
-    let t0 = performance.now();
+    const tStep = performance.now();
+    let t0 = tStep;
     const chosen = await this.chooseAction();
     if ("cause" in chosen) return this.stop(chosen);
     const answer = chosen.answer;
@@ -289,6 +296,12 @@ export class EpisodeRun {
     t0 = performance.now();
     const taken = await this.collectLogs();
     phases.log = since(t0);
+    if (this.a11yTiming) {
+      phases.a11yRead = this.a11yTiming.read;
+      phases.a11yDerive = this.a11yTiming.derive;
+      this.a11yTiming = undefined;
+    }
+    phases.total = since(tStep);
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
     this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage);

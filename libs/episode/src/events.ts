@@ -14,6 +14,12 @@ export interface StepPhasesMs {
   action: number;
   observation: number;
   log: number;
+  /** Within `observation`: reading the screen as a tree (the device's answer), when it was read. */
+  a11yRead?: number;
+  /** Within `observation`: the farm's own work on that tree (elements, compact form). */
+  a11yDerive?: number;
+  /** The whole step, policy to record. */
+  total?: number;
 }
 
 export type EpisodeEvent =
