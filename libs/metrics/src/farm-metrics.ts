@@ -29,7 +29,7 @@ import { FARM_VERSION } from "./version.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
 import { RELAUNCH_CAUSES, RESET_KINDS, RESET_MODES, TRANSPORTS, type RelaunchCause, type ResetKindLabel, type ResetModeLabel, type Transport } from "./vocabulary.ts";
-import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, type StepPhase } from "./vocabulary.ts";
+import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "./vocabulary.ts";
 
 export interface FarmMetricsOptions {
   /** Set as the `service` label on every series (e.g. "worker", "scheduler"). */
@@ -201,7 +201,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   // --- steps and devices -------------------------------------------------------------------
   const stepPhaseDuration = new Histogram({
     name: METRIC.stepPhaseDuration,
-    help: "Duration of one phase of one step: policy, action, observation, log (waiting for logcat)",
+    help: "Duration of one phase of one step: policy, action, observation, log (waiting for logcat); a11y_read and a11y_derive (within observation: the device's tree, the farm's work on it); step (the whole step)",
     labelNames: ["phase"] as const,
     buckets: STEP_PHASE_BUCKETS_SEC,
     registers,
@@ -209,6 +209,14 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
   /** One bound observer per phase (the hot path: 3-4 observations per step). */
   const phaseObserver = boundHistogramPerLabel(stepPhaseDuration, "phase", STEP_PHASE_BUCKETS_SEC);
+  const uiActions = new Counter({
+    name: METRIC.uiActions,
+    help: "Agent answers that were not AndroidEnv touches, by what they came to on the device (op) or invalid",
+    labelNames: ["op"] as const,
+    registers,
+  });
+  const uiOp = closedLabel(METRIC.uiActions, "op", UI_ACTION_OPS, report);
+  for (const op of UI_ACTION_OPS) uiActions.inc({ op }, 0);
   const policyErrors = new Counter({
     name: METRIC.policyErrors,
     help: "Policy failures by PolicyError code",
@@ -449,6 +457,10 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     stepPhase(p: StepPhase, seconds: number): void {
       if (!valid(METRIC.stepPhaseDuration, seconds)) return;
       phaseObserver(phase(p))(seconds);
+    },
+    /** One agent answer that was a UI action (its resolved op) or invalid. */
+    uiAction(op: string): void {
+      uiActions.inc({ op: uiOp(op) });
     },
     adbCall(c: AdbCall): void {
       const op = adbOp(METRIC.adbCalls, c.op);

@@ -12,6 +12,7 @@ export const METRIC = {
   extrasDropped: "farm_extras_dropped_total",
   logLinesMalformed: "farm_log_lines_malformed_total",
   stepPhaseDuration: "farm_step_phase_duration_seconds",
+  uiActions: "farm_ui_actions_total",
   policyErrors: "farm_policy_errors_total",
   policyRequests: "farm_policy_requests_total",
   policyForeignBodies: "farm_policy_foreign_bodies_total",

@@ -51,7 +51,8 @@ export const DECLARED_EPISODE_ENDS = [
   ["truncated", "device_lost"],
 ] as const satisfies readonly (readonly [EpisodeOutcome, EndCause])[];
 
-export const STEP_PHASES = ["policy", "action", "observation", "log"] as const;
+/** A step's phases; `a11y_read` (the device's tree) and `a11y_derive` (the farm's work on it) lie within `observation`, `step` is the whole step. */
+export const STEP_PHASES = ["policy", "action", "observation", "log", "a11y_read", "a11y_derive", "step"] as const;
 export type StepPhase = (typeof STEP_PHASES)[number];
 
 const statuses = {
@@ -106,3 +107,6 @@ export type ResetKindLabel = (typeof RESET_KINDS)[number];
 const relaunchCauses = { exited: true, hung: true, boot_timeout: true } satisfies Record<RelaunchCause, true>;
 export const RELAUNCH_CAUSES = Object.keys(relaunchCauses) as RelaunchCause[];
 export type { RelaunchCause };
+
+/** What a UI action came to (its resolved op), or `invalid`: the label of farm_ui_actions_total. */
+export const UI_ACTION_OPS = ["tap", "double_tap", "long_press", "type", "key", "swipe", "open_app", "wait", "status", "answer", "invalid"] as const;

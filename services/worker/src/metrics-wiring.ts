@@ -17,6 +17,10 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
         metrics.stepPhase("action", e.phasesMs.action / 1000);
         metrics.stepPhase("observation", e.phasesMs.observation / 1000);
         metrics.stepPhase("log", e.phasesMs.log / 1000);
+        if (e.phasesMs.a11yRead !== undefined) metrics.stepPhase("a11y_read", e.phasesMs.a11yRead / 1000);
+        if (e.phasesMs.a11yDerive !== undefined) metrics.stepPhase("a11y_derive", e.phasesMs.a11yDerive / 1000);
+        if (e.phasesMs.total !== undefined) metrics.stepPhase("step", e.phasesMs.total / 1000);
+        if (e.uiAction) metrics.uiAction(e.uiAction.invalid ? "invalid" : e.uiAction.type);
         break;
       case "episode:start":
         metrics.episodeReset(e.resetMode ?? "steps", e.resetKind ?? "steps");
