@@ -29,7 +29,7 @@ import { FARM_VERSION } from "./version.ts";
 import { METRIC } from "./names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "./queue-depth.ts";
 import { RELAUNCH_CAUSES, RESET_KINDS, RESET_MODES, TRANSPORTS, type RelaunchCause, type ResetKindLabel, type ResetModeLabel, type Transport } from "./vocabulary.ts";
-import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "./vocabulary.ts";
+import { ADB_STATUSES, COMMIT_RESULTS, RETRY_CAUSES, type CommitResult, DECLARED_EPISODE_ENDS, END_CAUSES, OUTCOMES, POLICY_ERROR_CODES, QUEUE_STATES, STEP_PHASES, UI_ACTION_OPS, SCREEN_TREE_SOURCES, SCREEN_TREE_OUTCOMES, type StepPhase } from "./vocabulary.ts";
 
 export interface FarmMetricsOptions {
   /** Set as the `service` label on every series (e.g. "worker", "scheduler"). */
@@ -217,6 +217,14 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   });
   const uiOp = closedLabel(METRIC.uiActions, "op", UI_ACTION_OPS, report);
   for (const op of UI_ACTION_OPS) uiActions.inc({ op }, 0);
+  const screenTreeReads = new Counter({
+    name: METRIC.screenTreeReads,
+    help: "Reads of the screen as an accessibility tree, by source (uiautomator dump, AndroidEnv's forwarder) and outcome",
+    labelNames: ["source", "outcome"] as const,
+    registers,
+  });
+  const treeSource = closedLabel(METRIC.screenTreeReads, "source", SCREEN_TREE_SOURCES, report);
+  const treeOutcome = closedLabel(METRIC.screenTreeReads, "outcome", SCREEN_TREE_OUTCOMES, report);
   const policyErrors = new Counter({
     name: METRIC.policyErrors,
     help: "Policy failures by PolicyError code",
@@ -457,6 +465,10 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     stepPhase(p: StepPhase, seconds: number): void {
       if (!valid(METRIC.stepPhaseDuration, seconds)) return;
       phaseObserver(phase(p))(seconds);
+    },
+    /** One read of the screen as a tree. */
+    screenTreeRead(source: string, outcome: string): void {
+      screenTreeReads.inc({ source: treeSource(source), outcome: treeOutcome(outcome) });
     },
     /** One agent answer that was a UI action (its resolved op) or invalid. */
     uiAction(op: string): void {

@@ -13,6 +13,7 @@ export const METRIC = {
   logLinesMalformed: "farm_log_lines_malformed_total",
   stepPhaseDuration: "farm_step_phase_duration_seconds",
   uiActions: "farm_ui_actions_total",
+  screenTreeReads: "farm_screen_tree_reads_total",
   policyErrors: "farm_policy_errors_total",
   policyRequests: "farm_policy_requests_total",
   policyForeignBodies: "farm_policy_foreign_bodies_total",

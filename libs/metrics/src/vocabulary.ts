@@ -110,3 +110,7 @@ export type { RelaunchCause };
 
 /** What a UI action came to (its resolved op), or `invalid`: the label of farm_ui_actions_total. */
 export const UI_ACTION_OPS = ["tap", "double_tap", "long_press", "type", "key", "swipe", "open_app", "wait", "status", "answer", "invalid"] as const;
+
+/** Where a screen tree came from, and what became of the read (@farm/adb's ScreenTreeOutcome): farm_screen_tree_reads_total's labels. */
+export const SCREEN_TREE_SOURCES = ["uiautomator", "forwarder"] as const;
+export const SCREEN_TREE_OUTCOMES = ["ok", "not_idle", "refused", "timeout", "adb_error", "failed"] as const;

@@ -124,7 +124,7 @@ export class WorkerService {
         onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
       });
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
-    const driver = opts.deviceSource ?? new AdbDriver({ host: config.adbHost, port: config.adbPort, adbBin: config.adbBin, logger, events: { onCall: adbCallsToMetrics(metrics) }, grpc: config.grpc });
+    const driver = opts.deviceSource ?? new AdbDriver({ host: config.adbHost, port: config.adbPort, adbBin: config.adbBin, logger, events: { onCall: adbCallsToMetrics(metrics), onScreenTree: (t) => metrics.screenTreeRead(t.source, t.outcome) }, grpc: config.grpc });
     const store = new EpisodeStore(config.outDir, config.codec);
     const faults = faultHooksFrom(config.faultInject);
     if (faults.armed.length > 0) logger.warn({ event: "worker:faults-armed", faults: faults.armed }, "FAULT INJECTION ENABLED (FARM_FAULT_INJECT): this process will crash on purpose");
