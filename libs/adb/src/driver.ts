@@ -9,24 +9,12 @@ import { GrpcEndpoints, type GrpcTransportConfig } from "./grpc/endpoints.ts";
 import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
+import { DeviceTracker, type DeviceChange, type DeviceListEntry, type DeviceTracking } from "./device-tracker.ts";
 import { report } from "./exec.ts";
 import { describeError } from "./result.ts";
 import { resolveLimits, type A11yConfig } from "./a11y/read-tree.ts";
-import type { DeviceEvent, DeviceState } from "./types.ts";
 
-export interface DeviceListEntry {
-  serial: string;
-  state: DeviceState;
-}
-
-export type DeviceChange = DeviceEvent & { kind: "add" | "remove" | "change" };
-
-export interface DeviceTracking {
-  /** Devices as currently known to the tracker. */
-  devices(): DeviceListEntry[];
-  /** Stops tracking (closes the server connection). */
-  close(): void;
-}
+export type { DeviceChange, DeviceListEntry, DeviceTracking };
 
 export interface AdbDriverOptions extends AdbDriverConfig {
   /** Replaces the shell-stream action channel (e.g. with the emulator's gRPC); return undefined to keep the default. */
@@ -44,7 +32,7 @@ export interface AdbDriverOptions extends AdbDriverConfig {
 export class AdbDriver {
   readonly config: ResolvedAdbConfig;
   private readonly client: AdbClient;
-  private readonly trackings = new Set<DeviceTracking>();
+  private readonly trackings = new Set<DeviceTracker>();
   private closed = false;
   private readonly frameThreads: FrameThreads;
   /** Which devices have an emulator gRPC endpoint (config, discovery files, or off). */
@@ -79,100 +67,19 @@ export class AdbDriver {
     }
   }
 
-  /**
-   * Follows `host:track-devices`: `add` (any state, including offline), `change` (state changed) and
-   * `remove`. When the server goes away the tracker keeps retrying; on reconnection it reports the
-   * difference to what it knew (devices gone meanwhile are removed).
-   */
+  /** Follows the server's device list (device-tracker.ts): add / change / remove, reconnecting until `close()`. */
   trackDevices(listener: (ev: DeviceChange) => void): DeviceTracking {
-    const known = new Map<string, DeviceState>();
-    let stopped = false;
-    let tracker: { end(): unknown; on(ev: string, fn: (...a: never[]) => void): unknown } | undefined;
-    let retry: NodeJS.Timeout | undefined;
-    const retryMs = this.opts.trackerRetryMs ?? 500;
-    const emit = (ev: DeviceChange) => {
-      try {
-        this.config.events.onDeviceState?.({ serial: ev.serial, state: ev.kind === "remove" ? "gone" : ev.state });
-      } catch {
-        // metrics hooks never break tracking
-      }
-      this.config.logger.info({ event: `adb:device-${ev.kind}`, serial: ev.serial, state: ev.state }, "device tracker");
-      try {
-        listener(ev);
-      } catch (e) {
-        this.config.logger.error({ event: "adb:tracker-listener-error", err: String(e) }, "device listener threw");
-      }
-    };
-    const apply = (list: Array<{ id: string; type: string }>) => {
-      const seen = new Set<string>();
-      for (const d of list) {
-        seen.add(d.id);
-        const prev = known.get(d.id);
-        if (prev === undefined) {
-          known.set(d.id, d.type);
-          emit({ kind: "add", serial: d.id, state: d.type });
-        } else if (prev !== d.type) {
-          known.set(d.id, d.type);
-          emit({ kind: "change", serial: d.id, state: d.type });
-        }
-      }
-      for (const [serial] of [...known]) {
-        if (!seen.has(serial)) {
-          known.delete(serial);
-          emit({ kind: "remove", serial, state: "gone" });
-        }
-      }
-    };
-    const start = () => {
-      if (stopped || this.closed) return;
-      this.client.trackDevices().then(
-        (t) => {
-          if (stopped) {
-            t.end();
-            return;
-          }
-          tracker = t as unknown as typeof tracker;
-          // Each changeSet follows a full list from the server; rebuild the list from the tracker's view.
-          const current = new Map<string, string>();
-          t.on("changeSet", (cs: { added: Array<{ id: string; type: string }>; changed: Array<{ id: string; type: string }>; removed: Array<{ id: string; type: string }> }) => {
-            for (const d of cs.removed) current.delete(d.id);
-            for (const d of [...cs.added, ...cs.changed]) current.set(d.id, d.type);
-            apply([...current].map(([id, type]) => ({ id, type })));
-          });
-          const lost = (why: string) => {
-            if (tracker !== (t as unknown)) return;
-            tracker = undefined;
-            if (stopped) return;
-            this.config.logger.warn({ event: "adb:tracker-lost", why }, "device tracker lost the adb server; retrying");
-            // A server that went away took every transport with it (a restarted server starts empty).
-            apply([]);
-            retry = setTimeout(start, retryMs);
-          };
-          t.on("error", (e: Error) => lost(e.message));
-          t.on("end", () => lost("end"));
-        },
-        (e: unknown) => {
-          const d = describeError(e, { host: this.config.host, port: this.config.port });
-          this.config.logger.warn({ event: "adb:tracker-connect-failed", message: d.message }, "device tracker could not connect; retrying");
-          // The server is unreachable: everything known is gone until it answers again.
-          apply([]);
-          if (!stopped) retry = setTimeout(start, retryMs);
-        },
-      );
-    };
-    const handle: DeviceTracking = {
-      devices: () => [...known].map(([serial, state]) => ({ serial, state })),
-      close: () => {
-        stopped = true;
-        if (retry) clearTimeout(retry);
-        tracker?.end();
-        tracker = undefined;
-        this.trackings.delete(handle);
-      },
-    };
-    this.trackings.add(handle);
-    start();
-    return handle;
+    const tracker = new DeviceTracker({
+      client: this.client,
+      cfg: this.config,
+      retryMs: this.opts.trackerRetryMs ?? 500,
+      listener,
+      ownerClosed: () => this.closed,
+      onClose: (t) => this.trackings.delete(t),
+    });
+    this.trackings.add(tracker);
+    tracker.start();
+    return tracker;
   }
 
   /** A handle for one device (cheap; nothing is opened until it is used). */

@@ -8,7 +8,7 @@
  *                       preferably elsewhere: a device that became unusable stops taking jobs)
  *   DelayedError      → BullMQ leaves the job alone: handed back by a drain (no attempt used), or the
  *                       lock was lost (the attempt that owns the job now decides)
- * What to do after the episode is `decideAttempt` (retry-decision.ts); the commit steps are in commit-flow.ts.
+ * What to do after the episode is `decideAttempt` (retry-decision.ts); the commit is `commitEpisode` (commit-episode.ts).
  */
 import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
@@ -17,10 +17,8 @@ import type { Logger } from "@farm/log";
 import type { Policy } from "@farm/policy";
 import type { FarmMetrics } from "@farm/metrics";
 import {
-  EPISODE_JOB_VERSION,
   JobRejectedError,
   formatFailureReason,
-  parseEpisodeJobResult,
   resolveEpisodeJob,
   prioritizeRetry,
   type ClaimOwner,
@@ -32,9 +30,10 @@ import {
   type EpisodeRef,
   type QueueErrorCode,
 } from "@farm/queue";
-import { episodeIdOf, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
+import { episodeIdOf, type EpisodeRecord } from "@farm/trajectory";
 import type { LoadedTask } from "@farm/task";
 import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
+import { commitEpisode, fromStored } from "./commit-episode.ts";
 import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { frameEncodingOf } from "./frame-encoding.ts";
@@ -72,22 +71,6 @@ export interface ProcessorContext {
   /** Busy/idle, for the device gauge. */
   setBusy(busy: boolean): void;
 }
-
-function resultOf(t: Pick<EpisodeTrajectory, "outcome" | "cause" | "totalReward" | "startedAt" | "endedAt"> & { steps: unknown[] }, file: string, worker: string, device: string): EpisodeJobResult {
-  return {
-    v: EPISODE_JOB_VERSION,
-    outcome: t.outcome,
-    cause: t.cause,
-    steps: t.steps.length,
-    reward: t.totalReward,
-    durationMs: Math.max(0, t.endedAt.getTime() - t.startedAt.getTime()),
-    trajectoryFile: file,
-    worker,
-    device,
-  };
-}
-
-const fromStored = (e: StoredEpisode, file: string): EpisodeJobResult => resultOf(e, file, e.worker, e.deviceSerial);
 
 /** A retryable failure whose failedReason starts with its code (a plain Error: BullMQ retries it). */
 const retryable = (code: QueueErrorCode, detail: string): Error => new Error(formatFailureReason(code, detail));
@@ -252,49 +235,12 @@ class EpisodeProcessor {
     }
   }
 
-  /** Publishes the episode on this host, then claims it farm-wide (only while the job's lock is still ours). */
+  /** Commits the episode (commit-episode.ts) and answers BullMQ: our result, the first commit's, or a lost lock. */
   private async commit(c: CommitInput): Promise<EpisodeJobResult> {
     const { job, ref: r, record, finalFile, owner, log, taskId } = c;
-    const { episodeId, attempt, frameEvery } = record;
-    const done = this.ctx.store.beginCommit(finalFile);
-    try {
-      await this.ctx.store.markPending({ ...r, file: finalFile });
-      const p = await this.ctx.store.publish(record, finalFile, frameEvery);
-      this.ctx.faults.at("crash-after-publish");
-      if (!p.created && !p.existing) throw retryable("DEVICE_TROUBLE", `job ${job.id}: ${p.path} exists but cannot be read back`);
-      // A file already at the path (an earlier attempt on this storage) is the one to claim.
-      const result = p.created ? parseEpisodeJobResult(resultOf(record, p.path, this.ctx.workerName, this.ctx.serial), job.id) : fromStored(p.existing!, p.path);
-      const claim = await claimFile(this.commitDeps, r, p, p.created ? attempt : p.existing!.attempt, result, owner);
-      if (claim.kind === "not-owner") return this.lockLost(r, log, episodeId); // the marker stays: resolved once the episode has a claim
-      if (claim.kind === "taken") {
-        if (claim.claim.checksum !== p.checksum) {
-          await this.ctx.arbiter.count(r.campaignId, "duplicatesPrevented");
-          this.ctx.metrics.commit("duplicate_prevented");
-          await settleAgainstClaim(this.commitDeps, r, p.path, claim.claim, p.checksum);
-        }
-        await this.ctx.store.clearPending(finalFile);
-        log.info({ event: "episode:already-committed", episodeId, committedBy: claim.claim.host, file: claim.claim.location }, "another attempt committed this episode first; its record stands");
-        return claim.claim.result;
-      }
-      await this.ctx.store.clearPending(finalFile);
-      this.ctx.faults.at("crash-after-claim");
-      this.ctx.metrics.commit("committed");
-      if (p.created) {
-        this.ctx.metrics.trajectoryWritten({ bytes: p.bytes, files: 1 });
-        this.ctx.metrics.episodeFinished({
-          taskId,
-          outcome: record.outcome,
-          cause: record.cause,
-          durationSec: (record.endedAt.getTime() - record.startedAt.getTime()) / 1000,
-          steps: record.steps.length,
-          reward: record.totalReward,
-        });
-      }
-      log.info({ event: "episode:committed", episodeId, file: p.path, bytes: p.bytes }, "episode committed");
-      return result;
-    } finally {
-      done();
-    }
+    const out = await commitEpisode(this.commitDeps, { ref: r, record, finalFile, owner, taskId, device: this.ctx.serial, origin: "campaign", jobId: job.id, log, faults: this.ctx.faults });
+    if (out.kind === "not-owner") return this.lockLost(r, log, record.episodeId); // the marker stays: resolved once the episode has a claim
+    return out.kind === "taken" ? out.claim.result : out.result;
   }
 
   async process(job: Job, token?: string, bullSignal?: AbortSignal): Promise<EpisodeJobResult> {
