@@ -68,14 +68,15 @@ test("python3 remote_env_random.py: two worlds, rewards = committed trajectories
   assert.deepEqual(worker.remoteWorlds(), {}, "the script destroyed its worlds");
 });
 
-test("python3 remote_compliance_checks.py: the Step compliance checks a Python client meets (exact observations, refused uids, dtypes and shapes, broadcast)", async () => {
+test("python3 remote_compliance_checks.py: the Step compliance checks a Python client meets (exact observations, refused uids, dtypes and shapes, broadcast, the string ui_action)", async () => {
   const script = path.join(REPO, "clients/python/tests/remote_compliance_checks.py");
   const r = await run("/usr/bin/python3", [script, "--target", worker.envAddress!, "--task", h.task.task.id], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, timeout: 120_000 }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
     throw new Error(`${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
   });
   const lines = r.stdout.trim().split("\n");
-  assert.equal(lines[lines.length - 1], "checks=9 failed=0", r.stdout + r.stderr);
-  assert.equal(lines.filter((l) => l.startsWith("ok test_")).length, 9);
+  assert.equal(lines[lines.length - 1], "checks=12 failed=0", r.stdout + r.stderr);
+  assert.equal(lines.filter((l) => l.startsWith("ok test_")).length, 10);
+  assert.equal(lines.filter((l) => l.startsWith("ok farm_")).length, 2);
   assert.deepEqual(worker.remoteWorlds(), {}, "the script destroyed its world");
 });
 
