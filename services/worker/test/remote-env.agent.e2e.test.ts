@@ -129,6 +129,25 @@ test("an invalid ui_action and a malformed one are recorded as invalid steps; th
   assert.equal(eps[0]!.counters.invalid_actions, 3, "every invalid answer counted in the trajectory");
 });
 
+test("a valid UI action reaches the run as the step's answer: answer is recorded, status complete ends the episode TERMINATED", async () => {
+  const { conn, world } = await openWorld();
+  let ended: { state: number; observations: Record<string, Tensor> };
+  try {
+    const answered = await ui(conn, { action_type: "answer", text: "two notes" });
+    assert.equal(answered.state, EnvironmentState.RUNNING);
+    assert.deepEqual(answered.previous, { given: '{"action_type":"answer","text":"two notes"}', resolved: { op: "answer", text: "two notes" } });
+    const text = JSON.stringify({ action_type: "status", goal_status: "complete" });
+    ended = (await conn.request({ step: { actions: { [UI_ACTION_ID]: tensor(DataType.STRING, [text]) }, requested_observations: [...AGENT, 5] } })).step!;
+    assert.equal(ended.state, EnvironmentState.TERMINATED, "the agent's status ends the episode");
+    assert.equal(ended.observations["5"]!.doubles!.array[0], 0, "discount 0 on TERMINATED");
+    assert.deepEqual(view(ended).previous?.resolved, { op: "status", goalStatus: "complete" });
+  } finally {
+    await closeWorld(conn, world);
+  }
+  const e = (await readEpisodes(out, world))[0]!;
+  assert.deepEqual({ outcome: e.outcome, cause: e.cause, steps: e.steps.length }, { outcome: "terminated", cause: "agent_status", steps: 2 });
+});
+
 test("click by index opens what the element says; input_text reaches the app", async (t) => {
   const { conn, world, first } = await openWorld();
   try {
