@@ -2,8 +2,13 @@
 """Random agent on farm devices over dm_env_rpc: N worlds at once (one thread each), S steps each.
 
     python3 clients/python/examples/remote_env_random.py --target 127.0.0.1:7000 --task classic_2048 --steps 100 --worlds 2
+    python3 clients/python/examples/remote_env_random.py --target 127.0.0.1:7000 --task todo_create_note --ui
 
-Prints one line per finished episode and per world, and last: worlds=N steps=N*S reward=<sum over all>.
+--ui: a GUI agent instead of a finger: reads the goal and the screen as elements every step and answers
+AndroidWorld JSON actions (mostly a click on a random clickable element by index; sometimes input_text into
+an editable one, a scroll or navigate_back); an invalid one is recorded by the farm and the episode goes on.
+Prints one line per finished episode and per world (with --ui, the UI actions the farm found invalid), and
+last: worlds=N steps=N*S reward=<sum over all>.
 Start a farm that serves remote environments with `npx farm demo --env-port 7000 --keep` (or
 `farm worker … --env-port P`). Needs the farm_remote package: `pip install ./clients/python` (grpcio,
 protobuf), or run from a checkout with Debian's python3-grpcio and python3-protobuf.
@@ -25,11 +30,35 @@ except ImportError:
         sys.exit(f"remote_env_random: {e}; pip install ./clients/python (the farm's checkout) first")
 
 
+WORDS = ("milk", "2 litres", "bread", "call mom", "hello")
+
+
+def ui_action(rng, elements):
+    """A random GUI-agent action on the elements the agent was shown."""
+    clickable = [e for e in elements if e.get("is_clickable")]
+    editable = [e for e in elements if e.get("is_editable")]
+    r = rng.random()
+    if editable and r < 0.15:
+        return {"action_type": "input_text", "text": rng.choice(WORDS), "index": rng.choice(editable)["index"]}
+    if r < 0.25:
+        return {"action_type": "scroll", "direction": rng.choice(["up", "down"])}
+    if r < 0.3 or not clickable:
+        return {"action_type": "navigate_back"}
+    return {"action_type": "click", "index": rng.choice(clickable)["index"]}
+
+
+def finger_step(world, rng, want):
+    """Random finger: touch somewhere or lift, as AndroidEnv's random agent does."""
+    if rng.random() < 0.5:
+        return world.step(TOUCH, (rng.random(), rng.random()), observations=want)
+    return world.step(LIFT, observations=want)
+
+
 def run_world(i, args, results, lock):
     rng = random.Random(args.seed * 1000 + i)
     world = RemoteWorld(args.target, task=args.task, seed=args.seed + i, token=args.token, max_episode_steps=args.max_episode_steps)
-    want = ["pixels"] if args.pixels else []
-    total, episode_reward, episode, taken = 0.0, 0.0, 0, 0
+    want = (["pixels"] if args.pixels else []) + (["goal", "elements", "last_action_outcome"] if args.ui else [])
+    total, episode_reward, episode, taken, invalid = 0.0, 0.0, 0, 0, 0
     try:
         ts = world.reset(observations=want)
         while taken < args.steps:
@@ -39,11 +68,11 @@ def run_world(i, args, results, lock):
                 episode, episode_reward = episode + 1, 0.0
                 ts = world.reset(observations=want)
                 continue
-            # Random finger: touch somewhere or lift, as AndroidEnv's random agent does.
-            if rng.random() < 0.5:
-                ts = world.step(TOUCH, (rng.random(), rng.random()), observations=want)
+            if args.ui:
+                ts = world.step_ui(ui_action(rng, ts.observations["elements"]), observations=want)
+                invalid += 1 if (ts.observations["last_action_outcome"] or {}).get("invalid") else 0
             else:
-                ts = world.step(LIFT, observations=want)
+                ts = finger_step(world, rng, want)
             taken += 1
             total += ts.reward
             episode_reward += ts.reward
@@ -52,7 +81,8 @@ def run_world(i, args, results, lock):
     finally:
         world.close()
     with lock:
-        print(f"world={world.name} episodes={episode + 1} steps={taken} reward={total:g}", flush=True)
+        ui = f" ui_invalid={invalid}" if args.ui else ""
+        print(f"world={world.name} episodes={episode + 1} steps={taken} reward={total:g}{ui}", flush=True)
         results.append((taken, total))
 
 
@@ -65,6 +95,7 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-episode-steps", type=int, default=None, help="override the task's step limit")
     p.add_argument("--pixels", action="store_true", help="also fetch the pixels every step")
+    p.add_argument("--ui", action="store_true", help="a GUI agent: read the screen as elements, answer UI actions (AndroidWorld JSON)")
     p.add_argument("--token", default=os.environ.get("FARM_ENV_TOKEN"), help="for a worker bound beyond loopback (default: FARM_ENV_TOKEN)")
     args = p.parse_args()
     if args.steps < 1 or args.worlds < 1:

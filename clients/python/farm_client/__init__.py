@@ -7,6 +7,6 @@
 """
 
 from .campaigns import CampaignClient, FarmApiError
-from .policy_server import Agent, RandomAgent, PolicyServer, StepRequest, EpisodeEnd
+from .policy_server import Agent, RandomAgent, RandomClickAgent, PolicyServer, StepRequest, EpisodeEnd
 
-__all__ = ["CampaignClient", "FarmApiError", "Agent", "RandomAgent", "PolicyServer", "StepRequest", "EpisodeEnd"]
+__all__ = ["CampaignClient", "FarmApiError", "Agent", "RandomAgent", "RandomClickAgent", "PolicyServer", "StepRequest", "EpisodeEnd"]

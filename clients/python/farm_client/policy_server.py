@@ -5,7 +5,8 @@
 The farm calls it with ``--policy http:http://127.0.0.1:8000/act`` (one request per device step) or
 ``--policy http-batch:http://127.0.0.1:8000/batch`` (one request per batch of a worker host's steps).
 Replace ``RandomAgent`` with your model: ``act_batch`` gets every pending step of a batch at once, so one
-forward pass serves a whole host. ``GET /stats`` returns request and episode counts (used by tests and
+forward pass serves a whole host. ``--agent ui-random`` serves ``RandomClickAgent`` instead, a GUI agent that
+reads the goal and the screen as elements and answers AndroidWorld JSON actions (clicks by index). ``GET /stats`` returns request and episode counts (used by tests and
 the benchmark).
 """
 
@@ -45,6 +46,22 @@ class StepRequest:
     @property
     def episode_id(self) -> str:
         return str((self.episode or {}).get("id", ""))
+
+    @property
+    def goal(self) -> str:
+        """The episode's goal text ("" when the task has none)."""
+        return str(self.observation.get("goal") or (self.context or {}).get("goal") or "")
+
+    @property
+    def elements(self) -> List[Dict[str, Any]]:
+        """The screen as elements (AndroidWorld-style fields; ``index`` is what a click points at), when the
+        worker read the screen as a tree for this step; [] otherwise."""
+        return list(self.observation.get("elements") or [])
+
+    @property
+    def previous(self) -> Optional[Dict[str, Any]]:
+        """What became of the previous answer: ``{given, resolved?, invalid?}``; None on the first step."""
+        return self.observation.get("previous")
 
     def pixels(self) -> Any:
         """The screen as a [H, W, 3] uint8 numpy array (numpy installed) or (width, height, bytes).
@@ -127,6 +144,40 @@ class RandomAgent(Agent):
             self.returns.append(float(end.episode_return))
             for key in [k for k in self._rngs if k.endswith("/" + str((end.episode or {}).get("id", "")))]:
                 self._rngs.pop(key, None)
+
+
+class RandomClickAgent(Agent):
+    """A GUI agent: a click on a random clickable element by index, seeded per episode; ``navigate_back`` when
+    the screen shows nothing clickable. Answers are AndroidWorld JSON actions; the farm carries them out (or
+    records them as invalid, told back in the next step's ``previous``)."""
+
+    version = "random-click-1"
+
+    def __init__(self) -> None:
+        self._rngs: Dict[str, random.Random] = {}
+        self._lock = threading.Lock()
+        self.invalid_seen = 0
+
+    def act(self, step: StepRequest) -> Dict[str, Any]:
+        key = step.item_id + "/" + step.episode_id
+        with self._lock:
+            if step.step_type == "first" or key not in self._rngs:
+                self._rngs[key] = random.Random(int((step.episode or {}).get("seed", 0)))
+            if (step.previous or {}).get("invalid"):
+                self.invalid_seen += 1
+            rng = self._rngs[key]
+            clickable = [e for e in step.elements if e.get("is_clickable")]
+            if not clickable:
+                return {"action_type": "navigate_back"}
+            return {"action_type": "click", "index": int(rng.choice(clickable)["index"])}
+
+    def episode_end(self, end: EpisodeEnd) -> None:
+        with self._lock:
+            for key in [k for k in self._rngs if k.endswith("/" + str((end.episode or {}).get("id", "")))]:
+                self._rngs.pop(key, None)
+
+
+AGENTS = {"random": RandomAgent, "ui-random": RandomClickAgent}
 
 
 def _step_of(msg: Dict[str, Any], item_id: str) -> StepRequest:
@@ -282,8 +333,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m farm_client.policy_server", description=__doc__.split("\n\n")[0])
     ap.add_argument("--host", default="127.0.0.1")
     ap.add_argument("--port", type=int, default=8000, help="0 = a free port (printed)")
+    ap.add_argument("--agent", choices=sorted(AGENTS), default="random", help="random: seeded swipes; ui-random: clicks a random clickable element (needs elements)")
     args = ap.parse_args(argv)
-    server = PolicyServer(RandomAgent(), args.host, args.port)
+    server = PolicyServer(AGENTS[args.agent](), args.host, args.port)
     # One line a caller can parse, then serve until killed.
     print(f"policy server listening on http://{args.host}:{server.port} (POST /act, POST /batch, GET /stats)", flush=True)
     try:

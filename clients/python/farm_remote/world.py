@@ -1,4 +1,5 @@
-"""One remote world over one dm_env_rpc stream: create, join, reset, step, leave, destroy."""
+"""One remote world over one dm_env_rpc stream: create, join, reset, step (a touch or a UI action), leave, destroy."""
+import json
 import queue
 import threading
 from collections import namedtuple
@@ -11,6 +12,11 @@ TOUCH, LIFT, REPEAT = 0, 1, 2
 TimeStep = namedtuple("TimeStep", "step_type reward discount observations state")
 TimeStep.first = property(lambda self: self.step_type == "FIRST")
 TimeStep.last = property(lambda self: self.step_type == "LAST")
+
+# The GUI-agent observations, decoded: goal str, elements a list of dicts (AndroidWorld-style fields, `index`
+# is what a click points at), a11y_tree the compact tree JSON as bytes (b"" when this step's tree was not
+# recorded: CreateWorld a11y_every), last_action_outcome a dict {given, resolved?, invalid?} or None.
+AGENT_OBSERVATIONS = ("goal", "elements", "a11y_tree", "last_action_outcome")
 
 _PAYLOADS = ("floats", "doubles", "int8s", "int32s", "int64s", "uint8s", "uint32s", "uint64s", "bools", "strings")
 
@@ -34,7 +40,8 @@ def unpack(t):
 
 class RemoteWorld:
     """A world on a farm device. Settings: task (required), seed, max_episode_steps, max_episode_sec,
-    step_timeout_ms, frame_size=(height, width). `token` for a worker bound beyond loopback."""
+    step_timeout_ms, frame_size=(height, width), a11y_every (record the screen's tree every N steps; the
+    a11y_tree observation carries it on those steps). `token` for a worker bound beyond loopback."""
 
     def __init__(self, target, task, seed=None, token=None, **limits):
         import grpc
@@ -108,6 +115,7 @@ class RemoteWorld:
             spec = self.observation_specs.get(uid)
             values, shape = unpack(t)
             obs[spec.name if spec else str(uid)] = values if shape or values is None or isinstance(values, bytes) else values[0]
+        _decode_agent(obs)
         R, names = self.pb.EnvironmentStateType, self.pb.EnvironmentStateType.Name
         if step.state == R.Value("RUNNING"):
             step_type = "MID" if self._last_state == R.Value("RUNNING") else "FIRST"
@@ -133,6 +141,13 @@ class RemoteWorld:
         }
         return self._step(actions, observations)
 
+    def step_ui(self, action, observations=None):
+        """One step with a UI action: AndroidWorld's JSON action as a dict (or its JSON text), e.g.
+        {"action_type": "click", "index": 3}. An invalid one is recorded and the episode goes on: the next
+        observation's last_action_outcome["invalid"] says why."""
+        text = action if isinstance(action, str) else json.dumps(action)
+        return self._step({self._act_ids["ui_action"]: self._tensor(strings=[text])}, observations)
+
     def _step(self, actions, observations):
         names = observations if observations is not None else list(self._obs_ids)
         requested = [self._obs_ids[n] for n in names] + [self._obs_ids["reward"], self._obs_ids["discount"]]
@@ -154,3 +169,16 @@ class RemoteWorld:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _decode_agent(obs):
+    """The agent observations as Python values (elements as dicts, the previous outcome as a dict or None)."""
+    if "goal" in obs and isinstance(obs["goal"], list):
+        obs["goal"] = obs["goal"][0] if obs["goal"] else ""
+    if "elements" in obs:
+        obs["elements"] = [json.loads(e) for e in (obs["elements"] or [])]
+    if "a11y_tree" in obs and obs["a11y_tree"] is None:
+        obs["a11y_tree"] = b""
+    if "last_action_outcome" in obs:
+        v = obs["last_action_outcome"]
+        obs["last_action_outcome"] = json.loads(v) if v else None

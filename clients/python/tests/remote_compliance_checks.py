@@ -5,8 +5,9 @@
 
 The checks of DeepMind's compliance/step.py that a Python client meets first: exactly the requested
 observations, unknown uids, wrong dtypes and shapes refused with INVALID_ARGUMENT naming the uid, a broadcast
-scalar and a variable dimension accepted. Prints one `ok <check>` line per check, last `checks=<n> failed=0`;
-exits 1 when a check fails.
+scalar and a variable dimension accepted; and the farm's string action `ui_action`: a number sent to it, or a
+UI action together with a touch, refused naming it; an invalid UI action taken as a step the farm records as
+invalid. Prints one `ok <check>` line per check, last `checks=<n> failed=0`; exits 1 when a check fails.
 """
 import argparse
 import os
@@ -78,6 +79,17 @@ def main():
         check("test_cannot_send_action_with_wrong_shape", lambda: refused(act["touch_position"], actions={**lift, act["touch_position"]: tensor([2, 1], floats=[0.5, 0.5])}))
         check("test_can_send_broadcastable_actions", lambda: step({act["action_type"]: tensor([], int32s=[TOUCH]), act["touch_position"]: tensor([2], floats=[0.5])}))
         check("test_can_send_variable_dimension_tensor_action", lambda: step({**lift, act["touch_position"]: tensor([-1], floats=[0.25, 0.75])}))
+        ui = act["ui_action"]
+        check("test_cannot_send_wrong_type_to_nonnumeric_actions", lambda: refused(ui, actions={ui: tensor([], int32s=[1])}))
+        check("farm_ui_action_with_touch_fields_refused", lambda: refused(ui, actions={**lift, ui: tensor([], strings=['{"action_type":"wait"}'])}))
+
+        def invalid_ui_recorded():
+            ts = world.step_ui({"action_type": "click", "index": 100000}, observations=["last_action_outcome"])
+            outcome = ts.observations["last_action_outcome"]
+            assert ts.state == "RUNNING", ts.state
+            assert outcome and outcome.get("invalid"), f"recorded as invalid: {outcome}"
+
+        check("farm_invalid_ui_action_is_a_recorded_step", invalid_ui_recorded)
     finally:
         world.close()
     failed = sum(1 for _, e in results if e is not None)

@@ -5,7 +5,7 @@ import unittest
 import urllib.error
 import urllib.request
 
-from farm_client import Agent, PolicyServer, RandomAgent
+from farm_client import Agent, PolicyServer, RandomAgent, RandomClickAgent
 
 OBS = {"stepIndex": 0, "timedeltaUs": 0, "orientation": 0, "extras": {}, "screen": {"width": 10, "height": 10}}
 
@@ -72,6 +72,71 @@ class PolicyServerTest(unittest.TestCase):
     def test_agent_base_class_needs_act(self):
         with self.assertRaises(NotImplementedError):
             Agent().act(None)
+
+
+ELEMENTS = [
+    {"index": 0, "text": "Todo", "is_clickable": False},
+    {"index": 1, "text": "NEW NOTE", "is_clickable": True},
+    {"index": 2, "text": "Buy bread", "is_clickable": True},
+]
+
+
+class GuiAgentTest(unittest.TestCase):
+    """The agent fields of a step (goal, elements, previous outcome) and UI actions as answers."""
+
+    def setUp(self):
+        self.agent = RandomClickAgent()
+        self.server = PolicyServer(self.agent).start()
+        self.base = "http://127.0.0.1:%d" % self.server.port
+
+    def tearDown(self):
+        self.server.close()
+
+    def post(self, body):
+        req = urllib.request.Request(self.base + "/act", data=json.dumps(body).encode(), method="POST", headers={"content-type": "application/json"})
+        with urllib.request.urlopen(req) as res:
+            return json.loads(res.read())
+
+    def agent_step(self, step_index, elements, previous=None):
+        msg = step("g", step_index)
+        msg["observation"].update(goal="Create a note titled milk", elements=elements)
+        if previous is not None:
+            msg["observation"]["previous"] = previous
+        return msg
+
+    def test_clicks_a_clickable_element_by_index(self):
+        for i in range(6):
+            a = self.post(self.agent_step(i, ELEMENTS))
+            self.assertEqual(a["action_type"], "click")
+            self.assertIn(a["index"], (1, 2), "never the element that cannot be clicked")
+
+    def test_nothing_clickable_goes_back(self):
+        self.assertEqual(self.post(self.agent_step(0, ELEMENTS[:1])), {"action_type": "navigate_back"})
+        self.assertEqual(self.post(self.agent_step(1, [])), {"action_type": "navigate_back"})
+
+    def test_reads_goal_elements_and_previous_outcome(self):
+        seen = []
+
+        class Recording(Agent):
+            def act(self, s):
+                seen.append((s.goal, [e["index"] for e in s.elements], s.previous))
+                return {"action_type": "wait"}
+
+        server = PolicyServer(Recording()).start()
+        try:
+            prev = {"given": '{"action_type":"click","index":9}', "invalid": "index 9 is out of range"}
+            req = urllib.request.Request("http://127.0.0.1:%d/act" % server.port, data=json.dumps(self.agent_step(1, ELEMENTS, prev)).encode(), method="POST")
+            with urllib.request.urlopen(req) as res:
+                self.assertEqual(json.loads(res.read()), {"action_type": "wait"})
+        finally:
+            server.close()
+        self.assertEqual(seen, [("Create a note titled milk", [0, 1, 2], prev)])
+
+    def test_counts_the_invalid_outcomes_it_was_told(self):
+        self.post(self.agent_step(0, ELEMENTS))
+        self.post(self.agent_step(1, ELEMENTS, {"given": "x", "invalid": "not JSON"}))
+        self.post(self.agent_step(2, ELEMENTS, {"given": "{}", "resolved": {"op": "tap", "x": 5, "y": 5}}))
+        self.assertEqual(self.agent.invalid_seen, 1)
 
 
 if __name__ == "__main__":

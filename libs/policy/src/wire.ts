@@ -20,6 +20,10 @@ export interface WirePixels {
   data: string;
 }
 
+/**
+ * The observation on the wire. Agent fields (PROTOCOL.md, "Agent fields"): `goal` always, `elements` when the
+ * step's screen was read as a tree, `previous` after a step whose answer was a UI action or invalid.
+ */
 export interface WireObservation extends Omit<Observation, "pixels" | "stepType" | "reward" | "discount"> {
   pixels?: WirePixels;
 }

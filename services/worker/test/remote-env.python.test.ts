@@ -2,7 +2,8 @@
  * The Python client (Debian's /usr/bin/python3 with python3-grpcio; the stubs clients/python ships, generated
  * from our .proto by its tools/generate_stubs.py) against a real worker: clients/python/examples/remote_env_random.py
  * runs two worlds at once; every episode it reports matches its committed trajectory, the last one of each
- * world matches the app's logged score, and the last line is `worlds=2 steps=… reward=…`.
+ * world matches the app's logged score, and the last line is `worlds=2 steps=… reward=…`; its `--ui` mode drives the
+ * Todo app with UI actions chosen from the elements, and the invalid ones it saw are the ones the trajectories count.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -17,12 +18,13 @@ const run = promisify(execFile);
 let h: Harness;
 let worker: WorkerService;
 let out: string;
+const TODO_FILE = path.join(REPO, "tasks/todo_create_note.textproto");
 
 before(async () => {
   h = await startHarness(2);
   out = path.join(h.tmp, "out");
   worker = await WorkerService.create(
-    resolveWorkerConfig({ redisUrl: h.redis.url, queuePrefix: h.prefix, adbPort: h.adb.port, taskPaths: [TASK_FILE], outDir: out, metricsPort: 0, drainTimeoutMs: 5000, episode: { ...FAST_EPISODE, logSettleMs: 5 }, envPort: 0 }),
+    resolveWorkerConfig({ redisUrl: h.redis.url, queuePrefix: h.prefix, adbPort: h.adb.port, taskPaths: [TASK_FILE, TODO_FILE], outDir: out, metricsPort: 0, drainTimeoutMs: 5000, episode: { ...FAST_EPISODE, logSettleMs: 5 }, envPort: 0 }),
   );
   await worker.start();
   await until("2 devices ready", 60_000, () => Object.values(worker.deviceStates()).filter((s) => s === "ready").length === 2, { everyMs: 100 });
@@ -66,13 +68,35 @@ test("python3 remote_env_random.py: two worlds, rewards = committed trajectories
   assert.deepEqual(worker.remoteWorlds(), {}, "the script destroyed its worlds");
 });
 
-test("python3 remote_compliance_checks.py: the Step compliance checks a Python client meets (exact observations, refused uids, dtypes and shapes, broadcast)", async () => {
+test("python3 remote_compliance_checks.py: the Step compliance checks a Python client meets (exact observations, refused uids, dtypes and shapes, broadcast, the string ui_action)", async () => {
   const script = path.join(REPO, "clients/python/tests/remote_compliance_checks.py");
   const r = await run("/usr/bin/python3", [script, "--target", worker.envAddress!, "--task", h.task.task.id], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, timeout: 120_000 }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
     throw new Error(`${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
   });
   const lines = r.stdout.trim().split("\n");
-  assert.equal(lines[lines.length - 1], "checks=9 failed=0", r.stdout + r.stderr);
-  assert.equal(lines.filter((l) => l.startsWith("ok test_")).length, 9);
+  assert.equal(lines[lines.length - 1], "checks=12 failed=0", r.stdout + r.stderr);
+  assert.equal(lines.filter((l) => l.startsWith("ok test_")).length, 10);
+  assert.equal(lines.filter((l) => l.startsWith("ok farm_")).length, 2);
+  assert.deepEqual(worker.remoteWorlds(), {}, "the script destroyed its world");
+});
+
+test("python3 remote_env_random.py --ui: UI actions from the elements; the invalid ones it saw = the committed count; last line as before", async () => {
+  const script = path.join(REPO, "clients/python/examples/remote_env_random.py");
+  const args = [script, "--ui", "--target", worker.envAddress!, "--task", "todo_create_note", "--steps", "12", "--worlds", "1", "--max-episode-steps", "8", "--seed", "3"];
+  const r = await run("/usr/bin/python3", args, { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" }, timeout: 180_000 }).catch((e: { stdout?: string; stderr?: string; message: string }) => {
+    throw new Error(`${e.message}\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  });
+  const lines = r.stdout.trim().split("\n");
+  const last = /^worlds=1 steps=12 reward=(\S+)$/.exec(lines[lines.length - 1]!);
+  assert.ok(last, `last line: ${lines[lines.length - 1]}\n${r.stderr}`);
+  const worldLine = lines.map((l) => /^world=(\S+) episodes=(\d+) steps=12 reward=\S+ ui_invalid=(\d+)$/.exec(l)).find((m) => m !== null);
+  assert.ok(worldLine, r.stdout);
+  const committed = await readEpisodes(out, worldLine[1]!);
+  assert.equal(committed.length, Number(worldLine[2]), "every episode committed once");
+  assert.equal(committed.reduce((a, e) => a + e.steps.length, 0), 12, "every UI step is in a trajectory");
+  assert.ok(committed.every((e) => e.policyName === "remote:dm_env_rpc" && e.taskId === "todo_create_note"));
+  const counted = committed.reduce((a, e) => a + (e.counters.invalid_actions ?? 0), 0);
+  assert.equal(counted, Number(worldLine[3]), "the invalid actions Python saw are the ones the trajectories count");
+  assert.equal(committed.reduce((a, e) => a + e.totalReward, 0), Number(last[1]));
   assert.deepEqual(worker.remoteWorlds(), {}, "the script destroyed its world");
 });

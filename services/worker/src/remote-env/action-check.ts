@@ -4,7 +4,7 @@
  * INVALID_ARGUMENT naming the uid; one variable dimension (negative) is inferred and a single value is
  * broadcast to the spec's shape (dm_env_rpc overview: "Variable lengths", "Broadcastable").
  */
-import { numbers, payloadName, payloadOf, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
+import { DataType, numbers, payloadName, payloadOf, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
 import { invalid } from "./env-error.ts";
 
 const MAX_LISTED = 8;
@@ -68,13 +68,29 @@ function checkRange(values: number[], spec: TensorSpec, what: string): void {
   });
 }
 
-/** Every action of a Step checked against the specs: by uid, the values at the spec's shape. */
-export function conformActions(actions: Record<string, Tensor>, specs: Record<string, TensorSpec>): Map<string, number[]> {
-  const out = new Map<string, number[]>();
+/** Longest string action taken at all (a UI action is a small JSON object; more is refused, not parsed). */
+export const STRING_ACTION_MAX_BYTES = 64 * 1024;
+
+/** A scalar string action (`ui_action`): exactly one string, shape [] as its spec, at most STRING_ACTION_MAX_BYTES. */
+export function conformString(t: Tensor, spec: TensorSpec, what: string): string {
+  const got = payloadName(t);
+  if (got !== payloadOf(spec.dtype)) throw invalid(`${what}: expected dtype ${payloadOf(spec.dtype)}, got ${got ?? "no values"}`);
+  const values = t.strings?.array ?? [];
+  const shape = t.shape ?? [];
+  if (shape.length !== spec.shape.length || values.length !== 1) throw invalid(`${what}: one string with shape [${spec.shape.join(", ")}], got ${values.length} with shape [${shape.join(", ")}]`);
+  const s = String(values[0]);
+  if (Buffer.byteLength(s, "utf8") > STRING_ACTION_MAX_BYTES) throw invalid(`${what}: longer than ${STRING_ACTION_MAX_BYTES} bytes`);
+  return s;
+}
+
+/** Every action of a Step checked against the specs: by uid, numeric values at the spec's shape, or one string. */
+export function conformActions(actions: Record<string, Tensor>, specs: Record<string, TensorSpec>): Map<string, number[] | string> {
+  const out = new Map<string, number[] | string>();
   for (const [uid, t] of Object.entries(actions)) {
     const spec = Object.hasOwn(specs, uid) ? specs[uid] : undefined;
     if (!spec) throw invalid(`Step: unknown action uid ${uid.slice(0, 24)}; this world's actions are ${listed(specs)}`);
-    out.set(uid, conformAction(t, spec, `Step: action ${uid} (${spec.name})`));
+    const what = `Step: action ${uid} (${spec.name})`;
+    out.set(uid, spec.dtype === DataType.STRING ? conformString(t, spec, what) : conformAction(t, spec, what));
   }
   return out;
 }

@@ -1,9 +1,9 @@
 /**
- * The policy of a remote world: the client chose the action already (StepRequest); `act` hands it to the
- * episode runner, which then runs the step exactly as for any policy. `needsPixels` follows what the
- * client asked to observe on its latest step.
+ * The policy of a remote world: the client chose the answer already (StepRequest: a touch or a UI action,
+ * step-answer.ts); `act` hands it to the episode runner, which then runs the step exactly as for any policy.
+ * `needsPixels` and `needsElements` follow what the client asked to observe on its latest step.
  */
-import type { Action, Policy } from "@farm/policy";
+import type { Policy, PolicyAnswer } from "@farm/policy";
 
 export const REMOTE_POLICY_NAME = "remote:dm_env_rpc";
 
@@ -11,16 +11,18 @@ export class RemotePolicy implements Policy {
   readonly name = REMOTE_POLICY_NAME;
   readonly version = "v1";
   needsPixels = true;
-  private next: Action | undefined;
+  /** The screen as elements is read every step while the client requests `elements`. */
+  needsElements = false;
+  private next: PolicyAnswer | undefined;
 
-  /** The action for the step about to run. */
-  give(action: Action): void {
-    this.next = action;
+  /** The answer for the step about to run. */
+  give(answer: PolicyAnswer): void {
+    this.next = answer;
   }
 
   async reset(): Promise<void> {}
 
-  async act(): Promise<Action> {
+  async act(): Promise<PolicyAnswer> {
     const a = this.next;
     this.next = undefined;
     if (!a) throw new Error("no action from the remote client for this step");

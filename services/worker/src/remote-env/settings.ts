@@ -1,7 +1,7 @@
 /**
  * CreateWorld / Reset settings: names, types and ranges checked, every problem named with its setting.
  *   task (string, required)   seed (int)   max_episode_steps (int)   max_episode_sec (number)
- *   step_timeout_ms (int)     frame_size (int [2]: height, width)
+ *   step_timeout_ms (int)     frame_size (int [2]: height, width)   a11y_every (int: record the tree every N steps)
  */
 import { numbers, scalarNumber, scalarString, type Settings } from "@farm/dm-env-rpc";
 import type { EpisodeLimitOverrides } from "@farm/episode";
@@ -12,9 +12,11 @@ export interface WorldSettings {
   seed: number | undefined;
   limits: EpisodeLimitOverrides;
   frameSize: { height: number; width: number } | undefined;
+  /** Record the screen as a tree every N steps (0: never), as `farm run --a11y-every`; also what `a11y_tree` observes. */
+  a11yEvery: number;
 }
 
-const CREATE_KEYS = new Set(["task", "seed", "max_episode_steps", "max_episode_sec", "step_timeout_ms", "frame_size"]);
+const CREATE_KEYS = new Set(["task", "seed", "max_episode_steps", "max_episode_sec", "step_timeout_ms", "frame_size", "a11y_every"]);
 
 function check<T>(name: string, f: () => T): T {
   try {
@@ -58,7 +60,8 @@ export function parseCreateSettings(settings: Settings = {}): WorldSettings {
     if (v.length !== 2 || !v.every((n) => Number.isSafeInteger(n) && n >= 1 && n <= 8192)) throw invalid("setting 'frame_size': two integers [height, width] in 1..8192");
     frameSize = { height: v[0]!, width: v[1]! };
   }
-  return { taskId, seed, limits, frameSize };
+  const a11yEvery = int(settings, "a11y_every", 0, 1_000_000) ?? 0;
+  return { taskId, seed, limits, frameSize, a11yEvery };
 }
 
 /** Reset settings: an optional `seed` for the next episode. */

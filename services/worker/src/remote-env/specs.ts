@@ -6,10 +6,11 @@ import { DataType, grpc, tensor, type ActionObservationSpecs, type DataTypeValue
 import type { Observation, Pixels } from "@farm/policy";
 import type { ArraySpec, Task } from "@farm/task";
 import { EnvError } from "./env-error.ts";
+import { agentObservationSpecs, agentObservationTensors, MAX_EXTRAS, UI_ACTION_ID, uiActionSpec } from "./agent-specs.ts";
 
 export const OBS = { pixels: 1, timedelta: 2, orientation: 3, reward: 4, discount: 5 } as const;
 export const FIRST_EXTRA_ID = 6;
-export const ACT = { action_type: 1, touch_position: 2 } as const;
+export const ACT = { action_type: 1, touch_position: 2, ui_action: UI_ACTION_ID } as const;
 
 const EXTRA_DTYPE: Partial<Record<ArraySpec["dtype"], DataTypeValue>> = {
   FLOAT: DataType.FLOAT, DOUBLE: DataType.DOUBLE, INT8: DataType.INT8, INT16: DataType.INT32, INT32: DataType.INT32, INT64: DataType.INT64,
@@ -19,8 +20,9 @@ const extraDtype = (d: ArraySpec["dtype"]): DataTypeValue => EXTRA_DTYPE[d] ?? D
 
 const spec = (name: string, dtype: DataTypeValue, shape: number[], extra: Partial<TensorSpec> = {}): TensorSpec => ({ name, dtype, shape, ...extra });
 
-/** The world's specs: pixels [H, W, 3] at the world's frame size. */
+/** The world's specs: pixels [H, W, 3] at the world's frame size; the agent observations (agent-specs.ts) last. */
 export function worldSpecs(task: Task, frame: { height: number; width: number }): ActionObservationSpecs {
+  if (task.extrasSpec.length > MAX_EXTRAS) throw new EnvError(grpc.status.FAILED_PRECONDITION, `task ${task.id} declares ${task.extrasSpec.length} extras; remote worlds serve at most ${MAX_EXTRAS}`);
   const observations: Record<string, TensorSpec> = {
     [OBS.pixels]: spec("pixels", DataType.UINT8, [frame.height, frame.width, 3]),
     [OBS.timedelta]: spec("timedelta", DataType.INT64, []),
@@ -29,9 +31,11 @@ export function worldSpecs(task: Task, frame: { height: number; width: number })
     [OBS.discount]: spec("discount", DataType.DOUBLE, []),
   };
   task.extrasSpec.forEach((e, i) => (observations[FIRST_EXTRA_ID + i] = spec(e.name, extraDtype(e.dtype), e.shape)));
+  Object.assign(observations, agentObservationSpecs());
   const actions: Record<string, TensorSpec> = {
     [ACT.action_type]: spec("action_type", DataType.INT32, [], { min: { int32s: { array: [0] } }, max: { int32s: { array: [2] } } }),
     [ACT.touch_position]: spec("touch_position", DataType.FLOAT, [2], { min: { floats: { array: [0, 0] } }, max: { floats: { array: [1, 1] } } }),
+    [ACT.ui_action]: uiActionSpec(),
   };
   return { actions, observations };
 }
@@ -72,6 +76,8 @@ export interface StepFacts {
   reward: number;
   discount: number;
   frame: { height: number; width: number };
+  /** The compact tree read for this observation, when it was recorded (a11y_every). */
+  a11yTree?: string;
 }
 
 /**
@@ -109,5 +115,5 @@ export function observationTensors(task: Task, f: StepFacts, requested: Readonly
     const values = Object.hasOwn(f.obs.extras, e.name) ? f.obs.extras[e.name] : undefined;
     out[id] = (values && extraTensor(e, values)) ?? defaultExtraTensor(e);
   });
-  return out;
+  return Object.assign(out, agentObservationTensors(f.obs, f.a11yTree, requested));
 }

@@ -9,19 +9,19 @@
  * and answer RUNNING, or TERMINATED (the task ended it) / INTERRUPTED (a truncation: limit, device trouble).
  */
 import { randomInt } from "node:crypto";
-import { EnvironmentState, grpc, type Tensor, type TensorSpec } from "@farm/dm-env-rpc";
+import { EnvironmentState, grpc, type Tensor } from "@farm/dm-env-rpc";
 import { coerceError } from "@farm/errors";
 import type { DeviceSession, EpisodeRun, EpisodeTrajectory } from "@farm/episode";
 import type { Logger } from "@farm/log";
-import { ACTION_TYPES, type Action } from "@farm/policy";
 import type { LoadedTask } from "@farm/task";
 import type { CommitDeps } from "../commit-flow.ts";
 import type { DeviceLease, DevicePool } from "../device-lease.ts";
-import { conformActions } from "./action-check.ts";
 import { commitRemoteEpisode } from "./commit-remote.ts";
-import { EnvError, invalid } from "./env-error.ts";
+import { EnvError } from "./env-error.ts";
 import { RemotePolicy } from "./remote-policy.ts";
-import { ACT, OBS, observationTensors, worldSpecs } from "./specs.ts";
+import { wantsElements } from "./agent-specs.ts";
+import { OBS, observationTensors, worldSpecs } from "./specs.ts";
+import { answerOf } from "./step-answer.ts";
 import type { WorldSettings } from "./settings.ts";
 
 export interface WorldDeps {
@@ -50,6 +50,8 @@ export class RemoteWorld {
   private nextSeed: number;
   private chain: Promise<unknown> = Promise.resolve();
   private busy = 0;
+  /** Whether the client's latest Step asked for elements (unknown before its first Step). */
+  private elementsWanted: boolean | undefined;
   lastActivityMs = Date.now();
   joinedBy: object | undefined;
   readonly createdAtMs = Date.now();
@@ -113,10 +115,12 @@ export class RemoteWorld {
 
   /**
    * A Reset request: ends a running episode (cancelled) and starts the next one. Its first observation
-   * carries the screen whatever the previous Step asked, since the next Step may ask for pixels.
+   * carries the screen whatever the previous Step asked, since the next Step may ask for pixels; and the elements
+   * unless the client's latest Step showed it does not want them (a tree read can take seconds on a real device).
    */
   async reset(seed?: number): Promise<void> {
     this.policy.needsPixels = true;
+    this.policy.needsElements = this.elementsWanted ?? true;
     await this.restart(seed);
   }
 
@@ -133,7 +137,8 @@ export class RemoteWorld {
     const index = (this.runIndex = this.episodeIndex++);
     let run: EpisodeRun;
     try {
-      run = await session.startEpisode({ seed: this.nextSeed++, index, policy: this.policy, signal: this.ac.signal, limits: this.settings.limits, frameEvery: this.deps.frameEvery });
+      const a11yEvery = this.settings.a11yEvery;
+      run = await session.startEpisode({ seed: this.nextSeed++, index, policy: this.policy, signal: this.ac.signal, limits: this.settings.limits, frameEvery: this.deps.frameEvery, a11yEvery });
     } catch (e) {
       throw new EnvError(grpc.status.UNAVAILABLE, `device ${this.serial} cannot start an episode: ${coerceError(e).message}; destroy this world and create another`);
     }
@@ -149,13 +154,14 @@ export class RemoteWorld {
   /** One Step request (`requested` already checked against the specs: checkRequested). */
   async step(actions: Record<string, Tensor>, requested: ReadonlySet<number>): Promise<StepAnswer> {
     this.policy.needsPixels = requested.has(OBS.pixels);
+    this.policy.needsElements = this.elementsWanted = wantsElements(requested);
     if (this.phase === "none") await this.restart();
     const run = this.run!;
     if (this.phase === "fresh") {
       this.phase = "running";
       return { state: EnvironmentState.RUNNING, observations: this.observe(run, 0, 1, requested) };
     }
-    this.policy.give(actionOf(actions, this.specs().actions));
+    this.policy.give(answerOf(actions, this.specs().actions));
     const before = run.recordedSteps.length;
     const more = await run.step();
     if (more) return { state: EnvironmentState.RUNNING, observations: this.observe(run, rewardOf(run, before), 1, requested) };
@@ -167,7 +173,9 @@ export class RemoteWorld {
   private observe(run: EpisodeRun, reward: number, discount: number, requested: ReadonlySet<number>) {
     const obs = run.observation;
     if (!obs) throw new EnvError(grpc.status.UNAVAILABLE, "the episode has no observation (its reset failed)");
-    return observationTensors(this.task.task, { obs, reward, discount, frame: this.frame }, requested);
+    const last = run.recordedSteps[run.recordedSteps.length - 1];
+    const a11yTree = last && last.index === obs.stepIndex ? last.a11y?.tree : undefined;
+    return observationTensors(this.task.task, { obs, reward, discount, frame: this.frame, ...(a11yTree ? { a11yTree } : {}) }, requested);
   }
 
   /** Finishes the current run and commits its trajectory (a commit failure is logged; the episode stays on disk pending). */
@@ -214,21 +222,6 @@ export class RemoteWorld {
       this.deps.logger.info({ event: "world:device-released", world: this.name, serial: lease.serial, episodes: this.episodeIndex }, "remote world gave its device back");
     }
   }
-}
-
-/** The action of a StepRequest, checked against the action specs (uids, dtypes, shapes, ranges: action-check.ts). */
-export function actionOf(actions: Record<string, Tensor>, specs: Record<string, TensorSpec>): Action {
-  const values = conformActions(actions, specs);
-  const type = values.get(String(ACT.action_type))?.[0];
-  if (type === undefined) throw invalid(`Step: action ${ACT.action_type} (action_type) is required`);
-  const actionType = ACTION_TYPES[type];
-  if (!Number.isInteger(type) || !actionType) throw invalid(`Step: action_type must be 0 (TOUCH), 1 (LIFT) or 2 (REPEAT), got ${type}`);
-  const xy = values.get(String(ACT.touch_position));
-  if (!xy) {
-    if (actionType === "TOUCH") throw invalid(`Step: action ${ACT.touch_position} (touch_position) is required for TOUCH`);
-    return { actionType, touchPosition: [0, 0] };
-  }
-  return { actionType, touchPosition: [xy[0]!, xy[1]!] };
 }
 
 /** The reward of the step just taken (none when the run ended before taking one). */
