@@ -111,6 +111,8 @@ export class EpisodeRun {
   private invalidActions = 0;
   private agentStatus: GoalStatus | undefined;
   private answerText: string | undefined;
+  /** The latest observation's tree and elements, when it was read as a tree. */
+  private lastA11y: A11yObservation | undefined;
   /** The latest tree read's timing, for the step's phases. */
   private a11yTiming: { read: number; derive: number } | undefined;
 
@@ -148,6 +150,11 @@ export class EpisodeRun {
   /** The latest observation (after the reset, then after each step); for a caller that drives the steps itself (dm_env_rpc). */
   get observation(): Observation | undefined {
     return this.obs;
+  }
+
+  /** The latest observation's tree and elements, when that observation read the screen as a tree (recorded or not). */
+  get observedA11y(): A11yObservation | undefined {
+    return this.lastA11y;
   }
 
   /** Steps recorded so far; the last one's reward is final once `finish()` has drained late lines. */
@@ -242,6 +249,7 @@ export class EpisodeRun {
       ...(this.previous ? { previous: this.previous } : {}),
     };
     this.lastObsAt = now;
+    this.lastA11y = tree;
     return { obs: o, ...(tree && recordA11y ? { a11y: tree } : {}) };
   }
 
@@ -287,6 +295,7 @@ export class EpisodeRun {
     phases.action = since(t0);
     if (done.fail) return this.stop(done.fail);
     const action = answer.kind === "touch" ? answer.action : repeat();
+    if (answer.kind === "touch") this.previous = { given: answer.given };
     this.episodeSteps++;
 
     t0 = performance.now();

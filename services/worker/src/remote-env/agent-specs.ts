@@ -30,7 +30,7 @@ export const wantsElements = (requested: ReadonlySet<number>): boolean => reques
 
 /**
  * The requested agent observations: `elements` one JSON object per element (none when no tree was read),
- * `a11y_tree` the compact tree JSON as UTF-8 bytes (empty when this step's tree was not recorded),
+ * `a11y_tree` the compact tree JSON as UTF-8 bytes (empty when this observation did not read the tree),
  * `last_action_outcome` `observation.previous` as JSON ("" when there is none).
  */
 export function agentObservationTensors(obs: Observation, tree: string | undefined, requested: ReadonlySet<number>): Record<string, Tensor> {

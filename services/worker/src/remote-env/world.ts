@@ -173,8 +173,7 @@ export class RemoteWorld {
   private observe(run: EpisodeRun, reward: number, discount: number, requested: ReadonlySet<number>) {
     const obs = run.observation;
     if (!obs) throw new EnvError(grpc.status.UNAVAILABLE, "the episode has no observation (its reset failed)");
-    const last = run.recordedSteps[run.recordedSteps.length - 1];
-    const a11yTree = last && last.index === obs.stepIndex ? last.a11y?.tree : undefined;
+    const a11yTree = run.observedA11y?.tree;
     return observationTensors(this.task.task, { obs, reward, discount, frame: this.frame, ...(a11yTree ? { a11yTree } : {}) }, requested);
   }
 
