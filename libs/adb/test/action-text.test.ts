@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
+import { pollUntil } from "@farm/time";
 import { AdbDriver, GrpcActionChannel, ShellActionChannel, isScreenTree, type AdbDevice } from "../src/index.ts";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
@@ -41,13 +42,15 @@ async function todo(dev: AdbDevice): Promise<void> {
 /** The search field's text, once it equals `want` (input over gRPC lands asynchronously) or after a few reads. */
 async function searchText(dev: AdbDevice, want: string): Promise<string> {
   let text = "";
-  for (let i = 0; i < 20; i++) {
-    const t = await dev.screenTree!({ timeoutMs: 10_000 });
-    assert.ok(isScreenTree(t), "the screen reads as a tree");
-    text = t.windows.flatMap((w) => w.tree.nodes).find((n) => n.viewIdResourceName.endsWith(":id/search"))?.text ?? "";
-    if (text === want) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await pollUntil(
+    async () => {
+      const t = await dev.screenTree!({ timeoutMs: 10_000 });
+      assert.ok(isScreenTree(t), "the screen reads as a tree");
+      text = t.windows.flatMap((w) => w.tree.nodes).find((n) => n.viewIdResourceName.endsWith(":id/search"))?.text ?? "";
+      return text === want;
+    },
+    { timeoutMs: 5000, intervalMs: 100 },
+  );
   return text;
 }
 
