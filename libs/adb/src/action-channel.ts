@@ -10,7 +10,9 @@ import { callHandle, underDeadline } from "./client.ts";
 import { report, type DeviceCtx } from "./exec.ts";
 import { describeError } from "./result.ts";
 import type { ActionChannel, StepResult, StepStatus } from "./types.ts";
+import { checkInputText } from "./validate.ts";
 import { isKeyCodeText } from "@farm/key-codes";
+import { shQuote } from "@farm/shell-words";
 
 const MARK = "__FARM_ACK_";
 
@@ -70,6 +72,12 @@ export class ShellActionChannel implements ActionChannel {
   keyEvent(keycode: string): Promise<StepResult> {
     if (!isKeyCodeText(keycode)) return Promise.resolve(this.bad("key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`));
     return this.run("key", `input keyevent ${keycode}`, this.ctx.cfg.actionTimeoutMs);
+  }
+  /** One `input text` with the text as one quoted word (a stream write is not bounded like a `shell:` request). */
+  text(text: string): Promise<StepResult> {
+    const bad = checkInputText(text);
+    if (bad) return Promise.resolve(this.bad("text", bad));
+    return this.run("text", `input text ${shQuote(text)}`, this.ctx.cfg.actionTimeoutMs);
   }
 
   async close(): Promise<void> {

@@ -78,6 +78,12 @@ export interface ActionChannel {
   tap(x: number, y: number): Promise<StepResult>;
   swipe(x1: number, y1: number, x2: number, y2: number, durationMs: number): Promise<StepResult>;
   keyEvent(keycode: string): Promise<StepResult>;
+  /**
+   * Types `text` into the focused field: one `input text` on the shell channel, one KeyboardEvent with `text` on
+   * gRPC. Printable characters only, at most INPUT_TEXT_MAX_CHARS (else `failed_precondition`, nothing sent).
+   * Optional so channels of other drivers and test doubles need not have it (callers then use `input text`).
+   */
+  text?(text: string): Promise<StepResult>;
   close(): Promise<void>;
 }
 

@@ -186,7 +186,7 @@ export class DeviceSession {
       liftFinger: () => this.liftFinger(),
       sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
       screenTree: () => readTree(this.device, c.adbCallTimeoutMs),
-      actuate: (ui, elements, signal) => actuateUi(ui, elements, { device: this.device, channel: this.channel, screen: () => this.screen, adbCallTimeoutMs: c.adbCallTimeoutMs }, signal),
+      actuate: (ui, elements, signal) => actuateUi(ui, elements, { device: this.device, channel: this.channel, screen: () => this.screen, orientation: () => this.orientation, adbCallTimeoutMs: c.adbCallTimeoutMs }, signal),
       runResetSteps: (seed, counters, signal, mode, gameConfig) => this.runResetSteps(seed, counters, signal, mode, gameConfig),
       lostReason: () => this.lost,
       logcatMalformedLines: () => this.logcat?.malformedLines,

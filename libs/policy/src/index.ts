@@ -8,7 +8,7 @@ export { ACTION_TYPES, parseAction, touch, lift, repeat } from "./action.ts";
 export { UI_ACTION_TYPES, SCROLL_DIRECTIONS, GOAL_STATUSES, UI_TEXT_MAX_CHARS, parseUiAction, looksLikeUiAction, type UiAction, type UiActionType, type ScrollDirection, type GoalStatus } from "./ui-action.ts";
 export { readAnswer, parseAnswer, GIVEN_MAX_CHARS, type ReadAnswer } from "./answer.ts";
 export { randomPolicy, RANDOM_POLICY_VERSION, type RandomPolicyOptions } from "./random-policy.ts";
-export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptEnd } from "./scripted-policy.ts";
+export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptAction, type ScriptEnd } from "./scripted-policy.ts";
 export { modulePolicy } from "./module-policy.ts";
 export { httpPolicy, POLICY_VERSION_HEADER, POLICY_PROTOCOL_HEADER, type HttpPolicyOptions } from "./http-policy.ts";
 export { PROTOCOL_ERROR_MAX_CHARS, type ForeignBody, type ForeignBodyListener } from "./foreign-body.ts";

@@ -5,6 +5,8 @@
  *   - JSON object: `{"atEnd": "loop" | "lift", "actions": [...]}` — lets the file choose its end behaviour.
  * `.jsonl` files are JSONL, `.json` files JSON; any other name is JSON when the whole file parses as
  * an array or an object with `actions`, else JSONL.
+ * Each action is AndroidEnv's (`{"actionType": …}`) or a GUI agent's UI action, AndroidWorld's JSON action
+ * (`{"action_type": "click", "index": 3}`, ui-action.ts), checked as a policy's answer is.
  * Errors name the place: `file:line` for JSONL, `file: actions[i]` for JSON.
  */
 import { readFile } from "node:fs/promises";
@@ -13,12 +15,15 @@ import { parseAction } from "./action.ts";
 import { contentVersion } from "./content-hash.ts";
 import { PolicyError } from "./errors.ts";
 import type { Action } from "./types.ts";
+import { looksLikeUiAction, parseUiAction, type UiAction } from "./ui-action.ts";
 import { coerceError } from "@farm/errors";
 
 export type ScriptEnd = "loop" | "lift";
 
+export type ScriptAction = Action | UiAction;
+
 export interface Script {
-  actions: Action[];
+  actions: ScriptAction[];
   /** Set only when the file says so (object form). */
   atEnd?: ScriptEnd;
   version: string;
@@ -54,7 +59,7 @@ function isJsonForm(file: string, content: string): boolean {
 }
 
 function parseJsonl(file: string, content: string): Omit<Script, "version"> {
-  const actions: Action[] = [];
+  const actions: ScriptAction[] = [];
   const lines = content.split(/\r?\n/);
   lines.forEach((raw, i) => {
     const line = raw.trim();
@@ -65,11 +70,7 @@ function parseJsonl(file: string, content: string): Omit<Script, "version"> {
     } catch (e) {
       throw bad(`${file}:${i + 1}: not valid JSON (${coerceError(e).message}); each line must be one action object`, e);
     }
-    try {
-      actions.push(parseAction(value));
-    } catch (e) {
-      throw bad(`${file}:${i + 1}: ${coerceError(e).message}`, e);
-    }
+    actions.push(parseScriptAction(value, `${file}:${i + 1}`));
   });
   return { actions };
 }
@@ -92,12 +93,20 @@ function parseJson(file: string, content: string): Omit<Script, "version"> {
     }
   }
   if (!Array.isArray(list)) throw bad(`${file}: expected an array of actions or {"actions": [...]}`);
-  const actions = list.map((value, i) => {
-    try {
-      return parseAction(value);
-    } catch (e) {
-      throw bad(`${file}: actions[${i}]: ${coerceError(e).message}`, e);
-    }
-  });
+  const actions = list.map((value, i) => parseScriptAction(value, `${file}: actions[${i}]`));
   return atEnd === undefined ? { actions } : { actions, atEnd };
+}
+
+/** One action of a script: a UI action when it carries `action_type`, else AndroidEnv's; `where` prefixes the error. */
+function parseScriptAction(value: unknown, where: string): ScriptAction {
+  if (looksLikeUiAction(value)) {
+    const ui = parseUiAction(value);
+    if ("invalid" in ui) throw bad(`${where}: UI action: ${ui.invalid}`);
+    return ui;
+  }
+  try {
+    return parseAction(value);
+  } catch (e) {
+    throw bad(`${where}: ${coerceError(e).message}`, e);
+  }
 }

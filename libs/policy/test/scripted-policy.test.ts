@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
-import { scriptedPolicy, type Action, type Policy } from "../src/index.ts";
+import { scriptedPolicy, type Policy, type ScriptAction } from "../src/index.ts";
 import { context, observation, rejectsWithPolicyError, useTempDir } from "./helpers.ts";
 
 const tmp = useTempDir("policy-scripted-");
 const file = tmp.file;
 
-async function take(p: Policy<Action>, n: number): Promise<string[]> {
+async function take(p: Policy<ScriptAction>, n: number): Promise<string[]> {
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     const a = await p.act(observation(i));
-    out.push(a.actionType === "TOUCH" ? `T${a.touchPosition.join(",")}` : a.actionType);
+    if ("action_type" in a) out.push(`ui:${JSON.stringify(a)}`);
+    else out.push(a.actionType === "TOUCH" ? `T${a.touchPosition.join(",")}` : a.actionType);
   }
   return out;
 }
@@ -66,4 +67,26 @@ test("errors name file:line for JSONL and the index for JSON", async () => {
   await rejects(badEnd, "bad_script", /atEnd must be "loop" or "lift"/);
   await rejects(await file("empty.jsonl", "\n\n"), "bad_script", /holds no actions/);
   await rejects(join(tmp.dir, "missing.jsonl"), "bad_script", /cannot read .*missing\.jsonl/);
+});
+
+test("UI actions (AndroidWorld's JSON) mix with touches; needsElements only when a line points by index", async () => {
+  const ui = await file("ui.jsonl", [`{"action_type":"open_app","app_name":"Todo"}`, `{"actionType":"TOUCH","touchPosition":[0.5,0.5]}`, `{"action_type":"click","index":3}`, `{"action_type":"status","goal_status":"complete"}`].join("\n"));
+  const p = await scriptedPolicy(ui);
+  assert.equal(p.needsElements, true);
+  assert.deepEqual(await take(p, 5), [`ui:{"action_type":"open_app","app_name":"Todo"}`, "T0.5,0.5", `ui:{"action_type":"click","index":3}`, `ui:{"action_type":"status","goal_status":"complete"}`, "LIFT"]);
+  await p.reset(context(1));
+  const first = await p.act(observation(0));
+  assert.ok("action_type" in first);
+  first.app_name = "changed";
+  await p.reset(context(1));
+  assert.deepEqual(await p.act(observation(0)), { action_type: "open_app", app_name: "Todo" }, "a caller mutating an answer cannot change the script");
+  const byPoint = await scriptedPolicy(await file("ui-xy.json", JSON.stringify([{ action_type: "click", x: 10, y: 20 }, { action_type: "input_text", text: "milk" }])));
+  assert.equal(byPoint.needsElements, false);
+});
+
+test("a bad UI action line is refused at load, naming file:line and the rule", async () => {
+  const badUi = await file("bad-ui.jsonl", `{"action_type":"click","x":1,"y":2}\n{"action_type":"scroll"}\n`);
+  await rejects(badUi, "bad_script", /bad-ui\.jsonl:2: UI action: scroll needs a direction/);
+  const badKey = await file("bad-key.json", `[{"action_type":"click","index":1,"colour":"red"}]`);
+  await rejects(badKey, "bad_script", /bad-key\.json: actions\[0\]: UI action: unknown key 'colour'/);
 });

@@ -5,7 +5,7 @@
  * order) and each has a deadline. Keys the emulator's `KeyboardEvent` cannot name go through the adb
  * shell channel, opened only if needed.
  */
-import { KeyEventType, type TouchEventMsg } from "@farm/emulator-grpc";
+import { KeyEventType, type KeyboardEventMsg, type TouchEventMsg } from "@farm/emulator-grpc";
 import { ShellActionChannel } from "../action-channel.ts";
 import { report, type DeviceCtx } from "../exec.ts";
 import type { ActionChannel, StepResult } from "../types.ts";
@@ -15,6 +15,7 @@ import { InputEventStream } from "./input-stream.ts";
 import { grpcKeyOf } from "./keys.ts";
 import { sleep } from "@farm/time";
 import { isKeyCodeText } from "@farm/key-codes";
+import { checkInputText } from "../validate.ts";
 
 /** Interval of the moves that make up a swipe (a 60 Hz touch screen). */
 const SWIPE_STEP_MS = 16;
@@ -124,14 +125,24 @@ export class GrpcActionChannel implements ActionChannel {
       const sh = this.shell;
       return this.serial("action:key", () => sh.keyEvent(keycode));
     }
-    return this.serial("action:key", async () => {
-      const t0 = performance.now();
-      const r = await this.input.send([{ key: { codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" } }], this.timeoutMs);
-      this.noteFallback();
-      if (r.ok) return ok(t0);
-      const d = describeGrpcError(r.err, `key ${keycode}`, this.ctx.serial, this.endpoint);
-      return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
-    });
+    return this.serial("action:key", () => this.sendKey({ codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" }, `key ${keycode}`));
+  }
+
+  /** The text as one KeyboardEvent (`text` set: the emulator types it), on the input stream like every key. */
+  text(text: string): Promise<StepResult> {
+    const bad = checkInputText(text);
+    if (bad) return this.bad("action:text", bad);
+    return this.serial("action:text", () => this.sendKey({ codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key: "", text }, "text"));
+  }
+
+  private async sendKey(key: KeyboardEventMsg, what: string): Promise<StepResult> {
+    const t0 = performance.now();
+    if (this.closed) return { status: "adb_error", message: `${what} on '${this.ctx.serial}': the action channel is closed`, output: "", durationMs: 0 };
+    const r = await this.input.send([{ key }], this.timeoutMs);
+    this.noteFallback();
+    if (r.ok) return ok(t0);
+    const d = describeGrpcError(r.err, what, this.ctx.serial, this.endpoint);
+    return { status: d.status, message: d.message, output: "", durationMs: performance.now() - t0 };
   }
 
   async close(): Promise<void> {

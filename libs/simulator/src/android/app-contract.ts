@@ -85,6 +85,11 @@ export interface SimApp {
   onTouch?(action: TouchAction, x: number, y: number): void;
   /** A down/up pair that stayed within the touch slop. */
   onTap?(x: number, y: number): void;
+  /**
+   * A down/up pair within the touch slop held for LONG_PRESS_TIMEOUT_MS or more (Android's long press). Optional:
+   * an app without it gets `onTap` instead, as a view without a long-click listener performs a click on UP.
+   */
+  onLongPress?(x: number, y: number): void;
   /** A down/up pair that moved further than the touch slop. */
   onSwipe?(x1: number, y1: number, x2: number, y2: number): void;
   /** Returns true when the app consumed the key (e.g. BACK inside the app); else the system handles it. */

@@ -4,8 +4,8 @@
  * with fragments: the list and the editor.
  *
  * List: an app bar, a search field (filters by title or body as typed), the notes (newest first; each
- * row: a "done" checkbox, the title, which opens the editor, and a delete button that asks in a
- * dialog), and a NEW NOTE button. The list holds 12 sample notes (RL_TASK_GAME_CONFIG `prefill` 0–12),
+ * row: a "done" checkbox, the title, which opens the editor (a long press on it asks to delete the note, as
+ * many notes apps do), and a delete button that asks in a dialog), and a NEW NOTE button. The list holds 12 sample notes (RL_TASK_GAME_CONFIG `prefill` 0–12),
  * more than the screen shows: it scrolls. Editor: Up, title and body fields, SAVE (enabled once the
  * title is not blank), DELETE (existing notes). ENTER in the title moves to the body, in the body hides
  * the keyboard. Up or BACK leaves the editor without saving.
@@ -142,7 +142,7 @@ class Todo extends UiApp {
       rb,
       [
         checkbox(`note/${n.id}/done`, [l, t, l + d(48), b], "", n.done, () => this.toggleDone(n.id), { id: "app:id/note_done", desc: `Done: ${n.title}` }),
-        row(`note/${n.id}/title`, [l + d(48), t, r - d(48), b], n.title, () => this.openEditor(n.id), { id: "app:id/note_title", paint: { fg: n.done ? COLORS.muted : COLORS.text } }),
+        row(`note/${n.id}/title`, [l + d(48), t, r - d(48), b], n.title, () => this.openEditor(n.id), { id: "app:id/note_title", longClick: () => this.askDelete(n.id), paint: { fg: n.done ? COLORS.muted : COLORS.text } }),
         iconButton(`note/${n.id}/delete`, [r - d(48), t, r, b], "X", `Delete ${n.title}`, () => this.askDelete(n.id), { id: "app:id/note_delete", paint: { fg: COLORS.danger } }),
       ],
       { id: "app:id/note_row", cls: "android.view.ViewGroup", paint: { bg: n.id % 2 === 0 ? COLORS.row : 0xffffff } },

@@ -2,7 +2,7 @@
  * Delivers input to the app in front: raw touches (`onTouch`), recognised taps and swipes, keys and
  * text. A DOWN … MOVE … UP sequence — from `input tap`/`swipe` or from separate `input motionevent`
  * calls — ends as a tap when the finger stayed within the touch slop, else as a swipe from the DOWN
- * point to the UP point. HOME and BACK go to the activity manager. Each input event may be dropped
+ * point to the UP point; a tap held LONG_PRESS_TIMEOUT_MS or more is a long press for an app that takes one. HOME and BACK go to the activity manager. Each input event may be dropped
  * (fault injection) before it reaches anything.
  */
 import { KEYCODE_BACK, KEYCODE_HOME, type TouchAction } from "../app-contract.ts";
@@ -14,8 +14,13 @@ import { sleepMs } from "../shell/io.ts";
 import { displaySize, displayToNatural, type Rotation } from "../../graphics/orientation.ts";
 import type { Accessibility } from "./accessibility.ts";
 
+/** How long a finger stays down for a long press (ViewConfiguration's DEFAULT_LONG_PRESS_TIMEOUT before Android 12). */
+export const LONG_PRESS_TIMEOUT_MS = 500;
+
 export class InputDispatcher {
   private downAt: { x: number; y: number } | undefined;
+  /** When the finger went down (real time: a held finger is a long press). */
+  private downTime = 0;
   /** Where the finger went down, in display coordinates (what accessibility bounds use). */
   private downShown: { x: number; y: number } | undefined;
   private readonly slop: number;
@@ -137,6 +142,7 @@ export class InputDispatcher {
     if (action === "down") {
       this.downAt = { x, y };
       this.downShown = { x: xIn, y: yIn };
+      this.downTime = performance.now();
     } else if (!this.downAt) return;
     proc?.guard(() => proc.app.onTouch?.(action, x, y));
     if (action !== "up") return;
@@ -147,7 +153,9 @@ export class InputDispatcher {
       if (isTap) this.gesture(true, { x: xIn, y: yIn }, () => this.launcherTap(start.x, start.y));
       return;
     }
-    this.gesture(isTap, { x: xIn, y: yIn }, () => proc.guard(() => (isTap ? proc.app.onTap?.(start.x, start.y) : proc.app.onSwipe?.(start.x, start.y, x, y))));
+    const app = proc.app;
+    const long = isTap && app.onLongPress !== undefined && performance.now() - this.downTime >= LONG_PRESS_TIMEOUT_MS;
+    this.gesture(isTap, { x: xIn, y: yIn }, () => proc.guard(() => (long ? app.onLongPress?.(start.x, start.y) : isTap ? app.onTap?.(start.x, start.y) : app.onSwipe?.(start.x, start.y, x, y))));
     this.am.refreshTicking();
   }
 

@@ -74,6 +74,14 @@ export abstract class UiApp implements SimApp {
     widgetAt(dialog ?? root, x, y, (w) => w.clickable === true)?.on?.click?.();
   }
 
+  /** The topmost touchable widget's long click when it has one; else what a tap does (Android clicks on UP then). */
+  onLongPress(x: number, y: number): void {
+    const { root, dialog } = this.tree();
+    const w = dialog ? undefined : widgetAt(root, x, y, (v) => v.clickable === true || v.longClickable === true);
+    if (w?.longClickable && w.on?.longClick) return w.on.longClick();
+    this.onTap(x, y);
+  }
+
   onSwipe(x1: number, y1: number, _x2: number, y2: number): void {
     const { root, dialog } = this.tree();
     if (dialog) return;
