@@ -159,7 +159,8 @@ test("a 403 with a secret body, or a 2xx JSON that is not an action: the secret 
 
 test("garbage and wrong shape → bad_response, naming the rule and not the answer's values", async () => {
   await rejectsWith(httpPolicy(`${base}/garbage`).act(observation()), "bad_response", /\/garbage: answer is not JSON \(a body of 18 bytes, not shown/, false);
-  await rejectsWith(httpPolicy(`${base}/wrong-shape`).act(observation()), "bad_response", /answer is not a valid action: actionType must be one of TOUCH, LIFT, REPEAT$/);
+  // {"action": "tap"} is a decision (PROTOCOL.md) whose action is not an object
+  await rejectsWith(httpPolicy(`${base}/wrong-shape`).act(observation()), "bad_response", /answer is not a valid action: expected an object like \{"actionType":"TOUCH","touchPosition":\[0\.5,0\.5\]\}$/);
 });
 
 test("closed port → unreachable", async () => {
