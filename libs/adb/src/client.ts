@@ -133,39 +133,3 @@ export function readAll(stream: Duplex): Promise<Buffer> {
     });
   });
 }
-
-/**
- * Reads exactly `size` bytes of a stream into one buffer allocated up front (a framebuffer is 8 MB at
- * 1080x1920: chunks are copied once, straight into place, instead of collected and concatenated).
- * Resolves with what arrived when the stream ends early (the caller checks the length).
- */
-export function readExactly(stream: Duplex, size: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const out = Buffer.allocUnsafe(size);
-    let at = 0;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      stream.off("data", onData);
-      resolve(at === size ? out : out.subarray(0, at));
-    };
-    const onData = (b: Buffer) => {
-      const n = Math.min(b.length, size - at);
-      b.copy(out, at, 0, n);
-      at += n;
-      if (at === size) {
-        finish();
-        stream.destroy();
-      }
-    };
-    stream.on("data", onData);
-    stream.once("end", finish);
-    stream.once("close", finish);
-    stream.once("error", (e) => {
-      if (done) return;
-      done = true;
-      reject(e);
-    });
-  });
-}

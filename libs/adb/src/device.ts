@@ -3,16 +3,15 @@ import { encodeFrame, rgbaToRgb } from "@farm/frames";
 import { TASK_LIMITS, type AdbRequest, type AppScreen } from "@farm/task";
 import { ShellActionChannel } from "./action-channel.ts";
 import { matchViewHierarchy } from "./app-screen.ts";
-import { readAll, readExactly } from "./client.ts";
+import { readAll } from "./client.ts";
 import { deviceCall, report, shellExec, type DeviceCtx } from "./exec.ts";
 import { ShellLogcatStream } from "./logcat.ts";
 import { parsePmList, parseWmSize } from "./parsers.ts";
 import { shQuote } from "@farm/shell-words";
 import { fail, stepResult } from "./result.ts";
-import { MAX_FRAMEBUFFER_BYTES } from "./framebuffer-socket.ts";
-import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
+import { CaptureError, captureFramebuffer } from "./framebuffer-socket.ts";
+import { isPng } from "./screenshot.ts";
 import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
-import { FrameCaptureError } from "./frame-threads.ts";
 import { deviceSnapshot, type SnapshotOp } from "./snapshots.ts";
 import { GrpcActionChannel } from "./grpc/action-channel.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
@@ -197,18 +196,14 @@ export class AdbDevice implements Device {
       const g = await grpcScreenshot(this.serial, ep, this.timeout(opts));
       return "rgba" in g ? g : stepResult(g.status, g.message, "", performance.now() - t0);
     }
-    const r = await deviceCall(this.ctx, "framebuffer", this.timeout(opts), (dc) =>
-      dc.framebuffer("raw").then((fb) => {
-        const meta = fb.meta as unknown as FramebufferHeader;
-        // The header says how much follows: read into one buffer of that size (bounded by a sane maximum).
-        const size = meta.size > 0 && meta.size <= MAX_FRAMEBUFFER_BYTES ? meta.size : meta.width * meta.height * (meta.bpp / 8);
-        return readExactly(fb, Math.min(size, MAX_FRAMEBUFFER_BYTES)).then((data) => ({ meta, data }));
-      }),
-    );
-    if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
-    const shot = framebufferToRgba(r.value.meta, r.value.data);
-    if (typeof shot === "string") return stepResult("internal_error", `screenshot: ${shot}`, "", r.durationMs);
-    return shot;
+    // The frame threads' capture, here on the event loop: a plain socket, the pixels read into one buffer.
+    const t0 = performance.now();
+    try {
+      return await captureFramebuffer(this.ctx.cfg.host, this.ctx.cfg.port, this.serial, this.timeout(opts));
+    } catch (e) {
+      const status = e instanceof CaptureError ? e.status : "internal_error";
+      return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);
+    }
   }
 
   /** Capture (and encode) in a frame thread; without threads, the screenshot here and the encode on libuv's pool. */
@@ -238,7 +233,7 @@ export class AdbDevice implements Device {
       const got = await job.captured;
       return { ...got, ...(job.encoded ? { encoded: job.encoded } : {}) };
     } catch (e) {
-      const status = e instanceof FrameCaptureError ? e.status : "internal_error";
+      const status = e instanceof CaptureError ? e.status : "internal_error";
       return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);
     }
   }

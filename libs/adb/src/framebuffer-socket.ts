@@ -1,21 +1,24 @@
 /**
  * One `framebuffer:` capture over the adb server's smart-socket protocol, on a plain socket: `host:transport:<serial>`,
  * `framebuffer:`, the 52-byte header, then exactly `size` bytes read into one buffer allocated from the header
- * (no chunk list, no concatenation). Used by the frame threads (frame-thread.ts), off the event loop.
+ * (no chunk list, no concatenation). The driver's one framebuffer capture: the frame threads (frame-thread.ts) run it off
+ * the event loop, `Device.screenshot` on it.
  */
 import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
+import { FarmError } from "@farm/errors";
 import { openService } from "./smart-socket.ts";
 import type { Screenshot, StepStatus } from "./types.ts";
 
-export class CaptureError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
+/** A screen capture that failed (adb framebuffer, gRPC getScreenshot, a frame thread); `status` is the driver's status for it. */
+export class CaptureError extends FarmError<StepStatus> {
+  override readonly name = "CaptureError";
 
   constructor(
     readonly status: StepStatus,
     message: string,
   ) {
-    super(message);
+    // a later try can succeed (transient)
+    super(status, message, { retryable: true });
   }
 }
 
