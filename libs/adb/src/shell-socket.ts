@@ -1,10 +1,10 @@
 /**
- * `shell:<command>` on a plain socket (smart-socket.ts's openService), then the output
+ * `shell:<command>` on a plain socket (`openService` of @farm/adb-wire), then the output
  * until the device closes the stream. Why not adbkit: measured here, an adbkit shell call costs the worker ~0.7 ms
  * of CPU (its connection, command and promise machinery), which made a task's reset steps (a shell call each)
  * the largest per-episode cost of the worker; this is a socket, two writes and the reads.
  */
-import { openService } from "./smart-socket.ts";
+import { openService } from "@farm/adb-wire";
 
 /** More output than any command the farm runs produces: a device that streams without end is cut off. */
 export const MAX_SHELL_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -50,7 +50,7 @@ export function shellSocket(host: string, port: number, serial: string, command:
       settle.reject(e);
     } else settle.resolve(out.bytes);
   };
-  const sock = openService(host, port, serial, `shell:${command}`, {
+  const sock = openService({ host, port }, serial, `shell:${command}`, {
     started: () => undefined,
     data: (b) => {
       if (!out.push(b)) finish(outputTooLong());
