@@ -1,12 +1,13 @@
 /**
- * The driver: one adbkit client per adb server (host, port), device discovery and tracking, and
+ * The driver: one adb server (host, port), device discovery and tracking (@farm/adb-wire), and
  * `Device` handles. It never starts, kills or restarts the adb server (AndroidEnv does; on a shared
  * server that breaks every other emulator on the host).
  */
 import { FrameThreads } from "./frame-threads.ts";
 import { ShellSessions } from "./shell-session.ts";
 import { GrpcEndpoints, type GrpcTransportConfig } from "./grpc/endpoints.ts";
-import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
+import { listDevices, trackDeviceLists, type DeviceListTracking } from "@farm/adb-wire";
+import { createAdbClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
 import { report } from "./exec.ts";
@@ -67,11 +68,12 @@ export class AdbDriver {
   /** Devices on the server now; trouble comes back as `{ status, message }`. */
   async listDevices(timeoutMs = this.config.queryTimeoutMs): Promise<DeviceListEntry[] | { status: "adb_error" | "timeout"; message: string }> {
     const t0 = performance.now();
-    const h = trackedClient(this.client);
+    const ac = new AbortController();
+    const server = { host: this.config.host, port: this.config.port };
     try {
-      const list = await underDeadline(h, timeoutMs, `listing devices on adb server ${this.config.host}:${this.config.port}`, () => h.client.listDevices());
+      const list = await underDeadline({ destroy: () => ac.abort() }, timeoutMs, `listing devices on adb server ${server.host}:${server.port}`, () => listDevices(server, { timeoutMs, signal: ac.signal }));
       report({ cfg: this.config }, "devices", "ok", performance.now() - t0);
-      return list.map((d) => ({ serial: d.id, state: d.type }));
+      return [...list].map(([serial, state]) => ({ serial, state }));
     } catch (e) {
       const d = describeError(e, { host: this.config.host, port: this.config.port });
       report({ cfg: this.config }, "devices", d.status, performance.now() - t0, d.message);
@@ -87,7 +89,7 @@ export class AdbDriver {
   trackDevices(listener: (ev: DeviceChange) => void): DeviceTracking {
     const known = new Map<string, DeviceState>();
     let stopped = false;
-    let tracker: { end(): unknown; on(ev: string, fn: (...a: never[]) => void): unknown } | undefined;
+    let tracker: DeviceListTracking | undefined;
     let retry: NodeJS.Timeout | undefined;
     const retryMs = this.opts.trackerRetryMs ?? 500;
     const emit = (ev: DeviceChange) => {
@@ -125,47 +127,31 @@ export class AdbDriver {
     };
     const start = () => {
       if (stopped || this.closed) return;
-      this.client.trackDevices().then(
-        (t) => {
-          if (stopped) {
-            t.end();
-            return;
-          }
-          tracker = t as unknown as typeof tracker;
-          // Each changeSet follows a full list from the server; rebuild the list from the tracker's view.
-          const current = new Map<string, string>();
-          t.on("changeSet", (cs: { added: Array<{ id: string; type: string }>; changed: Array<{ id: string; type: string }>; removed: Array<{ id: string; type: string }> }) => {
-            for (const d of cs.removed) current.delete(d.id);
-            for (const d of [...cs.added, ...cs.changed]) current.set(d.id, d.type);
-            apply([...current].map(([id, type]) => ({ id, type })));
-          });
-          const lost = (why: string) => {
-            if (tracker !== (t as unknown)) return;
+      const t = trackDeviceLists(
+        { host: this.config.host, port: this.config.port },
+        {
+          // Each message is the server's whole list.
+          list: (devices) => apply([...devices].map(([id, type]) => ({ id, type }))),
+          ended: (e, started) => {
+            if (tracker !== t) return;
             tracker = undefined;
             if (stopped) return;
-            this.config.logger.warn({ event: "adb:tracker-lost", why }, "device tracker lost the adb server; retrying");
+            if (started) this.config.logger.warn({ event: "adb:tracker-lost", why: e.message }, "device tracker lost the adb server; retrying");
+            else this.config.logger.warn({ event: "adb:tracker-connect-failed", message: describeError(e, { host: this.config.host, port: this.config.port }).message }, "device tracker could not connect; retrying");
             // A server that went away took every transport with it (a restarted server starts empty).
             apply([]);
             retry = setTimeout(start, retryMs);
-          };
-          t.on("error", (e: Error) => lost(e.message));
-          t.on("end", () => lost("end"));
-        },
-        (e: unknown) => {
-          const d = describeError(e, { host: this.config.host, port: this.config.port });
-          this.config.logger.warn({ event: "adb:tracker-connect-failed", message: d.message }, "device tracker could not connect; retrying");
-          // The server is unreachable: everything known is gone until it answers again.
-          apply([]);
-          if (!stopped) retry = setTimeout(start, retryMs);
+          },
         },
       );
+      tracker = t;
     };
     const handle: DeviceTracking = {
       devices: () => [...known].map(([serial, state]) => ({ serial, state })),
       close: () => {
         stopped = true;
         if (retry) clearTimeout(retry);
-        tracker?.end();
+        tracker?.close();
         tracker = undefined;
         this.trackings.delete(handle);
       },

@@ -31,7 +31,7 @@ export class DeadlineError extends Error {
 
 /** Turns whatever adbkit, @farm/adb-wire or a socket threw into an `adb_error`/`timeout` message that says what happened. */
 export function describeError(err: unknown, ctx: { serial?: string; host: string; port: number }): { status: StepStatus; message: string } {
-  if (err instanceof DeadlineError) return { status: "timeout", message: err.message };
+  if (err instanceof DeadlineError || (err instanceof AdbWireError && (err.code === "timeout" || err.code === "cancelled"))) return { status: "timeout", message: err.message };
   const wire = err instanceof AdbWireError ? err : undefined;
   // An AdbWireError's `code` is its kind; the socket's errno, if one caused it, is `errno`.
   const e = (wire ? { message: wire.message, code: wire.errno, name: wire.code === "closed" ? "PrematureEOFError" : wire.name } : err) as { message?: string; code?: string; name?: string } | undefined;

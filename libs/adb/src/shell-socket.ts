@@ -38,6 +38,11 @@ export const outputTooLong = (): Error => new Error(`shell output over ${MAX_SHE
 
 /** One `shell:<command>` read to its end. */
 export function shellSocket(host: string, port: number, serial: string, command: string): ShellSocket {
+  return serviceOutput(host, port, serial, `shell:${command}`);
+}
+
+/** Any device service (`shell:…`, `exec:…`) read to its end, up to MAX_SHELL_OUTPUT_BYTES. */
+export function serviceOutput(host: string, port: number, serial: string, service: string): ShellSocket {
   let settle!: { resolve(b: Buffer): void; reject(e: Error): void };
   const output = new Promise<Buffer>((resolve, reject) => (settle = { resolve, reject }));
   const out = new OutputBuffer();
@@ -50,7 +55,7 @@ export function shellSocket(host: string, port: number, serial: string, command:
       settle.reject(e);
     } else settle.resolve(out.bytes);
   };
-  const sock = openService({ host, port }, serial, `shell:${command}`, {
+  const sock = openService({ host, port }, serial, service, {
     started: () => undefined,
     data: (b) => {
       if (!out.push(b)) finish(outputTooLong());
