@@ -6,7 +6,8 @@
  * (the emulator's gRPC) can replace this one without touching them (see `actionChannelFactory`).
  */
 import type { Duplex } from "node:stream";
-import { callHandle, underDeadline } from "./client.ts";
+import { underDeadline } from "./client.ts";
+import { serviceStream } from "./service-stream.ts";
 import { report, type DeviceCtx } from "./exec.ts";
 import { describeError } from "./result.ts";
 import type { ActionChannel, StepResult, StepStatus } from "./types.ts";
@@ -129,8 +130,8 @@ export class ShellActionChannel implements ActionChannel {
   private ensureOpen(timeoutMs: number): Promise<void> {
     if (this.stream) return Promise.resolve();
     if (this.opening) return this.opening;
-    const h = callHandle(this.ctx.client, this.ctx.serial);
-    this.opening = underDeadline(h, timeoutMs, `opening the action channel on '${this.ctx.serial}'`, () => h.dc.shell(""))
+    const h = serviceStream(this.ctx.cfg.host, this.ctx.cfg.port, this.ctx.serial, "shell:");
+    this.opening = underDeadline(h, timeoutMs, `opening the action channel on '${this.ctx.serial}'`, () => h.opened)
       .then((s) => {
         if (this.closed) {
           h.destroy();

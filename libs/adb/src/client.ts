@@ -1,6 +1,6 @@
 /**
- * The adbkit client, and per-call device handles whose server connections are remembered so a
- * deadline can destroy them (adbkit itself has no per-call timeout or cancellation).
+ * The adbkit client (its public API only: the sync service for push/pull/stat) and the deadline every driver call
+ * runs under. Everything else on the adb server's wire goes through @farm/adb-wire on connections the driver owns.
  */
 import adbkit from "@devicefarmer/adbkit";
 import type { Duplex } from "node:stream";
@@ -11,7 +11,6 @@ const { Adb } = adbkit;
 
 export type AdbClient = ReturnType<typeof Adb.createClient>;
 export type AdbDeviceClient = ReturnType<AdbClient["getDevice"]>;
-type Connection = Awaited<ReturnType<AdbClient["connection"]>>;
 
 /**
  * adbkit runs `<bin> -P <port> start-server` when the server port refuses a connection. The farm
@@ -23,45 +22,28 @@ export function createAdbClient(cfg: Pick<ResolvedAdbConfig, "host" | "port">): 
   return Adb.createClient({ host: cfg.host, port: cfg.port, bin: NEVER_START_SERVER_BIN });
 }
 
-/** A device handle for one call; `destroy()` tears down every server connection it opened. */
-export interface CallHandle {
-  readonly dc: AdbDeviceClient;
-  destroy(): void;
-}
+export type AdbSync = Awaited<ReturnType<AdbDeviceClient["syncService"]>>;
 
-/** Hands out server connections from `open`, remembering each so `destroy()` can tear them all down (later ones too). */
-function connectionTracker(open: () => PromiseLike<Connection>): { connection: () => PromiseLike<Connection>; destroy(): void } {
-  const conns: Connection[] = [];
+/**
+ * A sync-service session (push, pull, stat) through adbkit's public API, for one call; `destroy()` ends it (at
+ * once, or as soon as adbkit hands it over when the call's deadline passed during the handshake). The handshake's
+ * own connection is adbkit's until then: it ends with the server's answer or the socket's error, never later.
+ */
+export function syncHandle(client: AdbClient, serial: string): { sync(): Promise<AdbSync>; destroy(): void } {
   let destroyed = false;
-  const kill = (c: Connection) => (c.socket as { destroy?: () => void } | undefined)?.destroy?.();
+  let held: AdbSync | undefined;
   return {
-    connection: () =>
-      open().then((c) => {
-        conns.push(c);
-        if (destroyed) kill(c);
-        return c;
+    sync: () =>
+      Promise.resolve(client.getDevice(serial).syncService()).then((s) => {
+        held = s;
+        if (destroyed) s.end();
+        return s;
       }),
     destroy() {
       destroyed = true;
-      for (const c of conns) kill(c);
+      held?.end();
     },
   };
-}
-
-export function callHandle(client: AdbClient, serial: string): CallHandle {
-  const dc = client.getDevice(serial);
-  const t = connectionTracker(() => client.connection());
-  // DeviceClient.transport() and syncService() obtain their connection through this method.
-  (dc as unknown as { connection: () => unknown }).connection = t.connection;
-  return { dc, destroy: t.destroy };
-}
-
-/** A view of the client whose server connections are remembered, for host-level calls (`host:devices`…). */
-export function trackedClient(client: AdbClient): { client: AdbClient; destroy(): void } {
-  const t = connectionTracker(() => client.connection());
-  const derived = Object.create(client) as AdbClient;
-  (derived as unknown as { connection: () => unknown }).connection = t.connection;
-  return { client: derived, destroy: t.destroy };
 }
 
 /**
@@ -124,42 +106,6 @@ export function readAll(stream: Duplex): Promise<Buffer> {
       resolve(Buffer.concat(chunks));
     };
     stream.on("data", (b: Buffer) => chunks.push(b));
-    stream.once("end", finish);
-    stream.once("close", finish);
-    stream.once("error", (e) => {
-      if (done) return;
-      done = true;
-      reject(e);
-    });
-  });
-}
-
-/**
- * Reads exactly `size` bytes of a stream into one buffer allocated up front (a framebuffer is 8 MB at
- * 1080x1920: chunks are copied once, straight into place, instead of collected and concatenated).
- * Resolves with what arrived when the stream ends early (the caller checks the length).
- */
-export function readExactly(stream: Duplex, size: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const out = Buffer.allocUnsafe(size);
-    let at = 0;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      stream.off("data", onData);
-      resolve(at === size ? out : out.subarray(0, at));
-    };
-    const onData = (b: Buffer) => {
-      const n = Math.min(b.length, size - at);
-      b.copy(out, at, 0, n);
-      at += n;
-      if (at === size) {
-        finish();
-        stream.destroy();
-      }
-    };
-    stream.on("data", onData);
     stream.once("end", finish);
     stream.once("close", finish);
     stream.once("error", (e) => {

@@ -4,7 +4,7 @@
  * every known device is reported removed and the tracker keeps reconnecting; on reconnection it reports the
  * difference to what it knew. `AdbDriver.trackDevices` makes one.
  */
-import type { AdbClient } from "./client.ts";
+import { trackDeviceLists, type DeviceListTracking } from "@farm/adb-wire";
 import type { ResolvedAdbConfig } from "./config.ts";
 import { describeError } from "./result.ts";
 import type { DeviceEvent, DeviceState } from "./types.ts";
@@ -23,25 +23,12 @@ export interface DeviceTracking {
   close(): void;
 }
 
-interface AdbkitDevice {
+interface ListedDevice {
   id: string;
   type: string;
 }
 
-interface ChangeSet {
-  added: AdbkitDevice[];
-  changed: AdbkitDevice[];
-  removed: AdbkitDevice[];
-}
-
-/** What we use of adbkit's Tracker. */
-interface ServerTracker {
-  end(): unknown;
-  on(ev: string, fn: (...a: never[]) => void): unknown;
-}
-
 export interface DeviceTrackerDeps {
-  client: AdbClient;
   cfg: ResolvedAdbConfig;
   /** Delay before reconnecting after losing the server. */
   retryMs: number;
@@ -55,7 +42,7 @@ export interface DeviceTrackerDeps {
 export class DeviceTracker implements DeviceTracking {
   private readonly known = new Map<string, DeviceState>();
   private stopped = false;
-  private tracker: ServerTracker | undefined;
+  private tracker: DeviceListTracking | undefined;
   private retry: NodeJS.Timeout | undefined;
 
   constructor(private readonly d: DeviceTrackerDeps) {}
@@ -63,16 +50,16 @@ export class DeviceTracker implements DeviceTracking {
   /** Connects (and keeps reconnecting until `close()`). */
   start(): void {
     if (this.stopped || this.d.ownerClosed()) return;
-    this.d.client.trackDevices().then(
-      (t) => this.attach(t as unknown as ServerTracker),
-      (e: unknown) => {
-        const d = describeError(e, { host: this.d.cfg.host, port: this.d.cfg.port });
-        this.d.cfg.logger.warn({ event: "adb:tracker-connect-failed", message: d.message }, "device tracker could not connect; retrying");
-        // The server is unreachable: everything known is gone until it answers again.
-        this.apply([]);
-        if (!this.stopped) this.retry = setTimeout(() => this.start(), this.d.retryMs);
+    const { host, port } = this.d.cfg;
+    const t: DeviceListTracking = trackDeviceLists(
+      { host, port },
+      {
+        // Each message is the server's whole list.
+        list: (devices) => this.apply([...devices].map(([id, type]) => ({ id, type }))),
+        ended: (e, started) => this.lost(t, started ? e.message : undefined, e),
       },
     );
+    this.tracker = t;
   }
 
   devices(): DeviceListEntry[] {
@@ -82,41 +69,29 @@ export class DeviceTracker implements DeviceTracking {
   close(): void {
     this.stopped = true;
     if (this.retry) clearTimeout(this.retry);
-    this.tracker?.end();
+    this.tracker?.close();
     this.tracker = undefined;
     this.d.onClose(this);
   }
 
-  private attach(t: ServerTracker): void {
-    if (this.stopped) {
-      t.end();
-      return;
-    }
-    this.tracker = t;
-    // Each changeSet follows a full list from the server; rebuild the list from the tracker's view.
-    const current = new Map<string, string>();
-    t.on("changeSet", (cs: ChangeSet) => {
-      for (const d of cs.removed) current.delete(d.id);
-      for (const d of [...cs.added, ...cs.changed]) current.set(d.id, d.type);
-      this.apply([...current].map(([id, type]) => ({ id, type })));
-    });
-    t.on("error", (e: Error) => this.lost(t, e.message));
-    t.on("end", () => this.lost(t, "end"));
-  }
-
-  /** The connection `t` ended: report everything gone and reconnect (unless it was replaced or we stopped). */
-  private lost(t: ServerTracker, why: string): void {
+  /**
+   * The connection `t` ended (`why` set when it had been accepted, else it never connected): report everything gone
+   * and reconnect (unless it was replaced or we stopped).
+   */
+  private lost(t: DeviceListTracking, why: string | undefined, e: Error): void {
     if (this.tracker !== t) return;
     this.tracker = undefined;
     if (this.stopped) return;
-    this.d.cfg.logger.warn({ event: "adb:tracker-lost", why }, "device tracker lost the adb server; retrying");
+    const { host, port, logger } = this.d.cfg;
+    if (why !== undefined) logger.warn({ event: "adb:tracker-lost", why }, "device tracker lost the adb server; retrying");
+    else logger.warn({ event: "adb:tracker-connect-failed", message: describeError(e, { host, port }).message }, "device tracker could not connect; retrying");
     // A server that went away took every transport with it (a restarted server starts empty).
     this.apply([]);
     this.retry = setTimeout(() => this.start(), this.d.retryMs);
   }
 
   /** The server's full list now → add / change / remove against what we knew. */
-  private apply(list: AdbkitDevice[]): void {
+  private apply(list: ListedDevice[]): void {
     const seen = new Set<string>();
     for (const d of list) {
       seen.add(d.id);

@@ -3,16 +3,17 @@ import { encodeFrame, rgbaToRgb } from "@farm/frames";
 import { TASK_LIMITS, type AdbRequest, type AppScreen } from "@farm/task";
 import { ShellActionChannel } from "./action-channel.ts";
 import { matchViewHierarchy } from "./app-screen.ts";
-import { readAll, readExactly } from "./client.ts";
-import { deviceCall, report, shellExec, type DeviceCtx } from "./exec.ts";
+import { waitForDevice } from "@farm/adb-wire";
+import { sleep } from "@farm/time";
+import { guardedCall, hostCall, report, shellExec, stateCall, type DeviceCtx } from "./exec.ts";
+import { serviceOutput } from "./shell-socket.ts";
 import { ShellLogcatStream } from "./logcat.ts";
 import { parsePmList, parseWmSize } from "./parsers.ts";
 import { shQuote } from "@farm/shell-words";
 import { fail, stepResult } from "./result.ts";
-import { MAX_FRAMEBUFFER_BYTES } from "./framebuffer-socket.ts";
-import { framebufferToRgba, isPng, type FramebufferHeader } from "./screenshot.ts";
+import { CaptureError, captureFramebuffer } from "./framebuffer-socket.ts";
+import { isPng } from "./screenshot.ts";
 import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
-import { FrameCaptureError } from "./frame-threads.ts";
 import { deviceSnapshot, type SnapshotOp } from "./snapshots.ts";
 import { GrpcActionChannel } from "./grpc/action-channel.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
@@ -25,6 +26,8 @@ import type { ScreenTree, ScreenTreeFailure } from "./a11y/types.ts";
 const OK = { status: "ok", message: "" };
 /** A step's own deadline: one day (the task loader's bound), far below what setTimeout can hold (24.8 days). */
 const MAX_STEP_TIMEOUT_SEC = TASK_LIMITS.maxDurationSec;
+/** Between reads of `sys.boot_completed` while a device boots. */
+const BOOT_POLL_MS = 200;
 
 function isResult(v: unknown): v is { status: string; message: string } {
   return typeof v === "object" && v !== null && "status" in v && "message" in v && !(v instanceof Uint8Array);
@@ -90,8 +93,8 @@ export class AdbDevice implements Device {
   }
 
   private async stateQuiet(opts?: { timeoutMs?: number }): Promise<DeviceState | StepResult> {
-    const r = await deviceCall(this.ctx, "get-state", this.timeout(opts), (dc) => dc.getState());
-    if (r.ok) return r.value;
+    const r = await stateCall(this.ctx, this.timeout(opts));
+    if (r.ok) return r.value as DeviceState;
     if (r.status === "adb_error" && /not found/.test(r.message)) return "gone";
     return stepResult(r.status, r.message, "", r.durationMs);
   }
@@ -117,10 +120,17 @@ export class AdbDevice implements Device {
 
   private async waitBootQuiet(timeoutMs: number): Promise<StepResult> {
     const t0 = performance.now();
-    const r = await deviceCall(this.ctx, "wait-boot", timeoutMs, (dc) => dc.waitForDevice().then(() => dc.waitBootComplete()));
-    const d = performance.now() - t0;
-    if (r.ok) return stepResult("ok", "", "", d);
-    return stepResult(r.status, r.status === "timeout" ? `device '${this.serial}' did not finish booting within ${timeoutMs} ms` : r.message, "", d);
+    const left = () => timeoutMs - (performance.now() - t0);
+    const late = () => stepResult("timeout", `device '${this.serial}' did not finish booting within ${timeoutMs} ms`, "", performance.now() - t0);
+    const listed = await hostCall(this.ctx, "wait-boot", timeoutMs, (server, o) => waitForDevice(server, this.serial, o));
+    if (!listed.ok) return listed.status === "timeout" ? late() : stepResult(listed.status, listed.message, "", performance.now() - t0);
+    // Listed; now `sys.boot_completed` (what adb's own wait-for-device and AndroidEnv's boot check read).
+    for (;;) {
+      const r = await shellExec(this.ctx, "getprop sys.boot_completed", Math.max(1, Math.min(left(), this.ctx.cfg.queryTimeoutMs)), "wait-boot:getprop");
+      if (r.status === "ok" && r.stdout.trim() === "1") return stepResult("ok", "", "", performance.now() - t0);
+      if (left() <= BOOT_POLL_MS) return late();
+      await sleep(BOOT_POLL_MS);
+    }
   }
 
   /** The device's emulator gRPC endpoint when the driver's gRPC transport is on and one is known; read when asked. */
@@ -197,18 +207,14 @@ export class AdbDevice implements Device {
       const g = await grpcScreenshot(this.serial, ep, this.timeout(opts));
       return "rgba" in g ? g : stepResult(g.status, g.message, "", performance.now() - t0);
     }
-    const r = await deviceCall(this.ctx, "framebuffer", this.timeout(opts), (dc) =>
-      dc.framebuffer("raw").then((fb) => {
-        const meta = fb.meta as unknown as FramebufferHeader;
-        // The header says how much follows: read into one buffer of that size (bounded by a sane maximum).
-        const size = meta.size > 0 && meta.size <= MAX_FRAMEBUFFER_BYTES ? meta.size : meta.width * meta.height * (meta.bpp / 8);
-        return readExactly(fb, Math.min(size, MAX_FRAMEBUFFER_BYTES)).then((data) => ({ meta, data }));
-      }),
-    );
-    if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
-    const shot = framebufferToRgba(r.value.meta, r.value.data);
-    if (typeof shot === "string") return stepResult("internal_error", `screenshot: ${shot}`, "", r.durationMs);
-    return shot;
+    // The frame threads' capture, here on the event loop: a plain socket, the pixels read into one buffer.
+    const t0 = performance.now();
+    try {
+      return await captureFramebuffer(this.ctx.cfg.host, this.ctx.cfg.port, this.serial, this.timeout(opts));
+    } catch (e) {
+      const status = e instanceof CaptureError ? e.status : "internal_error";
+      return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);
+    }
   }
 
   /** Capture (and encode) in a frame thread; without threads, the screenshot here and the encode on libuv's pool. */
@@ -238,7 +244,7 @@ export class AdbDevice implements Device {
       const got = await job.captured;
       return { ...got, ...(job.encoded ? { encoded: job.encoded } : {}) };
     } catch (e) {
-      const status = e instanceof FrameCaptureError ? e.status : "internal_error";
+      const status = e instanceof CaptureError ? e.status : "internal_error";
       return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);
     }
   }
@@ -256,7 +262,11 @@ export class AdbDevice implements Device {
   }
 
   private async screenshotPngQuiet(opts?: { timeoutMs?: number }): Promise<Uint8Array | StepResult> {
-    const r = await deviceCall(this.ctx, "screencap", this.timeout(opts), (dc) => dc.screencap().then((s) => readAll(s)));
+    // `exec:` (no terminal): the PNG's bytes arrive as written, never with \n turned into \r\n.
+    const r = await guardedCall(this.ctx, "screencap", this.timeout(opts), () => {
+      const sock = serviceOutput(this.ctx.cfg.host, this.ctx.cfg.port, this.serial, "exec:screencap -p");
+      return { handle: sock, work: () => sock.output };
+    });
     if (!r.ok) return stepResult(r.status, r.message, "", r.durationMs);
     if (!isPng(r.value)) return stepResult("internal_error", `screencap -p did not return a PNG (${r.value.byteLength} bytes)`, r.value.subarray(0, 200).toString("latin1"), r.durationMs);
     return new Uint8Array(r.value);

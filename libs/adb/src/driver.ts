@@ -1,12 +1,13 @@
 /**
- * The driver: one adbkit client per adb server (host, port), device discovery and tracking, and
+ * The driver: one adb server (host, port), device discovery and tracking (@farm/adb-wire), and
  * `Device` handles. It never starts, kills or restarts the adb server (AndroidEnv does; on a shared
  * server that breaks every other emulator on the host).
  */
 import { FrameThreads } from "./frame-threads.ts";
 import { ShellSessions } from "./shell-session.ts";
 import { GrpcEndpoints, type GrpcTransportConfig } from "./grpc/endpoints.ts";
-import { createAdbClient, trackedClient, underDeadline, type AdbClient } from "./client.ts";
+import { listDevices } from "@farm/adb-wire";
+import { createAdbClient, underDeadline, type AdbClient } from "./client.ts";
 import { resolveConfig, type AdbDriverConfig, type ResolvedAdbConfig } from "./config.ts";
 import { AdbDevice, type ActionChannelFactory } from "./device.ts";
 import { DeviceTracker, type DeviceChange, type DeviceListEntry, type DeviceTracking } from "./device-tracker.ts";
@@ -55,11 +56,12 @@ export class AdbDriver {
   /** Devices on the server now; trouble comes back as `{ status, message }`. */
   async listDevices(timeoutMs = this.config.queryTimeoutMs): Promise<DeviceListEntry[] | { status: "adb_error" | "timeout"; message: string }> {
     const t0 = performance.now();
-    const h = trackedClient(this.client);
+    const ac = new AbortController();
+    const server = { host: this.config.host, port: this.config.port };
     try {
-      const list = await underDeadline(h, timeoutMs, `listing devices on adb server ${this.config.host}:${this.config.port}`, () => h.client.listDevices());
+      const list = await underDeadline({ destroy: () => ac.abort() }, timeoutMs, `listing devices on adb server ${server.host}:${server.port}`, () => listDevices(server, { timeoutMs, signal: ac.signal }));
       report({ cfg: this.config }, "devices", "ok", performance.now() - t0);
-      return list.map((d) => ({ serial: d.id, state: d.type }));
+      return [...list].map(([serial, state]) => ({ serial, state }));
     } catch (e) {
       const d = describeError(e, { host: this.config.host, port: this.config.port });
       report({ cfg: this.config }, "devices", d.status, performance.now() - t0, d.message);
@@ -70,7 +72,6 @@ export class AdbDriver {
   /** Follows the server's device list (device-tracker.ts): add / change / remove, reconnecting until `close()`. */
   trackDevices(listener: (ev: DeviceChange) => void): DeviceTracking {
     const tracker = new DeviceTracker({
-      client: this.client,
       cfg: this.config,
       retryMs: this.opts.trackerRetryMs ?? 500,
       listener,

@@ -1,11 +1,12 @@
 /**
- * Every adbkit call goes through here: a per-call device handle, a deadline that destroys the call's
- * server connections on expiry, error classification, the metrics hook and a log line.
+ * Every device command goes through here: a deadline that closes the call's server connection on expiry (host
+ * requests over @farm/adb-wire, adbkit's sync service, the shell), error classification, the metrics hook and a log line.
  */
 import type { ResolvedAdbConfig } from "./config.ts";
 import type { FrameThreads } from "./frame-threads.ts";
 import type { GrpcEndpoints } from "./grpc/endpoints.ts";
-import { callHandle, underDeadline, type AdbClient, type AdbDeviceClient } from "./client.ts";
+import { deviceState, type RequestOptions, type ServerAddress } from "@farm/adb-wire";
+import { syncHandle, underDeadline, type AdbClient, type AdbSync } from "./client.ts";
 import { describeError } from "./result.ts";
 import { ShellSession, type ShellSessions } from "./shell-session.ts";
 import { shellSocket } from "./shell-socket.ts";
@@ -49,13 +50,24 @@ function trace(ctx: DeviceCtx, op: string, status: string, durationMs: number, m
   if (ctx.cfg.logger.isLevelEnabled("debug")) ctx.cfg.logger.debug({ event: "adb:command", serial: ctx.serial, op, status, durationMs, message }, "adb command");
 }
 
-/** Runs `fn` against a fresh device handle under a deadline. Never throws. */
-export function deviceCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (dc: AdbDeviceClient) => PromiseLike<T>): Promise<CallOutcome<T>> {
+/** Runs `fn` on a sync-service session (push, pull, stat) under a deadline; the session is ended either way. Never throws. */
+export function syncCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (sync: AdbSync) => PromiseLike<T>): Promise<CallOutcome<T>> {
   return guardedCall(ctx, op, timeoutMs, () => {
-    const h = callHandle(ctx.client, ctx.serial);
-    return { handle: h, work: () => fn(h.dc) };
+    const h = syncHandle(ctx.client, ctx.serial);
+    return { handle: h, work: () => h.sync().then((s) => Promise.resolve(fn(s)).finally(() => s.end())) };
   });
 }
+
+/** A host request (@farm/adb-wire) under a deadline; the deadline aborts it, which closes its connection. Never throws. */
+export function hostCall<T>(ctx: DeviceCtx, op: string, timeoutMs: number, fn: (server: ServerAddress, opts: RequestOptions) => Promise<T>): Promise<CallOutcome<T>> {
+  return guardedCall(ctx, op, timeoutMs, () => {
+    const ac = new AbortController();
+    return { handle: { destroy: () => ac.abort() }, work: () => fn({ host: ctx.cfg.host, port: ctx.cfg.port }, { timeoutMs, signal: ac.signal }) };
+  });
+}
+
+/** The device's state on the server (`host-serial:<serial>:get-state`). */
+export const stateCall = (ctx: DeviceCtx, timeoutMs: number): Promise<CallOutcome<string>> => hostCall(ctx, "get-state", timeoutMs, (server, opts) => deviceState(server, ctx.serial, opts));
 
 /**
  * Starts a call (its connections released by `handle.destroy()`) under a deadline: trouble classified as the
@@ -117,7 +129,7 @@ export async function shellExec(ctx: DeviceCtx, commandLine: string, timeoutMs: 
   if (at >= 0 && /^\r?\n?$/.test(text.slice(at + marker.length))) return { status: "ok", message: "", stdout: text.slice(0, at), durationMs: performance.now() - t0 };
   // No end marker: did the device go away mid-command?
   const left = Math.max(1, Math.min(2000, timeoutMs - (performance.now() - t0)));
-  const st = await deviceCall(ctx, "get-state", left, (dc) => dc.getState());
+  const st = await stateCall(ctx, left);
   const durationMs = performance.now() - t0;
   if (st.ok && st.value === "device") return { status: "ok", message: "", stdout: text, durationMs };
   const rest = st.ok ? `is ${st.value}` : st.message.replace(/^device '[^']*' /, "");

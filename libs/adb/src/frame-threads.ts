@@ -8,6 +8,7 @@ import os from "node:os";
 import { Worker } from "node:worker_threads";
 import type { FrameSpec } from "@farm/frames";
 import type { FrameThreadReply, FrameThreadRequest } from "./frame-thread.ts";
+import { CaptureError } from "./framebuffer-socket.ts";
 import { removeRegionFiles, sweepStaleRegions } from "./grpc/shared-frames.ts";
 import type { StepStatus } from "./types.ts";
 
@@ -16,18 +17,6 @@ export interface CaptureReply {
   height: number;
   rgba?: Uint8Array;
   rgb?: Uint8Array;
-}
-
-export class FrameCaptureError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
-
-  constructor(
-    readonly status: StepStatus,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 interface Pending {
@@ -88,7 +77,7 @@ export class FrameThreads {
       for (const [id, p] of this.pending) {
         if (p.thread !== w) continue;
         this.pending.delete(id);
-        const err = new FrameCaptureError("internal_error", `frame thread stopped: ${why}`);
+        const err = new CaptureError("internal_error", `frame thread stopped: ${why}`);
         p.captured.reject(err);
         p.encoded?.reject(err);
       }
@@ -110,7 +99,7 @@ export class FrameThreads {
       p.encoded?.resolve(r.bytes);
       this.pending.delete(r.id);
     } else {
-      const err = new FrameCaptureError(r.status as StepStatus, r.message);
+      const err = new CaptureError(r.status as StepStatus, r.message);
       if (r.stage === "capture") p.captured.reject(err);
       p.encoded?.reject(err);
       this.pending.delete(r.id);
@@ -119,11 +108,11 @@ export class FrameThreads {
 
   /**
    * Captures `serial`'s screen through the adb server; `captured` settles when the pixels are in (with them
-   * when `raw`), `encoded` (only with a spec) when the frame is encoded. Both reject with FrameCaptureError.
+   * when `raw`), `encoded` (only with a spec) when the frame is encoded. Both reject with CaptureError.
    */
   capture(req: Omit<FrameThreadRequest, "id">): { captured: Promise<CaptureReply>; encoded?: Promise<Uint8Array> } {
     if (this.closed) {
-      const err = new FrameCaptureError("internal_error", "the driver is closed");
+      const err = new CaptureError("internal_error", "the driver is closed");
       return { captured: Promise.reject(err), ...(req.spec ? { encoded: Promise.reject(err) } : {}) };
     }
     const id = this.nextId++;

@@ -1,21 +1,24 @@
 /**
- * One `framebuffer:` capture over the adb server's smart-socket protocol, on a plain socket: `host:transport:<serial>`,
+ * One `framebuffer:` capture over the adb server's host protocol (@farm/adb-wire), on a plain socket: `host:transport:<serial>`,
  * `framebuffer:`, the 52-byte header, then exactly `size` bytes read into one buffer allocated from the header
- * (no chunk list, no concatenation). Used by the frame threads (frame-thread.ts), off the event loop.
+ * (no chunk list, no concatenation). The driver's one framebuffer capture: the frame threads (frame-thread.ts) run it off
+ * the event loop, `Device.screenshot` on it.
  */
 import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
-import { openService } from "./smart-socket.ts";
+import { FarmError } from "@farm/errors";
+import { openService } from "@farm/adb-wire";
 import type { Screenshot, StepStatus } from "./types.ts";
 
-export class CaptureError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
+/** A screen capture that failed (adb framebuffer, gRPC getScreenshot, a frame thread); `status` is the driver's status for it. */
+export class CaptureError extends FarmError<StepStatus> {
+  override readonly name = "CaptureError";
 
   constructor(
     readonly status: StepStatus,
     message: string,
   ) {
-    super(message);
+    // a later try can succeed (transient)
+    super(status, message, { retryable: true });
   }
 }
 
@@ -89,14 +92,14 @@ export function captureFramebuffer(host: string, port: number, serial: string, t
       pending = Buffer.alloc(0);
       if (rest.length) take(rest);
     };
-    const sock = openService(host, port, serial, "framebuffer:", {
+    const sock = openService({ host, port }, serial, "framebuffer:", {
       started: () => undefined,
       data: take,
-      failed: (e: NodeJS.ErrnoException, stage) => {
+      failed: (e, stage) => {
         if (stage === "transport") fail("adb_error", `device '${serial}' ${/not found/.test(e.message) ? "not found on" : "refused by"} ${where}: ${e.message}`);
         else if (stage === "service") fail("internal_error", `framebuffer of '${serial}' refused: ${e.message}`);
-        else if (e.name === "PrematureEOFError") fail("adb_error", `framebuffer of '${serial}': ${where} closed the connection`);
-        else fail("adb_error", `framebuffer of '${serial}': ${where} ${e.code === "ECONNREFUSED" ? "is not running (connection refused)" : e.message}`);
+        else if (e.code === "closed") fail("adb_error", `framebuffer of '${serial}': ${where} closed the connection`);
+        else fail("adb_error", `framebuffer of '${serial}': ${where} ${e.errno === "ECONNREFUSED" ? "is not running (connection refused)" : e.message}`);
       },
       ended: () => {
         if (out && at < out.length) fail("adb_error", `device '${serial}' went away during the framebuffer transfer (${at} of ${out.length} bytes)`);

@@ -24,7 +24,7 @@ export { stepHandlers } from "./steps.ts";
 export { checkPackage, checkActivity, expandActivity, checkInputText, checkShellRequest, splitForInput, ADB_REQUEST_MAX_BYTES, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS } from "./validate.ts";
 export { framebufferToRgba } from "./screenshot.ts";
 /** The raw adbkit client (never starts an adb server) and a stream reader, for benchmarks and tools. */
-export { createAdbClient, readAll, readExactly, type AdbClient, type AdbDeviceClient } from "./client.ts";
+export { createAdbClient, readAll, type AdbClient, type AdbDeviceClient } from "./client.ts";
 export { GrpcActionChannel } from "./grpc/action-channel.ts";
 export { INPUT_LIVENESS_MS } from "./grpc/input-stream.ts";
 /** The emulator's unary gRPC calls over the lean client, for benchmarks and tools. */

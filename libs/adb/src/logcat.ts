@@ -5,7 +5,8 @@
  * budget it turns `failed` and tells its listeners.
  */
 import type { Duplex } from "node:stream";
-import { callHandle, underDeadline } from "./client.ts";
+import { underDeadline } from "./client.ts";
+import { serviceStream } from "./service-stream.ts";
 import { report, shellExec, type DeviceCtx } from "./exec.ts";
 import { parseLogcatLine } from "./logcat-parse.ts";
 import { shJoin } from "@farm/shell-words";
@@ -103,9 +104,9 @@ export class ShellLogcatStream implements LogcatStream {
 
   /** One attempt to open the shell stream; returns an error message or undefined. */
   private async connect(): Promise<string | undefined> {
-    const h = callHandle(this.ctx.client, this.ctx.serial);
+    const h = serviceStream(this.ctx.cfg.host, this.ctx.cfg.port, this.ctx.serial, `shell:${logcatCommandLine(this.opts.filters)}`);
     try {
-      const s = await underDeadline(h, this.ctx.cfg.queryTimeoutMs, `opening logcat on '${this.ctx.serial}'`, () => h.dc.shell(logcatCommandLine(this.opts.filters)));
+      const s = await underDeadline(h, this.ctx.cfg.queryTimeoutMs, `opening logcat on '${this.ctx.serial}'`, () => h.opened);
       if (this._state === "closed") {
         h.destroy();
         return undefined;

@@ -1,4 +1,5 @@
 /** StepResult/ShellResult constructors and the mapping of adbkit/socket errors onto statuses. */
+import { AdbWireError } from "@farm/adb-wire";
 import type { ShellResult, StepResult, StepStatus } from "./types.ts";
 
 export function stepResult(status: StepStatus, message: string, output = "", durationMs = 0, data?: StepResult["data"]): StepResult {
@@ -28,13 +29,15 @@ export class DeadlineError extends Error {
   }
 }
 
-/** Turns whatever adbkit or a socket threw into an `adb_error`/`timeout` message that says what happened. */
+/** Turns whatever adbkit, @farm/adb-wire or a socket threw into an `adb_error`/`timeout` message that says what happened. */
 export function describeError(err: unknown, ctx: { serial?: string; host: string; port: number }): { status: StepStatus; message: string } {
-  if (err instanceof DeadlineError) return { status: "timeout", message: err.message };
-  const e = err as { message?: string; code?: string; name?: string } | undefined;
+  if (err instanceof DeadlineError || (err instanceof AdbWireError && (err.code === "timeout" || err.code === "cancelled"))) return { status: "timeout", message: err.message };
+  const wire = err instanceof AdbWireError ? err : undefined;
+  // An AdbWireError's `code` is its kind; the socket's errno, if one caused it, is `errno`.
+  const e = (wire ? { message: wire.message, code: wire.errno, name: wire.code === "closed" ? "PrematureEOFError" : wire.name } : err) as { message?: string; code?: string; name?: string } | undefined;
   const msg = String(e?.message ?? err);
   const where = `adb server ${ctx.host}:${ctx.port}`;
-  if (e?.code === "ECONNREFUSED" || /start-server|ECONNREFUSED/.test(msg))
+  if (e?.code === "ECONNREFUSED" || (!wire && /start-server|ECONNREFUSED/.test(msg)))
     return { status: "adb_error", message: `no adb server answers at ${ctx.host}:${ctx.port} (connection refused); the driver never starts or restarts it` };
   if (e?.code === "ECONNRESET" || e?.code === "EPIPE") return { status: "adb_error", message: `connection to ${where} reset (${e.code})` };
   const notFound = /device '?([^' ]*)'? not found|device not found/.exec(msg);

@@ -11,7 +11,7 @@
 import type net from "node:net";
 import { shQuote } from "@farm/shell-words";
 import { OutputBuffer, outputTooLong, type ShellSocket } from "./shell-socket.ts";
-import { openService } from "./smart-socket.ts";
+import { openService } from "@farm/adb-wire";
 
 interface Running {
   data(b: Buffer): void;
@@ -101,7 +101,7 @@ export class ShellSession {
     }
     this.queued = input;
     if (this.sock) return;
-    const sock = openService(this.host, this.port, this.serial, "shell:sh", {
+    const sock = openService({ host: this.host, port: this.port }, this.serial, "shell:sh", {
       started: () => {
         if (this.sock !== sock) return;
         this.started = true;

@@ -1,10 +1,10 @@
 /**
- * `shell:<command>` on a plain socket (smart-socket.ts's openService), then the output
+ * `shell:<command>` on a plain socket (`openService` of @farm/adb-wire), then the output
  * until the device closes the stream. Why not adbkit: measured here, an adbkit shell call costs the worker ~0.7 ms
  * of CPU (its connection, command and promise machinery), which made a task's reset steps (a shell call each)
  * the largest per-episode cost of the worker; this is a socket, two writes and the reads.
  */
-import { openService } from "./smart-socket.ts";
+import { openService } from "@farm/adb-wire";
 
 /** More output than any command the farm runs produces: a device that streams without end is cut off. */
 export const MAX_SHELL_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -38,6 +38,11 @@ export const outputTooLong = (): Error => new Error(`shell output over ${MAX_SHE
 
 /** One `shell:<command>` read to its end. */
 export function shellSocket(host: string, port: number, serial: string, command: string): ShellSocket {
+  return serviceOutput(host, port, serial, `shell:${command}`);
+}
+
+/** Any device service (`shell:…`, `exec:…`) read to its end, up to MAX_SHELL_OUTPUT_BYTES. */
+export function serviceOutput(host: string, port: number, serial: string, service: string): ShellSocket {
   let settle!: { resolve(b: Buffer): void; reject(e: Error): void };
   const output = new Promise<Buffer>((resolve, reject) => (settle = { resolve, reject }));
   const out = new OutputBuffer();
@@ -50,7 +55,7 @@ export function shellSocket(host: string, port: number, serial: string, command:
       settle.reject(e);
     } else settle.resolve(out.bytes);
   };
-  const sock = openService(host, port, serial, `shell:${command}`, {
+  const sock = openService({ host, port }, serial, service, {
     started: () => undefined,
     data: (b) => {
       if (!out.push(b)) finish(outputTooLong());

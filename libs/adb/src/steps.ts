@@ -7,7 +7,7 @@ import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { findApk, type AdbCommand, type AdbCommandName, type ApkLocation } from "@farm/task";
-import { deviceCall, shellExec, type CallOutcome, type DeviceCtx } from "./exec.ts";
+import { shellExec, stateCall, syncCall, type CallOutcome, type DeviceCtx } from "./exec.ts";
 import { parseCurrentActivity, parseResumedActivity, stackListUnavailable, parseOrientation, parsePmInstall, parsePmList, findPinnableTask, amStartFailed, visibleLines, looksLikeDeviceError } from "./parsers.ts";
 import { shJoin, shQuote, shSplit, ShellSyntaxError } from "@farm/shell-words";
 import { quoteExtraArgs } from "./quote.ts";
@@ -23,7 +23,8 @@ export interface StepCtx {
   readonly apkDirs: readonly string[];
   remainingMs(): number;
   sh(commandLine: string, op?: string): Promise<ShellResult>;
-  call<T>(op: string, fn: Parameters<typeof deviceCall<T>>[3]): Promise<CallOutcome<T>>;
+  /** A sync-service call (push, pull, stat) within the step's deadline. */
+  sync<T>(op: string, fn: Parameters<typeof syncCall<T>>[3]): Promise<CallOutcome<T>>;
 }
 
 export function makeStepCtx(dev: DeviceCtx, timeoutMs: number, apkDirs: readonly string[]): StepCtx {
@@ -35,7 +36,7 @@ export function makeStepCtx(dev: DeviceCtx, timeoutMs: number, apkDirs: readonly
     apkDirs,
     remainingMs,
     sh: (cl, op = "shell") => shellExec(dev, cl, remainingMs(), op),
-    call: (op, fn) => deviceCall(dev, op, remainingMs(), fn),
+    sync: (op, fn) => syncCall(dev, op, remainingMs(), fn),
   };
 }
 
@@ -50,7 +51,7 @@ function outcomeError<T>(r: CallOutcome<T>): StepResult | undefined {
 
 /** Push bytes (or a host file) to a device path over the sync service. */
 export async function pushContent(ctx: StepCtx, content: Uint8Array | string, devicePath: string, op = "push"): Promise<StepResult> {
-  const r = await ctx.call(op, (dc) => {
+  const r = await ctx.sync(op, (sync) => {
     let src: string | PassThrough;
     if (typeof content === "string") src = content;
     else {
@@ -58,7 +59,7 @@ export async function pushContent(ctx: StepCtx, content: Uint8Array | string, de
       pt.end(Buffer.from(content.buffer, content.byteOffset, content.byteLength));
       src = pt;
     }
-    return dc.push(src, devicePath).then(
+    return Promise.resolve(sync.push(src, devicePath)).then(
       (transfer) =>
         new Promise<void>((resolve, reject) => {
           transfer.once("end", () => resolve());
@@ -72,8 +73,8 @@ export async function pushContent(ctx: StepCtx, content: Uint8Array | string, de
 export async function pullContent(ctx: StepCtx, devicePath: string): Promise<CallOutcome<Buffer>> {
   // adbkit ends a pull transfer before it reports the device's FAIL, so a missing file would read as
   // empty content: stat first and treat "no such file" as the device's answer.
-  const st = await ctx.call("pull:stat", (dc) =>
-    dc.stat(devicePath).then(
+  const st = await ctx.sync("pull:stat", (sync) =>
+    sync.stat(devicePath).then(
       (s) => ({ exists: true, isFile: s.isFile() }),
       (e: { code?: string; message?: string }) => {
         if (e?.code === "ENOENT" || /ENOENT|No such file/i.test(String(e?.message))) return { exists: false, isFile: false };
@@ -84,8 +85,8 @@ export async function pullContent(ctx: StepCtx, devicePath: string): Promise<Cal
   if (!st.ok) return st;
   if (!st.value.exists) return { ok: false, status: "internal_error", message: `no such file on the device: ${devicePath}`, durationMs: st.durationMs };
   if (!st.value.isFile) return { ok: false, status: "internal_error", message: `not a regular file on the device: ${devicePath}`, durationMs: st.durationMs };
-  return ctx.call("pull", (dc) =>
-    dc.pull(devicePath).then(
+  return ctx.sync("pull", (sync) =>
+    Promise.resolve(sync.pull(devicePath)).then(
       (transfer) =>
         new Promise<Buffer>((resolve, reject) => {
           const chunks: Buffer[] = [];
@@ -337,9 +338,10 @@ export const stepHandlers: StepHandlers = {
       }
       case "get-state":
       case "get-serialno": {
-        const r = await ctx.call(`generic:${head}`, (dc) => (head === "get-state" ? dc.getState() : Promise.resolve(ctx.dev.serial)));
+        if (head === "get-serialno") return ok(ctx.dev.serial);
+        const r = await stateCall(ctx.dev, ctx.remainingMs());
         if (!r.ok) return fail(r.status as "adb_error", r.message);
-        return ok(String(r.value));
+        return ok(r.value);
       }
       default:
         return fail("unknown_command", `generic: adb command ${JSON.stringify(head)} is not supported by the farm driver (supported: ${SUPPORTED_GENERIC.join(", ")})`);

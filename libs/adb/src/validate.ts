@@ -1,4 +1,5 @@
 /** Early validation of values that come from tasks and jobs (a bad value is `failed_precondition`, before any device command). */
+import { MAX_REQUEST_BYTES } from "@farm/adb-wire";
 
 const PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$/;
 const CLASS_PART = "[A-Za-z_$][A-Za-z0-9_$]*";
@@ -53,7 +54,7 @@ export function expandActivity(full: string): string {
  * The adb wire format: a host request is a 4-hex-digit length and the text (`shell:<command line>`), so one shell
  * request carries at most 65535 bytes; older devices (maxdata 4096) take even less in one packet.
  */
-export const ADB_REQUEST_MAX_BYTES = 0xffff;
+export const ADB_REQUEST_MAX_BYTES = MAX_REQUEST_BYTES;
 /** `input_text` is typed in chunks of at most this many UTF-8 bytes (quoted), which fit any device's maxdata. */
 export const INPUT_TEXT_CHUNK_BYTES = 1024;
 /** Longest `input_text` accepted (characters); the task loader bounds text fields the same way. */

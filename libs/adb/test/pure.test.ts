@@ -8,7 +8,6 @@ import {
 } from "../src/index.ts";
 import { parseResumedActivity, stackListUnavailable, visibleLines } from "../src/parsers.ts";
 import { describeError } from "../src/result.ts";
-import { smartRequest, takeStatus } from "../src/smart-socket.ts";
 
 test("shQuote: safe words stay, everything else is one single-quoted argument", () => {
   assert.equal(shQuote("com.example.app/.Main"), "com.example.app/.Main");
@@ -222,15 +221,4 @@ test("action channel seam: a custom transport replaces the shell stream; a faili
   const res = await ch2.tap(1, 1);
   assert.equal(res.status, "adb_error"); // nothing listens on the port: data, not a throw
   await ch2.close();
-});
-
-test("smart-socket replies: OKAY with what follows, FAIL with its message, partial replies wait, a malformed one is an error", () => {
-  const ok = takeStatus(Buffer.from("OKAYhello"));
-  assert.ok(ok?.ok && ok.rest.toString() === "hello");
-  assert.deepEqual(takeStatus(Buffer.from("FAIL0010device not found")), { ok: false, message: "device not found" });
-  assert.equal(takeStatus(Buffer.from("OKA")), undefined);
-  assert.equal(takeStatus(Buffer.from("FAIL0012device")), undefined, "the message is not all there yet");
-  assert.deepEqual(takeStatus(Buffer.from("FAILzz12device")), { ok: false, message: 'malformed FAIL length "zz12"' });
-  assert.deepEqual(takeStatus(Buffer.from("WHAT")), { ok: false, message: 'unexpected reply "WHAT"' });
-  assert.equal(smartRequest("shell:echo é").toString(), "000dshell:echo é", "the length counts bytes, not characters");
 });

@@ -162,6 +162,11 @@ function decodeImageTransport(buf: Uint8Array): ImageTransportMsg {
   return t;
 }
 
+/** VmRunState { RunState state = 1 } (setVmState: RUNNING, PAUSED, SHUTDOWN…). */
+export function encodeVmRunState(msg: { state: number }): Buffer {
+  return new Writer().int(1, msg.state).done();
+}
+
 /** SnapshotPackage { snapshot_id=1 … format=5 path=6 } as a request (no payload). */
 export function encodeSnapshotRequest(msg: { snapshot_id: string; format?: number; path?: string }): Buffer {
   return new Writer().string(1, msg.snapshot_id).int(5, msg.format).string(6, msg.path).done();

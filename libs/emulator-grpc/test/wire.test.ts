@@ -8,7 +8,7 @@ import { test } from "node:test";
 import protobuf from "protobufjs";
 import { PROTO_DIR } from "../src/index.ts";
 import {
-  decodeEmulatorStatus, decodeImage, decodeSnapshotPackage, encodeImageFormat, encodeKeyboardEvent, encodeSnapshotRequest, encodeTouchEvent, grpcFrame, grpcMessages,
+  decodeEmulatorStatus, decodeImage, decodeSnapshotPackage, encodeImageFormat, encodeKeyboardEvent, encodeSnapshotRequest, encodeTouchEvent, encodeVmRunState, grpcFrame, grpcMessages,
 } from "../src/wire.ts";
 
 const root = new protobuf.Root();
@@ -28,6 +28,7 @@ test("requests: TouchEvent (several fingers, negative and zero values), Keyboard
   assert.deepEqual(plain(T("ImageFormat"), encodeImageFormat({ format: 1, width: 1080, height: 1920 })), { format: 1, width: 1080, height: 1920 });
   assert.deepEqual(plain(T("ImageFormat"), encodeImageFormat({ format: 2, transport: { channel: 1, handle: "file:///dev/shm/f" } })), { format: 2, transport: { channel: 1, handle: "file:///dev/shm/f" } });
   assert.deepEqual(plain(T("SnapshotPackage"), encodeSnapshotRequest({ snapshot_id: "farm-abc" })), { snapshot_id: "farm-abc" });
+  assert.deepEqual(plain(T("VmRunState"), encodeVmRunState({ state: 7 })), { state: 7 });
 });
 
 test("answers: Image, EmulatorStatus, SnapshotPackage decode what protobufjs encodes (unknown fields skipped)", () => {

@@ -1,4 +1,4 @@
-import net from "node:net";
+import { listDevices, serverVersion } from "@farm/adb-wire";
 import { spawnManaged, type ManagedChild } from "./child.ts";
 import { freePort } from "@farm/net-ports";
 import { sleep } from "@farm/time";
@@ -12,17 +12,10 @@ export interface LocalAdbServer {
 
 /** True when an adb server answers host:version on the port. */
 export async function adbServerAnswers(port: number, host = "127.0.0.1"): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ port, host });
-    const done = (v: boolean) => {
-      s.destroy();
-      resolve(v);
-    };
-    s.setTimeout(1000, () => done(false));
-    s.once("error", () => done(false));
-    s.once("connect", () => s.write("000chost:version"));
-    s.once("data", (b) => done(b.subarray(0, 4).toString() === "OKAY"));
-  });
+  return serverVersion({ host, port }, { timeoutMs: 1000 }).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function waitForAdb(port: number, child: ManagedChild, timeoutMs: number): Promise<void> {
@@ -63,31 +56,7 @@ export async function startAdbServer(opts: { port?: number; /** The adb executab
   };
 }
 
-/** The server's `host:devices` list as serial → state (`device`, `offline`, …). */
-export async function adbServerDevices(port: number, host = "127.0.0.1", timeoutMs = 2000): Promise<Map<string, string>> {
-  return new Promise((resolve, reject) => {
-    const s = net.connect({ port, host });
-    let buf = Buffer.alloc(0);
-    const fail = (e: Error) => {
-      s.destroy();
-      reject(e);
-    };
-    s.setTimeout(timeoutMs, () => fail(new Error(`adb server ${host}:${port} did not answer host:devices within ${timeoutMs} ms`)));
-    s.once("error", fail);
-    s.once("connect", () => s.write("000chost:devices"));
-    s.on("data", (b) => {
-      buf = Buffer.concat([buf, b]);
-      if (buf.length >= 4 && buf.subarray(0, 4).toString() !== "OKAY") return fail(new Error(`adb server refused host:devices: ${buf.toString()}`));
-      if (buf.length < 8) return;
-      const len = parseInt(buf.subarray(4, 8).toString(), 16);
-      if (buf.length < 8 + len) return;
-      s.destroy();
-      const devices = new Map<string, string>();
-      for (const line of buf.subarray(8, 8 + len).toString().split("\n")) {
-        const [serial, state] = line.split("\t");
-        if (serial && state) devices.set(serial, state);
-      }
-      resolve(devices);
-    });
-  });
+/** The server's `host:devices` list as serial → state (`device`, `offline`, …); rejects with an AdbWireError. */
+export function adbServerDevices(port: number, host = "127.0.0.1", timeoutMs = 2000): Promise<Map<string, string>> {
+  return listDevices({ host, port }, { timeoutMs });
 }

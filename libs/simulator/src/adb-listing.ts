@@ -1,5 +1,5 @@
 import { sleep } from "@farm/time";
-import { listedDevices } from "./transport/registration.ts";
+import { listDevices } from "@farm/adb-wire";
 
 /**
  * A device counts itself online once it has answered the handshake, but the server may still list
@@ -8,7 +8,7 @@ import { listedDevices } from "./transport/registration.ts";
 export async function waitListedAsDevice(adbPort: number, adbHost: string, serials: string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const listed = await listedDevices(adbHost, adbPort).catch(() => new Map<string, string>());
+    const listed = await listDevices({ host: adbHost, port: adbPort }, { timeoutMs: 2000 }).catch(() => new Map<string, string>());
     const notReady = serials.filter((s) => listed.get(s) !== "device");
     if (notReady.length === 0) return;
     if (Date.now() > deadline) {

@@ -8,7 +8,7 @@ import { appFactoryFor } from "./apps/registry.ts";
 import type { DeviceBackend } from "./transport/backend.ts";
 import { DEVICE_PRODUCT, deviceBanner } from "./transport/banner.ts";
 import { AdbConnection } from "./transport/connection.ts";
-import { registerEmulator } from "./transport/registration.ts";
+import { registerEmulator } from "@farm/adb-wire";
 import { waitListedAsDevice } from "./adb-listing.ts";
 import { createServiceRouter } from "./transport/services.ts";
 import { DeviceSnapshots } from "./snapshot/device-snapshots.ts";
@@ -291,7 +291,7 @@ export class SimDevice {
     void (async () => {
       try {
         while (!this.closed && !this.dropped && this.connections.size === 0) {
-          const delivered = await registerEmulator(adbHost, this.opts.adbPort, this.port);
+          const delivered = await registerEmulator({ host: adbHost, port: this.opts.adbPort }, this.port);
           this.log.debug({ event: "register", delivered }, "host:emulator sent");
           const deadline = Date.now() + (delivered ? WAIT_FOR_ATTACH_MS : RETRY_MS);
           while (Date.now() < deadline && this.connections.size === 0 && !this.closed && !this.dropped) {

@@ -4,7 +4,7 @@
  * writing is cut off and refused), under the call's deadline. Never throws.
  */
 import { guardedCall, type DeviceCtx } from "../exec.ts";
-import { openService } from "../smart-socket.ts";
+import { openService } from "@farm/adb-wire";
 import type { ForestSource } from "./forwarder-hub.ts";
 import type { ScreenTree, ScreenTreeFailure, ScreenTreeSourceName, TreeLimits } from "./types.ts";
 import { DEFAULT_TREE_LIMITS } from "./types.ts";
@@ -89,7 +89,7 @@ function execOutBounded(host: string, port: number, serial: string, command: str
     else settle.resolve({ bytes: Buffer.concat(chunks, Math.min(size, maxBytes)), over });
     if (e || over) sock.destroy();
   };
-  const sock = openService(host, port, serial, `exec:${command}`, {
+  const sock = openService({ host, port }, serial, `exec:${command}`, {
     started: () => undefined,
     data: (b) => {
       if (done) return;

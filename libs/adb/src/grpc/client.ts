@@ -1,11 +1,11 @@
 /**
  * The calls the farm makes of an emulator's gRPC (EmulatorController: sendTouch, sendKey, getScreenshot,
- * getStatus; SnapshotService: SaveSnapshot, LoadSnapshot) over the lean HTTP/2 client, with the messages
+ * getStatus, setVmState; SnapshotService: SaveSnapshot, LoadSnapshot) over the lean HTTP/2 client, with the messages
  * encoded by hand, and the mapping of gRPC errors to the driver's statuses (the same as adb trouble),
  * with the endpoint named.
  */
 import {
-  decodeEmulatorStatus, decodeImage, decodeSnapshotPackage, encodeImageFormat, encodeKeyboardEvent, encodeSnapshotRequest, encodeTouchEvent,
+  decodeEmulatorStatus, decodeImage, decodeSnapshotPackage, encodeImageFormat, encodeKeyboardEvent, encodeSnapshotRequest, encodeTouchEvent, encodeVmRunState,
 } from "@farm/emulator-grpc/wire";
 import type { EmulatorStatusMsg, ImageMsg, ImageTransportMsg, KeyboardEventMsg, SnapshotPackageMsg, TouchEventMsg } from "@farm/emulator-grpc";
 import type { StepStatus } from "../types.ts";
@@ -40,6 +40,7 @@ export const emulatorCalls = {
   getScreenshot: (ep: GrpcEndpoint, fmt: { format: number; width?: number; height?: number; transport?: ImageTransportMsg }, timeoutMs: number): Promise<Answer<ImageMsg>> =>
     unary(ep, `${CONTROLLER}getScreenshot`, encodeImageFormat(fmt), timeoutMs, decodeImage),
   getStatus: (ep: GrpcEndpoint, timeoutMs: number): Promise<Answer<EmulatorStatusMsg>> => unary(ep, `${CONTROLLER}getStatus`, NO_BODY, timeoutMs, decodeEmulatorStatus),
+  setVmState: (ep: GrpcEndpoint, state: number, timeoutMs: number) => unary(ep, `${CONTROLLER}setVmState`, encodeVmRunState({ state }), timeoutMs, empty),
   snapshot: (ep: GrpcEndpoint, op: "save" | "load", name: string, timeoutMs: number): Promise<Answer<SnapshotPackageMsg>> =>
     unary(ep, `${SNAPSHOTS}${op === "save" ? "SaveSnapshot" : "LoadSnapshot"}`, encodeSnapshotRequest({ snapshot_id: name }), timeoutMs, decodeSnapshotPackage),
 };
