@@ -10,6 +10,7 @@ import type { FrameSpec } from "@farm/frames";
 import type { FrameThreadReply, FrameThreadRequest } from "./frame-thread.ts";
 import { removeRegionFiles, sweepStaleRegions } from "./grpc/shared-frames.ts";
 import type { StepStatus } from "./types.ts";
+import { FarmError } from "@farm/errors";
 
 export interface CaptureReply {
   width: number;
@@ -18,15 +19,13 @@ export interface CaptureReply {
   rgb?: Uint8Array;
 }
 
-export class FrameCaptureError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
-
+export class FrameCaptureError extends FarmError<"capture_failed"> {
+  /** a later try can succeed (transient): retryable. */
   constructor(
     readonly status: StepStatus,
     message: string,
   ) {
-    super(message);
+    super("capture_failed", message, { retryable: true });
   }
 }
 

@@ -6,16 +6,15 @@
 import { framebufferToRgba, type FramebufferHeader } from "./screenshot.ts";
 import { openService } from "./smart-socket.ts";
 import type { Screenshot, StepStatus } from "./types.ts";
+import { FarmError } from "@farm/errors";
 
-export class CaptureError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
-
+export class CaptureError extends FarmError<"capture_failed"> {
+  /** a later try can succeed (transient): retryable. */
   constructor(
     readonly status: StepStatus,
     message: string,
   ) {
-    super(message);
+    super("capture_failed", message, { retryable: true });
   }
 }
 
