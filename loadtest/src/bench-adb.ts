@@ -56,7 +56,7 @@ export const scenario: Scenario = {
     const adb = await startAdbServer();
     const sims =
       simMode === "child"
-        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], grpc: c.grpcEndpoints, close: () => c.stop() }))
+        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], grpc: c.grpcEndpoints, close: () => c.close() }))
         : await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile }).then((f) => ({ serial: f.devices[0]?.serial, grpc: {}, close: () => f.close() }));
     const driver = new AdbDriver({ port: adb.port });
     const grpcDriver = new AdbDriver({ port: adb.port, grpc: { mode: "config", endpoints: sims.grpc } });
@@ -172,7 +172,7 @@ export const scenario: Scenario = {
       await driver.close();
       await grpcDriver.close();
       await sims.close();
-      await adb.stop();
+      await adb.close();
     }
   },
 };

@@ -100,7 +100,7 @@ export const scenario: Scenario = {
     try {
       // The scheduler in its own process, as deployed: this process is then the worker host alone.
       const sched = await startSchedulerChild({ redisUrl: farm.redisUrl, prefix: PREFIX, taskPaths: [taskFile], windowSize: window });
-      farm.releasers.add("scheduler", () => sched.stop());
+      farm.releasers.add("scheduler", () => sched.close());
       const jobs = bullConnection(farm.redisUrl);
       const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: jobs.connection, prefix: PREFIX });
       farm.releasers.add("job reader", () => queue.close().finally(() => jobs.close()));
@@ -171,7 +171,7 @@ export const scenario: Scenario = {
       out("");
       out(`devices=${devices} transport=${transport} episodes_s=${f(completed / wallSec, 3)} steps_s=${f(steps / wallSec)} worker_cpu_us_per_step=${f(workerCpuUsPerStep)} start_p99_ms=${f(quantile(latencies, 0.99))}`);
     } finally {
-      await farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true }));
+      await farm.close().finally(() => rmSync(tmp, { recursive: true, force: true }));
     }
   },
 };

@@ -106,7 +106,7 @@ export const scenario: Scenario = {
     const running: Host[] = [];
     try {
       const redis = await startRedis();
-      cleanups.push(() => redis.stop());
+      cleanups.push(() => redis.close());
       const prefix = "{scale}";
       const taskFile = fakeDeviceTask(tmp);
       const task = loadTaskFile(taskFile);

@@ -199,7 +199,7 @@ export const scenario: Scenario = {
         await fleet.close();
       }
     } finally {
-      await adb.stop();
+      await adb.close();
     }
   },
 };

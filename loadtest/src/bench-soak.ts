@@ -137,7 +137,7 @@ export const scenario: Scenario = {
       out("");
       out(`episodes=${st.finished} fd_start=${first.fds} fd_end=${last.fds} rss_mb_start=${first.rssMb.toFixed(1)} rss_mb_end=${last.rssMb.toFixed(1)} redis_mb_start=${first.redisMb.toFixed(1)} redis_mb_end=${last.redisMb.toFixed(1)} adb_conns_start=${first.adbConns} adb_conns_end=${last.adbConns}`);
     } finally {
-      await farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true }));
+      await farm.close().finally(() => rmSync(tmp, { recursive: true, force: true }));
     }
   },
 };

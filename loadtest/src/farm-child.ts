@@ -21,7 +21,7 @@ export async function startFarmChild(args: string[], ready: (line: string) => bo
       c.process.once("exit", () => reject(new Error(`farm ${args[0]} exited early:\n${c.output()}`)));
     });
   } catch (e) {
-    await c.stop();
+    await c.close();
     throw e;
   }
   return c;

@@ -1,6 +1,6 @@
 /**
  * A `farm <command>` child process kept running the way systemd would: when it exits (crash, SIGKILL by
- * a fault, a fault hook) it is started again after a short pause, until `stop()`. Its stderr (JSON logs)
+ * a fault, a fault hook) it is started again after a short pause, until `close()`. Its stderr (JSON logs)
  * goes to a file for reading after the run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -64,7 +64,7 @@ export class FarmProcess {
   }
 
   /** SIGTERM (drain) and wait; SIGKILL after `graceMs`. No restart afterwards. */
-  async stop(graceMs = 30_000): Promise<void> {
+  async close(graceMs = 30_000): Promise<void> {
     this.stopping = true;
     this.signal("SIGCONT");
     this.signal("SIGTERM");

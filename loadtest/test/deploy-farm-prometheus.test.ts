@@ -113,9 +113,9 @@ before(async () => {
 after(async () => {
   await prom.stop();
   // Worker and scheduler drain on SIGTERM; then the simulated devices, adb and Redis.
-  for (const c of [...children].reverse()) await c.stop();
-  await adb?.stop();
-  await redis?.stop();
+  for (const c of [...children].reverse()) await c.close();
+  await adb?.close();
+  await redis?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -20,7 +20,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 deviceConformance("AdbDevice over a simulated emulator", () => ({

@@ -100,7 +100,7 @@ after(async () => {
   tracking?.close();
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("discovery and health", () => {

@@ -28,7 +28,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("Device.frame", () => {

@@ -58,7 +58,7 @@ after(async () => {
   await fleet?.close();
   await tokenEmu?.close();
   await plain?.close();
-  await adb?.stop();
+  await adb?.close();
   if (savedXdg === undefined) delete process.env.XDG_RUNTIME_DIR;
   else process.env.XDG_RUNTIME_DIR = savedXdg;
   fs.rmSync(runDir, { recursive: true, force: true });

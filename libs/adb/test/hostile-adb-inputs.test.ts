@@ -76,7 +76,7 @@ describe("against a real adb server and a simulated device", () => {
   after(async () => {
     await driver?.close();
     await sims?.close();
-    await adb?.stop();
+    await adb?.close();
   });
 
   test("a long input_text whose quoting exceeds one request is typed in pieces", { timeout: 120_000 }, async () => {

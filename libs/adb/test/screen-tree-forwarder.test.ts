@@ -33,7 +33,7 @@ after(async () => {
   await driver?.close();
   await hub.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 const clickable = (t: ScreenTree) =>

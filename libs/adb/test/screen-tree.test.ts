@@ -35,7 +35,7 @@ after(async () => {
   await hub.close();
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 test("uiautomator: the launcher comes back as one active window whose clickable nodes are the labelled icons", async () => {

@@ -34,7 +34,7 @@ before(async () => {
 
 after(async () => {
   await fleet?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("shared frames", () => {

@@ -32,7 +32,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("shell session", () => {

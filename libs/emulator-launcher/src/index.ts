@@ -6,7 +6,7 @@
  *
  *   const sup = new EmulatorSupervisor({ count: 4, avd: "Pixel_Sim", executable: "/sdk/emulator/emulator", adbPort: 5037 }, { logger });
  *   sup.start();
- *   await sup.stop();
+ *   await sup.close();
  */
 export { EmulatorSupervisor, relaunchDelayMs, serialOf, type InstanceState, type LaunchConfig, type RelaunchCause, type RelaunchEvent, type SupervisorHooks } from "./supervisor.ts";
 export { emulatorArgs, type EmulatorCommand } from "./command-line.ts";

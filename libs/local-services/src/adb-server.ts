@@ -7,7 +7,7 @@ export interface LocalAdbServer {
   readonly port: number;
   /** Restarts the server on the same port (devices must re-register, as with a real restart). */
   restart(): Promise<void>;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** True when an adb server answers host:version on the port. */
@@ -29,7 +29,7 @@ async function waitForAdb(port: number, child: ManagedChild, timeoutMs: number):
   const deadline = Date.now() + timeoutMs;
   while (!(await adbServerAnswers(port))) {
     if (child.process.exitCode !== null || Date.now() > deadline) {
-      await child.stop();
+      await child.close();
       throw new Error(`adb server did not start on port ${port} (is the Debian package adb installed? run: bash deploy/bootstrap.sh)\n${child.output()}`);
     }
     await sleep(25);
@@ -54,11 +54,11 @@ export async function startAdbServer(opts: { port?: number; /** The adb executab
   return {
     port,
     async restart() {
-      await child.stop();
+      await child.close();
       child = await launch();
     },
-    async stop() {
-      await child.stop();
+    async close() {
+      await child.close();
     },
   };
 }

@@ -7,7 +7,7 @@
  *   cluster.url                                          // redis+cluster://127.0.0.1:p1,127.0.0.1:p2,…
  *   const master = await cluster.masterOfKey("{farm}");  // the node serving that hash tag
  *   master.kill(); await cluster.waitForFailover(master.port);
- *   await cluster.stop();
+ *   await cluster.close();
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
@@ -34,7 +34,7 @@ export interface LocalRedisCluster {
   masterOfKey(key: string): Promise<ClusterNode>;
   /** Waits until a node other than `deadPort` serves every slot and the cluster answers `cluster_state:ok`. */
   waitForFailover(deadPort: number, timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface StartRedisClusterOptions {
@@ -83,8 +83,8 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-redis-cluster-"));
   const taken = new Set<number>();
   const children = new Map<number, ManagedChild>();
-  const stop = async () => {
-    await Promise.all([...children.values()].map((c) => c.stop()));
+  const close = async () => {
+    await Promise.all([...children.values()].map((c) => c.close()));
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -153,11 +153,11 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
           return true;
         });
       },
-      stop,
+      close,
     };
     return cluster;
   } catch (e) {
-    await stop();
+    await close();
     throw e;
   }
 }

@@ -271,7 +271,7 @@ export class WorkerService {
       this.slots.delete(slot.serial);
       this.transports.unbound(slot.serial);
     }
-    const p = slot.stop(reason).finally(() => {
+    const p = slot.close(reason).finally(() => {
       if (this.stopping.get(slot.serial) === p) this.stopping.delete(slot.serial);
     });
     this.stopping.set(slot.serial, p);
@@ -316,7 +316,7 @@ export class WorkerService {
       await Promise.all([...this.stopping.values()]);
       await this.pump.close();
       // Emulators we launched go down only after their episodes finished or were handed back.
-      await this.emulators?.stop();
+      await this.emulators?.close();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
       await this.store.close();

@@ -81,7 +81,7 @@ export const simCommand: CommandModule = {
             discovery: o.discovery,
           },
         }).catch(async (e: unknown) => {
-          await server?.stop();
+          await server?.close();
           throw e;
         });
         for (const e of fleet.emulators) {
@@ -95,7 +95,7 @@ export const simCommand: CommandModule = {
           process.once("SIGTERM", resolve);
         });
         await fleet.close();
-        await server?.stop();
+        await server?.close();
         process.stdout.write("stopped\n");
       });
     registerAvdCommands(sim);
