@@ -25,6 +25,7 @@ import { closeAll, connectControllers, touchRoundTrips, warmUp } from "./sim-grp
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
+import { adbBin } from "./settings.ts";
 
 /** Quantiles of the successful samples, and how many failed. */
 interface Stats extends Quantiles {
@@ -136,7 +137,7 @@ export const scenario: Scenario = {
       });
 
       // (c) adb CLI per call
-      const bin = process.env.ADB_BIN ?? "adb";
+      const bin = adbBin();
       const c = await measure(cliSamples, Math.min(warmup, 10), () =>
         new Promise<boolean>((resolve) => {
           execFile(bin, ["-P", String(adb.port), "-s", serial, "shell", "echo", "hi"], (err, stdout) => {

@@ -32,6 +32,7 @@ import { startSchedulerChild } from "./scheduler-child.ts";
 import { simChildDevices } from "./sim-child.ts";
 import { procCpuSec, quantile } from "./stats.ts";
 import { sleep } from "@farm/time";
+import { benchLogLevel } from "./settings.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PREFIX = "{bench}";
@@ -79,7 +80,7 @@ export const scenario: Scenario = {
     const transport = typeof opts.transport === "string" ? opts.transport : "grpc";
     if (transport !== "grpc" && transport !== "adb") throw new Error(`--transport must be grpc or adb, got ${transport}`);
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    const logger = createLogger({ service: "bench-farm", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const logger = createLogger({ service: "bench-farm", level: benchLogLevel() });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-"));
     const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
     const task = loadTaskFile(taskFile);

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchLogLevel } from "./settings.ts";
 
 const FARM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../services/cli/bin/farm.js");
 
@@ -41,7 +42,7 @@ export class FarmProcess {
     const n = this.starts++;
     const child = spawn(process.execPath, [FARM, ...this.o.args], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, FARM_LOG_LEVEL: process.env.FARM_LOG_LEVEL ?? "info", ...this.o.envFor?.(n) },
+      env: { ...process.env, FARM_LOG_LEVEL: benchLogLevel("info"), ...this.o.envFor?.(n) },
     });
     this.child = child;
     this.log.write(`--- start ${n} pid ${child.pid} at ${Date.now()}\n`);

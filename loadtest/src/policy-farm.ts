@@ -15,6 +15,7 @@ import { createLogger } from "@farm/log";
 import type { RunningScheduler } from "@farm/scheduler";
 import type { WorkerService } from "@farm/worker";
 import { simChildDevices } from "./sim-child.ts";
+import { benchLogLevel } from "./settings.ts";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const PYTHON = "/usr/bin/python3";
@@ -75,7 +76,7 @@ export interface PolicyFarmOptions {
 }
 
 export async function startPolicyFarm(o: PolicyFarmOptions): Promise<PolicyFarm> {
-  const logger = createLogger({ service: "policy-farm", level: o.logLevel ?? process.env.FARM_LOG_LEVEL ?? "warn" });
+  const logger = createLogger({ service: "policy-farm", level: o.logLevel ?? benchLogLevel() });
   const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-policy-"));
   let policyServer: PolicyServerChild | undefined;
   const farm = await startLocalFarm({
