@@ -21,7 +21,7 @@ import { AdbDriver, GrpcActionChannel, createAdbClient, emulatorCalls, readAll }
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
-import { closeAll, connectControllers, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
+import { closeAll, openControllers, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
@@ -97,7 +97,7 @@ export const scenario: Scenario = {
       // (g0) the same sendTouch through a grpc-js client (what the transport used before its lean client), for comparison
       let g0: Stats = { ...quantiles([]), errors: 0 };
       if (grpcOn && ep) {
-        const targets = connectControllers([Number(ep.address.split(":").pop())]);
+        const targets = openControllers([Number(ep.address.split(":").pop())]);
         try {
           await warmUp(targets);
           g0 = { ...quantiles(await touchRoundTrips(targets, samples, warmup)), errors: 0 };

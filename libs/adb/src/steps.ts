@@ -26,7 +26,7 @@ export interface StepCtx {
   call<T>(op: string, fn: Parameters<typeof deviceCall<T>>[3]): Promise<CallOutcome<T>>;
 }
 
-export function makeStepCtx(dev: DeviceCtx, timeoutMs: number, apkDirs: readonly string[]): StepCtx {
+export function createStepCtx(dev: DeviceCtx, timeoutMs: number, apkDirs: readonly string[]): StepCtx {
   const deadline = performance.now() + timeoutMs;
   const remainingMs = () => Math.max(0, Math.floor(deadline - performance.now()));
   return {

@@ -1,5 +1,5 @@
 import net from "node:net";
-import { spawnManaged, type ManagedChild } from "./child.ts";
+import { startManagedChild, type ManagedChild } from "./child.ts";
 import { freePort } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 
@@ -46,7 +46,7 @@ export async function startAdbServer(opts: { port?: number; /** The adb executab
   // The child inherits this process's environment (PATH, HOME) with its port pinned.
   const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: "5553", ANDROID_ADB_SERVER_PORT: String(port) };
   const launch = async () => {
-    const c = spawnManaged(bin, ["-P", String(port), "nodaemon", "server"], env);
+    const c = startManagedChild(bin, ["-P", String(port), "nodaemon", "server"], env);
     await waitForAdb(port, c, 10_000);
     return c;
   };

@@ -20,7 +20,7 @@ export interface ManagedChild {
   close(): Promise<void>;
 }
 
-export function spawnManaged(cmd: string, args: string[], env?: NodeJS.ProcessEnv): ManagedChild {
+export function startManagedChild(cmd: string, args: string[], env?: NodeJS.ProcessEnv): ManagedChild {
   hookExit();
   const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
   live.add(child);

@@ -10,5 +10,5 @@
 export { freePort, waitForPort, isReservedPort } from "@farm/net-ports";
 export { startRedis, type LocalRedis } from "./redis.ts";
 export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
-export { spawnManaged, type ManagedChild } from "./child.ts";
+export { startManagedChild, type ManagedChild } from "./child.ts";
 export { startRedisCluster, type LocalRedisCluster, type ClusterNode, type StartRedisClusterOptions } from "./redis-cluster.ts";

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { spawnManaged, type ManagedChild } from "./child.ts";
+import { startManagedChild, type ManagedChild } from "./child.ts";
 import { freePort, portFree, waitForPort } from "@farm/net-ports";
 import { pollUntil } from "@farm/time";
 
@@ -103,7 +103,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
         "--repl-diskless-sync-delay", "0",
         "--protected-mode", "yes", "--loglevel", "notice", "--logfile", path.join(nodeDir, "redis.log"),
       ];
-      children.set(port, spawnManaged(bin, args));
+      children.set(port, startManagedChild(bin, args));
     }
     for (const port of ports) {
       await waitForPort(port, 15_000).catch((e: unknown) => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawnManaged } from "./child.ts";
+import { startManagedChild } from "./child.ts";
 import { freePort, waitForPort } from "@farm/net-ports";
 
 export interface LocalRedis {
@@ -41,7 +41,7 @@ export async function startRedis(opts: StartRedisOptions = {}): Promise<LocalRed
     ...(opts.requirePass ? ["--requirepass", opts.requirePass] : []),
   ];
   const launch = async () => {
-    const c = spawnManaged(bin, args);
+    const c = startManagedChild(bin, args);
     try {
       await waitForPort(port, 10_000);
     } catch (e) {

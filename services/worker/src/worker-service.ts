@@ -21,7 +21,7 @@ import { HostJobPump } from "./host-job-pump.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
-import { launchEmulators } from "./launched-emulators.ts";
+import { startLaunchedEmulators } from "./launched-emulators.ts";
 import { DeviceTransports } from "./device-transports.ts";
 import type { EmulatorSupervisor } from "@farm/emulator-launcher";
 import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
@@ -181,7 +181,7 @@ export class WorkerService {
     await this.resolvePendingFiles();
     this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
     this.resolveTimer.unref();
-    this.emulators = launchEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
+    this.emulators = startLaunchedEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.heartbeats.start();
     if (this.config.remoteEnv) {
