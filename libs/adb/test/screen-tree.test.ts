@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { a11yGrpc, grpc, CLIENT_CHANNEL_OPTIONS, type AccessibilityForestMsg, type ClientToServerMsg, type ServerToClientMsg } from "@farm/a11y-grpc";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTreeEvent, type ShellResult } from "../src/index.ts";
+import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTreeEvent, type ShellResult } from "@farm/adb";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 
