@@ -14,7 +14,8 @@ import { createLogger } from "@farm/log";
 import { adbServerDevices, startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { parseDiscovery } from "@farm/emulator-grpc";
 import { createAvd } from "@farm/simulator";
-import { EmulatorSupervisor, emulatorArgs, relaunchDelayMs, type RelaunchEvent } from "../src/index.ts";
+import { EmulatorSupervisor, type RelaunchEvent } from "@farm/emulator-launcher";
+import { emulatorArgs, relaunchDelayMs } from "@farm/emulator-launcher/testing";
 
 const EMULATOR = path.resolve(import.meta.dirname, "../../simulator/sdk/emulator/emulator");
 let adb: LocalAdbServer;
