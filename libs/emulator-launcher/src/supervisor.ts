@@ -2,7 +2,7 @@
  * Launches N emulators of one AVD and keeps them up: each instance boots (bounded), is health-checked
  * (getStatus answering), and is relaunched — same ports, so the same serial, when still free — when it
  * exits or crashes, hangs (the health check fails `hungAfterFailures` times in a row) or does not boot in
- * time, after an exponential backoff capped at `backoffMaxMs`. `stop()` shuts every instance down.
+ * time, after an exponential backoff capped at `backoffMaxMs`. `close()` shuts every instance down.
  *
  *   const sup = new EmulatorSupervisor({ count: 2, avd: "Pixel_Sim", executable, adbPort: 5037 }, { logger, onRelaunch });
  *   sup.start();            // instances boot in the background; adb lists them as emulator-<console>

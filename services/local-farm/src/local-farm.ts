@@ -2,7 +2,7 @@
  * A whole farm on this machine: Redis (a private one unless given a URL), a private adb server, devices
  * (simulated ones in this process unless the caller brings its own, e.g. in a child process), one worker host
  * binding all of them, and the scheduler (in this process, or the service with its HTTP API). Everything it
- * starts goes on one Releasers stack: `stop()` releases it in reverse order, and a start that fails half-way
+ * starts goes on one Releasers stack: `close()` releases it in reverse order, and a start that fails half-way
  * releases what it had started before rethrowing.
  */
 import { Releasers } from "@farm/lifecycle";
