@@ -111,7 +111,7 @@ before(async () => {
 });
 
 after(async () => {
-  await prom.stop();
+  await prom.close();
   // Worker and scheduler drain on SIGTERM; then the simulated devices, adb and Redis.
   for (const c of [...children].reverse()) await c.close();
   await adb?.close();
