@@ -87,8 +87,8 @@ async function runProfile(profile: string, samples: number, forestSamples: numbe
   } finally {
     await driver.close();
     await hub.close();
-    await sim.stop();
-    await adb.stop();
+    await sim.close();
+    await adb.close();
   }
 }
 

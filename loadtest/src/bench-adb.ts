@@ -21,10 +21,11 @@ import { AdbDriver, GrpcActionChannel, createAdbClient, emulatorCalls, readAll }
 import { startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { startSimChild } from "./sim-child.ts";
-import { closeAll, connectControllers, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
+import { closeAll, openControllers, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles, type Quantiles } from "./stats.ts";
+import { adbBin } from "./settings.ts";
 
 /** Quantiles of the successful samples, and how many failed. */
 interface Stats extends Quantiles {
@@ -56,7 +57,7 @@ export const scenario: Scenario = {
     const adb = await startAdbServer();
     const sims =
       simMode === "child"
-        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], grpc: c.grpcEndpoints, close: () => c.stop() }))
+        ? await startSimChild(1, adb.port, profile).then((c) => ({ serial: c.serials[0], grpc: c.grpcEndpoints, close: () => c.close() }))
         : await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 1, latencyProfile: profile }).then((f) => ({ serial: f.devices[0]?.serial, grpc: {}, close: () => f.close() }));
     const driver = new AdbDriver({ port: adb.port });
     const grpcDriver = new AdbDriver({ port: adb.port, grpc: { mode: "config", endpoints: sims.grpc } });
@@ -96,7 +97,7 @@ export const scenario: Scenario = {
       // (g0) the same sendTouch through a grpc-js client (what the transport used before its lean client), for comparison
       let g0: Stats = { ...quantiles([]), errors: 0 };
       if (grpcOn && ep) {
-        const targets = connectControllers([Number(ep.address.split(":").pop())]);
+        const targets = openControllers([Number(ep.address.split(":").pop())]);
         try {
           await warmUp(targets);
           g0 = { ...quantiles(await touchRoundTrips(targets, samples, warmup)), errors: 0 };
@@ -136,7 +137,7 @@ export const scenario: Scenario = {
       });
 
       // (c) adb CLI per call
-      const bin = process.env.ADB_BIN ?? "adb";
+      const bin = adbBin();
       const c = await measure(cliSamples, Math.min(warmup, 10), () =>
         new Promise<boolean>((resolve) => {
           execFile(bin, ["-P", String(adb.port), "-s", serial, "shell", "echo", "hi"], (err, stdout) => {
@@ -172,7 +173,7 @@ export const scenario: Scenario = {
       await driver.close();
       await grpcDriver.close();
       await sims.close();
-      await adb.stop();
+      await adb.close();
     }
   },
 };

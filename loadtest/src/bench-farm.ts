@@ -32,6 +32,7 @@ import { startSchedulerChild } from "./scheduler-child.ts";
 import { simChildDevices } from "./sim-child.ts";
 import { procCpuSec, quantile } from "./stats.ts";
 import { sleep } from "@farm/time";
+import { benchLogLevel } from "./settings.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PREFIX = "{bench}";
@@ -79,7 +80,7 @@ export const scenario: Scenario = {
     const transport = typeof opts.transport === "string" ? opts.transport : "grpc";
     if (transport !== "grpc" && transport !== "adb") throw new Error(`--transport must be grpc or adb, got ${transport}`);
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    const logger = createLogger({ service: "bench-farm", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const logger = createLogger({ service: "bench-farm", level: benchLogLevel() });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-"));
     const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
     const task = loadTaskFile(taskFile);
@@ -100,7 +101,7 @@ export const scenario: Scenario = {
     try {
       // The scheduler in its own process, as deployed: this process is then the worker host alone.
       const sched = await startSchedulerChild({ redisUrl: farm.redisUrl, prefix: PREFIX, taskPaths: [taskFile], windowSize: window });
-      farm.releasers.add("scheduler", () => sched.stop());
+      farm.releasers.add("scheduler", () => sched.close());
       const jobs = bullConnection(farm.redisUrl);
       const queue = new EpisodeQueue(QUEUE_NAMES.episodes, { connection: jobs.connection, prefix: PREFIX });
       farm.releasers.add("job reader", () => queue.close().finally(() => jobs.close()));
@@ -171,7 +172,7 @@ export const scenario: Scenario = {
       out("");
       out(`devices=${devices} transport=${transport} episodes_s=${f(completed / wallSec, 3)} steps_s=${f(steps / wallSec)} worker_cpu_us_per_step=${f(workerCpuUsPerStep)} start_p99_ms=${f(quantile(latencies, 0.99))}`);
     } finally {
-      await farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true }));
+      await farm.close().finally(() => rmSync(tmp, { recursive: true, force: true }));
     }
   },
 };

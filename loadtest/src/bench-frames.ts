@@ -198,8 +198,8 @@ export const scenario: Scenario = {
     } finally {
       await driver.close();
       await probeDriver.close();
-      await sim.stop();
-      await adb.stop();
+      await sim.close();
+      await adb.close();
     }
   },
 };

@@ -68,7 +68,7 @@ export const scenario: Scenario = {
       out("requests include the episode-end messages (one per episode in unbatched mode; they ride in batches in batched mode).");
       out(`devices=${devices} unbatched_requests_per_step=${f(perStep(single))} batched_requests_per_step=${f(perStep(batched))} unbatched_steps_s=${f(single.steps / single.wallSec, 1)} batched_steps_s=${f(batched.steps / batched.wallSec, 1)}`);
     } finally {
-      await farm.stop();
+      await farm.close();
     }
   },
 };

@@ -171,9 +171,9 @@ export const scenario: Scenario = {
         await exited;
       }
       await driver.close();
-      await sim.stop();
-      await adb.stop();
-      await redis.stop();
+      await sim.close();
+      await adb.close();
+      await redis.close();
       rmSync(tmp, { recursive: true, force: true });
     }
   },

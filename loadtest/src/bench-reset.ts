@@ -86,8 +86,8 @@ export const scenario: Scenario = {
       console.log(`steps_reset_p50_ms=${fmtMs(steps)} setup_snapshot_p50_ms=${fmtMs(q("setup-snapshot").p50)} start_snapshot_p50_ms=${fmtMs(start)} speedup=${Number.isFinite(speedup) ? speedup.toFixed(2) : "n/a"}`);
     } finally {
       await driver.close();
-      await sim.stop();
-      await adb.stop();
+      await sim.close();
+      await adb.close();
       await removeOwnSnapshots(sim.serials[0], startedAt);
     }
   },

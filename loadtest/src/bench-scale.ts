@@ -41,6 +41,7 @@ import type { BenchOptions, Scenario } from "./scenario.ts";
 import { campaignStarts } from "./scale-starts.ts";
 import { procCpuSplit, type Quantiles } from "./stats.ts";
 import { sleep } from "@farm/time";
+import { benchLogLevel, scaleDebug } from "./settings.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const IDLE_WINDOW_MS = 3000;
@@ -61,7 +62,8 @@ interface Host {
 
 /** A worker host at CPU priority `nice` (through nice(1), so every thread of the process has it). */
 function startHost(name: string, devices: number, nice: number, env: Record<string, string>): Host {
-  const child = spawn("nice", ["-n", String(nice), process.execPath, ...(process.env.SCALE_PROF ? ["--cpu-prof", `--cpu-prof-dir=${process.env.SCALE_PROF}`, "--cpu-prof-interval", "200"] : []), "--import", "tsx", path.join(HERE, "scale-host.ts")], {
+  const { profDir, hostLog } = scaleDebug();
+  const child = spawn("nice", ["-n", String(nice), process.execPath, ...(profDir ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`, "--cpu-prof-interval", "200"] : []), "--import", "tsx", path.join(HERE, "scale-host.ts")], {
     cwd: REPO,
     env: { ...process.env, ...env, SCALE_HOST: name, SCALE_DEVICES: String(devices) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -69,7 +71,7 @@ function startHost(name: string, devices: number, nice: number, env: Record<stri
   let err = "";
   child.stderr!.on("data", (b: Buffer) => {
     err = (err + b.toString()).slice(-3000);
-    if (process.env.SCALE_HOST_LOG) appendFileSync(`${process.env.SCALE_HOST_LOG}.${name}`, b);
+    if (hostLog) appendFileSync(`${hostLog}.${name}`, b);
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const ready = new Promise<void>((resolve, reject) => {
@@ -100,13 +102,13 @@ export const scenario: Scenario = {
     // otherwise wait behind them for a core, which no deployment has them do. 0: all at one priority.
     const nice = intOpt(opts, "host-nice", DEFAULT_HOST_NICE, 0, 19);
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    const logger = createLogger({ service: "bench-scale", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const logger = createLogger({ service: "bench-scale", level: benchLogLevel() });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-scale-"));
     const cleanups: Array<() => Promise<void>> = [];
     const running: Host[] = [];
     try {
       const redis = await startRedis();
-      cleanups.push(() => redis.stop());
+      cleanups.push(() => redis.close());
       const prefix = "{scale}";
       const taskFile = fakeDeviceTask(tmp);
       const task = loadTaskFile(taskFile);

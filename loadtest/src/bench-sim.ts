@@ -26,7 +26,7 @@ import vm from "node:vm";
 import { createAdbClient, readAll, type AdbClient } from "@farm/adb";
 import { startAdbServer } from "@farm/local-services";
 import { SimDevice, startEmulatorGrpc, startSimulatedDevices, type EmulatorGrpcServer } from "@farm/simulator";
-import { closeAll, connectControllers, screenshotRoundTrips, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
+import { closeAll, openControllers, screenshotRoundTrips, touchRoundTrips, warmUp } from "./sim-grpc-load.ts";
 import { intOpt, profileOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { fmtMs, latencyTable, quantiles } from "./stats.ts";
@@ -111,7 +111,7 @@ export const scenario: Scenario = {
         const loaded: number[] = [];
         for (let r = 0; r < rounds; r++) loaded.push(...(await Promise.all(serials.map((s) => echoOnce(client, s)))));
         for (const s of serials) await readAll(await client.getDevice(s).framebuffer("raw"));
-        const targets = connectControllers(grpcServers.map((g) => g.port));
+        const targets = openControllers(grpcServers.map((g) => g.port));
         let grpcFigures: { touch: number[]; shot360: number[]; shot1080: number[] } | undefined;
         try {
           if (withGrpc) {
@@ -123,7 +123,7 @@ export const scenario: Scenario = {
             const touch = await touchRoundTrips(targets, calls, warmup);
             const shot360 = await screenshotRoundTrips(targets, shots, Math.min(warmup, shots), { width: 360, height: 640 });
             big = await SimDevice.start({ adbPort: adb.port, screen: { width: 1080, height: 1920 }, latencyProfile: profile });
-            const bigTarget = connectControllers([(await startEmulatorGrpc(big)).port]);
+            const bigTarget = openControllers([(await startEmulatorGrpc(big)).port]);
             try {
               await warmUp(bigTarget);
               const shot1080 = await screenshotRoundTrips(bigTarget, shots, Math.min(10, shots), { width: 1080, height: 1920 });
@@ -199,7 +199,7 @@ export const scenario: Scenario = {
         await fleet.close();
       }
     } finally {
-      await adb.stop();
+      await adb.close();
     }
   },
 };

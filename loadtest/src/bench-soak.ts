@@ -19,6 +19,7 @@ import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { simChildDevices } from "./sim-child.ts";
 import { sleep } from "@farm/time";
+import { benchLogLevel } from "./settings.ts";
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -72,7 +73,7 @@ export const scenario: Scenario = {
     const maxSteps = intOpt(opts, "max-steps", 2);
     const window = intOpt(opts, "window", devices * 4);
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    const logger = createLogger({ service: "bench-soak", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const logger = createLogger({ service: "bench-soak", level: benchLogLevel() });
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-soak-"));
     const prefix = "{soak}";
     const taskFile = path.join(REPO, "tasks/classic_2048.textproto");
@@ -137,7 +138,7 @@ export const scenario: Scenario = {
       out("");
       out(`episodes=${st.finished} fd_start=${first.fds} fd_end=${last.fds} rss_mb_start=${first.rssMb.toFixed(1)} rss_mb_end=${last.rssMb.toFixed(1)} redis_mb_start=${first.redisMb.toFixed(1)} redis_mb_end=${last.redisMb.toFixed(1)} adb_conns_start=${first.adbConns} adb_conns_end=${last.adbConns}`);
     } finally {
-      await farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true }));
+      await farm.close().finally(() => rmSync(tmp, { recursive: true, force: true }));
     }
   },
 };

@@ -98,7 +98,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
   };
   const cleanups: Array<() => Promise<unknown>> = [];
   const redis: LocalRedis = await startRedis({ appendOnly: true });
-  cleanups.push(() => redis.stop());
+  cleanups.push(() => redis.close());
   let client: Scheduler | undefined;
   try {
     const workerArgs = (name: string, adbPort: number, out: string) => [
@@ -113,7 +113,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     const hosts: Host[] = await Promise.all(
       ["A", "B"].map(async (name) => {
         const adb = await startAdbServer();
-        cleanups.push(() => adb.stop());
+        cleanups.push(() => adb.close());
         const sims = await startSimChild(o.devicesPerHost, adb.port, "instant");
         const out = path.join(o.dir, `host${name}`);
         const worker = new FarmProcess({
@@ -126,8 +126,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
           logFile: path.join(o.dir, `worker${name}.log`),
         });
         const host: Host = { name, adb, sims, worker, out };
-        cleanups.push(() => host.sims.stop());
-        cleanups.push(() => worker.stop());
+        cleanups.push(() => host.sims.close());
+        cleanups.push(() => worker.close());
         return host;
       }),
     );
@@ -136,7 +136,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       args: ["scheduler", "--redis", redis.url, "--prefix", prefix, "--port", "0", "--tasks", taskFile, "--window", String(o.window)],
       logFile: path.join(o.dir, "scheduler.log"),
     });
-    cleanups.push(() => scheduler.stop());
+    cleanups.push(() => scheduler.close());
     scheduler.start();
     for (const h of hosts) h.worker.start();
 
@@ -198,7 +198,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
       [0.7, async () => {
         fault("SIGKILL host B's simulator process, start a new one");
         B.sims.child.kill("SIGKILL");
-        await B.sims.stop();
+        await B.sims.close();
         await sleep(500);
         B.sims = await startSimChild(o.devicesPerHost, B.adb.port, "instant");
       }],
@@ -233,7 +233,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     }
     log(`settled after ${((Date.now() - t0) / 1000).toFixed(1)} s; stopping`);
     await poll();
-    await Promise.all([...hosts.map((h) => h.worker.stop(5000)), scheduler.stop(5000)]);
+    await Promise.all([...hosts.map((h) => h.worker.close(5000)), scheduler.close(5000)]);
 
     // --- the checks ---------------------------------------------------------------------------
     const files = (await listTrajectoryFiles(folders.filter((d) => existsSync(d)))).files;

@@ -1,17 +1,17 @@
 /**
  * A `farm <command>` child of a benchmark (simulators, the scheduler), as real ones are never inside the
- * measuring process: started with spawnManaged (its output kept for error messages, killed should this process
+ * measuring process: started with startManagedChild (its output kept for error messages, killed should this process
  * die), logging at warn, and ready once `ready` accepts a line of its stdout.
  */
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { spawnManaged, type ManagedChild } from "@farm/local-services";
+import { startManagedChild, type ManagedChild } from "@farm/local-services";
 
 const FARM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../services/cli/bin/farm.js");
 
 export async function startFarmChild(args: string[], ready: (line: string) => boolean): Promise<ManagedChild> {
-  const c = spawnManaged(process.execPath, [FARM, ...args], { ...process.env, FARM_LOG_LEVEL: "warn" });
+  const c = startManagedChild(process.execPath, [FARM, ...args], { ...process.env, FARM_LOG_LEVEL: "warn" });
   const lines = createInterface({ input: c.process.stdout! });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -21,7 +21,7 @@ export async function startFarmChild(args: string[], ready: (line: string) => bo
       c.process.once("exit", () => reject(new Error(`farm ${args[0]} exited early:\n${c.output()}`)));
     });
   } catch (e) {
-    await c.stop();
+    await c.close();
     throw e;
   }
   return c;

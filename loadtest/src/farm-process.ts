@@ -1,12 +1,13 @@
 /**
  * A `farm <command>` child process kept running the way systemd would: when it exits (crash, SIGKILL by
- * a fault, a fault hook) it is started again after a short pause, until `stop()`. Its stderr (JSON logs)
+ * a fault, a fault hook) it is started again after a short pause, until `close()`. Its stderr (JSON logs)
  * goes to a file for reading after the run.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, type WriteStream } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { benchLogLevel } from "./settings.ts";
 
 const FARM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../services/cli/bin/farm.js");
 
@@ -41,7 +42,7 @@ export class FarmProcess {
     const n = this.starts++;
     const child = spawn(process.execPath, [FARM, ...this.o.args], {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, FARM_LOG_LEVEL: process.env.FARM_LOG_LEVEL ?? "info", ...this.o.envFor?.(n) },
+      env: { ...process.env, FARM_LOG_LEVEL: benchLogLevel("info"), ...this.o.envFor?.(n) },
     });
     this.child = child;
     this.log.write(`--- start ${n} pid ${child.pid} at ${Date.now()}\n`);
@@ -64,7 +65,7 @@ export class FarmProcess {
   }
 
   /** SIGTERM (drain) and wait; SIGKILL after `graceMs`. No restart afterwards. */
-  async stop(graceMs = 30_000): Promise<void> {
+  async close(graceMs = 30_000): Promise<void> {
     this.stopping = true;
     this.signal("SIGCONT");
     this.signal("SIGTERM");

@@ -15,6 +15,7 @@ import { createLogger } from "@farm/log";
 import type { RunningScheduler } from "@farm/scheduler";
 import type { WorkerService } from "@farm/worker";
 import { simChildDevices } from "./sim-child.ts";
+import { benchLogLevel } from "./settings.ts";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const PYTHON = "/usr/bin/python3";
@@ -24,7 +25,7 @@ export interface PolicyServerChild {
   url: string;
   child: ChildProcess;
   stats(): Promise<{ requests: number; batchRequests: number; stepItems: number; episodeEnds: number; returns: number[] }>;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** `python3 -m farm_client.policy_server --port 0`; resolves with its URL once it listens. */
@@ -48,7 +49,7 @@ export async function startPythonPolicyServer(): Promise<PolicyServerChild> {
       const r = await fetch(`${url}/stats`);
       return (await r.json()) as Awaited<ReturnType<PolicyServerChild["stats"]>>;
     },
-    async stop() {
+    async close() {
       if (child.exitCode === null) child.kill("SIGTERM");
       await exited;
     },
@@ -61,7 +62,7 @@ export interface PolicyFarm {
   schedulerUrl: string;
   policyServer: PolicyServerChild;
   taskId: string;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface PolicyFarmOptions {
@@ -75,7 +76,7 @@ export interface PolicyFarmOptions {
 }
 
 export async function startPolicyFarm(o: PolicyFarmOptions): Promise<PolicyFarm> {
-  const logger = createLogger({ service: "policy-farm", level: o.logLevel ?? process.env.FARM_LOG_LEVEL ?? "warn" });
+  const logger = createLogger({ service: "policy-farm", level: o.logLevel ?? benchLogLevel() });
   const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-policy-"));
   let policyServer: PolicyServerChild | undefined;
   const farm = await startLocalFarm({
@@ -87,7 +88,7 @@ export async function startPolicyFarm(o: PolicyFarmOptions): Promise<PolicyFarm>
         throw e;
       });
       const server = policyServer;
-      return { ...sims, close: async () => (await server.stop(), await sims.close()) };
+      return { ...sims, close: async () => (await server.close(), await sims.close()) };
     },
     taskPaths: [path.join(REPO, "tasks/classic_2048.textproto")],
     outDir: path.join(tmp, "out"),
@@ -111,6 +112,6 @@ export async function startPolicyFarm(o: PolicyFarmOptions): Promise<PolicyFarm>
     schedulerUrl: service.http.url,
     policyServer: policyServer!,
     taskId: "classic_2048",
-    stop: () => farm.stop().finally(() => rmSync(tmp, { recursive: true, force: true })),
+    close: () => farm.close().finally(() => rmSync(tmp, { recursive: true, force: true })),
   };
 }

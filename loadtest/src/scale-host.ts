@@ -11,20 +11,15 @@
  * worker's defaults when unset).
  */
 import { FakeDevice, type ActionChannel } from "@farm/adb";
+import { runUntilSignal, untilAborted } from "@farm/lifecycle";
 import { createLogger } from "@farm/log";
 import { createSeededRandom, type SeededRandom } from "@farm/seeded-random";
 import { sleep } from "@farm/time";
 import { resolveWorkerConfig, StaticDeviceSource, WorkerService } from "@farm/worker";
+import { benchLogLevel, scaleHostSettings } from "./settings.ts";
 
-const env = (k: string): string => {
-  const v = process.env[k];
-  if (!v) throw new Error(`scale-host: ${k} is not set`);
-  return v;
-};
-const count = Number(env("SCALE_DEVICES"));
-const host = env("SCALE_HOST");
-const stepMs = Number(process.env.SCALE_STEP_MS ?? 0);
-const jitter = Number(process.env.SCALE_STEP_JITTER ?? 0);
+const settings = scaleHostSettings();
+const { devices: count, host, stepMs, jitter } = settings;
 
 /**
  * A FakeDevice whose actions take a random extra 0–2 × jitter × stepMs (the runner waits the rest after each
@@ -59,17 +54,17 @@ const devices = Array.from({ length: count }, (_, i) => {
   return jitter > 0 ? new JitteredDevice(serial, createSeededRandom(i + 1000 * host.length)) : new FakeDevice({ serial });
 });
 const config = resolveWorkerConfig({
-  redisUrl: env("REDIS_URL"),
-  queuePrefix: env("SCALE_PREFIX"),
+  redisUrl: settings.redisUrl,
+  queuePrefix: settings.prefix,
   workerName: host,
-  taskPaths: [env("SCALE_TASK")],
-  outDir: env("SCALE_OUT"),
+  taskPaths: [settings.task],
+  outDir: settings.out,
   metricsPort: 0,
   drainTimeoutMs: 5000,
-  ...(process.env.SCALE_LOCK_MS ? { lockDurationMs: Number(process.env.SCALE_LOCK_MS), stalledIntervalMs: Number(process.env.SCALE_LOCK_MS) } : {}),
-  episode: { settleMs: Number(process.env.SCALE_SETTLE_MS ?? 0), logSettleMs: stepMs * (1 - jitter), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
+  ...(settings.lockMs !== undefined ? { lockDurationMs: settings.lockMs, stalledIntervalMs: settings.lockMs } : {}),
+  episode: { settleMs: settings.settleMs, logSettleMs: stepMs * (1 - jitter), stepTimeoutMs: 5000, resetTimeoutMs: 10_000, adbCallTimeoutMs: 5000 },
 });
-const logger = createLogger({ service: "worker", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+const logger = createLogger({ service: "worker", level: benchLogLevel() });
 const svc = await WorkerService.create(config, { logger, noMetricsServer: true, deviceSource: new StaticDeviceSource(devices) });
 await svc.start();
 const deadline = Date.now() + 300_000;
@@ -80,6 +75,9 @@ for (;;) {
   await sleep(100);
 }
 process.stdout.write("ready\n");
-const stop = () => void svc.close().then(() => process.exit(0));
-process.once("SIGTERM", stop);
-process.once("SIGINT", stop);
+// Drains on the first SIGTERM/SIGINT; a second one exits at once.
+await runUntilSignal(async (stop) => {
+  await untilAborted(stop);
+  await svc.close();
+});
+process.exit(0);

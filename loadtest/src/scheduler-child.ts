@@ -8,7 +8,7 @@ import { startFarmChild } from "./farm-child.ts";
 export interface SchedulerChild {
   pid: number | undefined;
   client: HttpCampaignClient;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export async function startSchedulerChild(o: { redisUrl: string; prefix: string; taskPaths: string[]; windowSize: number }): Promise<SchedulerChild> {
@@ -22,5 +22,5 @@ export async function startSchedulerChild(o: { redisUrl: string; prefix: string;
       return api !== "";
     },
   );
-  return { pid: c.process.pid, client: new HttpCampaignClient(api), stop: () => c.stop() };
+  return { pid: c.process.pid, client: new HttpCampaignClient(api), close: () => c.close() };
 }

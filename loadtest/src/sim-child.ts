@@ -11,7 +11,7 @@ export interface SimChild {
   serials: string[];
   /** serial → the device's emulator gRPC endpoint (`127.0.0.1:<grpc_port>`), for devices that serve one. */
   grpcEndpoints: Record<string, { address: string }>;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** `farm sim --devices N --adb-port P [extra args, e.g. --screen WxH]` as a child; resolves with its serials once every device is online. */
@@ -25,7 +25,7 @@ export async function startSimChild(devices: number, adbPort: number, profile: s
     if (serial && grpcPort) grpcEndpoints[serial] = { address: `127.0.0.1:${grpcPort}` };
     return line.startsWith("ready ");
   });
-  return { child: c.process, serials, grpcEndpoints, stop: () => c.stop() };
+  return { child: c.process, serials, grpcEndpoints, close: () => c.close() };
 }
 
 /** The local farm's device source for `farm sim` children: the farm starts and stops the child with its other parts. */
@@ -33,6 +33,6 @@ export function simChildDevices(devices: number, profile: string, extraArgs: str
   return async (adbPort) => {
     const sims = await startSimChild(devices, adbPort, profile, extraArgs);
     onStart?.(sims);
-    return { serials: sims.serials, grpcEndpoints: sims.grpcEndpoints, close: () => sims.stop() };
+    return { serials: sims.serials, grpcEndpoints: sims.grpcEndpoints, close: () => sims.close() };
   };
 }

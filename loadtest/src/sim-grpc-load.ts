@@ -12,7 +12,7 @@ export interface GrpcTarget {
   client: grpc.Client & Record<string, Unary>;
 }
 
-export function connectControllers(ports: readonly number[]): GrpcTarget[] {
+export function openControllers(ports: readonly number[]): GrpcTarget[] {
   const { EmulatorController } = emulatorGrpc();
   return ports.map((port) => ({ port, client: new EmulatorController(`127.0.0.1:${port}`, grpc.credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS) as GrpcTarget["client"] }));
 }

@@ -44,6 +44,6 @@ test("census: commands by kind and key, BullMQ's scripts by name, ours by key, n
   } finally {
     census.close();
     client.disconnect();
-    await redis.stop();
+    await redis.close();
   }
 });

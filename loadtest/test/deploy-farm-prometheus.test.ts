@@ -25,7 +25,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { after, before, test } from "node:test";
-import { spawnManaged, startAdbServer, startRedis, type LocalAdbServer, type LocalRedis, type ManagedChild } from "@farm/local-services";
+import { startManagedChild, startAdbServer, startRedis, type LocalAdbServer, type LocalRedis, type ManagedChild } from "@farm/local-services";
 import { localPrometheus, PROM_DIR, REPO, requireBinary, type PromSample } from "./deploy-helpers.ts";
 
 const run = promisify(execFile);
@@ -43,7 +43,7 @@ let env: NodeJS.ProcessEnv = {};
 
 /** Spawns `farm <args>` and waits for `pattern` in its output; returns the match. */
 async function startFarm(args: string[], pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {
-  const c = spawnManaged(process.execPath, [FARM, ...args], env);
+  const c = startManagedChild(process.execPath, [FARM, ...args], env);
   children.push(c);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -111,11 +111,11 @@ before(async () => {
 });
 
 after(async () => {
-  await prom.stop();
+  await prom.close();
   // Worker and scheduler drain on SIGTERM; then the simulated devices, adb and Redis.
-  for (const c of [...children].reverse()) await c.stop();
-  await adb?.stop();
-  await redis?.stop();
+  for (const c of [...children].reverse()) await c.close();
+  await adb?.close();
+  await redis?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

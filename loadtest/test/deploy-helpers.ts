@@ -84,7 +84,7 @@ export interface LocalPrometheus {
    */
   eventually<T>(what: string, check: () => Promise<T>): Promise<T>;
   /** SIGTERM (SIGKILL after 5 s) and waits for the exit. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export function localPrometheus(opts: { waitMs: number; diagnostics?: () => string }): LocalPrometheus {
@@ -136,7 +136,7 @@ export function localPrometheus(opts: { waitMs: number; diagnostics?: () => stri
         await sleep(250);
       }
     },
-    async stop() {
+    async close() {
       const c = child;
       if (!c || c.exitCode !== null) return;
       const exited = new Promise((resolve) => c.once("exit", resolve));

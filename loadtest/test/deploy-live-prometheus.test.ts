@@ -110,7 +110,7 @@ before(async () => {
 });
 
 after(async () => {
-  await prom.stop();
+  await prom.close();
   await workerServer?.close();
   await schedulerServer?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });

@@ -19,7 +19,7 @@ before(async () => {
   farm = await startPolicyFarm({ devices: 3, batchWindowMs: 20 });
 });
 after(async () => {
-  await farm?.stop();
+  await farm?.close();
 });
 
 async function py(...args: string[]): Promise<unknown> {

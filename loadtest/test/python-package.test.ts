@@ -43,7 +43,7 @@ before(async () => {
 });
 
 after(async () => {
-  await farm?.stop();
+  await farm?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -46,7 +46,7 @@ test("a real adb server: version, an empty device list, a refused unknown device
     );
     assert.ok(isWire("refused", /not found/)(refused), refused.message);
   } finally {
-    await adb.stop();
+    await adb.close();
   }
 });
 

@@ -13,7 +13,7 @@ import { shQuote } from "@farm/shell-words";
 import { fail, stepResult } from "./result.ts";
 import { CaptureError, captureFramebuffer } from "./framebuffer-socket.ts";
 import { isPng } from "./screenshot.ts";
-import { currentActivity, handlerFor, makeStepCtx, stepHandlers } from "./steps.ts";
+import { currentActivity, handlerFor, createStepCtx, stepHandlers } from "./steps.ts";
 import { deviceSnapshot, type SnapshotOp } from "./snapshots.ts";
 import { GrpcActionChannel } from "./grpc/action-channel.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
@@ -74,7 +74,7 @@ export class AdbDevice implements Device {
     const timeoutMs = opts.timeoutMs !== undefined && opts.timeoutMs > 0 ? Math.min(own, opts.timeoutMs) : own;
     const handler = handlerFor(name);
     if (!handler) return finish(fail("unknown_command", `adb request kind ${JSON.stringify(name)} is not supported by the farm driver (known: ${Object.keys(stepHandlers).join(", ")})`));
-    const sctx = makeStepCtx(this.ctx, timeoutMs, opts.apkDirs ?? this.ctx.cfg.apkDirs);
+    const sctx = createStepCtx(this.ctx, timeoutMs, opts.apkDirs ?? this.ctx.cfg.apkDirs);
     try {
       return finish(await handler(request.cmd, sctx));
     } catch (e) {
@@ -173,7 +173,7 @@ export class AdbDevice implements Device {
   async matchAppScreenDetailed(screen: AppScreen, opts?: { timeoutMs?: number }): Promise<{ match: AppScreenMatch; status: StepResult["status"]; message: string }> {
     const done = (match: AppScreenMatch, status: StepResult["status"] = "ok", message = "") => ({ match, status, message });
     if (screen.activity === "") return done("EMPTY_EXPECTED_ACTIVITY");
-    const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
+    const sctx = createStepCtx(this.ctx, this.timeout(opts), []);
     const cur = await currentActivity(sctx);
     if (cur.status !== "ok" || cur.data?.kind !== "current_activity") return done("FAILED_ACTIVITY_EXTRACTION", cur.status === "ok" ? "internal_error" : cur.status, cur.message);
     if (cur.data.fullActivity !== screen.activity) return done("UNEXPECTED_ACTIVITY");
@@ -282,7 +282,7 @@ export class AdbDevice implements Device {
   }
 
   private async orientationQuiet(opts?: { timeoutMs?: number }): Promise<0 | 1 | 2 | 3 | StepResult> {
-    const sctx = makeStepCtx(this.ctx, this.timeout(opts), []);
+    const sctx = createStepCtx(this.ctx, this.timeout(opts), []);
     const r = await stepHandlers.get_orientation({ command: "get_orientation" }, sctx);
     if (r.status === "ok" && r.data?.kind === "orientation") return r.data.orientation;
     return r;

@@ -11,6 +11,7 @@ import type { FrameThreadReply, FrameThreadRequest } from "./frame-thread.ts";
 import { CaptureError } from "./framebuffer-socket.ts";
 import { removeRegionFiles, sweepStaleRegions } from "./grpc/shared-frames.ts";
 import type { StepStatus } from "./types.ts";
+import { FarmError } from "@farm/errors";
 
 export interface CaptureReply {
   width: number;

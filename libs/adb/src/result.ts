@@ -1,6 +1,7 @@
 /** StepResult/ShellResult constructors and the mapping of adbkit/socket errors onto statuses. */
 import { AdbWireError } from "@farm/adb-wire";
 import type { ShellResult, StepResult, StepStatus } from "./types.ts";
+import { FarmError } from "@farm/errors";
 
 export function stepResult(status: StepStatus, message: string, output = "", durationMs = 0, data?: StepResult["data"]): StepResult {
   return data === undefined ? { status, message, output, durationMs } : { status, message, output, data, durationMs };
@@ -19,13 +20,11 @@ export function shellToStep(r: ShellResult): StepResult {
 }
 
 /** Thrown inside the driver only; converted to a result at the boundary. */
-export class DeadlineError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
-
+export class DeadlineError extends FarmError<"deadline"> {
   override readonly name = "DeadlineError";
+  /** a later try can succeed (transient): retryable. */
   constructor(readonly op: string, readonly timeoutMs: number) {
-    super(`${op} did not answer within ${timeoutMs} ms`);
+    super("deadline", `${op} did not answer within ${timeoutMs} ms`, { retryable: true });
   }
 }
 

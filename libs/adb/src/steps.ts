@@ -27,7 +27,7 @@ export interface StepCtx {
   sync<T>(op: string, fn: Parameters<typeof syncCall<T>>[3]): Promise<CallOutcome<T>>;
 }
 
-export function makeStepCtx(dev: DeviceCtx, timeoutMs: number, apkDirs: readonly string[]): StepCtx {
+export function createStepCtx(dev: DeviceCtx, timeoutMs: number, apkDirs: readonly string[]): StepCtx {
   const deadline = performance.now() + timeoutMs;
   const remainingMs = () => Math.max(0, Math.floor(deadline - performance.now()));
   return {

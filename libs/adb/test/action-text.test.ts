@@ -10,7 +10,8 @@ import { fileURLToPath } from "node:url";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { pollUntil } from "@farm/time";
-import { AdbDriver, GrpcActionChannel, ShellActionChannel, isScreenTree, type AdbDevice } from "../src/index.ts";
+import { AdbDriver, GrpcActionChannel, isScreenTree, type AdbDevice } from "@farm/adb";
+import { ShellActionChannel } from "@farm/adb/testing";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 const TODO = "com.farm.simapps.todo";
@@ -29,7 +30,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await fleet?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 async function todo(dev: AdbDevice): Promise<void> {

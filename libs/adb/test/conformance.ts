@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Device, LogcatRecord, StepResult } from "../src/index.ts";
+import type { Device, LogcatRecord, StepResult } from "@farm/adb";
 
 export const APK_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 const NOTES = "com.farm.simapps.notes";

@@ -2,7 +2,7 @@
 import { after, before } from "node:test";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { AdbDriver, FakeDevice, type Device } from "../src/index.ts";
+import { AdbDriver, FakeDevice, type Device } from "@farm/adb";
 import { deviceConformance } from "./conformance.ts";
 
 let adb: LocalAdbServer;
@@ -20,7 +20,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 deviceConformance("AdbDevice over a simulated emulator", () => ({

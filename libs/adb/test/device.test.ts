@@ -11,7 +11,8 @@ import { fileURLToPath } from "node:url";
 import { adbServerAnswers, freePort, startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import type { AdbCommand } from "@farm/task";
-import { AdbDriver, pyRegex, type AdbCallEvent, type AdbDevice, type DeviceChange, type LogcatRecord, type StepResult } from "../src/index.ts";
+import { AdbDriver, type AdbCallEvent, type AdbDevice, type DeviceChange, type LogcatRecord, type StepResult } from "@farm/adb";
+import { pyRegex } from "@farm/task";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 const NOTES = "com.farm.simapps.notes";
@@ -100,7 +101,7 @@ after(async () => {
   tracking?.close();
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("discovery and health", () => {

@@ -9,7 +9,7 @@ import sharp from "sharp";
 import { rgbaToRgb } from "@farm/frames";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { AdbDriver, type AdbCallEvent, type AdbDevice } from "../src/index.ts";
+import { AdbDriver, type AdbCallEvent, type AdbDevice } from "@farm/adb";
 
 let adb: LocalAdbServer;
 let sims: Awaited<ReturnType<typeof startSimulatedDevices>>;
@@ -28,7 +28,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("Device.frame", () => {

@@ -14,7 +14,8 @@ import { after, before, describe, test } from "node:test";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { emulatorGrpc, type TouchEventMsg } from "@farm/emulator-grpc";
 import { SimEmulator, startSimulatedDevices } from "@farm/simulator";
-import { AdbDriver, GrpcActionChannel, INPUT_LIVENESS_MS, ShellActionChannel, grpcKeyOf, readDiscoveryFiles, type AdbCallEvent, type AdbDevice } from "../src/index.ts";
+import { AdbDriver, GrpcActionChannel, type AdbCallEvent, type AdbDevice } from "@farm/adb";
+import { INPUT_LIVENESS_MS, ShellActionChannel, grpcKeyOf, readDiscoveryFiles } from "@farm/adb/testing";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 const G2048 = "com.tpcstld.twozerogame";
@@ -58,7 +59,7 @@ after(async () => {
   await fleet?.close();
   await tokenEmu?.close();
   await plain?.close();
-  await adb?.stop();
+  await adb?.close();
   if (savedXdg === undefined) delete process.env.XDG_RUNTIME_DIR;
   else process.env.XDG_RUNTIME_DIR = savedXdg;
   fs.rmSync(runDir, { recursive: true, force: true });

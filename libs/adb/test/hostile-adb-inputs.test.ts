@@ -10,10 +10,10 @@ import fc from "fast-check";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import type { AdbCommand } from "@farm/task";
-import {
-  ADB_REQUEST_MAX_BYTES, AdbDriver, checkInputText, checkShellRequest, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS, shQuote, splitForInput,
-  type AdbDevice, type StepResult,
-} from "../src/index.ts";
+import { AdbDriver, type AdbDevice, type StepResult } from "@farm/adb";
+import { checkInputText } from "@farm/adb";
+import { ADB_REQUEST_MAX_BYTES, checkShellRequest, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS, splitForInput } from "@farm/adb/testing";
+import { shQuote } from "@farm/shell-words";
 
 describe("input splitting and request limits (pure)", () => {
   test("property: pieces rejoin to the text, each fits one request, no code point is split", { timeout: 60_000 }, () => {
@@ -76,7 +76,7 @@ describe("against a real adb server and a simulated device", () => {
   after(async () => {
     await driver?.close();
     await sims?.close();
-    await adb?.stop();
+    await adb?.close();
   });
 
   test("a long input_text whose quoting exceeds one request is typed in pieces", { timeout: 120_000 }, async () => {

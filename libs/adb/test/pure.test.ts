@@ -3,9 +3,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   buildDumpTree, findPinnableTask, framebufferToRgba, matchViewHierarchy, parseCurrentActivity, parseLogcatLine,
-  parseOrientation, parsePmList, parseWmSize, pyRegex, quoteExtraArgs, shQuote, shSplit, checkActivity, checkPackage,
-  logcatCommandLine, resolveConfig,
-} from "../src/index.ts";
+  parseOrientation, parsePmList, parseWmSize, quoteExtraArgs, checkActivity, checkPackage, logcatCommandLine, resolveConfig,
+} from "@farm/adb/testing";
+import { pyRegex } from "@farm/task";
+import { shQuote, shSplit } from "@farm/shell-words";
 import { parseResumedActivity, stackListUnavailable, visibleLines } from "../src/parsers.ts";
 import { describeError } from "../src/result.ts";
 
@@ -196,7 +197,8 @@ test("current activity fallback: dumpsys activity activities", () => {
 });
 
 test("action channel seam: a custom transport replaces the shell stream; a failing one falls back", async () => {
-  const { AdbDriver, ShellActionChannel } = await import("../src/index.ts");
+  const { AdbDriver } = await import("@farm/adb");
+  const { ShellActionChannel } = await import("@farm/adb/testing");
   const { freePort } = await import("@farm/local-services");
   const calls: string[] = [];
   const r = { status: "ok" as const, message: "", output: "", durationMs: 0 };

@@ -9,7 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { A11yForwarderHub, AdbDriver, FORWARDER_PACKAGE, isScreenTree, type AdbDevice, type ScreenTree } from "../src/index.ts";
+import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTree } from "@farm/adb";
+import { FORWARDER_PACKAGE } from "@farm/adb/testing";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 
@@ -33,7 +34,7 @@ after(async () => {
   await driver?.close();
   await hub.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 const clickable = (t: ScreenTree) =>

@@ -6,7 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { AccessibilityForestMsg, AccessibilityNodeMsg } from "@farm/a11y-grpc";
-import { DEFAULT_TREE_LIMITS, parseUiautomatorXml, splitDumpOutput, XmlRefused, type TreeLimits } from "../src/index.ts";
+import { XmlRefused, type TreeLimits } from "@farm/adb";
+import { DEFAULT_TREE_LIMITS, parseUiautomatorXml, splitDumpOutput } from "@farm/adb/testing";
 import { forestToTree } from "../src/a11y/forest.ts";
 
 const DECL = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";

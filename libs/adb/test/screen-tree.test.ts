@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { a11yGrpc, grpc, CLIENT_CHANNEL_OPTIONS, type AccessibilityForestMsg, type ClientToServerMsg, type ServerToClientMsg } from "@farm/a11y-grpc";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTreeEvent, type ShellResult } from "../src/index.ts";
+import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTreeEvent, type ShellResult } from "@farm/adb";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 
@@ -35,7 +35,7 @@ after(async () => {
   await hub.close();
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 test("uiautomator: the launcher comes back as one active window whose clickable nodes are the labelled icons", async () => {

@@ -16,7 +16,7 @@ import { rgbaToRgb } from "@farm/frames";
 import { createLogger } from "@farm/log";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { AdbDriver } from "../src/index.ts";
+import { AdbDriver } from "@farm/adb";
 import { regionDir } from "../src/grpc/shared-frames.ts";
 
 let adb: LocalAdbServer;
@@ -34,7 +34,7 @@ before(async () => {
 
 after(async () => {
   await fleet?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("shared frames", () => {

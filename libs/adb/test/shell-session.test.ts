@@ -8,7 +8,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { AdbDriver, type AdbDevice } from "../src/index.ts";
+import { AdbDriver, type AdbDevice } from "@farm/adb";
 
 let adb: LocalAdbServer;
 let sims: Awaited<ReturnType<typeof startSimulatedDevices>>;
@@ -32,7 +32,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await sims?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 describe("shell session", () => {

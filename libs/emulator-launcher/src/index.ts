@@ -6,10 +6,10 @@
  *
  *   const sup = new EmulatorSupervisor({ count: 4, avd: "Pixel_Sim", executable: "/sdk/emulator/emulator", adbPort: 5037 }, { logger });
  *   sup.start();
- *   await sup.stop();
+ *   await sup.close();
  */
-export { EmulatorSupervisor, relaunchDelayMs, serialOf, type InstanceState, type LaunchConfig, type RelaunchCause, type RelaunchEvent, type SupervisorHooks } from "./supervisor.ts";
-export { emulatorArgs, type EmulatorCommand } from "./command-line.ts";
-export { pickEmulatorPorts, type EmulatorPorts } from "./ports.ts";
-export { EmulatorProcess, type SpawnEmulatorOptions } from "./emulator-process.ts";
-export { adbStatusProbe, grpcStatusProbe, type ProbeResult, type StatusProbe } from "./emulator-status.ts";
+export { EmulatorSupervisor, type InstanceState, type LaunchConfig, type RelaunchCause, type RelaunchEvent, type SupervisorHooks } from "./supervisor.ts";
+export type { EmulatorCommand } from "./command-line.ts";
+export type { EmulatorPorts } from "./ports.ts";
+export type { SpawnEmulatorOptions } from "./emulator-process.ts";
+export type { ProbeResult, StatusProbe } from "./emulator-status.ts";

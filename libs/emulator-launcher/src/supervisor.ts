@@ -2,11 +2,11 @@
  * Launches N emulators of one AVD and keeps them up: each instance boots (bounded), is health-checked
  * (getStatus answering), and is relaunched — same ports, so the same serial, when still free — when it
  * exits or crashes, hangs (the health check fails `hungAfterFailures` times in a row) or does not boot in
- * time, after an exponential backoff capped at `backoffMaxMs`. `stop()` shuts every instance down.
+ * time, after an exponential backoff capped at `backoffMaxMs`. `close()` shuts every instance down.
  *
  *   const sup = new EmulatorSupervisor({ count: 2, avd: "Pixel_Sim", executable, adbPort: 5037 }, { logger, onRelaunch });
  *   sup.start();            // instances boot in the background; adb lists them as emulator-<console>
- *   await sup.stop();       // gRPC setVmState(SHUTDOWN), then SIGTERM, then SIGKILL after the grace
+ *   await sup.close();       // gRPC setVmState(SHUTDOWN), then SIGTERM, then SIGKILL after the grace
  */
 import type { Logger } from "@farm/log";
 import { sleep } from "@farm/time";
@@ -222,7 +222,7 @@ export class EmulatorSupervisor {
   }
 
   /** Stops relaunching and shuts every emulator down (gRPC SHUTDOWN, SIGTERM, SIGKILL). Idempotent. */
-  stop(): Promise<void> {
+  close(): Promise<void> {
     this.stopping ??= (async () => {
       this.abort.abort();
       await Promise.all(this.instances.map((i) => i.loop));

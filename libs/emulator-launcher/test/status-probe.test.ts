@@ -4,7 +4,7 @@ import test from "node:test";
 import { freePort, startAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { pollUntil } from "@farm/time";
-import { adbStatusProbe, grpcStatusProbe } from "../src/index.ts";
+import { adbStatusProbe, grpcStatusProbe } from "@farm/emulator-launcher/testing";
 
 test("status probes: booted over gRPC and over adb; nobody there is an error naming where; setVmState SHUTDOWN stops the emulator", async () => {
   const adb = await startAdbServer();
@@ -32,6 +32,6 @@ test("status probes: booted over gRPC and over adb; nobody there is an error nam
   } finally {
     for (const p of probes) p.close();
     await fleet.close();
-    await adb.stop();
+    await adb.close();
   }
 });

@@ -14,7 +14,8 @@ import { createLogger } from "@farm/log";
 import { adbServerDevices, startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { parseDiscovery } from "@farm/emulator-grpc";
 import { createAvd } from "@farm/simulator";
-import { EmulatorSupervisor, emulatorArgs, relaunchDelayMs, type RelaunchEvent } from "../src/index.ts";
+import { EmulatorSupervisor, type RelaunchEvent } from "@farm/emulator-launcher";
+import { emulatorArgs, relaunchDelayMs } from "@farm/emulator-launcher/testing";
 
 const EMULATOR = path.resolve(import.meta.dirname, "../../simulator/sdk/emulator/emulator");
 let adb: LocalAdbServer;
@@ -30,7 +31,7 @@ before(async () => {
   adb = await startAdbServer();
 });
 after(async () => {
-  await adb?.stop();
+  await adb?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -96,7 +97,7 @@ test("launches N, adb lists them, a SIGKILLed one and a hung one are relaunched,
     assert.ok(!alive(pidB), "the hung emulator was killed");
     pids = ports.map((c) => emulatorPid(c + 3000));
   } finally {
-    await sup.stop();
+    await sup.close();
   }
   for (const pid of pids) assert.ok(!alive(pid), `emulator ${pid} is gone after stop`);
 });
@@ -114,7 +115,7 @@ test("an emulator that does not boot in time is relaunched (boot_timeout)", asyn
     assert.equal(relaunches[0]!.cause, "boot_timeout");
     assert.ok(relaunches[1]!.failures > relaunches[0]!.failures, "consecutive failures grow (backoff)");
   } finally {
-    await sup.stop();
+    await sup.close();
   }
 });
 

@@ -4,14 +4,17 @@
  * lists and tuples (both become arrays), dicts (string/number keys) and sets (become arrays); nested; unary
  * +/- on numbers. Anything else is a parse error, reported as a result, never thrown.
  */
+import { FarmError } from "@farm/errors";
 
 export type PyValue = number | string | boolean | null | PyValue[] | { [key: string]: PyValue };
 
 export type PyParseResult = { ok: true; value: PyValue } | { ok: false; error: string };
 
-class PyParseError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
+class PyParseError extends FarmError<"invalid_literal"> {
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("invalid_literal", message);
+  }
 }
 
 const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", f: "\f", v: "\v", "0": "\0", "\n": "" };

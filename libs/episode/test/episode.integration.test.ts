@@ -31,7 +31,7 @@ before(async () => {
 after(async () => {
   await (driver as unknown as { close?: () => Promise<void> }).close?.();
   await sim?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 /** Each test gets its own simulated device, so a fault in one cannot touch another. */

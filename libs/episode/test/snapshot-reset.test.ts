@@ -34,7 +34,7 @@ before(async () => {
 after(async () => {
   await emus?.close();
   await bare?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 async function episodes(driver: AdbDriver, serial: string, n: number) {

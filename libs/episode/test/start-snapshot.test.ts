@@ -46,7 +46,7 @@ after(async () => {
   await driver?.close();
   for (const e of emus?.emulators ?? []) for (const s of await e.device.snapshots.list()) if (s.name.startsWith("farm-")) await e.device.snapshots.delete(s.name);
   await emus?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 interface Game {

@@ -36,7 +36,7 @@ before(async () => {
 after(async () => {
   await driver?.close();
   await fleet?.close();
-  await adb?.stop();
+  await adb?.close();
 });
 
 type Transport = "grpc" | "shell";

@@ -3,7 +3,7 @@
  * acquisition: what was started last depends on what was started before it, so it goes first.
  *
  *   const releasers = new Releasers();
- *   const redis = await startRedis();  releasers.add("redis", () => redis.stop());
+ *   const redis = await startRedis();  releasers.add("redis", () => redis.close());
  *   const worker = await start(redis); releasers.add("worker", () => worker.close());
  *   await releasers.releaseAll();      // worker, then redis; every one runs even when one fails
  */

@@ -1,5 +1,5 @@
 import { listDevices, serverVersion } from "@farm/adb-wire";
-import { spawnManaged, type ManagedChild } from "./child.ts";
+import { startManagedChild, type ManagedChild } from "./child.ts";
 import { freePort } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 
@@ -7,7 +7,7 @@ export interface LocalAdbServer {
   readonly port: number;
   /** Restarts the server on the same port (devices must re-register, as with a real restart). */
   restart(): Promise<void>;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** True when an adb server answers host:version on the port. */
@@ -22,7 +22,7 @@ async function waitForAdb(port: number, child: ManagedChild, timeoutMs: number):
   const deadline = Date.now() + timeoutMs;
   while (!(await adbServerAnswers(port))) {
     if (child.process.exitCode !== null || Date.now() > deadline) {
-      await child.stop();
+      await child.close();
       throw new Error(`adb server did not start on port ${port} (is the Debian package adb installed? run: bash deploy/bootstrap.sh)\n${child.output()}`);
     }
     await sleep(25);
@@ -39,7 +39,7 @@ export async function startAdbServer(opts: { port?: number; /** The adb executab
   // The child inherits this process's environment (PATH, HOME) with its port pinned.
   const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: "5553", ANDROID_ADB_SERVER_PORT: String(port) };
   const launch = async () => {
-    const c = spawnManaged(bin, ["-P", String(port), "nodaemon", "server"], env);
+    const c = startManagedChild(bin, ["-P", String(port), "nodaemon", "server"], env);
     await waitForAdb(port, c, 10_000);
     return c;
   };
@@ -47,11 +47,11 @@ export async function startAdbServer(opts: { port?: number; /** The adb executab
   return {
     port,
     async restart() {
-      await child.stop();
+      await child.close();
       child = await launch();
     },
-    async stop() {
-      await child.stop();
+    async close() {
+      await child.close();
     },
   };
 }

@@ -16,10 +16,11 @@ export interface ManagedChild {
   readonly process: ChildProcess;
   /** Last lines the child wrote, for error messages. */
   output(): string;
-  stop(): Promise<void>;
+  /** SIGTERM, SIGKILL after 3 s; resolves once the child has exited. */
+  close(): Promise<void>;
 }
 
-export function spawnManaged(cmd: string, args: string[], env?: NodeJS.ProcessEnv): ManagedChild {
+export function startManagedChild(cmd: string, args: string[], env?: NodeJS.ProcessEnv): ManagedChild {
   hookExit();
   const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env: env ?? process.env });
   live.add(child);
@@ -37,7 +38,7 @@ export function spawnManaged(cmd: string, args: string[], env?: NodeJS.ProcessEn
   return {
     process: child,
     output: () => tail,
-    async stop() {
+    async close() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 3000);

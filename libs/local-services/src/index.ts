@@ -4,11 +4,11 @@
  * Nothing here touches ports 5037, 6379 or 5554..5585, so services already on the machine are left alone.
  *
  *   const redis = await startRedis(); const adb = await startAdbServer();
- *   ...; await adb.stop(); await redis.stop();
+ *   ...; await adb.close(); await redis.close();
  */
 // Re-exported for the tests and tools that already take them from here; the one home is @farm/net-ports.
 export { freePort, waitForPort, isReservedPort } from "@farm/net-ports";
 export { startRedis, type LocalRedis } from "./redis.ts";
 export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
-export { spawnManaged, type ManagedChild } from "./child.ts";
+export { startManagedChild, type ManagedChild } from "./child.ts";
 export { startRedisCluster, type LocalRedisCluster, type ClusterNode, type StartRedisClusterOptions } from "./redis-cluster.ts";

@@ -7,14 +7,14 @@
  *   cluster.url                                          // redis+cluster://127.0.0.1:p1,127.0.0.1:p2,…
  *   const master = await cluster.masterOfKey("{farm}");  // the node serving that hash tag
  *   master.kill(); await cluster.waitForFailover(master.port);
- *   await cluster.stop();
+ *   await cluster.close();
  */
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { spawnManaged, type ManagedChild } from "./child.ts";
+import { startManagedChild, type ManagedChild } from "./child.ts";
 import { freePort, portFree, waitForPort } from "@farm/net-ports";
 import { pollUntil } from "@farm/time";
 
@@ -34,7 +34,7 @@ export interface LocalRedisCluster {
   masterOfKey(key: string): Promise<ClusterNode>;
   /** Waits until a node other than `deadPort` serves every slot and the cluster answers `cluster_state:ok`. */
   waitForFailover(deadPort: number, timeoutMs?: number): Promise<void>;
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface StartRedisClusterOptions {
@@ -83,8 +83,8 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-redis-cluster-"));
   const taken = new Set<number>();
   const children = new Map<number, ManagedChild>();
-  const stop = async () => {
-    await Promise.all([...children.values()].map((c) => c.stop()));
+  const close = async () => {
+    await Promise.all([...children.values()].map((c) => c.close()));
     fs.rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -103,7 +103,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
         "--repl-diskless-sync-delay", "0",
         "--protected-mode", "yes", "--loglevel", "notice", "--logfile", path.join(nodeDir, "redis.log"),
       ];
-      children.set(port, spawnManaged(bin, args));
+      children.set(port, startManagedChild(bin, args));
     }
     for (const port of ports) {
       await waitForPort(port, 15_000).catch((e: unknown) => {
@@ -153,11 +153,11 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
           return true;
         });
       },
-      stop,
+      close,
     };
     return cluster;
   } catch (e) {
-    await stop();
+    await close();
     throw e;
   }
 }

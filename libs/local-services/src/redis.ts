@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { spawnManaged } from "./child.ts";
+import { startManagedChild } from "./child.ts";
 import { freePort, waitForPort } from "@farm/net-ports";
 
 export interface LocalRedis {
@@ -9,7 +9,7 @@ export interface LocalRedis {
   readonly url: string;
   /** The server's data folder (AOF files when `appendOnly`). */
   readonly dir: string;
-  stop(): Promise<void>;
+  close(): Promise<void>;
   /** Stops the server without waiting for a clean shutdown (for restart tests). */
   kill(): void;
   /** Starts the server again on the same port and data folder (after kill() or a crash). */
@@ -41,11 +41,11 @@ export async function startRedis(opts: StartRedisOptions = {}): Promise<LocalRed
     ...(opts.requirePass ? ["--requirepass", opts.requirePass] : []),
   ];
   const launch = async () => {
-    const c = spawnManaged(bin, args);
+    const c = startManagedChild(bin, args);
     try {
       await waitForPort(port, 10_000);
     } catch (e) {
-      await c.stop();
+      await c.close();
       throw new Error(`redis-server did not start on port ${port} (is the Debian package redis-server installed? run: bash deploy/bootstrap.sh)\n${c.output()}`, { cause: e });
     }
     return c;
@@ -55,8 +55,8 @@ export async function startRedis(opts: StartRedisOptions = {}): Promise<LocalRed
     port,
     dir,
     url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      await child.stop();
+    async close() {
+      await child.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
     kill() {

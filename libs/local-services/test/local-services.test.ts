@@ -24,7 +24,7 @@ test("startRedis gives a private server that answers PING and is gone after stop
     assert.notEqual(redis.port, 6379);
     assert.equal(await redisPing(redis.port), "+PONG");
   } finally {
-    await redis.stop();
+    await redis.close();
   }
   await assert.rejects(redisPing(redis.port));
 });
@@ -37,7 +37,7 @@ test("startAdbServer gives a private adb server that survives a restart on the s
     await adb.restart();
     assert.equal(await adbServerAnswers(adb.port), true);
   } finally {
-    await adb.stop();
+    await adb.close();
   }
   assert.equal(await adbServerAnswers(adb.port), false);
 });
@@ -47,6 +47,6 @@ test("adbServerDevices lists nothing on a fresh private server", async () => {
   try {
     assert.deepEqual([...(await adbServerDevices(adb.port)).entries()], []);
   } finally {
-    await adb.stop();
+    await adb.close();
   }
 });

@@ -37,6 +37,6 @@ test("startRedisCluster: 6 nodes, cluster ok, replicas in sync at once; killing 
     const { stdout } = await run("redis-cli", ["-c", "-p", String(promoted.port), "get", "{farm}:x"]);
     assert.equal(stdout.trim(), "1", "the promoted replica holds what its master had");
   } finally {
-    await cluster.stop();
+    await cluster.close();
   }
 });

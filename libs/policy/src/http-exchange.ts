@@ -10,6 +10,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { FarmError } from "@farm/errors";
 
 export interface ExchangeResult {
   status: number;
@@ -30,11 +31,12 @@ export interface ExchangeOptions {
 }
 
 /** Marks a failure while reading the body (as opposed to before any answer). */
-export class BodyReadError extends Error {
-  /** a later try can succeed (transient). */
-  readonly retryable = true;
-
+export class BodyReadError extends FarmError<"body_read"> {
   override readonly name = "BodyReadError";
+  /** a later try can succeed (transient): retryable. */
+  constructor(message: string, opts: { cause?: unknown } = {}) {
+    super("body_read", message, { ...opts, retryable: true });
+  }
 }
 
 export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise<ExchangeResult> {

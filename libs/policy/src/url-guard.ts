@@ -14,7 +14,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import net from "node:net";
-import { coerceError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 
 export const POLICY_ALLOWED_HOSTS_ENV = "FARM_POLICY_ALLOWED_HOSTS";
 
@@ -36,11 +36,12 @@ const DANGEROUS = blockList([
   ["::", 128, "ipv6"],
 ]);
 
-export class UrlNotAllowedError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
+export class UrlNotAllowedError extends FarmError<"url_not_allowed"> {
   override readonly name = "UrlNotAllowedError";
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("url_not_allowed", message);
+  }
 }
 
 /** Host names without brackets, lower-case, no trailing dot; IPv4-mapped IPv6 as IPv4. */

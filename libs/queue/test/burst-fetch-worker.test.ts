@@ -43,7 +43,7 @@ before(async () => {
 after(async () => {
   for (const s of sockets) s.destroy();
   await new Promise((r) => relay?.close(r));
-  await redis?.stop();
+  await redis?.close();
 });
 
 /** Adds JOBS jobs to `name` (directly), then runs `make`'s worker over the slow link until all started. */

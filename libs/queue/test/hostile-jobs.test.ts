@@ -38,7 +38,7 @@ before(async () => {
   redis = await startRedis();
 });
 after(async () => {
-  await redis?.stop();
+  await redis?.close();
   console.log(`hostile job cases: ${JSON.stringify(counts)}`);
 });
 

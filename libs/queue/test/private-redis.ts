@@ -16,6 +16,6 @@ export function privateRedis(use: (client: RedisClient) => void): void {
   });
   after(async () => {
     await client?.quit();
-    await server?.stop();
+    await server?.close();
   });
 }

@@ -146,7 +146,7 @@ test("through BullMQ: a rejected job fails after one attempt with its code; a du
     await worker.close();
     await events.close();
     await queue.close();
-    await redis.stop(); // last: closing BullMQ clients needs the server
+    await redis.close(); // last: closing BullMQ clients needs the server
   });
   await events.waitUntilReady();
   const id = episodeJobId("c1", 3);

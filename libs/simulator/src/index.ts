@@ -11,7 +11,7 @@
  *   fleet.devices[0].faults.hang(true);
  *   const grpc = await startEmulatorGrpc(fleet.devices[0], { port: 0, token: undefined }); // grpc.port
  *   await fleet.devices[0].snapshots.save("clean"); await fleet.devices[0].snapshots.load("clean");
- *   await fleet.close(); await adb.stop();
+ *   await fleet.close(); await adb.close();
  */
 export { SimDevice, defaultSnapshotDir, type SimDeviceOptions, type SimDeviceFaults, type LatencyProfile } from "./device.ts";
 export { startEmulatorGrpc, SIM_EMULATOR_VERSION, type EmulatorGrpcOptions, type EmulatorGrpcServer, type GrpcDevice } from "./grpc/emulator-grpc-server.ts";

@@ -58,7 +58,7 @@ test("a Python A11yService server gets forests that match the screen from a devi
     assert.equal(summary.dialog_windows, 2);
   } finally {
     await device?.close();
-    await adb.stop();
+    await adb.close();
     fs.rmSync(stubs, { recursive: true, force: true });
   }
 });

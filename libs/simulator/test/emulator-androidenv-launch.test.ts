@@ -43,7 +43,7 @@ test("AndroidEnv's launcher starts `emulator -ports C,A` with a random console p
     assert.equal(r.discovery_after_exit, false, "the discovery file is removed on shutdown");
     assert.match(r.log_tail, /Boot completed in \d+ ms/);
   } finally {
-    await adb.stop();
+    await adb.close();
     t.cleanup();
   }
 });

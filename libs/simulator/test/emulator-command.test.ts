@@ -65,7 +65,7 @@ async function withRig(fn: (t: TempEnv, adb: LocalAdbServer) => Promise<void>): 
     createAvd(t, "Pixel_Sim", "480x800");
     await fn(t, adb);
   } finally {
-    await adb.stop();
+    await adb.close();
     t.cleanup();
   }
 }

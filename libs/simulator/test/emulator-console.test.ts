@@ -20,7 +20,7 @@ async function withEmulator(fn: (ctx: { adb: LocalAdbServer; emu: SimEmulator; t
     await fn({ adb, emu, t });
   } finally {
     await emu?.close();
-    await adb.stop();
+    await adb.close();
     t.cleanup();
   }
 }
@@ -220,7 +220,7 @@ test("console snapshots: save / list / load / delete on the device's snapshots; 
   } finally {
     await emu.close();
     await ro.close();
-    await adb.stop();
+    await adb.close();
     t.cleanup();
   }
 });

@@ -61,7 +61,7 @@ test("-ports C,A: serial emulator-(A-1), console on C, adb emu goes to A-1 and f
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL");
     await exited;
-    await adb.stop();
+    await adb.close();
     t.cleanup();
   }
 });

@@ -39,7 +39,7 @@ export async function startGrpcRig(): Promise<GrpcRig> {
     async close() {
       for (const c of clients) c.close();
       await Promise.all(devices.map((d) => d.close()));
-      await adb.stop();
+      await adb.close();
       fs.rmSync(snapshotRoot, { recursive: true, force: true });
     },
   };

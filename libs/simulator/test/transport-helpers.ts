@@ -19,11 +19,11 @@ export async function startRig(count: number): Promise<Rig> {
       fleet,
       async close() {
         await fleet.close();
-        await adb.stop();
+        await adb.close();
       },
     };
   } catch (e) {
-    await adb.stop();
+    await adb.close();
     throw e;
   }
 }

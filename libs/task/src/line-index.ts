@@ -5,6 +5,7 @@
  */
 import type protobuf from "protobufjs";
 import { tokenize, type Token } from "./lexer.ts";
+import { FarmError } from "@farm/errors";
 
 export interface FieldOccurrence {
   path: string;
@@ -57,9 +58,11 @@ function parentPath(path: string): string {
   return dot < 0 ? "" : path.slice(0, dot);
 }
 
-class Stop extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
+class Stop extends FarmError<"end_of_input"> {
+  /** the same input fails the same way (not retryable). */
+  constructor() {
+    super("end_of_input", "the tokens end inside a field");
+  }
 }
 
 export function indexFieldLines(text: string, type: protobuf.Type | undefined, tokens: readonly Token[] = tokenize(text)): LineIndex {

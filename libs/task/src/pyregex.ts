@@ -10,12 +10,14 @@ import { compile, MAX_PROGRAM, run, type Program } from "./regex/engine.ts";
 import type { CharSet } from "./regex/charset.ts";
 import { MAX_REPEAT, parsePython, RegexSyntaxError } from "./regex/parse.ts";
 import { requiredPrefix, startsWithSets } from "./regex/prefix.ts";
+import { FarmError } from "@farm/errors";
 
-export class PyRegexError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
+export class PyRegexError extends FarmError<"invalid_regex"> {
   override readonly name = "PyRegexError";
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("invalid_regex", message);
+  }
 }
 
 /** Longest regex source accepted from a task file. */

@@ -7,13 +7,16 @@
  */
 import { INTERNAL_2021_REGEXPS } from "./normalise-common.ts";
 import type { AdbCommand, AppScreen, ApkLocation, LogParsing, SetupStep, SuccessCondition, Task } from "./model.ts";
+import { FarmError } from "@farm/errors";
 
 export type TargetDialect = "current" | "legacy";
 
-export class TaskConvertError extends Error {
+export class TaskConvertError extends FarmError<"not_expressible"> {
   override readonly name = "TaskConvertError";
-  /** The task cannot be expressed in the target dialect: trying again gives the same answer. */
-  readonly retryable = false;
+  /** The task cannot be expressed in the target dialect: trying again gives the same answer (not retryable). */
+  constructor(message: string) {
+    super("not_expressible", message);
+  }
 }
 
 /** A text-format string literal: UTF-8 as is, quotes, backslashes and control characters escaped. */

@@ -1,11 +1,13 @@
 /** Avro's zig-zag varint longs, read with bounds: never past `end`, never more than 10 bytes. */
+import { FarmError } from "@farm/errors";
 
 /** Thrown for bytes that cannot be a valid Avro value (callers add the file and where). */
-export class AvroBoundsError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
+export class AvroBoundsError extends FarmError<"corrupt_avro"> {
   override readonly name = "AvroBoundsError";
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("corrupt_avro", message);
+  }
 }
 
 export const NEED_MORE = -1;

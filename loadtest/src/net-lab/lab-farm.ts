@@ -18,6 +18,7 @@ import { pollUntil, withDeadline } from "@farm/time";
 import { fakeDeviceTask } from "../fake-device-task.ts";
 import type { LabHost, LabRelay, NetLab } from "./lab.ts";
 import { NetLabError } from "./netns.ts";
+import { benchLogLevel } from "../settings.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, "../../..");
@@ -80,7 +81,7 @@ export class LabFarm {
     if (!up) throw new NetLabError(`redis-server did not answer in the lab's hub at ${redisUrl}`);
     const taskFile = fakeDeviceTask(tmp);
     const task = loadTaskFile(taskFile);
-    const logger = createLogger({ service: "lab-scheduler", level: process.env.FARM_LOG_LEVEL ?? "warn" });
+    const logger = createLogger({ service: "lab-scheduler", level: benchLogLevel() });
     const scheduler = await Scheduler.create({ redisUrl, prefix: LAB_PREFIX_KEY, taskPaths: [taskFile], windowSize: opts.window ?? opts.devicesPerHost * lab.hosts.length, log: logger });
     await scheduler.start();
     const hosts: LabWorkerHost[] = [];

@@ -51,7 +51,7 @@ test("farm sim --devices 2 --adb-port P registers with the server on P and leave
     assert.ok(gone, "devices still listed after farm sim stopped");
   } finally {
     sim.child.kill("SIGKILL");
-    await adb.stop();
+    await adb.close();
   }
 });
 
@@ -108,7 +108,7 @@ test("farm sim --base-port: one line per device with its ports, discovery files 
     assert.deepEqual(fs.readdirSync(t.runningDir), [], "discovery files must vanish when farm sim stops");
   } finally {
     sim.child.kill("SIGKILL");
-    await adb.stop();
+    await adb.close();
     t.cleanup();
   }
 });

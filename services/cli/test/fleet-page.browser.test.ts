@@ -63,8 +63,8 @@ after(async () => {
   await worker?.close();
   await scheduler?.close();
   await sims?.close();
-  await adb?.stop();
-  await redis?.stop();
+  await adb?.close();
+  await redis?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

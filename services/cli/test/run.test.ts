@@ -73,6 +73,6 @@ test("farm run --device <serial> --adb-port <port>: an existing device on a give
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
     await sim.close();
-    await adb.stop();
+    await adb.close();
   }
 });

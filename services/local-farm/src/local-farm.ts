@@ -2,7 +2,7 @@
  * A whole farm on this machine: Redis (a private one unless given a URL), a private adb server, devices
  * (simulated ones in this process unless the caller brings its own, e.g. in a child process), one worker host
  * binding all of them, and the scheduler (in this process, or the service with its HTTP API). Everything it
- * starts goes on one Releasers stack: `stop()` releases it in reverse order, and a start that fails half-way
+ * starts goes on one Releasers stack: `close()` releases it in reverse order, and a start that fails half-way
  * releases what it had started before rethrowing.
  */
 import { Releasers } from "@farm/lifecycle";
@@ -60,7 +60,7 @@ export interface LocalFarm {
   /** The farm's release stack; callers may add their own steps (released first). */
   releasers: Releasers;
   /** Releases everything, last started first; throws naming every step that failed. Idempotent. */
-  stop(): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** A local farm without its scheduler: the caller runs one elsewhere (e.g. a `farm scheduler` child process). */
@@ -73,7 +73,7 @@ export async function startLocalWorkerFarm(o: Omit<LocalFarmOptions, "scheduler"
   try {
     const redisUrl = await redisFor(o, releasers, told);
     const adb = await startAdbServer();
-    releasers.add("adb server", () => adb.stop());
+    releasers.add("adb server", () => adb.close());
     told("adb server", `started on port ${adb.port}`);
     const devices = await (typeof o.devices === "number" ? simulatedDevices(o.devices) : o.devices)(adb.port);
     releasers.add("devices", () => devices.close());
@@ -82,7 +82,7 @@ export async function startLocalWorkerFarm(o: Omit<LocalFarmOptions, "scheduler"
     const worker = await startWorker(o, { redisUrl, adbPort: adb.port, serials: devices.serials, grpcEndpoints }, releasers);
     told("worker", `binding ${devices.serials.length} devices; /metrics at ${worker.metricsUrl}/metrics`);
     if (o.bindTimeoutMs) await waitUntilBound(worker, devices.serials.length, o.bindTimeoutMs);
-    return { redisUrl, adbPort: adb.port, serials: devices.serials, grpcEndpoints, worker, releasers, stop: () => releasers.releaseAllOrThrow() };
+    return { redisUrl, adbPort: adb.port, serials: devices.serials, grpcEndpoints, worker, releasers, close: () => releasers.releaseAllOrThrow() };
   } catch (e) {
     await releaseAfterFailedStart(o, releasers);
     throw e;
@@ -108,7 +108,7 @@ async function releaseAfterFailedStart(o: Pick<LocalFarmOptions, "logger">, rele
 async function redisFor(o: Pick<LocalFarmOptions, "redisUrl">, releasers: Releasers, told: (what: string, detail: string) => void): Promise<string> {
   if (o.redisUrl) return o.redisUrl;
   const redis = await startRedis();
-  releasers.add("redis", () => redis.stop());
+  releasers.add("redis", () => redis.close());
   told("redis", `started on port ${redis.port}`);
   return redis.url;
 }

@@ -61,7 +61,7 @@ before(async () => {
 });
 
 after(async () => {
-  await farm?.stop();
+  await farm?.close();
   policyServer?.closeAllConnections();
   await new Promise((r) => policyServer?.close(r));
   fs.rmSync(tmp, { recursive: true, force: true });

@@ -55,11 +55,11 @@ test("a local farm runs a campaign on its devices and releases every part on sto
     assert.equal(await listening(redisPort), true);
     assert.equal(await listening(farm.adbPort), true);
   } finally {
-    await farm.stop();
+    await farm.close();
   }
   assert.equal(await listening(redisPort), false, "redis stopped");
   assert.equal(await listening(farm.adbPort), false, "adb server stopped");
-  await farm.stop(); // idempotent
+  await farm.close(); // idempotent
 });
 
 test("a start that fails half-way releases what it had started and says why", async () => {

@@ -22,7 +22,7 @@ before(async () => {
   env = { ...process.env, REDIS_URL: redis.url, FARM_QUEUE_PREFIX: uniquePrefix(), FARM_LOG_LEVEL: "silent", FARM_API_URL: "", FARM_API_TOKEN: "" };
 });
 after(async () => {
-  await redis.stop();
+  await redis.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -33,7 +33,7 @@ before(async () => {
 after(async () => {
   await worker.close();
   await service.close();
-  await redis.stop();
+  await redis.close();
 });
 
 // From the checkout: the task paths below are relative to it (the tests pass from any folder).

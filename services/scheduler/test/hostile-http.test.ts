@@ -32,7 +32,7 @@ before(async () => {
 after(async () => {
   await exposed?.close();
   await local?.close();
-  await redis?.stop();
+  await redis?.close();
   console.log(`hostile HTTP cases: ${JSON.stringify(counts)}`);
 });
 

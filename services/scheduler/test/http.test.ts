@@ -23,7 +23,7 @@ before(async () => {
 after(async () => {
   await running.close();
   await running.close(); // idempotent
-  await redis.stop();
+  await redis.close();
 });
 
 const post = (path: string, body?: unknown, token?: string) =>

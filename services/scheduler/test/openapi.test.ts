@@ -31,7 +31,7 @@ before(async () => {
 });
 after(async () => {
   await running.close();
-  await redis.stop();
+  await redis.close();
 });
 
 test("the document is a valid OpenAPI 3.1 document", () => {

@@ -59,7 +59,7 @@ test("while Redis is down the API answers 503 within seconds, logs one line down
     assert.equal(lines.filter((l) => /tick-failed|reconcile-failed|redis:error/.test(String(l.event))).length, 0, "no line per retry");
   } finally {
     await service.close();
-    await redis.stop();
+    await redis.close();
   }
 });
 
@@ -82,6 +82,6 @@ test("a wrong Redis password makes farm scheduler and farm worker exit non-zero 
       assert.ok(!r.stderr.includes("wrong-password"), "the password is not echoed");
     }
   } finally {
-    await redis.stop();
+    await redis.close();
   }
 });

@@ -32,7 +32,7 @@ before(async () => {
   redis = await startRedis();
 });
 after(async () => {
-  await redis.stop();
+  await redis.close();
 });
 
 test("resetMode reaches every job; start-snapshot for a seeded reset is refused at submit, naming task, field and step", async () => {

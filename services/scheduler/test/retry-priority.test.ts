@@ -15,7 +15,7 @@ before(async () => {
   redis = await startRedis();
 });
 after(async () => {
-  await redis.stop();
+  await redis.close();
 });
 
 interface Run {

@@ -12,7 +12,7 @@ before(async () => {
   redis = await startRedis();
 });
 after(async () => {
-  await redis.stop();
+  await redis.close();
 });
 
 async function totalJobs(s: Scheduler): Promise<number> {

@@ -34,7 +34,7 @@ after(async () => {
   upstream?.closeAllConnections();
   await new Promise((r) => upstream?.close(r));
   await running?.close();
-  await redis?.stop();
+  await redis?.close();
 });
 
 test("an upstream screen error is answered 502 with its status, without its body", async () => {

@@ -28,7 +28,7 @@ before(async () => {
 });
 after(async () => {
   await running?.close();
-  await redis?.stop();
+  await redis?.close();
 });
 
 const url = (p: string) => `${running.http.url}${p}`;

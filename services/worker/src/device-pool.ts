@@ -13,6 +13,7 @@
  *   pool.add(member); const m = await pool.acquire(jobId, signal); … pool.release(m);
  *   const lease = pool.lease(); … lease?.release();
  */
+import { FarmError } from "@farm/errors";
 
 /** What the pool needs of a device. */
 export interface PoolMember {
@@ -46,11 +47,10 @@ interface Waiter<M> {
 /** How many jobs' last failing device is remembered (bounded memory on a long-running host). */
 const FAILED_ON_LIMIT = 10_000;
 
-export class PoolClosedError extends Error {
-  /** The job goes back to the queue for another host (this one is draining). */
-  readonly retryable = true;
+export class PoolClosedError extends FarmError<"pool_closed"> {
+  /** The job goes back to the queue for another host (this one is draining): retryable. */
   constructor() {
-    super("device pool closed: no device will take this job");
+    super("pool_closed", "device pool closed: no device will take this job", { retryable: true });
     this.name = "PoolClosedError";
   }
 }

@@ -215,7 +215,7 @@ export class DeviceSlot {
    * Stops taking jobs, lets the running episode finish within the drain grace period (then cancels it and
    * hands the job back), and closes the session. Idempotent.
    */
-  stop(reason: string): Promise<void> {
+  close(reason: string): Promise<void> {
     this.stopping ??= (async () => {
       this.log.info({ event: "device:unbinding", reason }, "device stops taking jobs");
       await this.closeWorker(true);

@@ -9,7 +9,7 @@ import type { FarmMetrics } from "@farm/metrics";
 import type { WorkerConfig } from "./config.ts";
 
 /** `onBooted(serial)`: a launched emulator finished booting (its gRPC discovery file is written by then). */
-export function launchEmulators(config: WorkerConfig, metrics: FarmMetrics, logger: Logger, onBooted: (serial: string) => void): EmulatorSupervisor | undefined {
+export function startLaunchedEmulators(config: WorkerConfig, metrics: FarmMetrics, logger: Logger, onBooted: (serial: string) => void): EmulatorSupervisor | undefined {
   const l = config.launch;
   if (!l) return undefined;
   const sup = new EmulatorSupervisor(

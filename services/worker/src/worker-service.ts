@@ -21,7 +21,7 @@ import { HostJobPump } from "./host-job-pump.ts";
 import { EpisodeStore } from "./episode-store.ts";
 import { faultHooksFrom, type FaultHooks } from "./fault-hooks.ts";
 import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
-import { launchEmulators } from "./launched-emulators.ts";
+import { startLaunchedEmulators } from "./launched-emulators.ts";
 import { DeviceTransports } from "./device-transports.ts";
 import type { EmulatorSupervisor } from "@farm/emulator-launcher";
 import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
@@ -181,7 +181,7 @@ export class WorkerService {
     await this.resolvePendingFiles();
     this.resolveTimer = setInterval(() => void this.resolvePendingFiles(), this.config.resolveIntervalMs);
     this.resolveTimer.unref();
-    this.emulators = launchEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
+    this.emulators = startLaunchedEmulators(this.config, this.metrics, this.logger, (serial) => this.onLaunchedBooted(serial));
     this.tracking = this.driver.trackDevices((ev) => this.onDevice(ev));
     this.heartbeats.start();
     if (this.config.remoteEnv) {
@@ -271,7 +271,7 @@ export class WorkerService {
       this.slots.delete(slot.serial);
       this.transports.unbound(slot.serial);
     }
-    const p = slot.stop(reason).finally(() => {
+    const p = slot.close(reason).finally(() => {
       if (this.stopping.get(slot.serial) === p) this.stopping.delete(slot.serial);
     });
     this.stopping.set(slot.serial, p);
@@ -316,7 +316,7 @@ export class WorkerService {
       await Promise.all([...this.stopping.values()]);
       await this.pump.close();
       // Emulators we launched go down only after their episodes finished or were handed back.
-      await this.emulators?.stop();
+      await this.emulators?.close();
       if (this.resolveTimer) clearInterval(this.resolveTimer);
       await this.resolvePendingFiles();
       await this.store.close();

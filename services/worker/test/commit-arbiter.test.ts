@@ -28,7 +28,7 @@ before(async () => {
 });
 after(async () => {
   await client.quit();
-  await redis.stop();
+  await redis.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -19,7 +19,7 @@ before(async () => {
 });
 after(async () => {
   await redis?.quit();
-  await server?.stop();
+  await server?.close();
 });
 
 const phasesMs = { policy: 1, action: 1, observation: 1, log: 1 };

@@ -52,8 +52,8 @@ export async function startHarness(devices: number): Promise<Harness> {
       await events.close().catch(() => undefined);
       await queue.close().catch(() => undefined);
       await sims.close().catch(() => undefined);
-      await adb.stop().catch(() => undefined);
-      await redis.stop().catch(() => undefined);
+      await adb.close().catch(() => undefined);
+      await redis.close().catch(() => undefined);
       rmSync(tmp, { recursive: true, force: true });
     },
   };

@@ -53,8 +53,8 @@ after(async () => {
   await scheduler?.close().catch(() => undefined);
   await worker?.close().catch(() => undefined);
   await sims?.close().catch(() => undefined);
-  await adb?.stop().catch(() => undefined);
-  await cluster?.stop().catch(() => undefined);
+  await adb?.close().catch(() => undefined);
+  await cluster?.close().catch(() => undefined);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -74,8 +74,8 @@ after(async () => {
   await queue?.close();
   await emulators?.close();
   await bare?.close();
-  await adb?.stop();
-  await redis?.stop();
+  await adb?.close();
+  await redis?.close();
   if (savedXdg === undefined) delete process.env.XDG_RUNTIME_DIR;
   else process.env.XDG_RUNTIME_DIR = savedXdg;
   fs.rmSync(runDir, { recursive: true, force: true });

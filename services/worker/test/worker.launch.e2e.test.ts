@@ -64,8 +64,8 @@ before(async () => {
 after(async () => {
   await worker?.close();
   await queue?.close();
-  await adb?.stop();
-  await redis?.stop();
+  await adb?.close();
+  await redis?.close();
   for (const [k, v] of [["XDG_RUNTIME_DIR", saved.xdg], ["ANDROID_AVD_HOME", saved.avdHome]] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;

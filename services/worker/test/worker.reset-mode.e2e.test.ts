@@ -71,8 +71,8 @@ after(async () => {
   await queue?.close();
   for (const e of emulators?.emulators ?? []) for (const s of await e.device.snapshots.list()) if (s.name.startsWith("farm-")) await e.device.snapshots.delete(s.name);
   await emulators?.close();
-  await adb?.stop();
-  await redis?.stop();
+  await adb?.close();
+  await redis?.close();
   if (savedXdg === undefined) delete process.env.XDG_RUNTIME_DIR;
   else process.env.XDG_RUNTIME_DIR = savedXdg;
   fs.rmSync(runDir, { recursive: true, force: true });

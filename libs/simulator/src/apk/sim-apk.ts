@@ -1,4 +1,4 @@
-import { coerceError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 /**
  * The simulated APK format: a magic first line `SIMAPK 1`, then one JSON object naming the package,
  * its version, its activities (fully qualified; the first is the launcher activity), the app
@@ -26,11 +26,12 @@ export interface SimApkManifest {
   label: string;
 }
 
-export class SimApkError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
+export class SimApkError extends FarmError<"invalid_apk"> {
   override readonly name = "SimApkError";
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("invalid_apk", message);
+  }
 }
 
 const PACKAGE_NAME = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/;

@@ -9,7 +9,7 @@ import path from "node:path";
 import { silentLogger, type Logger } from "@farm/log";
 import type { AndroidSystem, SavedSystem } from "../android/system/android-system.ts";
 import { decodeSnapshotFile, encodeSnapshotFile } from "./snapshot-file.ts";
-import { coerceError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 import { sleep } from "@farm/time";
 
 export const SNAPSHOT_STATE_FILE = "farm-sim-state.json";
@@ -29,12 +29,10 @@ export interface SnapshotInfo {
 }
 
 /** A refused snapshot operation; `message` is what the console's `KO:` and gRPC's `err` carry. */
-export class SnapshotError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
-  constructor(message: string, readonly code: "invalid-name" | "not-found" | "io" | "corrupt" | "incompatible") {
-    super(message);
+export class SnapshotError extends FarmError<"invalid-name" | "not-found" | "io" | "corrupt" | "incompatible"> {
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string, code: "invalid-name" | "not-found" | "io" | "corrupt" | "incompatible") {
+    super(code, message);
     this.name = "SnapshotError";
   }
 }

@@ -4,6 +4,7 @@
  * possessive quantifiers) are refused with an error naming the construct, as RE2 refuses them.
  */
 import { CharSet, type ClassEscape } from "./charset.ts";
+import { FarmError } from "@farm/errors";
 
 export type AssertKind = "start" | "end_python" | "end_text" | "word_boundary" | "not_word_boundary";
 
@@ -24,9 +25,11 @@ export interface ParsedRegex {
   names: Map<string, number>;
 }
 
-export class RegexSyntaxError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
+export class RegexSyntaxError extends FarmError<"invalid_regex"> {
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("invalid_regex", message);
+  }
 }
 
 /** Counted repetitions above this are refused (RE2's limit too): each copy becomes engine states. */

@@ -85,7 +85,7 @@ async function runDemo(c: DemoConfig): Promise<void> {
       }
       if (stop.aborted || st.failed > 0 || committed < c.episodes) process.exitCode = 1;
     } finally {
-      await farm.stop();
+      await farm.close();
     }
     say(`done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }, { onRepeat: () => say("already shutting down") });

@@ -87,7 +87,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         const { startAdbServer } = await import("@farm/local-services");
         const { startSimulatedDevices } = await import("@farm/simulator");
         const adb = await startAdbServer();
-        releasers.add("adb server", () => adb.stop());
+        releasers.add("adb server", () => adb.close());
         adbPort = adb.port;
         // Snapshot modes need a whole emulator (console + gRPC SnapshotService); a bare device has no snapshots.
         const sim = await startSimulatedDevices({ adbPort, count: 1, ...(resetMode !== "steps" ? { emulator: { discovery: false } } : {}) });

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { runUntilSignal, untilAborted } from "@farm/lifecycle";
 import { parseIntOption, shown } from "./options.ts";
 import type { CommandModule } from "./types.ts";
 
@@ -81,7 +82,7 @@ export const simCommand: CommandModule = {
             discovery: o.discovery,
           },
         }).catch(async (e: unknown) => {
-          await server?.stop();
+          await server?.close();
           throw e;
         });
         for (const e of fleet.emulators) {
@@ -90,12 +91,9 @@ export const simCommand: CommandModule = {
         process.stdout.write(`ready devices=${fleet.devices.length}\n`);
         process.stderr.write(`farm sim: try \`adb -P ${adbPort} devices -l\`; Ctrl-C stops\n`);
 
-        await new Promise<void>((resolve) => {
-          process.once("SIGINT", resolve);
-          process.once("SIGTERM", resolve);
-        });
+        await runUntilSignal(untilAborted);
         await fleet.close();
-        await server?.stop();
+        await server?.close();
         process.stdout.write("stopped\n");
       });
     registerAvdCommands(sim);

@@ -71,7 +71,7 @@ export const builtinCommands: CommandTable = {
         try {
           return await ctx.runScript(args[1], ctx);
         } catch (e) {
-          if (e instanceof ExitRequest) return e.code;
+          if (e instanceof ExitRequest) return e.exitCode;
           throw e;
         }
       }
@@ -118,7 +118,7 @@ async function readCommands(ctx: CommandContext): Promise<number> {
   try {
     for await (const line of stdinLines(ctx.stdin, ctx.signal)) status = await ctx.runScript(line, { ...ctx, stdin: emptyStdin });
   } catch (e) {
-    if (e instanceof ExitRequest) return e.code;
+    if (e instanceof ExitRequest) return e.exitCode;
     throw e;
   }
   return status;

@@ -2,6 +2,7 @@
 import type { CommandIO } from "../shell/io.ts";
 import type { AndroidSystem } from "../system/android-system.ts";
 import type { LatencyClass } from "../system/latency.ts";
+import { FarmError } from "@farm/errors";
 
 /** Latency classes for fault injection (defined in system/latency.ts). */
 export type { LatencyClass };
@@ -22,12 +23,10 @@ export interface CommandSpec {
 export type CommandTable = Record<string, CommandSpec>;
 
 /** Thrown by `exit N`; ends the whole command line (or the interactive session). */
-export class ExitRequest extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
-
-  constructor(readonly code: number) {
-    super(`exit ${code}`);
+export class ExitRequest extends FarmError<"exit"> {
+  /** the same input fails the same way (not retryable). `exitCode`: the shell's exit status, 0..255. */
+  constructor(readonly exitCode: number) {
+    super("exit", `exit ${exitCode}`);
   }
 }
 

@@ -30,7 +30,7 @@ export class ShellInterpreter {
     try {
       return await this.execLine(line, io);
     } catch (e) {
-      if (e instanceof ExitRequest) return e.code;
+      if (e instanceof ExitRequest) return e.exitCode;
       throw e;
     }
   }
@@ -43,7 +43,7 @@ export class ShellInterpreter {
         status = await this.execLine(line, { ...io, stdin: emptyStdin });
       }
     } catch (e) {
-      if (e instanceof ExitRequest) return e.code;
+      if (e instanceof ExitRequest) return e.exitCode;
       throw e;
     }
     return status;
@@ -102,7 +102,7 @@ export class ShellInterpreter {
         return await this.runCommand(cmd, stageIO);
       } catch (e) {
         // Each stage is a subshell: `exit` there ends only that stage.
-        if (e instanceof ExitRequest) return e.code;
+        if (e instanceof ExitRequest) return e.exitCode;
         throw e;
       } finally {
         if (i < channels.length) channels[i]!.close();

@@ -3,6 +3,7 @@
  * known ones that do not apply to it (window, GPU, audio, network shaping, …) are accepted and
  * ignored; anything else is an error naming the option, as the emulator refuses unknown options.
  */
+import { FarmError } from "@farm/errors";
 
 export interface EmulatorArgs {
   avd?: string;
@@ -47,9 +48,11 @@ const IGNORED_FLAGS = new Set([
   "-netfast", "-camera-off", "-use-host-vulkan",
 ]);
 
-export class EmulatorArgsError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
+export class EmulatorArgsError extends FarmError<"invalid_args"> {
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("invalid_args", message);
+  }
 }
 
 export function parseEmulatorArgs(argv: string[]): EmulatorArgs {

@@ -10,6 +10,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { FarmError } from "@farm/errors";
 
 export interface Avd {
   name: string;
@@ -58,9 +59,11 @@ export function listAvds(home: string): string[] {
   return names.filter((n) => n.endsWith(".ini") && AVD_NAME.test(n.slice(0, -4))).map((n) => n.slice(0, -4)).sort();
 }
 
-export class AvdError extends Error {
-  /** the same input fails the same way. */
-  readonly retryable = false;
+export class AvdError extends FarmError<"invalid_avd"> {
+  /** the same input fails the same way (not retryable). */
+  constructor(message: string) {
+    super("invalid_avd", message);
+  }
 }
 
 export function readAvd(home: string, name: string): Avd {
