@@ -118,6 +118,16 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
     ...(o.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: o.maxEpisodeSteps } : {}),
     ...(o.maxEpisodeSec !== undefined ? { maxEpisodeSec: o.maxEpisodeSec } : {}),
     ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.stepTimeoutMs } : {}),
+    ...(o.maxInvalidActions !== undefined ? { maxInvalidActions: o.maxInvalidActions } : {}),
+  };
+}
+
+/** The job's goal, game config and a11y cadence for `runEpisode` (absent: the task's description, its own config, no trees). */
+function agentOptionsOf(d: EpisodeJobData): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number } {
+  return {
+    ...(d.goal !== undefined ? { goal: d.goal } : {}),
+    ...(d.gameConfig !== undefined ? { gameConfig: d.gameConfig } : {}),
+    ...(d.options.a11yEvery !== undefined ? { a11yEvery: d.options.a11yEvery } : {}),
   };
 }
 
@@ -216,6 +226,7 @@ class EpisodeProcessor {
         ...frameEncodingOf(data.options.frameEncoding),
         ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         ...(data.options.resetMode ? { resetMode: data.options.resetMode } : {}),
+        ...agentOptionsOf(data),
       });
     } catch (e) {
       // The task cannot run this way anywhere (e.g. start-snapshot for a seeded reset): no retry.
