@@ -12,6 +12,7 @@ import { readFile, stat } from "node:fs/promises";
 import type { Command } from "commander";
 import { FarmError } from "@farm/errors";
 import { gameConfigProblem, goalSchema } from "@farm/queue";
+import { terminalSafe } from "@farm/terminal-text";
 import { parseIntOption, shown } from "./options.ts";
 
 export const OBSERVE_KINDS = ["pixels", "a11y"] as const;
@@ -89,19 +90,21 @@ export function parseGoalOption(v: string | undefined): string | undefined {
  * line i mod N. Every problem names file:line and the field.
  */
 export async function readGoalsFile(file: string): Promise<GoalLine[]> {
+  // The whole path (an editor jumps to file:line), printable; the OS bounds its length.
+  const name = terminalSafe(file);
   const size = await stat(file).then((s) => s.size, (e: unknown) => {
-    throw new AgentOptionError(`--goals ${shown(file)}: cannot read it (${(e as Error).message})`);
+    throw new AgentOptionError(`--goals ${name}: cannot read it (${(e as Error).message})`);
   });
-  if (size > GOALS_MAX_BYTES) throw new AgentOptionError(`--goals ${shown(file)}: ${size} bytes; at most ${GOALS_MAX_BYTES} (split the campaign)`);
+  if (size > GOALS_MAX_BYTES) throw new AgentOptionError(`--goals ${name}: ${size} bytes; at most ${GOALS_MAX_BYTES} (split the campaign)`);
   const goals: GoalLine[] = [];
   const lines = (await readFile(file, "utf8")).split("\n");
   for (let i = 0; i < lines.length; i++) {
     const text = lines[i]!.trim();
     if (text === "") continue;
-    if (goals.length === GOALS_MAX_LINES) throw new AgentOptionError(`${shown(file)}:${i + 1}: more than ${GOALS_MAX_LINES} goals; at most ${GOALS_MAX_LINES} per campaign`);
-    goals.push(goalLine(text, `${shown(file)}:${i + 1}`));
+    if (goals.length === GOALS_MAX_LINES) throw new AgentOptionError(`${name}:${i + 1}: more than ${GOALS_MAX_LINES} goals; at most ${GOALS_MAX_LINES} per campaign`);
+    goals.push(goalLine(text, `${name}:${i + 1}`));
   }
-  if (goals.length === 0) throw new AgentOptionError(`--goals ${shown(file)}: no goals (one JSON object a line: {"goal": "...", "game_config": {...}})`);
+  if (goals.length === 0) throw new AgentOptionError(`--goals ${name}: no goals (one JSON object a line: {"goal": "...", "game_config": {...}})`);
   return goals;
 }
 
