@@ -347,7 +347,9 @@ class EpisodeProcessor {
     try {
       const facts: JobAttempts = { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
       const session = await this.readySession(job, task, r, facts, log);
-      log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
+      // Which goal this episode pursues (clipped; goals are checked printable when the job is read).
+      const agent = { ...(data.goal !== undefined ? { goal: data.goal.slice(0, 120) } : {}), ...(data.gameConfig !== undefined ? { gameConfig: true } : {}) };
+      log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt, ...agent }, "episode started");
       const traj = await this.runOnSession(session, job, data, policy, bullSignal, facts, log);
       const decision = decideAttempt({
         ...facts,
