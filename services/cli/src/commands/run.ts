@@ -15,6 +15,7 @@ interface RunOptions extends AgentFlags {
   out?: string;
   apkDir: string[];
   settleMs?: string;
+  frameEvery?: string;
   frameEncoding?: string;
   reset?: string;
 }
@@ -25,7 +26,7 @@ interface RunOptions extends AgentFlags {
  */
 export const runCommand: CommandModule = {
   register(program: Command) {
-    const cmd = program
+    program
       .command("run")
       .description("run episodes of a task on one device (a simulated one by default), without Redis")
       .argument("<task>", "task file (.textproto)")
@@ -40,11 +41,12 @@ export const runCommand: CommandModule = {
       .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)")
       .option("--frame-every <k>", "with --out: keep a frame every k steps (0 = none)")
       .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
-      .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)");
-    addAgentOptions(cmd, "run")
+      .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)")
       .action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
+    // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-options.ts).
+    addAgentOptions(program.commands.find((c) => c.name() === "run")!, "run");
   },
 };
 
