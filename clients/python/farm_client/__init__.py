@@ -6,7 +6,7 @@
   HTTP API.
 """
 
-from .campaigns import CampaignClient, FarmApiError
+from .campaigns import CampaignClient, FarmApiError, GoalsFileError, load_goals
 from .policy_server import Agent, RandomAgent, RandomClickAgent, PolicyServer, StepRequest, EpisodeEnd
 
-__all__ = ["CampaignClient", "FarmApiError", "Agent", "RandomAgent", "RandomClickAgent", "PolicyServer", "StepRequest", "EpisodeEnd"]
+__all__ = ["CampaignClient", "FarmApiError", "GoalsFileError", "load_goals", "Agent", "RandomAgent", "RandomClickAgent", "PolicyServer", "StepRequest", "EpisodeEnd"]

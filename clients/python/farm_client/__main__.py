@@ -1,6 +1,7 @@
 """``python3 -m farm_client <command>``: campaigns over the scheduler's HTTP API, and the policy server.
 
     python3 -m farm_client submit classic_2048 --episodes 10 [--policy http-batch:http://127.0.0.1:8000/batch] [--wait]
+        [--goals FILE.jsonl] [--a11y-every N]
     python3 -m farm_client status <id> | watch <id> | cancel <id> | list
     python3 -m farm_client serve-policy --port 8000
 
@@ -16,7 +17,7 @@ import os
 import sys
 from typing import List, Optional
 
-from .campaigns import CampaignClient, FarmApiError
+from .campaigns import CampaignClient, FarmApiError, GoalsFileError, load_goals
 from . import policy_server
 
 
@@ -37,6 +38,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     s.add_argument("--max-steps", type=int, help="per-episode step limit (options.maxEpisodeSteps)")
     s.add_argument("--reset", choices=["steps", "setup-snapshot", "start-snapshot"],
                    help="how each episode starts (options.resetMode; default steps)")
+    s.add_argument("--goals", metavar="FILE.jsonl",
+                   help='one {"goal": ..., "game_config": {...}} a line; episode i gets line i mod N')
+    s.add_argument("--a11y-every", type=int, help="record the screen as a tree every N steps (options.a11yEvery)")
     s.add_argument("--wait", action="store_true", help="watch until the campaign is done; print the final status")
     for name in ("status", "watch", "cancel"):
         sub.add_parser(name).add_argument("id")
@@ -56,8 +60,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                 options["maxEpisodeSteps"] = args.max_steps
             if args.reset and args.reset != "steps":  # steps is the default: no option, the same campaign id
                 options["resetMode"] = args.reset
+            if args.a11y_every is not None:
+                options["a11yEvery"] = args.a11y_every
             options = options or None
-            r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options)
+            goals = load_goals(args.goals) if args.goals else None
+            r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options, goals=goals)
             if not args.wait:
                 _print(r)
                 return 0
@@ -74,7 +81,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             _print(client.cancel(args.id))
         elif args.cmd == "list":
             _print(client.list())
-    except FarmApiError as e:
+    except (FarmApiError, GoalsFileError) as e:
         print(f"farm_client: {e}", file=sys.stderr)
         return 2
     except OSError as e:

@@ -3,6 +3,7 @@
     from farm_client import CampaignClient
     c = CampaignClient("http://127.0.0.1:8420", token=None)
     c.submit("classic_2048", episodes=10, policy="random")
+    c.submit("todo_create_note", episodes=100, goals=load_goals("goals.jsonl"), options={"a11yEvery": 1})
     for status in c.watch(campaign_id): print(status["finished"], "/", status["episodes"])
 """
 
@@ -13,9 +14,15 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 FINISHED_STATES = ("completed", "cancelled", "failed")
+
+#: Bounds the scheduler applies to a campaign's goals (services/scheduler/README.md, "Goals").
+MAX_GOALS = 10_000
+GOAL_MAX_CHARS = 2000
+GAME_CONFIG_MAX_CHARS = 4096
+GOALS_MAX_BYTES = 1 << 20
 
 
 class FarmApiError(Exception):
@@ -26,6 +33,93 @@ class FarmApiError(Exception):
         self.status = status
         self.code = code
         self.message = message
+
+
+class GoalsFileError(ValueError):
+    """A goals file line the scheduler would refuse; the message names ``file:line``, the field and why."""
+
+
+Goal = Union[str, Mapping[str, Any]]
+
+
+def _goal_problem(goal: Any) -> Optional[str]:
+    if not isinstance(goal, str):
+        return "must be text"
+    if not goal:
+        return "must not be empty"
+    if len(goal) > GOAL_MAX_CHARS:
+        return f"at most {GOAL_MAX_CHARS} characters"
+    if any((ord(c) < 32 and c not in "\t\n") or ord(c) == 127 for c in goal):
+        return "no control characters (tab and newline are fine)"
+    return None
+
+
+def _game_config_problem(config: Any) -> Optional[str]:
+    if not isinstance(config, dict):
+        return 'must be a JSON object, e.g. {"title": "milk"}'
+    # The scheduler measures the JSON text as JavaScript writes it: compact, non-ASCII kept.
+    if len(json.dumps(config, separators=(",", ":"), ensure_ascii=False)) > GAME_CONFIG_MAX_CHARS:
+        return f"at most {GAME_CONFIG_MAX_CHARS} characters of JSON"
+    return None
+
+
+def load_goals(path: str) -> List[Dict[str, Any]]:
+    """Reads a goals file (JSON Lines, each ``{"goal": "...", "game_config": {...}}``, ``game_config`` optional,
+    blank lines skipped), as ``farm submit --goals`` does; raises GoalsFileError naming ``file:line`` and the field."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text_all = f.read(GOALS_MAX_BYTES + 1)
+    except (OSError, UnicodeDecodeError) as e:
+        raise GoalsFileError(f"{path}: cannot read it ({e})") from None
+    if len(text_all) > GOALS_MAX_BYTES:
+        raise GoalsFileError(f"{path}: more than {GOALS_MAX_BYTES} characters; split the campaign")
+    goals: List[Dict[str, Any]] = []
+    for n, raw in enumerate(text_all.split("\n"), start=1):
+        text = raw.strip()
+        if not text:
+            continue
+        where = f"{path}:{n}"
+        if len(goals) == MAX_GOALS:
+            raise GoalsFileError(f"{where}: more than {MAX_GOALS} goals; at most {MAX_GOALS} per campaign")
+        try:
+            line = json.loads(text)
+        except ValueError as e:
+            raise GoalsFileError(f"{where}: not JSON ({e}); each line is {{\"goal\": \"...\", \"game_config\": {{...}}}}") from None
+        if not isinstance(line, dict):
+            raise GoalsFileError(f'{where}: a line is a JSON object {{"goal": "...", "game_config": {{...}}}}')
+        unknown = [k for k in line if k not in ("goal", "game_config")]
+        if unknown:
+            raise GoalsFileError(f"{where}: unknown field {unknown[0]!r}; a line has \"goal\" and optionally \"game_config\"")
+        if "goal" not in line:
+            raise GoalsFileError(f"{where}: field goal: missing")
+        problem = _goal_problem(line["goal"])
+        if problem:
+            raise GoalsFileError(f"{where}: field goal: {problem}")
+        if "game_config" in line:
+            problem = _game_config_problem(line["game_config"])
+            if problem:
+                raise GoalsFileError(f"{where}: field game_config: {problem}")
+        goals.append(line)
+    if not goals:
+        raise GoalsFileError(f'{path}: no goals (one JSON object a line: {{"goal": "...", "game_config": {{...}}}})')
+    return goals
+
+
+def goals_body(goals: Sequence[Goal]) -> List[Dict[str, Any]]:
+    """The API's ``goals`` from texts or ``{"goal", "game_config"}`` mappings (``gameConfig`` accepted too)."""
+    out: List[Dict[str, Any]] = []
+    for i, g in enumerate(goals):
+        if isinstance(g, str):
+            out.append({"goal": g})
+            continue
+        if not isinstance(g, Mapping) or "goal" not in g:
+            raise ValueError(f"goals[{i}]: a text or a mapping with 'goal' (and optionally 'game_config')")
+        item: Dict[str, Any] = {"goal": g["goal"]}
+        config = g.get("game_config", g.get("gameConfig"))
+        if config is not None:
+            item["gameConfig"] = config
+        out.append(item)
+    return out
 
 
 class CampaignClient:
@@ -59,8 +153,12 @@ class CampaignClient:
 
     def submit(self, task_id: str, episodes: int, policy: str = "random", *, campaign_id: Optional[str] = None,
                base_seed: Optional[int] = None, priority: Optional[int] = None,
-               options: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
-        """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False)."""
+               options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None) -> Dict[str, Any]:
+        """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False).
+
+        ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...}}``
+        (``load_goals`` reads a file of them); without goals every episode's goal is the task's description.
+        ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``."""
         body: Dict[str, Any] = {"taskId": task_id, "episodes": episodes, "policy": policy}
         if campaign_id is not None:
             body["id"] = campaign_id
@@ -70,6 +168,8 @@ class CampaignClient:
             body["priority"] = priority
         if options:
             body["options"] = options
+        if goals is not None:
+            body["goals"] = goals_body(goals)
         return self._call("POST", "/campaigns", body)
 
     def status(self, campaign_id: str) -> Dict[str, Any]:

@@ -31,6 +31,7 @@ import { actuateUi } from "./ui-actuator.ts";
 import { readTree } from "./ui-elements.ts";
 import { snapshotBeforeReset, type ResetKind, type SnapshotSession } from "./snapshot-reset.ts";
 import { startSnapshotName, startSnapshotReset, type StartSnapshotSession } from "./start-snapshot.ts";
+import { resetStepsWithGameConfig } from "./game-config.ts";
 import type { ResetMode } from "@farm/task";
 import type { EndCause } from "./trajectory-types.ts";
 import type { EpisodeTrajectory } from "./trajectory-types.ts";
@@ -219,7 +220,6 @@ export class DeviceSession {
 
   private async runResetSteps(seed: number, counters: Record<string, number>, signal: AbortSignal, mode: ResetMode, gameConfig?: Record<string, unknown>): Promise<{ steps: StepsOutcome; kind: ResetKind } | { fail: string }> {
     this.acc.pause();
-    void gameConfig; // not applied yet (issue 28: per-episode game configs)
     try {
       if (mode === "start-snapshot") {
         const r = await startSnapshotReset(this.startSnapshotSession(seed, counters, signal), counters);
@@ -234,7 +234,8 @@ export class DeviceSession {
         if ("fail" in how) return how;
         kind = how.kind;
       }
-      return { steps: await runSteps(this.task.task.resetSteps, this.stepContext(seed, counters, signal)), kind };
+      const steps = gameConfig ? resetStepsWithGameConfig(this.task.task.resetSteps, gameConfig) : this.task.task.resetSteps;
+      return { steps: await runSteps(steps, this.stepContext(seed, counters, signal)), kind };
     } finally {
       this.acc.resumeFresh();
     }

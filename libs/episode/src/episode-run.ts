@@ -24,7 +24,7 @@ import { episodeEndInfo, markFirst, markMid, tellEpisodeEnd } from "./policy-fee
 import type { SessionPort } from "./session-port.ts";
 import type { ResetKind } from "./snapshot-reset.ts";
 import { TaskNotRunnableError } from "./errors.ts";
-import { startSnapshotRefusal, type ResetMode } from "@farm/task";
+import { gameConfigRefusal, startSnapshotRefusal, type ResetMode } from "@farm/task";
 import { sleep } from "@farm/time";
 import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepRecord } from "./trajectory-types.ts";
 import { compactTree, elementsOf } from "./ui-elements.ts";
@@ -138,6 +138,8 @@ export class EpisodeRun {
       const refused = startSnapshotRefusal(port.task.task);
       if (refused) throw new TaskNotRunnableError(refused);
     }
+    const gameRefused = opts.gameConfig ? gameConfigRefusal(port.task.task, resetModeOf(opts)) : undefined;
+    if (gameRefused) throw new TaskNotRunnableError(gameRefused);
     await port.ensureReady();
     return new EpisodeRun(port, opts, limits);
   }

@@ -60,6 +60,40 @@ export const episodeOptionsSchema = z.strictObject({
   resetMode: z.enum(["steps", "setup-snapshot", "start-snapshot"]).optional(),
   /** Per-step deadline in milliseconds (a hung device truncates the episode). */
   stepTimeoutMs: z.int().min(100).max(600_000).optional(),
+  /** Record the screen as a tree (a11y) every N steps; 0 or absent = never (a policy that needs elements gets them anyway). */
+  a11yEvery: z.int().min(0).max(1_000_000).optional(),
+  /** Invalid answers (bad UI actions) after which the episode ends truncated (`invalid_actions`); 0 or absent = no limit. */
+  maxInvalidActions: z.int().min(0).max(1_000_000).optional(),
+});
+
+/** Bounds of a per-episode goal (issue 28): goal texts of GUI-agent data sets are a sentence or two. */
+export const GOAL_MAX_CHARS = 2000;
+/** Bounds of a per-episode game config: its JSON text, as passed in the app's start intent. */
+export const GAME_CONFIG_MAX_CHARS = 4096;
+
+/** A goal text: non-empty, bounded, no control characters but tab and newline (it reaches logs and prompts). */
+export const goalSchema = z
+  .string()
+  .min(1, "must not be empty")
+  .max(GOAL_MAX_CHARS, `at most ${GOAL_MAX_CHARS} characters`)
+  .refine((g) => !/[\u0000-\u0008\u000b-\u001f\u007f]/.test(g), "no control characters (tab and newline are fine)");
+
+/** Why `v` is not a game config (a JSON object of at most GAME_CONFIG_MAX_CHARS characters), or undefined. */
+export function gameConfigProblem(v: unknown): string | undefined {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return "must be a JSON object, e.g. {\"title\": \"milk\"}";
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    return "must be plain JSON";
+  }
+  if (text === undefined || text.length > GAME_CONFIG_MAX_CHARS) return `at most ${GAME_CONFIG_MAX_CHARS} characters of JSON`;
+  return undefined;
+}
+
+/** An app's RL_TASK_GAME_CONFIG for one episode; kept as given (no copy: zod's record would rebuild it key by key). */
+export const gameConfigSchema = z.custom<Record<string, unknown>>((v) => gameConfigProblem(v) === undefined, {
+  error: (iss) => gameConfigProblem(iss.input) ?? "invalid",
 });
 
 export const episodeJobDataSchema = z.strictObject({
@@ -73,6 +107,10 @@ export const episodeJobDataSchema = z.strictObject({
   /** Seed of this episode (campaign base seed + index, modulo 2^32). */
   seed: z.int().min(0).max(2 ** 32 - 1),
   options: episodeOptionsSchema,
+  /** This episode's goal (the campaign's goals, line episodeIndex mod N); absent = the task's description. */
+  goal: goalSchema.optional(),
+  /** This episode's RL_TASK_GAME_CONFIG, in place of the one the task's reset start_activity passes. */
+  gameConfig: gameConfigSchema.optional(),
 });
 
 export type EpisodeJobData = z.infer<typeof episodeJobDataSchema>;

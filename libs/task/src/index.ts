@@ -11,4 +11,4 @@ export { TASK_LIMITS, TASK_ID_PATTERN } from "./limits.ts";
 export { taskHash, canonicalJson } from "./hash.ts";
 export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";
 export { taskToText, TaskConvertError, type TargetDialect } from "./write-text.ts";
-export { RESET_MODES, DEFAULT_RESET_MODE, isResetMode, startSnapshotRefusal, type ResetMode } from "./reset-modes.ts";
+export { RESET_MODES, DEFAULT_RESET_MODE, isResetMode, startSnapshotRefusal, gameConfigRefusal, GAME_CONFIG_EXTRA, type ResetMode } from "./reset-modes.ts";

@@ -34,3 +34,21 @@ export function startSnapshotRefusal(task: Pick<Task, "id"> & { resetSteps?: Tas
     `takes that seed after a snapshot load, so reset mode start-snapshot would replay one draw every episode; use --reset steps or setup-snapshot`
   );
 }
+
+/** The intent extra that carries a task app's configuration (JSON) in a start_activity's extra_args. */
+export const GAME_CONFIG_EXTRA = "RL_TASK_GAME_CONFIG";
+
+/**
+ * Why per-episode game configs (issue 28) cannot run this task in this reset mode, or undefined when they can. The
+ * config goes into the reset steps' start_activity extras (@farm/episode, game-config.ts), so the app must be started
+ * by each episode's reset steps.
+ */
+export function gameConfigRefusal(task: Pick<Task, "id"> & { resetSteps?: Task["resetSteps"] }, mode: ResetMode): string | undefined {
+  if (mode === "start-snapshot") {
+    return `task '${task.id}': a per-episode game config is passed by the reset steps' start_activity, and reset mode start-snapshot loads a snapshot instead of running them; use --reset steps or setup-snapshot`;
+  }
+  // A catalog that holds only ids and hashes cannot tell; the worker refuses the job then.
+  const starts = task.resetSteps?.some((s) => s.action?.kind === "adb" && s.action.request.cmd.command === "start_activity");
+  if (starts === false) return `task '${task.id}': a per-episode game config goes into the reset steps' start_activity extras, and its reset_steps start no activity`;
+  return undefined;
+}

@@ -9,6 +9,8 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import {
   CAMPAIGN_ID_PATTERN,
+  gameConfigSchema,
+  goalSchema,
   CAMPAIGN_PRIORITY_MAX,
   DEFAULT_CAMPAIGN_PRIORITY,
   episodeOptionsSchema,
@@ -23,6 +25,15 @@ import { SchedulerError } from "./errors.ts";
 /** Upper bound on episodes per campaign; the done-bitmap of the largest campaign is 12.5 MB. */
 export const MAX_CAMPAIGN_EPISODES = 100_000_000;
 
+/** Upper bound on a campaign's goals (issue 28); the whole request stays under the API's body limit. */
+export const MAX_CAMPAIGN_GOALS = 10_000;
+/** `POST /campaigns` body limit: room for a goals list (was 64 KiB before goals). */
+export const CAMPAIGN_BODY_LIMIT = "1mb";
+
+/** One episode's goal and, optionally, its app's RL_TASK_GAME_CONFIG (a line of `farm submit --goals FILE.jsonl`). */
+export const campaignGoalSchema = z.strictObject({ goal: goalSchema, gameConfig: gameConfigSchema.optional() });
+export type CampaignGoal = z.infer<typeof campaignGoalSchema>;
+
 /** What a client submits (CLI, HTTP body). `policy` may be a bare spec string. */
 export const campaignInputSchema = z.strictObject({
   id: z.string().regex(CAMPAIGN_ID_PATTERN, "1-64 letters, digits, '_', '.', '-', starting with a letter or digit").optional(),
@@ -34,6 +45,8 @@ export const campaignInputSchema = z.strictObject({
   baseSeed: z.int().min(0).max(MAX_SEED).default(0),
   priority: z.int().min(0).max(CAMPAIGN_PRIORITY_MAX).default(DEFAULT_CAMPAIGN_PRIORITY),
   options: episodeOptionsSchema.default({}),
+  /** Episode i gets goals[i mod N]; absent: every episode's goal is the task's description. */
+  goals: z.array(campaignGoalSchema).min(1).max(MAX_CAMPAIGN_GOALS).optional(),
 });
 
 export type CampaignInput = z.input<typeof campaignInputSchema>;
@@ -57,6 +70,13 @@ export interface CampaignSpec {
   baseSeed: number;
   priority: number;
   options: EpisodeOptions;
+  goals?: CampaignGoal[];
+}
+
+/** Episode `index`'s goal and game config (goals[index mod N]); nothing when the campaign has no goals. */
+export function goalOf(spec: Pick<CampaignSpec, "goals">, index: number): { goal?: string; gameConfig?: Record<string, unknown> } {
+  const g = spec.goals?.length ? spec.goals[index % spec.goals.length] : undefined;
+  return g ? { goal: g.goal, ...(g.gameConfig !== undefined ? { gameConfig: g.gameConfig } : {}) } : {};
 }
 
 export function parseCampaignInput(input: unknown): z.output<typeof campaignInputSchema> {
@@ -77,6 +97,8 @@ export function campaignIdentity(spec: Omit<CampaignSpec, "id" | "priority">): s
     episodes: spec.episodes,
     baseSeed: spec.baseSeed,
     options: spec.options,
+    // Absent, not empty: campaigns without goals keep the ids they had before goals existed.
+    ...(spec.goals ? { goals: spec.goals } : {}),
   });
 }
 

@@ -38,7 +38,10 @@ export interface CampaignSummary {
 export interface CampaignStatus {
   id: string;
   state: CampaignState;
-  spec: CampaignSpec;
+  /** The spec without its goals (up to 10,000 of them would swell every status read); `goals` counts them. */
+  spec: Omit<CampaignSpec, "goals">;
+  /** How many goals the campaign cycles through (absent: the task's description for every episode). */
+  goals?: number;
   episodes: number;
   /** Jobs put on the queue so far (indexes 0 … enqueued-1). */
   enqueued: number;
@@ -95,10 +98,12 @@ export function statusOf(rec: CampaignRecord, inFlight: number, running: number,
   const finished = rec.completed + rec.failed;
   const rate = rateOf(rec, nowMs);
   const remaining = rec.spec.episodes - finished;
+  const { goals, ...spec } = rec.spec;
   const status: CampaignStatus = {
     id: rec.spec.id,
     state: rec.state,
-    spec: rec.spec,
+    spec,
+    ...(goals ? { goals: goals.length } : {}),
     episodes: rec.spec.episodes,
     enqueued: rec.nextIndex,
     completed: rec.completed,

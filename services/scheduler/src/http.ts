@@ -29,7 +29,7 @@ import { silentLogger, type Logger } from "@farm/log";
 import type { MetricsSource } from "@farm/metrics";
 import { HTTP_STATUS_OF, SchedulerError } from "./errors.ts";
 import { createAccess } from "./http-access.ts";
-import { campaignListQuerySchema, clampListLimit } from "./campaign-spec.ts";
+import { CAMPAIGN_BODY_LIMIT, campaignListQuerySchema, clampListLimit } from "./campaign-spec.ts";
 import { openApiDocument } from "./openapi.ts";
 import { readFileSync } from "node:fs";
 
@@ -118,7 +118,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   app.get("/campaigns/:id", async (req, res) => {
     res.json(await scheduler.status(String(req.params.id)));
   });
-  app.post("/campaigns", express.json({ limit: "64kb", strict: true }), async (req, res) => {
+  app.post("/campaigns", express.json({ limit: CAMPAIGN_BODY_LIMIT, strict: true }), async (req, res) => {
     if (req.body === undefined) return sendError(res, 400, "SPEC_INVALID", "send the campaign as a JSON body (content-type: application/json)");
     const r = await scheduler.submit(req.body);
     res.status(r.created ? 201 : 200).json(r);

@@ -16,7 +16,8 @@ const campaignStatusSchema = z
   .looseObject({
     id: z.string(),
     state: z.string().describe("running | finished | cancelled"),
-    spec: z.looseObject({ id: z.string(), taskId: z.string(), taskHash: z.string(), policy: z.looseObject({ spec: z.string() }), episodes: z.int() }),
+    spec: z.looseObject({ id: z.string(), taskId: z.string(), taskHash: z.string(), policy: z.looseObject({ spec: z.string() }), episodes: z.int() }).describe("the submitted campaign without its goals"),
+    goals: z.int().optional().describe("how many goals the episodes cycle through (absent: the task's description)"),
     episodes: z.int(),
     enqueued: z.int(),
     completed: z.int(),
@@ -51,7 +52,7 @@ const HTTP_TEXT: Record<number, string> = {
   403: "forbidden (foreign Origin or Host, or a state change without the token)",
   404: "no such campaign or route",
   409: "conflict (e.g. the same id with a different spec, a task hash that does not match)",
-  413: "body too large (64 KiB)",
+  413: "body too large (1 MiB)",
 };
 const idParam = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" } };
 
@@ -63,7 +64,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     components: {
       schemas: {
-        CampaignInput: { ...schemaOf(campaignInputSchema, "input"), description: "A campaign to submit. `policy`: random | scripted:<name> | module:<name> | http:<url> | http-batch:<url> (a URL without user:password@). `options.frameEncoding`: png, jpeg[:Q] or webp[:Q], optionally @WxH. `options.resetMode` start-snapshot is refused (400) for a task whose reset steps draw from the episode's seed (start_random_activity)." },
+        CampaignInput: { ...schemaOf(campaignInputSchema, "input"), description: "A campaign to submit. `policy`: random | scripted:<name> | module:<name> | http:<url> | http-batch:<url> (a URL without user:password@). `options.frameEncoding`: png, jpeg[:Q] or webp[:Q], optionally @WxH. `options.resetMode` start-snapshot is refused (400) for a task whose reset steps draw from the episode's seed (start_random_activity). `goals` (at most 10,000; episode i gets goals[i mod N]): `goal` is 1–2000 characters without control characters but tab and newline (default: the task's description); `gameConfig` is a JSON object of at most 4096 characters of JSON, the episode's RL_TASK_GAME_CONFIG, refused (400) with `options.resetMode` start-snapshot or for a task whose reset steps start no activity. `options.a11yEvery`: record the screen as a tree every N steps (0: never); `options.maxInvalidActions`: invalid agent answers that end the episode (0: no limit)." },
         CampaignStatus: schemaOf(campaignStatusSchema, "output"),
         SubmitResult: schemaOf(submitResultSchema, "output"),
         CampaignList: schemaOf(listSchema, "output"),

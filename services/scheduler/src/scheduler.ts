@@ -45,14 +45,14 @@ import {
 } from "@farm/queue";
 import { silentLogger, type Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { deriveCampaignId, campaignIdentity, episodeSeed, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
+import { deriveCampaignId, campaignIdentity, episodeSeed, goalOf, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
 import { CampaignStore, type CampaignRecord, type EpisodeTally } from "./campaign-store.ts";
 import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError } from "./errors.ts";
 import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 import { withDeadline } from "@farm/time";
-import { startSnapshotRefusal } from "@farm/task";
+import { gameConfigRefusal, startSnapshotRefusal } from "@farm/task";
 
 export const DEFAULT_WINDOW_SIZE = 1000;
 /**
@@ -250,15 +250,18 @@ export class Scheduler {
     }
     const refused = parsed.options.resetMode === "start-snapshot" ? startSnapshotRefusal(task.task) : undefined;
     if (refused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: options.resetMode: start-snapshot is refused: ${refused}`);
+    const configured = parsed.goals?.findIndex((g) => g.gameConfig !== undefined) ?? -1;
+    const gameRefused = configured >= 0 ? gameConfigRefusal(task.task, parsed.options.resetMode ?? (parsed.options.resetFromSnapshot ? "setup-snapshot" : "steps")) : undefined;
+    if (gameRefused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: goals.${configured}.gameConfig is refused: ${gameRefused}`);
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
-    const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options };
+    const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options, ...(parsed.goals ? { goals: parsed.goals } : {}) };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
     const r = await this.store.create(spec, Date.now());
     if (!r.created && campaignIdentity(r.existing) !== campaignIdentity(spec)) {
       throw new SchedulerError("CAMPAIGN_CONFLICT", `campaign '${spec.id}' already exists with a different task, policy, episodes, seed or options; choose another --id`);
     }
     if (r.created) {
-      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority }, "campaign submitted");
+      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0 }, "campaign submitted");
     } else {
       this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
     }
@@ -428,6 +431,7 @@ export class Scheduler {
         policy: spec.policy,
         seed: episodeSeed(spec.baseSeed, index),
         options: spec.options,
+        ...goalOf(spec, index),
       },
       opts: { ...defaultEpisodeJobOptions, jobId: episodeJobId(spec.id, index), priority: bullPriority(spec.priority) },
     };

@@ -165,7 +165,7 @@ describe("malformed requests get 4xx, never 500", () => {
     { name: "JSON scalar", method: "POST", path: "/campaigns", headers: { "content-type": "application/json" }, body: "42", status: 400 },
     { name: "JSON with __proto__", method: "POST", path: "/campaigns", headers: { "content-type": "application/json" }, body: '{"__proto__":{"x":1},"taskId":"classic_2048","episodes":1}', status: 400 },
     { name: "huge numbers", method: "POST", path: "/campaigns", headers: { "content-type": "application/json" }, body: '{"taskId":"classic_2048","episodes":1e400}', status: 400 },
-    { name: "body over 64 KiB", method: "POST", path: "/campaigns", headers: { "content-type": "application/json" }, body: `{"a":"${"x".repeat(70_000)}"}`, status: 413 },
+    { name: "body over 1 MiB", method: "POST", path: "/campaigns", headers: { "content-type": "application/json" }, body: `{"a":"${"x".repeat(1_100_000)}"}`, status: 413 },
     { name: "bad charset", method: "POST", path: "/campaigns", headers: { "content-type": "application/json; charset=klingon" }, body: "{}", status: 415 },
     { name: "no content type", method: "POST", path: "/campaigns", body: "{}", status: 400 },
     { name: "DELETE a collection", method: "DELETE", path: "/campaigns", status: 405 },

@@ -101,6 +101,16 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
     ...(o.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: o.maxEpisodeSteps } : {}),
     ...(o.maxEpisodeSec !== undefined ? { maxEpisodeSec: o.maxEpisodeSec } : {}),
     ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.stepTimeoutMs } : {}),
+    ...(o.maxInvalidActions !== undefined ? { maxInvalidActions: o.maxInvalidActions } : {}),
+  };
+}
+
+/** The job's goal, game config and a11y cadence for `runEpisode` (absent: the task's description, its own config, no trees). */
+function agentOptionsOf(d: EpisodeJobData): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number } {
+  return {
+    ...(d.goal !== undefined ? { goal: d.goal } : {}),
+    ...(d.gameConfig !== undefined ? { gameConfig: d.gameConfig } : {}),
+    ...(d.options.a11yEvery !== undefined ? { a11yEvery: d.options.a11yEvery } : {}),
   };
 }
 
@@ -199,6 +209,7 @@ class EpisodeProcessor {
         ...frameEncodingOf(data.options.frameEncoding),
         ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         ...(data.options.resetMode ? { resetMode: data.options.resetMode } : {}),
+        ...agentOptionsOf(data),
       });
     } catch (e) {
       // The task cannot run this way anywhere (e.g. start-snapshot for a seeded reset): no retry.
@@ -282,7 +293,9 @@ class EpisodeProcessor {
     try {
       const facts: JobAttempts = { attemptsMade: job.attemptsMade, attempts: job.opts.attempts ?? 1 };
       const session = await this.readySession(job, task, r, facts, log);
-      log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt }, "episode started");
+      // Which goal this episode pursues (clipped; goals are checked printable when the job is read).
+      const agent = { ...(data.goal !== undefined ? { goal: data.goal.slice(0, 120) } : {}), ...(data.gameConfig !== undefined ? { gameConfig: true } : {}) };
+      log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt, ...agent }, "episode started");
       const traj = await this.runOnSession(session, job, data, policy, bullSignal, facts, log);
       const decision = decideAttempt({
         ...facts,

@@ -2,7 +2,7 @@
  * Reset modes through the worker, end to end: real Redis, a real adb server, one simulated emulator found by its
  * discovery file. A `start-snapshot` campaign's first episode saves the start snapshot, the others load it; the
  * trajectories and `farm_episode_resets_total` say so. A `start-snapshot` job for a task whose reset draws from the
- * episode's seed fails at once, without retries, naming the task.
+ * episode's seed fails at once, without retries, naming the task; so does one carrying a game config (issue 28).
  */
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,7 +11,7 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { Queue } from "bullmq";
 import { startAdbServer, startRedis, type LocalAdbServer, type LocalRedis } from "@farm/local-services";
-import { QUEUE_NAMES, episodeJobId } from "@farm/queue";
+import { EPISODE_JOB_VERSION, QUEUE_NAMES, defaultEpisodeJobOptions, episodeJobId, type EpisodeJobData } from "@farm/queue";
 import { startSimulatedDevices } from "@farm/simulator";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "../src/index.ts";
@@ -99,4 +99,26 @@ test("a start-snapshot job for a seeded reset fails at once, without retries, na
   const job = await queue.getJob(episodeJobId("seeded", 0));
   assert.equal(job?.attemptsMade, 1, "not retried");
   assert.match(job?.failedReason ?? "", /task 'seeded_reset' reset_steps\[0\] \(line 4\): start_random_activity/);
+});
+
+test("a start-snapshot job with a game config fails at once, without retries, saying why", async () => {
+  const task = loadTaskFile(TASK_FILE);
+  const data: EpisodeJobData = {
+    v: EPISODE_JOB_VERSION,
+    campaignId: "configured",
+    episodeIndex: 0,
+    taskId: task.task.id,
+    taskHash: task.hash,
+    policy: { spec: "random" },
+    seed: 1,
+    options: { maxEpisodeSteps: 2, resetMode: "start-snapshot" },
+    goal: "Reach 2048",
+    gameConfig: { size: 4 },
+  };
+  await queue.add("episode", data, { ...defaultEpisodeJobOptions, attempts: 3, backoff: { type: "fixed", delay: 200 }, jobId: episodeJobId("configured", 0) });
+  const h = { queue, task } as unknown as Harness;
+  assert.deepEqual(await waitForCampaign(h, "configured", 1, 60_000), { completed: 0, failed: 1 });
+  const job = await queue.getJob(episodeJobId("configured", 0));
+  assert.equal(job?.attemptsMade, 1, "not retried");
+  assert.match(job?.failedReason ?? "", /game config .*start-snapshot/);
 });

@@ -7,12 +7,13 @@ import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
 import { parseIntOption, parsePositiveNumberOption, parseResetModeOption } from "./options.ts";
+import { addAgentOptions, goalsOf, observationOptions, type AgentFlags } from "./agent-options.ts";
 import type { ResetMode } from "@farm/task";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
 import { terminalSafe, terminalSafeJson } from "@farm/terminal-text";
 
-interface SubmitOptions extends AccessOptions {
+interface SubmitOptions extends AccessOptions, AgentFlags {
   episodes: string;
   policy: string;
   seed?: string;
@@ -20,7 +21,6 @@ interface SubmitOptions extends AccessOptions {
   id?: string;
   maxSteps?: string;
   maxSec?: string;
-  frameEvery?: string;
   frameEncoding?: string;
   resetFromSnapshot?: boolean;
   reset?: string;
@@ -54,7 +54,7 @@ export function describeStatus(s: CampaignStatus): string {
 
 export const campaignCommands: CommandModule = {
   register(program: Command) {
-    addAccessOptions(
+    const submit = addAccessOptions(
       program
         .command("submit")
         .description("submit a campaign: N episodes of a task with a policy; prints the campaign id (re-submitting the same campaign adds nothing)")
@@ -72,7 +72,8 @@ export const campaignCommands: CommandModule = {
         .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--json", "print the whole result as JSON instead of the id"),
-    ).action(async (taskArg: string, o: SubmitOptions) => {
+    );
+    addAgentOptions(submit, "submit").action(async (taskArg: string, o: SubmitOptions) => {
       const isFile = existsSync(taskArg) && statSync(taskArg).isFile();
       let taskId = taskArg;
       let taskHash: string | undefined;
@@ -86,11 +87,12 @@ export const campaignCommands: CommandModule = {
       const options = {
         ...(o.maxSteps !== undefined ? { maxEpisodeSteps: parseIntOption("max-steps", o.maxSteps, 1) } : {}),
         ...(maxSec !== undefined ? { maxEpisodeSec: maxSec } : {}),
-        ...(o.frameEvery !== undefined ? { frameEvery: parseIntOption("frame-every", o.frameEvery) } : {}),
+        ...observationOptions(o),
         ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}),
         ...resetOptions(o),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
       };
+      const goals = await goalsOf(o);
       const input = {
         taskId,
         ...(taskHash ? { taskHash } : {}),
@@ -100,6 +102,7 @@ export const campaignCommands: CommandModule = {
         ...(o.priority !== undefined ? { priority: parseIntOption("priority", o.priority) } : {}),
         ...(o.id !== undefined ? { id: o.id } : {}),
         options,
+        ...(goals ? { goals } : {}),
       };
       const r = await withCampaignClient(o, (c) => c.submit(input), isFile ? [taskArg] : []);
       if (o.json) process.stdout.write(`${JSON.stringify(r)}\n`);

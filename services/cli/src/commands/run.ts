@@ -2,9 +2,10 @@ import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
 import { collect, parseIntOption, parseResetModeOption } from "./options.ts";
+import { addAgentOptions, agentRunOptions, type AgentFlags } from "./agent-options.ts";
 import type { CommandModule } from "./types.ts";
 
-interface RunOptions {
+interface RunOptions extends AgentFlags {
   episodes: string;
   policy: string;
   seed: string;
@@ -44,13 +45,15 @@ export const runCommand: CommandModule = {
       .action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
+    // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-options.ts).
+    addAgentOptions(program.commands.find((c) => c.name() === "run")!, "run");
   },
 };
 
 async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const path = await import("node:path");
   const os = await import("node:os");
-  const { loadTaskFile, startSnapshotRefusal } = await import("@farm/task");
+  const { loadTaskFile, startSnapshotRefusal, gameConfigRefusal } = await import("@farm/task");
   const { AdbDriver } = await import("@farm/adb");
   const { DeviceSession } = await import("@farm/episode");
   const { policyFromSpec } = await import("@farm/policy");
@@ -60,8 +63,9 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
-  const frameEvery = parseIntOption("frame-every", o.frameEvery, 0) ?? 0;
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
+  const agent = await agentRunOptions(o);
+  const frameEvery = agent.frameEvery ?? 0;
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -71,6 +75,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
   const refused = resetMode === "start-snapshot" ? startSnapshotRefusal(loaded.task) : undefined;
   if (refused) throw new Error(`${taskPath}: --reset start-snapshot is refused: ${refused}`);
+  const gameRefused = agent.gameConfigs ? gameConfigRefusal(loaded.task, resetMode) : undefined;
+  if (gameRefused) throw new Error(`${taskPath}: --goals with game_config is refused: ${gameRefused}`);
 
   // Everything started here is released last-first, on exit and on SIGINT/SIGTERM (a second signal: exit now).
   const releasers = new Releasers();
@@ -136,6 +142,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
           policy,
           signal: stop,
           resetMode,
+          ...agent.forEpisode(i),
           ...(writer && episodeIdOf
             ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
             : {}),

@@ -1,0 +1,179 @@
+/**
+ * The agent options of `farm submit` and `farm run` (issue 28): goals (`--goal TEXT`, `--goals FILE.jsonl`), what a
+ * step observes (`--observe pixels,a11y`, `--frame-every`, `--a11y-every`) and `--max-invalid-actions`.
+ *
+ * `--observe` says what the trajectory records: `pixels` → a frame every `--frame-every` steps (default 1), `a11y`
+ * → the screen as a tree and its element list every `--a11y-every` steps (default 1); a kind left out is not
+ * recorded (its every-N is 0, and giving its every-N flag is an error). It does not limit the policy: a policy that
+ * needs pixels or elements gets them every step regardless. Without `--observe` the flags act as before (frames as
+ * `--frame-every` or the config's default, no trees unless `--a11y-every`).
+ */
+import { readFile, stat } from "node:fs/promises";
+import type { Command } from "commander";
+import { FarmError } from "@farm/errors";
+import { gameConfigProblem, goalSchema } from "@farm/queue";
+import { terminalSafe } from "@farm/terminal-text";
+import { parseIntOption, shown } from "./options.ts";
+
+export const OBSERVE_KINDS = ["pixels", "a11y"] as const;
+export type ObserveKind = (typeof OBSERVE_KINDS)[number];
+
+/** One episode's goal and optional game config, as the scheduler's API and `RunEpisodeOptions` take them. */
+export interface GoalLine {
+  goal: string;
+  gameConfig?: Record<string, unknown>;
+}
+
+/** Bounds of a goals file: the scheduler takes at most 10,000 goals in a request of at most 1 MiB. */
+export const GOALS_MAX_LINES = 10_000;
+const GOALS_MAX_BYTES = 1 << 20;
+
+/** A bad agent option or goals file: says which flag, file:line and field, and what to give instead. */
+export class AgentOptionError extends FarmError<"agent_option"> {
+  constructor(message: string) {
+    super("agent_option", message);
+    this.name = "AgentOptionError";
+  }
+}
+
+/** `--observe pixels,a11y` → the kinds (each at most once); undefined when absent. */
+export function parseObserve(v: string | undefined): Set<ObserveKind> | undefined {
+  if (v === undefined) return undefined;
+  const kinds = new Set<ObserveKind>();
+  for (const raw of v.split(",")) {
+    const k = raw.trim();
+    if (!(OBSERVE_KINDS as readonly string[]).includes(k)) throw new AgentOptionError(`--observe takes a comma-separated list of ${OBSERVE_KINDS.join(", ")} (each optional), got '${shown(k)}' in '${shown(v)}'`);
+    kinds.add(k as ObserveKind);
+  }
+  return kinds;
+}
+
+export interface ObserveFlags {
+  observe?: string;
+  frameEvery?: string;
+  a11yEvery?: string;
+  maxInvalidActions?: string;
+}
+
+/** The recording cadences and invalid-action limit the flags ask for (only what was asked: defaults stay elsewhere). */
+export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number } {
+  const kinds = parseObserve(o.observe);
+  const cadence = (kind: ObserveKind, flag: string, v: string | undefined): number | undefined => {
+    const n = parseIntOption(flag, v);
+    if (!kinds) return n;
+    if (!kinds.has(kind)) {
+      if (n !== undefined && n > 0) throw new AgentOptionError(`--${flag} ${n} records ${kind}, but --observe '${shown(o.observe!)}' leaves ${kind} out; add it to --observe or drop --${flag}`);
+      return 0;
+    }
+    return n ?? 1;
+  };
+  const frameEvery = cadence("pixels", "frame-every", o.frameEvery);
+  const a11yEvery = cadence("a11y", "a11y-every", o.a11yEvery);
+  const maxInvalidActions = parseIntOption("max-invalid-actions", o.maxInvalidActions, 0, 1_000_000);
+  return {
+    ...(frameEvery !== undefined ? { frameEvery } : {}),
+    ...(a11yEvery !== undefined ? { a11yEvery } : {}),
+    ...(maxInvalidActions !== undefined ? { maxInvalidActions } : {}),
+  };
+}
+
+/** `--goal TEXT`, checked as the job checks it. */
+export function parseGoalOption(v: string | undefined): string | undefined {
+  if (v === undefined) return undefined;
+  const r = goalSchema.safeParse(v);
+  if (!r.success) throw new AgentOptionError(`--goal: ${r.error.issues[0]?.message ?? "invalid"}`);
+  return r.data;
+}
+
+/**
+ * A goals file: JSON Lines, each `{"goal": "...", "game_config": {...}?}` (blank lines skipped); episode i gets
+ * line i mod N. Every problem names file:line and the field.
+ */
+export async function readGoalsFile(file: string): Promise<GoalLine[]> {
+  // The whole path (an editor jumps to file:line), printable; the OS bounds its length.
+  const name = terminalSafe(file);
+  const size = await stat(file).then((s) => s.size, (e: unknown) => {
+    throw new AgentOptionError(`--goals ${name}: cannot read it (${(e as Error).message})`);
+  });
+  if (size > GOALS_MAX_BYTES) throw new AgentOptionError(`--goals ${name}: ${size} bytes; at most ${GOALS_MAX_BYTES} (split the campaign)`);
+  const goals: GoalLine[] = [];
+  const lines = (await readFile(file, "utf8")).split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!.trim();
+    if (text === "") continue;
+    if (goals.length === GOALS_MAX_LINES) throw new AgentOptionError(`${name}:${i + 1}: more than ${GOALS_MAX_LINES} goals; at most ${GOALS_MAX_LINES} per campaign`);
+    goals.push(goalLine(text, `${name}:${i + 1}`));
+  }
+  if (goals.length === 0) throw new AgentOptionError(`--goals ${name}: no goals (one JSON object a line: {"goal": "...", "game_config": {...}})`);
+  return goals;
+}
+
+function goalLine(text: string, where: string): GoalLine {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    throw new AgentOptionError(`${where}: not JSON (${(e as Error).message}); each line is {"goal": "...", "game_config": {...}}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new AgentOptionError(`${where}: a line is a JSON object {"goal": "...", "game_config": {...}}`);
+  const line = v as Record<string, unknown>;
+  const unknown = Object.keys(line).find((k) => k !== "goal" && k !== "game_config");
+  if (unknown !== undefined) throw new AgentOptionError(`${where}: unknown field '${shown(unknown)}'; a line has "goal" and optionally "game_config"`);
+  if (!Object.hasOwn(line, "goal")) throw new AgentOptionError(`${where}: field goal: missing`);
+  const goal = goalSchema.safeParse(line.goal);
+  if (!goal.success) throw new AgentOptionError(`${where}: field goal: ${typeof line.goal === "string" ? (goal.error.issues[0]?.message ?? "invalid") : "must be text"}`);
+  if (!Object.hasOwn(line, "game_config")) return { goal: goal.data };
+  const problem = gameConfigProblem(line.game_config);
+  if (problem) throw new AgentOptionError(`${where}: field game_config: ${problem}`);
+  return { goal: goal.data, gameConfig: line.game_config as Record<string, unknown> };
+}
+
+/** The flags of `addAgentOptions` (and `--frame-every`, which both commands had before). */
+export interface AgentFlags extends ObserveFlags {
+  goal?: string;
+  goals?: string;
+}
+
+/** Adds the agent flags to `farm run` or `farm submit`. */
+export function addAgentOptions(cmd: Command, which: "run" | "submit"): Command {
+  const each = which === "run" ? "its episodes" : "every episode";
+  return cmd
+    .option("--observe <kinds>", "what each step records: pixels,a11y (each optional): pixels = frames every --frame-every steps (default 1), a11y = the screen as a tree + element list every --a11y-every steps (default 1); a policy that needs pixels or elements gets them regardless")
+    .option("--a11y-every <n>", "record the screen as a tree every N steps (0 = none)")
+    .option("--max-invalid-actions <n>", "end an episode (truncated, invalid_actions) after N invalid agent answers (0 = no limit)")
+    .option("--goal <text>", `the goal of ${each} (default: the task's description)`)
+    .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG)`);
+}
+
+/** The goals the flags give: `--goal` (one) or `--goals FILE` (many), not both; undefined for neither. */
+export async function goalsOf(o: AgentFlags): Promise<GoalLine[] | undefined> {
+  if (o.goal !== undefined && o.goals !== undefined) throw new AgentOptionError("use either --goal TEXT or --goals FILE.jsonl, not both");
+  const one = parseGoalOption(o.goal);
+  if (one !== undefined) return [{ goal: one }];
+  return o.goals !== undefined ? readGoalsFile(o.goals) : undefined;
+}
+
+/** Episode `i`'s goal and game config (line i mod N). */
+export function goalFor(goals: readonly GoalLine[] | undefined, i: number): { goal?: string; gameConfig?: Record<string, unknown> } {
+  const g = goals?.length ? goals[i % goals.length] : undefined;
+  return g ? { goal: g.goal, ...(g.gameConfig !== undefined ? { gameConfig: g.gameConfig } : {}) } : {};
+}
+
+/** What `farm run` passes to each `runEpisode` from the agent flags. */
+export async function agentRunOptions(o: AgentFlags): Promise<{
+  frameEvery?: number;
+  gameConfigs: boolean;
+  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions: number } };
+}> {
+  const obs = observationOptions(o);
+  const goals = await goalsOf(o);
+  return {
+    ...(obs.frameEvery !== undefined ? { frameEvery: obs.frameEvery } : {}),
+    gameConfigs: goals?.some((g) => g.gameConfig !== undefined) ?? false,
+    forEpisode: (i) => ({
+      ...goalFor(goals, i),
+      ...(obs.a11yEvery !== undefined ? { a11yEvery: obs.a11yEvery } : {}),
+      ...(obs.maxInvalidActions !== undefined ? { limits: { maxInvalidActions: obs.maxInvalidActions } } : {}),
+    }),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * A campaign with goals end to end (issue 28): `farm submit --goals FILE.jsonl --observe pixels,a11y` against a local
+ * farm's HTTP API; each episode's policy (on the worker) is given its own goal, line i mod N, and element lists
+ * although it never asked for them (a11y observed every step); the committed Avro records hold a frame every step.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createLogger } from "@farm/log";
+import { startLocalFarm, type LocalFarm } from "@farm/local-farm";
+import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
+import { pollUntil } from "@farm/time";
+import { REPO } from "./fixtures.ts";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-agent-campaign-"));
+const policyDir = path.join(dir, "policies");
+const seen = path.join(dir, "seen.jsonl");
+const out = path.join(dir, "out");
+const TODO = path.join(REPO, "tasks/todo_create_note.textproto");
+let farm: LocalFarm;
+
+/** Writes what each step was given (episode, goal, element count or -1) and lifts the finger. */
+const OBSERVER = `import { appendFileSync } from "node:fs";
+export function createPolicy() {
+  let ctx;
+  return {
+    name: "observer",
+    needsPixels: false,
+    reset(c) { ctx = c; },
+    act(obs) {
+      appendFileSync(${JSON.stringify(seen)}, JSON.stringify({ episode: ctx.episodeIndex, goal: obs.goal, elements: Array.isArray(obs.elements) ? obs.elements.length : -1 }) + "\\n");
+      return { actionType: "LIFT", touchPosition: [0, 0] };
+    },
+  };
+}
+`;
+
+before(async () => {
+  fs.mkdirSync(policyDir);
+  fs.writeFileSync(path.join(policyDir, "observer.mjs"), OBSERVER);
+  farm = await startLocalFarm({
+    devices: 2,
+    taskPaths: [TODO],
+    outDir: out,
+    queuePrefix: "{agent-campaign}",
+    logger: createLogger({ service: "agent-campaign-test", level: "error" }),
+    environment: {},
+    worker: { policyDir, episode: { settleMs: 20 } },
+    bindTimeoutMs: 90_000,
+    scheduler: { http: true, tickMs: 100 },
+  });
+});
+
+after(async () => {
+  await farm?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function farmCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => (stdout += b));
+    child.stderr.on("data", (b) => (stderr += b));
+    const t = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+const GOALS = [
+  { goal: "Create a note titled eggs", game_config: { title: "eggs" } },
+  { goal: "Create a note titled milk containing 2 litres" },
+  { goal: "Find the note about the dentist" },
+];
+
+test("farm submit --goals --observe pixels,a11y: every episode runs with its own goal and records what it observed", async () => {
+  const goalsFile = path.join(dir, "goals.jsonl");
+  fs.writeFileSync(goalsFile, GOALS.map((g) => JSON.stringify(g)).join("\n") + "\n");
+  const api = farm.schedulerService!.http.url;
+  const r = await farmCli(["submit", TODO, "--api", api, "--episodes", "5", "--policy", "module:observer.mjs", "--max-steps", "3", "--goals", goalsFile, "--observe", "pixels,a11y", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const id = JSON.parse(r.stdout).campaign.id as string;
+  assert.equal(JSON.parse(r.stdout).campaign.goals, 3);
+  const st = await pollUntil(async () => {
+    const s = await farm.scheduler.status(id);
+    return s.state === "running" ? undefined : s;
+  }, { timeoutMs: 120_000, intervalMs: 200 });
+  assert.ok(st, `campaign ${id} finished within 120 s`);
+  assert.equal(st.state, "completed", JSON.stringify(st.summary));
+  assert.equal(st.completed, 5);
+
+  // What the worker's runEpisode gave the policy, per episode.
+  const steps = fs.readFileSync(seen, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { episode: number; goal: string; elements: number });
+  for (let i = 0; i < 5; i++) {
+    const mine = steps.filter((s) => s.episode === i);
+    assert.ok(mine.length >= 3, `episode ${i} ran its steps`);
+    for (const s of mine) {
+      assert.equal(s.goal, GOALS[i % 3]!.goal, `episode ${i}'s goal is line ${i % 3}`);
+      assert.ok(s.elements > 0, `episode ${i}: a11y observed every step gives elements to a policy that did not ask (${s.elements})`);
+    }
+  }
+
+  // The committed records: one per episode, a frame on every step (pixels observed: --frame-every defaults to 1).
+  const episodes: StoredEpisode[] = [];
+  for await (const e of readTrajectories(out)) if (e.campaignId === id) episodes.push(e);
+  assert.equal(episodes.length, 5);
+  for (const e of episodes) {
+    assert.equal(e.frameEvery, 1);
+    assert.ok(e.steps.length > 0 && e.steps.every((s) => s.frame && s.frame.length > 0), `episode ${e.episodeIndex}: a frame every step`);
+    // TODO(lead): once the trajectory schema v3 (goal, a11y per step) is merged, these hold for every record;
+    // until then the Avro records of main drop both fields, and the policy-side checks above carry the test.
+    const v3 = e as StoredEpisode & { goal?: string; steps: { a11y?: unknown }[] };
+    if (v3.goal !== undefined) assert.equal(v3.goal, GOALS[e.episodeIndex % 3]!.goal);
+    if (e.schemaVersion >= 3) assert.ok(v3.steps.every((s) => s.a11y !== undefined), "a11y on every step");
+  }
+});
+
+test("farm submit with a bad goals line fails naming file:line and the field, and submits nothing", async () => {
+  const bad = path.join(dir, "bad.jsonl");
+  fs.writeFileSync(bad, `{"goal": "ok"}\n{"goal": "", "game_config": {}}\n`);
+  const before = (await farm.scheduler.list()).length;
+  const r = await farmCli(["submit", TODO, "--api", farm.schedulerService!.http.url, "--episodes", "2", "--goals", bad]);
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /bad\.jsonl:2: field goal: must not be empty/);
+  assert.equal((await farm.scheduler.list()).length, before);
+});

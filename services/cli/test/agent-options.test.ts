@@ -1,0 +1,76 @@
+/**
+ * The agent flags of `farm submit` / `farm run` (issue 28): `--observe` and the every-N flags, `--max-invalid-actions`,
+ * `--goal`, and goals files whose bad lines are refused naming file:line and the field.
+ */
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { agentRunOptions, goalFor, goalsOf, observationOptions, readGoalsFile } from "../src/commands/agent-options.ts";
+
+const dir = mkdtempSync(path.join(os.tmpdir(), "farm-goals-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const file = (name: string, text: string): string => {
+  const f = path.join(dir, name);
+  writeFileSync(f, text);
+  return f;
+};
+
+test("--observe sets what is recorded: each kind every step by default, a kind left out never", () => {
+  assert.deepEqual(observationOptions({ observe: "pixels,a11y" }), { frameEvery: 1, a11yEvery: 1 });
+  assert.deepEqual(observationOptions({ observe: "a11y" }), { frameEvery: 0, a11yEvery: 1 });
+  assert.deepEqual(observationOptions({ observe: "pixels", frameEvery: "5" }), { frameEvery: 5, a11yEvery: 0 });
+  assert.deepEqual(observationOptions({ observe: "a11y,pixels", a11yEvery: "3", maxInvalidActions: "4" }), { frameEvery: 1, a11yEvery: 3, maxInvalidActions: 4 });
+  // Without --observe only what was given, as before.
+  assert.deepEqual(observationOptions({}), {});
+  assert.deepEqual(observationOptions({ a11yEvery: "2", frameEvery: "0" }), { frameEvery: 0, a11yEvery: 2 });
+});
+
+test("bad observation flags are refused naming the flag and the allowed values", () => {
+  assert.throws(() => observationOptions({ observe: "pixels,screen" }), /--observe takes a comma-separated list of pixels, a11y \(each optional\), got 'screen'/);
+  assert.throws(() => observationOptions({ observe: "" }), /--observe takes .* got ''/);
+  assert.throws(() => observationOptions({ observe: "a11y", frameEvery: "2" }), /--frame-every 2 records pixels, but --observe 'a11y' leaves pixels out/);
+  assert.throws(() => observationOptions({ observe: "pixels", a11yEvery: "1" }), /--a11y-every 1 records a11y, but --observe 'pixels' leaves a11y out/);
+  assert.throws(() => observationOptions({ a11yEvery: "-1" }), /--a11y-every must be an integer in 0\.\./);
+  assert.throws(() => observationOptions({ maxInvalidActions: "x" }), /--max-invalid-actions must be an integer/);
+});
+
+test("a goals file: one goal a line, blank lines skipped, episode i gets line i mod N", async () => {
+  const f = file("ok.jsonl", `{"goal": "Create a note titled eggs", "game_config": {"title": "eggs"}}\n\n{"goal": "Look around"}\n`);
+  const goals = await readGoalsFile(f);
+  assert.deepEqual(goals, [{ goal: "Create a note titled eggs", gameConfig: { title: "eggs" } }, { goal: "Look around" }]);
+  assert.deepEqual(goalFor(goals, 0), goals[0]);
+  assert.deepEqual(goalFor(goals, 3), goals[1]);
+  assert.deepEqual(goalFor(undefined, 3), {});
+  const run = await agentRunOptions({ goals: f, observe: "a11y", maxInvalidActions: "2" });
+  assert.equal(run.gameConfigs, true);
+  assert.deepEqual(run.forEpisode(2), { goal: "Create a note titled eggs", gameConfig: { title: "eggs" }, a11yEvery: 1, limits: { maxInvalidActions: 2 } });
+  assert.deepEqual((await agentRunOptions({ goal: "Just this" })).forEpisode(5), { goal: "Just this" });
+});
+
+const badLines: [string, string, RegExp][] = [
+  ["not JSON", `{"goal": "a"}\n{goal: b}\n`, /bad1\.jsonl:2: not JSON/],
+  ["an array", `["a"]\n`, /bad2\.jsonl:1: a line is a JSON object/],
+  ["no goal", `{"goal": "a"}\n\n{"game_config": {}}\n`, /bad3\.jsonl:3: field goal: missing/],
+  ["an empty goal", `{"goal": ""}\n`, /bad4\.jsonl:1: field goal: must not be empty/],
+  ["a goal that is a number", `{"goal": 7}\n`, /bad5\.jsonl:1: field goal: must be text/],
+  ["a misspelt field", `{"goal": "a", "gameconfig": {}}\n`, /bad6\.jsonl:1: unknown field 'gameconfig'/],
+  ["a game config that is text", `{"goal": "a", "game_config": "{}"}\n`, /bad7\.jsonl:1: field game_config: must be a JSON object/],
+  ["a game config too large", `{"goal": "a", "game_config": {"t": "${"x".repeat(5000)}"}}\n`, /bad8\.jsonl:1: field game_config: at most 4096 characters/],
+  ["a control character", `{"goal": "a\\u001b[2J"}\n`, /bad9\.jsonl:1: field goal: no control characters/],
+  ["no lines", `\n\n`, /bad10\.jsonl: no goals/],
+];
+
+badLines.forEach(([what, text, message], i) => {
+  test(`a goals file with ${what} is refused naming file:line and the field`, async () => {
+    await assert.rejects(readGoalsFile(file(`bad${i + 1}.jsonl`, text)), message);
+  });
+});
+
+test("too many goals, a missing file, and --goal with --goals are refused", async () => {
+  await assert.rejects(readGoalsFile(file("many.jsonl", `{"goal":"g"}\n`.repeat(10_001))), /many\.jsonl:10001: more than 10000 goals/);
+  await assert.rejects(readGoalsFile(path.join(dir, "absent.jsonl")), /--goals .*absent\.jsonl: cannot read it/);
+  await assert.rejects(goalsOf({ goal: "a", goals: "x.jsonl" }), /either --goal TEXT or --goals FILE\.jsonl, not both/);
+  await assert.rejects(goalsOf({ goal: "" }), /--goal: must not be empty/);
+});

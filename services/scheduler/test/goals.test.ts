@@ -1,0 +1,104 @@
+/**
+ * Campaign goals over the HTTP API (issue 28): episode i's job carries goals[i mod N] and its game config, the status
+ * counts the goals instead of echoing them, and bad goals are refused (400) naming the field (goals.<i>.<field>) and
+ * why, before anything is enqueued: bad text, oversized configs, too many goals, game configs with start-snapshot.
+ */
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startRedis, type LocalRedis } from "@farm/local-services";
+import { silentLogger } from "@farm/log";
+import { episodeJobId } from "@farm/queue";
+import { loadSchedulerConfig } from "../src/config.ts";
+import { runScheduler, type RunningScheduler } from "../src/main.ts";
+import { uniquePrefix, TASKS_DIR } from "./helpers.ts";
+
+let redis: LocalRedis;
+let running: RunningScheduler;
+
+before(async () => {
+  redis = await startRedis();
+  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, tasks: [TASKS_DIR], tickMs: 200 }, {});
+  running = await runScheduler(config, { log: silentLogger });
+});
+after(async () => {
+  await running?.close();
+  await redis?.close();
+});
+
+const post = async (body: unknown): Promise<{ status: number; body: Record<string, any> }> => {
+  const r = await fetch(`${running.http.url}/campaigns`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: r.status, body: (await r.json()) as Record<string, any> };
+};
+
+const GOALS = [
+  { goal: "Create a note titled milk containing 2 litres", gameConfig: { title: "milk", body: "2 litres" } },
+  { goal: "Create a note titled eggs", gameConfig: { title: "eggs" } },
+  { goal: "Look at the notes" },
+];
+
+test("every episode's job carries goals[i mod N] and its game config; the status counts the goals", async () => {
+  const r = await post({ taskId: "todo_create_note", episodes: 5, goals: GOALS, options: { a11yEvery: 1, frameEvery: 2, maxInvalidActions: 3 } });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const c = r.body.campaign;
+  assert.equal(c.goals, 3);
+  assert.equal(c.spec.goals, undefined, "the status does not echo the goals");
+  for (let i = 0; i < 5; i++) {
+    const job = await running.scheduler.queue.getJob(episodeJobId(c.id, i));
+    assert.equal(job?.data.goal, GOALS[i % 3]!.goal);
+    assert.deepEqual(job?.data.gameConfig, GOALS[i % 3]!.gameConfig);
+    assert.deepEqual(job?.data.options, { a11yEvery: 1, frameEvery: 2, maxInvalidActions: 3 });
+  }
+  // Other goals are other work: another derived id. The same goals again add nothing.
+  assert.equal((await post({ taskId: "todo_create_note", episodes: 5, goals: GOALS, options: { a11yEvery: 1, frameEvery: 2, maxInvalidActions: 3 } })).status, 200);
+  const other = await post({ taskId: "todo_create_note", episodes: 5, goals: GOALS.slice(1), options: { a11yEvery: 1, frameEvery: 2, maxInvalidActions: 3 } });
+  assert.equal(other.status, 201);
+  assert.notEqual(other.body.campaign.id, c.id);
+});
+
+test("without goals the jobs carry none (the worker uses the task's description)", async () => {
+  const r = await post({ taskId: "todo_create_note", episodes: 1 });
+  assert.equal(r.status, 201);
+  assert.equal(r.body.campaign.goals, undefined);
+  const job = await running.scheduler.queue.getJob(episodeJobId(r.body.campaign.id, 0));
+  assert.equal(job?.data.goal, undefined);
+  assert.equal(job?.data.gameConfig, undefined);
+});
+
+const bad: [string, unknown, RegExp][] = [
+  ["an empty goal", [{ goal: "ok" }, { goal: "" }], /goals\.1\.goal: must not be empty/],
+  ["a goal with an escape sequence", [{ goal: "a\u001b[31m" }], /goals\.0\.goal: no control characters/],
+  ["a goal too long", [{ goal: "x".repeat(2001) }], /goals\.0\.goal: at most 2000 characters/],
+  ["a line without a goal", [{ gameConfig: { title: "x" } }], /goals\.0\.goal/],
+  ["game_config spelled as in the file", [{ goal: "g", game_config: { title: "x" } }], /goals\.0: .*game_config/],
+  ["a game config that is a list", [{ goal: "g", gameConfig: [1] }], /goals\.0\.gameConfig: must be a JSON object/],
+  ["a game config too large", [{ goal: "g", gameConfig: { t: "x".repeat(5000) } }], /goals\.0\.gameConfig: at most 4096 characters/],
+  ["no goals at all", [], /goals: /],
+  ["too many goals", Array.from({ length: 10_001 }, () => ({ goal: "g" })), /goals: .*10000/],
+];
+
+for (const [what, goals, message] of bad) {
+  test(`${what} is refused with 400 naming the field`, async () => {
+    const r = await post({ taskId: "todo_create_note", episodes: 2, goals });
+    assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.error.code, "SPEC_INVALID");
+    assert.match(r.body.error.message, message);
+  });
+}
+
+test("a game config with reset mode start-snapshot is refused naming the goal and the reason; goals alone are fine", async () => {
+  const r = await post({ taskId: "todo_create_note", episodes: 2, goals: [{ goal: "a" }, { goal: "b", gameConfig: { title: "b" } }], options: { resetMode: "start-snapshot" } });
+  assert.equal(r.status, 400);
+  assert.match(r.body.error.message, /goals\.1\.gameConfig is refused: .*start-snapshot/);
+  assert.equal((await post({ taskId: "todo_create_note", episodes: 2, goals: [{ goal: "a" }], options: { resetMode: "start-snapshot" } })).status, 201);
+});
+
+test("the OpenAPI document describes goals, their bounds and the observation options", async () => {
+  const doc = (await (await fetch(`${running.http.url}/openapi.json`)).json()) as any;
+  const input = doc.components.schemas.CampaignInput;
+  assert.equal(input.properties.goals.maxItems, 10_000);
+  assert.equal(input.properties.goals.items.properties.goal.maxLength, 2000);
+  assert.deepEqual(input.properties.goals.items.required, ["goal"]);
+  assert.ok(input.properties.options.properties.a11yEvery);
+  assert.ok(input.properties.options.properties.maxInvalidActions);
+  assert.match(input.description, /goals\[i mod N\]/);
+});
