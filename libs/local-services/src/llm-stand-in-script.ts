@@ -20,9 +20,9 @@ export type StandInReply =
   | { status: number; retryAfterS?: number; body?: string }
   /** Waits, then answers `then` (default: a wait action). */
   | { slowMs: number; then?: StandInReply }
-  /** Clicks the element whose text, content description or hint is this (case and spaces aside). */
+  /** Clicks the element whose text, content description, hint or resource id name is this (spaces aside). */
   | { click_text: string }
-  /** Types `text` into the element whose text, description or hint is `into`. */
+  /** Types `text` into the element found by `type_into` as click_text finds one (unless it holds the text already). */
   | { type_into: string; text: string };
 
 /** Every entry may also set the usage it reports (default: estimated from the characters). */
@@ -33,6 +33,7 @@ export interface PromptElement {
   text?: string;
   content_description?: string;
   hint_text?: string;
+  resource_id?: string;
 }
 
 /** The `<index>: {json}` lines of the prompt text. */
@@ -43,7 +44,7 @@ export function promptElements(prompt: string): PromptElement[] {
       const o = JSON.parse(m[2]!) as Record<string, unknown>;
       const str = (k: string) => (typeof o[k] === "string" ? (o[k] as string) : undefined);
       const e: PromptElement = { index: Number(m[1]) };
-      for (const k of ["text", "content_description", "hint_text"] as const) {
+      for (const k of ["text", "content_description", "hint_text", "resource_id"] as const) {
         const v = str(k);
         if (v !== undefined) e[k] = v;
       }
@@ -55,11 +56,16 @@ export function promptElements(prompt: string): PromptElement[] {
   return out;
 }
 
-const norm = (s: string | undefined) => (s ?? "").replace(/\s+/g, " ").trim().toLowerCase();
+const norm = (s: string | undefined) => (s ?? "").replace(/\s+/g, " ").trim();
 
+/** By text first, then content description or hint (case counts: "NEW NOTE" is not the "New note" title), then resource id name (`…:id/<label>`). */
 export function findElement(elements: readonly PromptElement[], label: string): PromptElement | undefined {
   const want = norm(label);
-  return elements.find((e) => norm(e.text) === want) ?? elements.find((e) => norm(e.content_description) === want || norm(e.hint_text) === want);
+  return (
+    elements.find((e) => norm(e.text) === want) ??
+    elements.find((e) => norm(e.content_description) === want || norm(e.hint_text) === want) ??
+    elements.find((e) => norm(e.resource_id?.split("id/").at(-1)) === want)
+  );
 }
 
 /** A solver rule applies when its element is on the screen (and, for typing, does not hold the text yet). */

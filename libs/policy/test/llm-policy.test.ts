@@ -216,7 +216,7 @@ test("endpoints outside the allow-list are refused; bad options name the option"
 });
 
 test("the stand-in's solver answers by the prompt's element list", async () => {
-  const solver = await startLlmStandIn({ solver: [{ type_into: "Search notes", text: "milk" }, { click_text: "new note" }] });
+  const solver = await startLlmStandIn({ solver: [{ type_into: "Search notes", text: "milk" }, { click_text: "NEW NOTE" }] });
   try {
     const p = llmPolicy({ endpoint: solver.endpoint, model: "m", screenshot: false });
     const d = await p.act(screenObs());

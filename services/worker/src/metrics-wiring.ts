@@ -17,6 +17,7 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
         metrics.stepPhase("action", e.phasesMs.action / 1000);
         metrics.stepPhase("observation", e.phasesMs.observation / 1000);
         metrics.stepPhase("log", e.phasesMs.log / 1000);
+        if (e.policyUsage) metrics.policyUsage(e.policyUsage);
         break;
       case "episode:start":
         metrics.episodeReset(e.resetMode ?? "steps", e.resetKind ?? "steps");

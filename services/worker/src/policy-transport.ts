@@ -15,6 +15,8 @@ export interface PolicyTransport {
   onForeignBody: ForeignBodyListener;
   /** Pixel options of remote policies (FARM_POLICY_PIXELS). */
   pixels: { needsPixels: boolean; pixelEncoding?: "png" | "rgb" };
+  /** For `llm:` policies: one line per failed or invalid answer streak. */
+  logger?: Logger;
 }
 
 export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels">, metrics: FarmMetrics, logger?: Logger): PolicyTransport {
@@ -31,6 +33,7 @@ export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindo
       onBatch: ({ size, ok }) => metrics.policyRequest("batched", ok, size),
     }),
     onExchange: (ok) => metrics.policyRequest("single", ok, 1),
+    ...(logger ? { logger: logger.child({ component: "policy" }) } : {}),
   };
 }
 
