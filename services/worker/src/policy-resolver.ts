@@ -42,7 +42,7 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
   }
   try {
     const http = { ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...transport.pixels } : {}) };
-    const llm = { ...ref.llm, ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...(transport.logger ? { logger: transport.logger } : {}) } : {}) };
+    const llm = { ...ref.llm, ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...(transport.logger ? { logger: transport.logger } : {}), ...(transport.llmApiKey ? { apiKey: transport.llmApiKey } : {}) } : {}) };
     return await policyFromSpec(cliSpec, { http, llm, ...(transport ? { batcher: transport.batcher } : {}) });
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.

@@ -7,21 +7,20 @@ import { test } from "node:test";
 import { startLlmStandIn } from "@farm/local-services";
 import { failureCodeOf, policyRefSchema } from "@farm/queue";
 import { UnrecoverableError } from "bullmq";
+import { createFarmMetrics } from "@farm/metrics";
+import { resolveWorkerConfig } from "../src/config.ts";
 import { policyForJob, shownSpec } from "../src/policy-resolver.ts";
+import { hostPolicyTransport } from "../src/policy-transport.ts";
 
 const KEY = "sk-worker-5e2a9c1b";
 
 test("a job's llm policy is built from its spec and settings, with the worker's own API key", async (t) => {
   const llm = await startLlmStandIn({ apiKey: KEY, script: [{ json: { action_type: "navigate_back" } }] });
-  const saved = process.env.FARM_LLM_API_KEY;
-  process.env.FARM_LLM_API_KEY = KEY;
-  t.after(async () => {
-    if (saved === undefined) delete process.env.FARM_LLM_API_KEY;
-    else process.env.FARM_LLM_API_KEY = saved;
-    await llm.close();
-  });
+  t.after(() => llm.close());
+  const config = resolveWorkerConfig({}, { FARM_LLM_API_KEY: KEY });
+  const transport = hostPolicyTransport(config, createFarmMetrics({ service: "t", collectDefault: false }));
   const ref = policyRefSchema.parse({ spec: `llm:Qwen/Qwen2.5-VL-7B-Instruct@${llm.endpoint}`, llm: { maxTokens: 77, temperature: 0.3, screenshot: false, promptTemplate: "Goal {{goal}}\n{{elements}}" } });
-  const policy = await policyForJob(ref, undefined);
+  const policy = await policyForJob(ref, undefined, undefined, transport);
   assert.equal(policy.needsPixels, false);
   assert.equal(policy.needsElements, true);
   await policy.reset({ seed: 1, episodeIndex: 0, screen: { width: 1080, height: 1920 }, goal: "go back" });
@@ -34,6 +33,12 @@ test("a job's llm policy is built from its spec and settings, with the worker's 
   assert.equal(r.body.temperature, 0.3);
   assert.match(r.promptText, /^Goal go back\n\(no elements/);
   await policy.close();
+  await transport.batcher.close();
+  assert.throws(() => resolveWorkerConfig({}, { FARM_LLM_API_KEY: "sk has spaces" }), (e: unknown) => {
+    assert.match(String(e), /llmApiKey \(FARM_LLM_API_KEY\) must be 1-4096 printable characters/);
+    assert.doesNotMatch(String(e), /has spaces/);
+    return true;
+  });
 });
 
 test("job schema: no key, no credentials in the endpoint, bounded settings; the allow-list applies", async () => {

@@ -6,8 +6,16 @@ import type { Logger } from "@farm/log";
 import { PolicyError } from "../errors.ts";
 import type { ForeignBodyListener } from "../foreign-body.ts";
 
-/** The environment variable the API key comes from (never a flag, a job or a spec: those are readable by others). */
+/**
+ * The environment variable the API key comes from (never a flag, a job or a spec: those are readable by others).
+ * The services' and the CLI's config read it (SettingsReader) and pass it as `apiKey`.
+ */
 export const LLM_API_KEY_ENV = "FARM_LLM_API_KEY";
+
+/** What is wrong with an API key, without quoting it; undefined when it is fine. */
+export function llmApiKeyProblem(key: string): string | undefined {
+  return /^[\x21-\x7e]{1,4096}$/.test(key) ? undefined : "must be 1-4096 printable characters without spaces";
+}
 
 export interface LlmPolicyOptions {
   /** Base URL of the OpenAI-compatible API, ending in /v1 (the policy POSTs `{endpoint}/chat/completions`). */
@@ -36,7 +44,7 @@ export interface LlmPolicyOptions {
   maxBackoffMs?: number;
   /** Previous steps shown in the prompt. @default 20 */
   historySteps?: number;
-  /** Default: the FARM_LLM_API_KEY environment variable; sent as `Authorization: Bearer`, never logged. */
+  /** Sent as `Authorization: Bearer`, never logged (config: FARM_LLM_API_KEY). None: no header (a local server). */
   apiKey?: string;
   /** Hosts besides loopback (url-guard.ts). */
   allowedHosts?: readonly string[];
@@ -75,7 +83,8 @@ export function resolveLlmOptions(o: LlmPolicyOptions, template: string): Resolv
   if (!LLM_MODEL_PATTERN.test(o.model ?? "")) throw new PolicyError("bad_spec", `llm policy: model ${JSON.stringify(String(o.model).slice(0, 60))} must be 1-128 letters, digits and . _ : / + -`);
   const temperature = o.temperature ?? LLM_DEFAULTS.temperature;
   if (!(Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)) throw new PolicyError("bad_spec", `llm policy: temperature must be from 0 to 2, got ${temperature}`);
-  const apiKey = o.apiKey ?? process.env[LLM_API_KEY_ENV];
+  const apiKey = o.apiKey;
+  if (apiKey !== undefined && llmApiKeyProblem(apiKey)) throw new PolicyError("bad_spec", `llm policy: the API key (${LLM_API_KEY_ENV}) ${llmApiKeyProblem(apiKey)}`);
   return {
     endpoint: o.endpoint,
     model: o.model,

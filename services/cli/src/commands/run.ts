@@ -115,7 +115,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
 
       const allowedHosts = cliConfig().policyAllowedHosts;
-      const policy = await policyFromSpec(choice.spec, { http: { allowedHosts }, llm: { ...choice.llm, allowedHosts, logger } });
+      const policy = await policyFromSpec(choice.spec, { http: { allowedHosts }, llm: { ...choice.llm, allowedHosts, logger, ...(cliConfig().llmApiKey ? { apiKey: cliConfig().llmApiKey } : {}) } });
       releasers.add("policy", () => policy.close());
       const session = await DeviceSession.open({
         device,
