@@ -69,7 +69,7 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
   // What the prompt is made of decides what the model does: the template and sampling settings name the version.
   const version = createHash("sha256").update(`${template}\u0000${o.maxTokens}\u0000${o.temperature}\u0000${o.screenshot}`).digest("hex").slice(0, 12);
 
-  function firstMessage(obs: Observation): ChatMessage {
+  async function firstMessage(obs: Observation): Promise<ChatMessage> {
     const screen = obs.screen ?? ctx?.screen ?? { width: 0, height: 0 };
     const text = renderPrompt(template, {
       goal: obs.goal ?? ctx?.goal ?? "",
@@ -80,7 +80,7 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
       step: String(obs.stepIndex + 1),
     });
     if (!o.screenshot || !obs.pixels) return { role: "user", content: text };
-    const parts: ContentPart[] = [{ type: "text", text }, { type: "image_url", image_url: { url: screenshotDataUrl(obs.pixels, o.screenshotMaxSide) } }];
+    const parts: ContentPart[] = [{ type: "text", text }, { type: "image_url", image_url: { url: await screenshotDataUrl(obs.pixels, o.screenshotMaxSide) } }];
     return { role: "user", content: parts };
   }
 
@@ -104,7 +104,7 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
     },
     async act(obs, signal) {
       if (obs.previous) history.add(obs.previous);
-      const messages: ChatMessage[] = [firstMessage(obs)];
+      const messages: ChatMessage[] = [await firstMessage(obs)];
       const t = new Tally();
       let reply: ChatReply;
       for (let n = 0; ; n++) {
