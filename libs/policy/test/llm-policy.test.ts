@@ -263,3 +263,23 @@ test("spec llm:<model>@<endpoint>, and a prompt file's unknown placeholder named
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a step waiting for the endpoint's slot ends when its signal aborts, and gives no slot away", async () => {
+  const slow = await startLlmStandIn({ delayMs: 400 });
+  try {
+    const [a, b] = [0, 1].map(() => llmPolicy({ endpoint: slow.endpoint, model: "m", concurrency: 1, screenshot: false }));
+    const first = a!.act(screenObs());
+    const ac = new AbortController();
+    const waiting = b!.act(screenObs(), ac.signal);
+    setTimeout(() => ac.abort(), 100);
+    await rejectsWithPolicyError(waiting, "aborted", /waiting for a free request slot/, false);
+    assert.deepEqual((await first).action, { action_type: "wait" });
+    assert.deepEqual((await b!.act(screenObs())).action, { action_type: "wait" }, "the slot came back");
+    assert.equal(slow.requests.length, 2);
+    assert.equal(slow.maxInFlight, 1);
+    await a!.close();
+    await b!.close();
+  } finally {
+    await slow.close();
+  }
+});

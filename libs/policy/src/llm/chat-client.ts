@@ -74,7 +74,7 @@ export class ChatClient {
       ...(o.onExchange ? { onExchange: o.onExchange } : {}),
       ...(o.onForeignBody ? { onForeignBody: o.onForeignBody } : {}),
     });
-    this.gate = joinGate(this.endpoint.url.toString(), o.concurrency);
+    this.gate = joinGate(this.endpoint.url.toString(), o.concurrency, this.endpoint.where);
   }
 
   /** `exchanges` counts every exchange made, also when it throws (then on `tried`). */

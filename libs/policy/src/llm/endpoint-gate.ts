@@ -38,7 +38,8 @@ export interface GateTicket {
   leave(): void;
 }
 
-export function joinGate(endpoint: string, limit: number): GateTicket {
+/** `endpoint`: the gate's key; `where`: how messages name it (without credentials or query values). */
+export function joinGate(endpoint: string, limit: number, where: string): GateTicket {
   let gate = gates.get(endpoint);
   if (!gate) {
     gate = new Gate();
@@ -53,12 +54,13 @@ export function joinGate(endpoint: string, limit: number): GateTicket {
   };
   return {
     acquire(signal) {
-      if (signal?.aborted) return Promise.reject(new PolicyError("aborted", `llm policy ${endpoint}: aborted by the caller while waiting for a free request slot`));
+      const aborted = () => new PolicyError("aborted", `${where}: aborted by the caller while waiting for a free request slot`);
+      if (signal?.aborted) return Promise.reject(aborted());
       return new Promise((resolve, reject) => {
         const onAbort = () => {
           const i = g.waiters.indexOf(waiter);
           if (i >= 0) g.waiters.splice(i, 1);
-          reject(new PolicyError("aborted", `llm policy ${endpoint}: aborted by the caller while waiting for a free request slot`));
+          reject(aborted());
         };
         const waiter: Waiter = {
           grant: () => {
