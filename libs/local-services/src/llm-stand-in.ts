@@ -25,7 +25,7 @@ export interface LlmStandInOptions {
   apiKey?: string;
   /** The model `/v1/models` lists and answers name. @default "stand-in" */
   model?: string;
-  /** Requests kept in `requests` (oldest dropped). @default 1000 */
+  /** Requests kept in `requests` (oldest dropped; each holds its images: a benchmark keeps few or 0). @default 256 */
   keepRequests?: number;
 }
 
@@ -126,7 +126,7 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
       }
       const { text, images } = textOf(body.messages);
       requests.push({ authorization: req.headers.authorization, body, promptText: text, images });
-      if (requests.length > (opts.keepRequests ?? 1000)) requests.shift();
+      if (requests.length > (opts.keepRequests ?? 256)) requests.shift();
       const entry = script.shift();
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
