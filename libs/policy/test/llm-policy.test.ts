@@ -236,6 +236,7 @@ test("extractAction: the action alone, fenced, after Action:, among prose; none 
   assert.deepEqual(extractAction('{"action_type":"wait"}'), { value: { action_type: "wait" } });
   assert.deepEqual(extractAction('```json\n{"action_type": "navigate_home"}\n```\nthen more'), { value: { action_type: "navigate_home" } });
   assert.deepEqual(extractAction('Reason: {"a": 1} is not it.\nAction: {"action_type": "click", "index": 3, "text": "}{"}'), { value: { action_type: "click", index: 3, text: "}{" } });
+  assert.deepEqual(extractAction("Action: {'action_type': 'long_press', 'index': 4, 'clear_text': True}"), { value: { action_type: "long_press", index: 4, clear_text: true } });
   assert.deepEqual(extractAction("no json here"), { invalid: "the answer holds no JSON object" });
   assert.deepEqual(extractAction('{"x": 1}'), { invalid: "the JSON object in the answer has no action_type" });
   assert.deepEqual(extractAction("   "), { invalid: "the answer was empty" });

@@ -1,7 +1,8 @@
 /**
  * A model's answer text → the JSON action in it, tolerantly: the action alone, in a fenced ```json block, after
- * AndroidWorld's "Action:" marker, or as the first balanced JSON object among prose. Bounded: only the first
- * ANSWER_SCAN_CHARS characters and ANSWER_MAX_CANDIDATES objects are looked at.
+ * AndroidWorld's "Action:" marker, or as the first balanced JSON object among prose (a Python dict literal in single
+ * quotes is read too). Bounded: only the first ANSWER_SCAN_CHARS characters and ANSWER_MAX_CANDIDATES objects are
+ * looked at.
  */
 export const ANSWER_SCAN_CHARS = 20_000;
 export const ANSWER_MAX_CANDIDATES = 50;
@@ -26,6 +27,16 @@ function balancedAt(text: string, start: number): string | undefined {
   return undefined;
 }
 
+/** JSON, or a Python dict literal as some models write it ({'action_type': 'click', 'index': 3}, True/None). */
+function parseLoose(candidate: string): unknown {
+  try {
+    return JSON.parse(candidate);
+  } catch (e) {
+    if (candidate.includes('"') || !candidate.includes("'")) throw e;
+    return JSON.parse(candidate.replace(/'/g, '"').replace(/\bTrue\b/g, "true").replace(/\bFalse\b/g, "false").replace(/\bNone\b/g, "null"));
+  }
+}
+
 function objects(text: string, budget: { left: number }): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   let i = text.indexOf("{");
@@ -33,7 +44,7 @@ function objects(text: string, budget: { left: number }): Record<string, unknown
     const candidate = balancedAt(text, i);
     if (candidate === undefined) break;
     try {
-      const v: unknown = JSON.parse(candidate);
+      const v: unknown = parseLoose(candidate);
       if (typeof v === "object" && v !== null && !Array.isArray(v)) {
         out.push(v as Record<string, unknown>);
         i = text.indexOf("{", i + candidate.length);
