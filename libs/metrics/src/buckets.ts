@@ -19,3 +19,6 @@ export const JOB_START_LATENCY_BUCKETS_SEC = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30
 
 /** Episode reward: task-dependent, so a wide symmetric-ish default; override per deployment. */
 export const REWARD_BUCKETS = [-100, -10, -1, 0, 1, 10, 100, 1000, 10000];
+
+/** One policy answer as the policy timed it (a model's, retries included): 10 ms … 2 min. */
+export const POLICY_LATENCY_BUCKETS_SEC = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];

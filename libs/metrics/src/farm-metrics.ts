@@ -20,6 +20,7 @@ import {
   EPISODE_DURATION_BUCKETS_SEC,
   EPISODE_STEPS_BUCKETS,
   JOB_START_LATENCY_BUCKETS_SEC,
+  POLICY_LATENCY_BUCKETS_SEC,
   REWARD_BUCKETS,
   STEP_PHASE_BUCKETS_SEC,
 } from "./buckets.ts";
@@ -252,6 +253,19 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     registers,
   });
   for (const kind of FOREIGN_BODY_KINDS) policyForeignBodies.inc({ kind }, 0);
+  const policyTokens = new Counter({
+    name: METRIC.policyTokens,
+    help: "Model tokens the policies' answers cost, as the model server reported them: kind prompt or completion",
+    labelNames: ["kind"] as const,
+    registers,
+  });
+  for (const kind of ["prompt", "completion"]) policyTokens.inc({ kind }, 0);
+  const policyLatency = new Histogram({
+    name: METRIC.policyLatency,
+    help: "Time one policy answer took as the policy measured it (a model's, its retries included), for policies that report it",
+    buckets: POLICY_LATENCY_BUCKETS_SEC,
+    registers,
+  });
   const adbCalls = new Counter({
     name: METRIC.adbCalls,
     help: "adb calls by operation and status (ok or the error kind)",
@@ -515,6 +529,12 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     /** A remote policy's answer body kept out of job data. */
     policyForeignBody(kind: ForeignBodyKind): void {
       if (FOREIGN_BODY_KINDS.includes(kind)) policyForeignBodies.inc({ kind });
+    },
+    /** What one answer cost, from the step event's `policyUsage` (fields the policy did not report are skipped). */
+    policyUsage(u: { promptTokens?: number; completionTokens?: number; latencyMs?: number }): void {
+      if (u.promptTokens !== undefined && valid(METRIC.policyTokens, u.promptTokens)) policyTokens.inc({ kind: "prompt" }, u.promptTokens);
+      if (u.completionTokens !== undefined && valid(METRIC.policyTokens, u.completionTokens)) policyTokens.inc({ kind: "completion" }, u.completionTokens);
+      if (u.latencyMs !== undefined && valid(METRIC.policyLatency, u.latencyMs)) policyLatency.observe(u.latencyMs / 1000);
     },
     policyError(code: PolicyErrorCode): void {
       policyErrors.inc({ code: policyCode(code) });

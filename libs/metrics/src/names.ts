@@ -18,6 +18,8 @@ export const METRIC = {
   policyRequests: "farm_policy_requests_total",
   policyForeignBodies: "farm_policy_foreign_bodies_total",
   policyBatchSize: "farm_policy_batch_size",
+  policyTokens: "farm_policy_tokens_total",
+  policyLatency: "farm_policy_latency_seconds",
   adbCalls: "farm_adb_calls_total",
   adbErrors: "farm_adb_errors_total",
   adbCallDuration: "farm_adb_call_duration_seconds",

@@ -33,6 +33,10 @@ export type PolicyErrorCode =
 
 export class PolicyError extends FarmError<PolicyErrorCode> {
   override readonly name = "PolicyError";
+  /** http_status: the server's Retry-After in ms, when it sent one (a caller that retries waits that long, bounded). */
+  retryAfterMs?: number;
+  /** http_status: the status the server answered. */
+  httpStatus?: number;
 }
 
 export function isPolicyError(e: unknown): e is PolicyError {

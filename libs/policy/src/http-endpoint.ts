@@ -56,6 +56,15 @@ export interface HttpEndpoint {
 
 type StopReason = "timeout" | "caller" | "close";
 
+/** A Retry-After header (delay in seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
+export function retryAfterMs(header: string | string[] | undefined, nowMs = Date.now()): number | undefined {
+  const v = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!v) return undefined;
+  if (/^\d{1,9}$/.test(v)) return Number(v) * 1000;
+  const at = Date.parse(v);
+  return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
+}
+
 export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxResponseBytes: number }): HttpEndpoint {
   let parsed: URL;
   try {
@@ -124,7 +133,11 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
     const own = res.tooLarge ? undefined : protocolError(res.text);
     const said = own !== undefined ? `: ${quotedProtocolError(own)}` : res.text.length > 0 ? ` (${foreign(res, "http_status")})` : "";
     const hint = retryable ? "check the model server's logs" : res.status >= 300 && res.status < 400 ? "redirects are not followed; use the final URL" : "check the URL and the request format";
-    return new PolicyError("http_status", `${where}: server answered HTTP ${res.status}${said}; ${hint}`, { retryable });
+    const err = new PolicyError("http_status", `${where}: server answered HTTP ${res.status}${said}; ${hint}`, { retryable });
+    err.httpStatus = res.status;
+    const after = retryAfterMs(res.headers["retry-after"]);
+    if (after !== undefined) err.retryAfterMs = after;
+    return err;
   }
 
   function answer<T>(res: ExchangeResult, parse: (json: unknown) => T, invalid: string): T {

@@ -16,5 +16,6 @@ export { PolicyBatcher, DEFAULT_BATCH_WINDOW_MS, DEFAULT_MAX_BATCH, type PolicyB
 export { hostAllowList, redactUrl, normalizeHost, UrlNotAllowedError, POLICY_ALLOWED_HOSTS_ENV, type HostAllowList } from "./url-guard.ts";
 export type { WireRequest, WireEpisodeEnd, WireEpisode, WireObservation, WirePixels, PixelEncoding } from "./wire.ts";
 export { POLICY_PROTOCOL } from "./wire.ts";
+export { llmPolicy, LLM_API_KEY_ENV, llmApiKeyProblem, LLM_DEFAULTS, LLM_MODEL_PATTERN, DEFAULT_PROMPT_TEMPLATE, PROMPT_PLACEHOLDERS, loadPromptTemplate, checkTemplate, extractAction, type LlmPolicyOptions } from "./llm/index.ts";
 export { encodePng } from "./png.ts";
 export { policyFromSpec, parsePolicySpec, POLICY_SPEC_FORMS, type PolicySpecOptions, type ParsedPolicySpec } from "./spec.ts";

@@ -5,12 +5,14 @@
  *   module:<file>                a JS/TS file exporting createPolicy(options) or a default policy
  *   http:<url> | <http(s) URL>   a remote policy; `http:https://host/act` and `https://host/act` both work
  *   http-batch:<url>             a remote policy whose steps travel in host-level batches (http-batcher.ts)
+ *   llm:<model>@<endpoint>       a model behind an OpenAI-compatible API; endpoint = base URL ending in /v1 (llm/)
  * Relative files resolve against `opts.baseDir` (default: the current directory).
  */
 import { resolve } from "node:path";
 import { PolicyError } from "./errors.ts";
 import { PolicyBatcher } from "./http-batcher.ts";
 import { httpPolicy, type HttpPolicyOptions } from "./http-policy.ts";
+import { llmPolicy, LLM_MODEL_PATTERN, type LlmPolicyOptions } from "./llm/index.ts";
 import { modulePolicy } from "./module-policy.ts";
 import { randomPolicy, type RandomPolicyOptions } from "./random-policy.ts";
 import { scriptedPolicy, type ScriptedPolicyOptions } from "./scripted-policy.ts";
@@ -25,16 +27,19 @@ export interface PolicySpecOptions {
   http?: HttpPolicyOptions;
   /** The host's batcher for `http-batch:` policies; without one, each such policy gets its own (batches of one device). */
   batcher?: PolicyBatcher;
+  /** Options of `llm:` policies (the spec names model and endpoint). */
+  llm?: Omit<LlmPolicyOptions, "endpoint" | "model">;
 }
 
-export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>, http-batch:<url>";
+export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>, http-batch:<url>, llm:<model>@<endpoint URL ending in /v1>";
 
 export type ParsedPolicySpec =
   | { kind: "random"; seed?: number }
   | { kind: "scripted"; file: string }
   | { kind: "module"; file: string }
   | { kind: "http"; url: string }
-  | { kind: "http-batch"; url: string };
+  | { kind: "http-batch"; url: string }
+  | { kind: "llm"; model: string; endpoint: string };
 
 export function parsePolicySpec(spec: string): ParsedPolicySpec {
   const s = spec.trim();
@@ -60,6 +65,12 @@ export function parsePolicySpec(spec: string): ParsedPolicySpec {
     case "http-batch":
       if (!/^https?:\/\//i.test(arg)) throw bad("http-batch: needs an http:// or https:// URL");
       return { kind: "http-batch", url: arg };
+    case "llm": {
+      const m = /^(.+?)@(https?:\/\/.+)$/i.exec(arg);
+      if (!m) throw bad("llm: needs <model>@<endpoint>, e.g. llm:Qwen/Qwen2.5-VL-7B-Instruct@http://127.0.0.1:8000/v1");
+      if (!LLM_MODEL_PATTERN.test(m[1]!)) throw bad("llm: the model name must be 1-128 letters, digits and . _ : / + -");
+      return { kind: "llm", model: m[1]!, endpoint: m[2]! };
+    }
     default:
       throw bad(`unknown kind ${JSON.stringify(kind)}`);
   }
@@ -79,5 +90,7 @@ export async function policyFromSpec(spec: string, opts: PolicySpecOptions = {})
       return httpPolicy(p.url, opts.http);
     case "http-batch":
       return (opts.batcher ?? new PolicyBatcher()).policy(p.url, opts.http);
+    case "llm":
+      return llmPolicy({ ...opts.llm, model: p.model, endpoint: p.endpoint });
   }
 }

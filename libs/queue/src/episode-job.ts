@@ -22,18 +22,37 @@ const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowerca
 
 /**
  * Which policy drives the episode: `random`, `scripted:<name>`, `module:<name>` (a name the worker
- * resolves from its own allow-list, never a path) or `http:<http(s) url>` (a remote policy server).
+ * resolves from its own allow-list, never a path), `http:<http(s) url>` (a remote policy server) or
+ * `llm:<model>@<endpoint>` (a model behind an OpenAI-compatible API; its settings in `llm`).
  */
-export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?:\/\/[^\s]{1,2000})$/;
+export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?:\/\/[^\s]{1,2000}|llm:[A-Za-z0-9][A-Za-z0-9._:\/+-]{0,127}@https?:\/\/[^\s]{1,2000})$/;
+
+/**
+ * How an `llm:<model>@<endpoint>` policy asks its model (@farm/policy LlmPolicyOptions, same names). The API key is
+ * never here: each worker reads its own FARM_LLM_API_KEY.
+ */
+export const llmPolicySettingsSchema = z.strictObject({
+  maxTokens: z.int().min(1).max(32_768).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  timeoutMs: z.int().min(100).max(600_000).optional(),
+  /** Requests in flight at once to the endpoint from one worker process. */
+  concurrency: z.int().min(1).max(1024).optional(),
+  screenshot: z.boolean().optional(),
+  screenshotMaxSide: z.int().min(32).max(4096).optional(),
+  /** The prompt template's text (placeholders: @farm/policy llm/prompt.ts); default: the policy's own. */
+  promptTemplate: z.string().min(1).max(64_000).optional(),
+});
 
 export const policyRefSchema = z.strictObject({
   spec: z
     .string()
-    .regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url> | http-batch:<http(s) url>")
+    .regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url> | http-batch:<http(s) url> | llm:<model>@<http(s) endpoint>")
     // Jobs are readable by anyone who can read the queue (UI, status): no credentials in them.
-    .refine((s) => !/^http(?:-batch)?:https?:\/\/[^/?#]*@/i.test(s), "policy spec: an http policy URL must not carry user:password@ (the job is readable by every queue reader)"),
+    .refine((s) => !/^(?:http(?:-batch)?:|llm:[^@]*@)https?:\/\/[^/?#]*@/i.test(s), "policy spec: an http policy URL must not carry user:password@ (the job is readable by every queue reader)"),
   /** Display name for logs and trajectories; defaults to the spec on the worker side. */
   name: z.string().min(1).max(128).optional(),
+  /** Only for `llm:` specs. */
+  llm: llmPolicySettingsSchema.optional(),
 });
 
 /** Per-episode options: each overrides the task's own limit when set. */
@@ -115,6 +134,7 @@ export const episodeJobDataSchema = z.strictObject({
 
 export type EpisodeJobData = z.infer<typeof episodeJobDataSchema>;
 export type PolicyRef = z.infer<typeof policyRefSchema>;
+export type LlmPolicySettings = z.infer<typeof llmPolicySettingsSchema>;
 export type EpisodeOptions = z.infer<typeof episodeOptionsSchema>;
 
 /**

@@ -35,6 +35,8 @@ export {
   EPISODE_JOB_VERSION,
   POLICY_SPEC_PATTERN,
   policyRefSchema,
+  llmPolicySettingsSchema,
+  type LlmPolicySettings,
   episodeOptionsSchema,
   episodeJobDataSchema,
   episodeJobResultSchema,

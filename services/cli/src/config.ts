@@ -8,14 +8,15 @@
  *   FARM_API_URL     the scheduler's HTTP API: commands use it instead of Redis when set
  *   FARM_API_TOKEN   its bearer token
  *   FARM_LOG_LEVEL   log level of commands that log (run, demo, export; default: info, demo warn)
- *   FARM_POLICY_ALLOWED_HOSTS  hosts `farm run --policy http:…` may reach besides loopback
+ *   FARM_POLICY_ALLOWED_HOSTS  hosts `farm run --policy http:…` (and `llm`) may reach besides loopback
+ *   FARM_LLM_API_KEY  bearer token of `farm run --policy llm`'s model server (never logged)
  *   FARM_TRAJECTORY_READ_BUDGET_MB  memory budget per trajectory file read by `farm trajectories …` (MiB, default 256)
  *   ADB_BIN          the adb executable (`farm run`; default adb)
  *   FARM_DEBUG       1: print the stack of a fatal error
  */
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
-import { hostAllowList } from "@farm/policy";
+import { hostAllowList, LLM_API_KEY_ENV, llmApiKeyProblem } from "@farm/policy";
 
 export interface CliConfig {
   redisUrl: string | undefined;
@@ -25,6 +26,7 @@ export interface CliConfig {
   /** Undefined: each command's own default. */
   logLevel: LogLevel | undefined;
   policyAllowedHosts: string[];
+  llmApiKey: string | undefined;
   adbBin: string;
   /** For the trajectory readers: `{}` = their default. */
   trajectoryRead: { memoryBudgetBytes?: number };
@@ -48,6 +50,10 @@ export function loadCliConfig(env: Environment = process.env): CliConfig {
     apiToken: r.string("apiToken", { env: "FARM_API_TOKEN", default: undefined }),
     logLevel,
     policyAllowedHosts: r.check("policyAllowedHosts", "FARM_POLICY_ALLOWED_HOSTS", r.list("policyAllowedHosts", { env: "FARM_POLICY_ALLOWED_HOSTS", default: [] }), hostAllowList),
+    llmApiKey: r.check("llmApiKey", LLM_API_KEY_ENV, r.string("llmApiKey", { env: LLM_API_KEY_ENV, default: undefined }), (k) => {
+      const problem = k === undefined ? undefined : llmApiKeyProblem(k);
+      if (problem) throw new Error(problem);
+    }),
     trajectoryRead: readBudget(r),
     adbBin: r.string("adbBin", { env: "ADB_BIN", default: "adb" }),
     debug: r.bool("debug", { env: "FARM_DEBUG", default: false }),

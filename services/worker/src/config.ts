@@ -10,7 +10,7 @@ import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueue
 import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
-import { hostAllowList } from "@farm/policy";
+import { hostAllowList, LLM_API_KEY_ENV, llmApiKeyProblem } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
 import { launchConfig, type LaunchInput, type WorkerLaunchConfig } from "./launch-config.ts";
 
@@ -128,6 +128,8 @@ export interface WorkerConfig {
   policyBatchWindowMs: number;
   policyMaxBatch: number;
   policyPixels: "png" | "rgb" | "none";
+  /** Bearer token for `llm:` policies' model servers. Env FARM_LLM_API_KEY only (a flag shows in `ps`); never logged. */
+  llmApiKey: string | undefined;
   /** Undefined = no remote-env server. */
   remoteEnv: RemoteEnvConfig | undefined;
   advertiseUrl: string | undefined;
@@ -187,6 +189,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     policyBatchWindowMs: r.int("policyBatchWindowMs", { flag: input.policyBatchWindowMs, env: "FARM_POLICY_BATCH_MS", default: 5, min: 0, max: 1000 }),
     policyMaxBatch: r.int("policyMaxBatch", { flag: input.policyMaxBatch, env: "FARM_POLICY_MAX_BATCH", default: 64, min: 1, max: 4096 }),
     policyPixels: r.oneOf("policyPixels", POLICY_PIXELS, { flag: input.policyPixels, env: "FARM_POLICY_PIXELS", default: "png" }),
+    llmApiKey: llmApiKey(r),
     remoteEnv: remoteEnvConfig(r, input),
     advertiseUrl: r.check("advertiseUrl", "FARM_WORKER_URL", r.string("advertiseUrl", { flag: input.advertiseUrl, env: "FARM_WORKER_URL", default: undefined }), checkAdvertiseUrl)?.replace(/\/$/, ""),
     heartbeatMs: r.int("heartbeatMs", { flag: input.heartbeatMs, env: "FARM_HEARTBEAT_MS", default: 2000, min: 100, max: 60_000 }),
@@ -195,6 +198,13 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+function llmApiKey(r: SettingsReader): string | undefined {
+  const key = r.string("llmApiKey", { env: LLM_API_KEY_ENV, default: undefined });
+  const problem = key === undefined ? undefined : llmApiKeyProblem(key);
+  if (problem) r.fail(`llmApiKey (${LLM_API_KEY_ENV})`, problem);
+  return key;
+}
 
 function remoteEnvConfig(r: SettingsReader, input: WorkerConfigInput): RemoteEnvConfig | undefined {
   const port = r.int("envPort", { flag: input.envPort, env: "FARM_ENV_PORT", default: -1, min: 0, max: 65_535 });

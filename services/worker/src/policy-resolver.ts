@@ -1,7 +1,9 @@
 /**
  * A job's policy spec → a Policy. Jobs name scripted and module policies by name only; the file comes
  * from the worker's own policy folder (an allow-list), never from a path in the job. Remote (`http:`)
- * policies must point at a host in the worker's allow-list (loopback + FARM_POLICY_ALLOWED_HOSTS).
+ * policies must point at a host in the worker's allow-list (loopback + FARM_POLICY_ALLOWED_HOSTS); so must
+ * `llm:<model>@<endpoint>` ones, whose settings ride in the job (`ref.llm`) and whose API key is this worker's own
+ * FARM_LLM_API_KEY (never in a job).
  */
 import { statSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +15,7 @@ import { POLICY_UNKNOWN_CODE, policyFailureCode } from "./failure-codes.ts";
 
 /** The spec for messages: a remote URL without credentials or query values. */
 export function shownSpec(spec: string): string {
-  const m = /^(http(?:-batch)?:)?(https?:\/\/.*)$/i.exec(spec);
+  const m = /^(http(?:-batch)?:|llm:[^@]{1,128}@)?(https?:\/\/.*)$/i.exec(spec);
   return m ? `${m[1] ?? ""}${redactUrl(m[2]!)}` : spec.slice(0, 200);
 }
 
@@ -40,7 +42,8 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
   }
   try {
     const http = { ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...transport.pixels } : {}) };
-    return await policyFromSpec(cliSpec, { http, ...(transport ? { batcher: transport.batcher } : {}) });
+    const llm = { ...ref.llm, ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...(transport.logger ? { logger: transport.logger } : {}), ...(transport.llmApiKey ? { apiKey: transport.llmApiKey } : {}) } : {}) };
+    return await policyFromSpec(cliSpec, { http, llm, ...(transport ? { batcher: transport.batcher } : {}) });
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.
     const code = policyFailureCode(e);

@@ -15,9 +15,13 @@ export interface PolicyTransport {
   onForeignBody: ForeignBodyListener;
   /** Pixel options of remote policies (FARM_POLICY_PIXELS). */
   pixels: { needsPixels: boolean; pixelEncoding?: "png" | "rgb" };
+  /** For `llm:` policies: one line per failed or invalid answer streak. */
+  logger?: Logger;
+  /** For `llm:` policies: this worker's FARM_LLM_API_KEY (jobs never carry one). */
+  llmApiKey?: string;
 }
 
-export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels">, metrics: FarmMetrics, logger?: Logger): PolicyTransport {
+export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels"> & Partial<Pick<WorkerConfig, "llmApiKey">>, metrics: FarmMetrics, logger?: Logger): PolicyTransport {
   const log = foreignBodyLog(logger);
   return {
     onForeignBody: (b) => {
@@ -31,6 +35,8 @@ export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindo
       onBatch: ({ size, ok }) => metrics.policyRequest("batched", ok, size),
     }),
     onExchange: (ok) => metrics.policyRequest("single", ok, 1),
+    ...(logger ? { logger: logger.child({ component: "policy" }) } : {}),
+    ...(config.llmApiKey ? { llmApiKey: config.llmApiKey } : {}),
   };
 }
 

@@ -6,6 +6,7 @@ import { existsSync, statSync } from "node:fs";
 import type { Command } from "commander";
 import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
+import { addLlmOptions, llmPolicyChoice, type LlmFlags, type LlmSettings } from "./llm-options.ts";
 import { parseIntOption, parsePositiveNumberOption, parseResetModeOption } from "./options.ts";
 import { addAgentOptions, goalsOf, observationOptions, type AgentFlags } from "./agent-options.ts";
 import type { ResetMode } from "@farm/task";
@@ -13,7 +14,7 @@ import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
 import { terminalSafe, terminalSafeJson } from "@farm/terminal-text";
 
-interface SubmitOptions extends AccessOptions, AgentFlags {
+interface SubmitOptions extends AccessOptions, AgentFlags, LlmFlags {
   episodes: string;
   policy: string;
   seed?: string;
@@ -54,13 +55,13 @@ export function describeStatus(s: CampaignStatus): string {
 
 export const campaignCommands: CommandModule = {
   register(program: Command) {
-    const submit = addAccessOptions(
+    const submit = addAccessOptions(addLlmOptions(
       program
         .command("submit")
         .description("submit a campaign: N episodes of a task with a policy; prints the campaign id (re-submitting the same campaign adds nothing)")
         .argument("<task>", "task file (its id and hash are used) or task id")
         .requiredOption("--episodes <n>", "number of episodes")
-        .option("--policy <spec>", "random | scripted:<name> | module:<name> | http:<url>", "random")
+        .option("--policy <spec>", "random | scripted:<name> | module:<name> | http:<url> | llm (with --llm-endpoint, --llm-model) | llm:<model>@<endpoint>", "random")
         .option("--seed <n>", "base seed; episode i gets seed + i (default 0)")
         .option("--priority <p>", "0 (lowest) … 1000 (highest), default 500")
         .option("--id <id>", "campaign id (default: derived from task, policy, episodes, seed and options)")
@@ -72,7 +73,7 @@ export const campaignCommands: CommandModule = {
         .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--json", "print the whole result as JSON instead of the id"),
-    );
+    ));
     addAgentOptions(submit, "submit").action(async (taskArg: string, o: SubmitOptions) => {
       const isFile = existsSync(taskArg) && statSync(taskArg).isFile();
       let taskId = taskArg;
@@ -97,7 +98,7 @@ export const campaignCommands: CommandModule = {
         taskId,
         ...(taskHash ? { taskHash } : {}),
         episodes: parseIntOption("episodes", o.episodes, 1) ?? 0,
-        policy: o.policy,
+        policy: await submittedPolicy(o),
         ...(o.seed !== undefined ? { baseSeed: parseIntOption("seed", o.seed) } : {}),
         ...(o.priority !== undefined ? { priority: parseIntOption("priority", o.priority) } : {}),
         ...(o.id !== undefined ? { id: o.id } : {}),
@@ -161,4 +162,11 @@ function resetOptions(o: SubmitOptions): { resetMode?: ResetMode; resetFromSnaps
   if (o.resetFromSnapshot && mode !== undefined && mode !== "setup-snapshot") throw new Error(`--reset-from-snapshot means --reset setup-snapshot; it contradicts --reset ${mode}`);
   if (o.resetFromSnapshot) return { resetFromSnapshot: true };
   return mode && mode !== "steps" ? { resetMode: mode } : {};
+}
+
+/** `--policy` as the campaign carries it: a spec, or for `llm` the spec with its settings (never the API key). */
+async function submittedPolicy(o: SubmitOptions): Promise<string | { spec: string; llm: LlmSettings }> {
+  const { loadPromptTemplate } = await import("@farm/policy");
+  const c = llmPolicyChoice(o.policy, o, loadPromptTemplate);
+  return c.llm ? { spec: c.spec, llm: c.llm } : c.spec;
 }

@@ -1,11 +1,12 @@
 import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
+import { addLlmOptions, llmPolicyChoice, type LlmFlags } from "./llm-options.ts";
 import { collect, parseIntOption, parseResetModeOption } from "./options.ts";
 import { addAgentOptions, agentRunOptions, type AgentFlags } from "./agent-options.ts";
 import type { CommandModule } from "./types.ts";
 
-interface RunOptions extends AgentFlags {
+interface RunOptions extends AgentFlags, LlmFlags {
   episodes: string;
   policy: string;
   seed: string;
@@ -26,12 +27,12 @@ interface RunOptions extends AgentFlags {
  */
 export const runCommand: CommandModule = {
   register(program: Command) {
-    program
+    const run = program
       .command("run")
       .description("run episodes of a task on one device (a simulated one by default), without Redis")
       .argument("<task>", "task file (.textproto)")
       .option("--episodes <n>", "number of episodes", "1")
-      .option("--policy <spec>", "random | random:<seed> | scripted:<file> | module:<file> | http:<url>", "random")
+      .option("--policy <spec>", "random | random:<seed> | scripted:<file> | module:<file> | http:<url> | llm (with --llm-endpoint, --llm-model) | llm:<model>@<endpoint>", "random")
       .option("--seed <s>", "seed of episode 0 (0..2^32-1); episode i uses seed + i, wrapped into 32 bits like a campaign's", "0")
       .option("--device <serial>", "a device on the adb server (see --adb-port)")
       .option("--sim", "start a private adb server and one simulated device (default without --device)")
@@ -41,8 +42,8 @@ export const runCommand: CommandModule = {
       .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)")
       .option("--frame-every <k>", "with --out: keep a frame every k steps (0 = none)")
       .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
-      .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)")
-      .action(async (taskPath: string, o: RunOptions) => {
+      .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)");
+    addLlmOptions(run).action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
     // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-options.ts).
@@ -56,7 +57,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { loadTaskFile, startSnapshotRefusal, gameConfigRefusal } = await import("@farm/task");
   const { AdbDriver } = await import("@farm/adb");
   const { DeviceSession } = await import("@farm/episode");
-  const { policyFromSpec } = await import("@farm/policy");
+  const { policyFromSpec, loadPromptTemplate } = await import("@farm/policy");
   const { createLogger } = await import("@farm/log");
   const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
 
@@ -66,6 +67,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
   const agent = await agentRunOptions(o);
   const frameEvery = agent.frameEvery ?? 0;
+  const choice = llmPolicyChoice(o.policy, o, loadPromptTemplate);
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -118,7 +120,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       }
       const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
 
-      const policy = await policyFromSpec(o.policy, { http: { allowedHosts: cliConfig().policyAllowedHosts } });
+      const allowedHosts = cliConfig().policyAllowedHosts;
+      const policy = await policyFromSpec(choice.spec, { http: { allowedHosts }, llm: { ...choice.llm, allowedHosts, logger, ...(cliConfig().llmApiKey ? { apiKey: cliConfig().llmApiKey } : {}) } });
       releasers.add("policy", () => policy.close());
       const session = await DeviceSession.open({
         device,
