@@ -44,6 +44,8 @@ export interface LlmStandIn {
   readonly requests: RecordedRequest[];
   /** The most requests in flight at once so far. */
   readonly maxInFlight: number;
+  /** Chat-completion requests received so far (all of them, unlike `requests`, which keeps the latest). */
+  readonly served: number;
   /** Replaces the script (tests change it between cases). */
   setScript(script: StandInEntry[]): void;
   close(): Promise<void>;
@@ -80,6 +82,7 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
   const requests: RecordedRequest[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
+  let served = 0;
   let seq = 0;
   const ac = new AbortController();
 
@@ -125,6 +128,7 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
         return send(res, 400, { error: { message: "body is not JSON", type: "invalid_request_error" } });
       }
       const { text, images } = textOf(body.messages);
+      served++;
       requests.push({ authorization: req.headers.authorization, body, promptText: text, images });
       if (requests.length > (opts.keepRequests ?? 256)) requests.shift();
       const entry = script.shift();
@@ -153,6 +157,9 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
     requests,
     get maxInFlight() {
       return maxInFlight;
+    },
+    get served() {
+      return served;
     },
     setScript(s) {
       script = [...s];

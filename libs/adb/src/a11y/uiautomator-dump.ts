@@ -118,6 +118,9 @@ function typeNumber(name: string | undefined): number {
   return name !== undefined && Object.hasOwn(WINDOW_TYPES, name) ? WINDOW_TYPES[name as keyof typeof WINDOW_TYPES] : WINDOW_TYPES.UNKNOWN_TYPE;
 }
 
+/** Widgets that take typed text (EditText and its subclasses in the framework and AndroidX). */
+const EDITABLE_CLASS = /(?:^|[.$])(?:\w*EditText|AutoCompleteTextView|MultiAutoCompleteTextView|SearchAutoComplete)$/;
+
 function toNode(a: Map<string, string>, uniqueId: number, depth: number, w: A11yWindowInfo, at: () => string): A11yNodeInfo {
   const flag = (name: string): boolean => {
     const v = a.get(name);
@@ -140,7 +143,8 @@ function toNode(a: Map<string, string>, uniqueId: number, depth: number, w: A11y
     isCheckable: flag("checkable"),
     isChecked: flag("checked"),
     isClickable: flag("clickable"),
-    isEditable: false,
+    // uiautomator has no editable attribute: a text field is known by its class, as agents reading dumps infer it.
+    isEditable: EDITABLE_CLASS.test(a.get("class") ?? ""),
     isEnabled: flag("enabled"),
     isFocusable: flag("focusable"),
     isFocused: flag("focused"),

@@ -1,0 +1,125 @@
+/**
+ * `farm bench agent [--devices 16] [--episodes 32] [--delay-ms 50] [--a11y-every 1] [--screenshot off|on] [--profile instant]`:
+ * GUI-agent episodes at farm scale. One worker host with N simulated emulators (a child process) runs a campaign of the
+ * notes task (tasks/todo_create_note.textproto) with the `llm` policy against the local OpenAI-compatible stand-in
+ * (@farm/local-services), which answers every request after a fixed delay by reading the element list in the prompt
+ * (click NEW NOTE, type the title and body into their fields, SAVE). Every step reads the screen as a tree.
+ *
+ * Per step, from the worker's own metrics (farm_step_phase_duration_seconds, by phase) and the stand-in's request count:
+ *   farm overhead = the step's wall time − the model's own time (the fixed delay × requests per step)
+ *                   − the device's time (action phase + observation phase − the farm's work on the tree).
+ * It is what the farm adds to a step: the prompt, the HTTP exchange, parsing the answer, deriving elements, bookkeeping.
+ * Last line: `devices= episodes_s= steps_s= farm_overhead_ms_per_step= a11y_ms_per_step= invalid_actions=`.
+ * Goal: farm_overhead_ms_per_step ≤ 2 with a11y every step.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startLocalFarm } from "@farm/local-farm";
+import { startLlmStandIn } from "@farm/local-services";
+import { createLogger } from "@farm/log";
+import { sleep } from "@farm/time";
+import { intOpt, profileOpt } from "./options.ts";
+import { REPO } from "./policy-farm.ts";
+import type { BenchOptions, Scenario } from "./scenario.ts";
+import { simChildDevices } from "./sim-child.ts";
+
+/** What the stand-in does on the notes task: the first rule whose element is on the screen. */
+const NOTES_SOLVER = [{ type_into: "Title", text: "milk" }, { type_into: "Body", text: "2 litres" }, { click_text: "SAVE" }, { click_text: "NEW NOTE" }];
+
+interface PhaseSums {
+  count: Map<string, number>;
+  sum: Map<string, number>;
+  uiInvalid: number;
+}
+
+/** The step-phase histograms' sums and counts and the invalid UI answers, from the worker's /metrics text. */
+function readPhases(text: string): PhaseSums {
+  const out: PhaseSums = { count: new Map(), sum: new Map(), uiInvalid: 0 };
+  for (const m of text.matchAll(/^farm_step_phase_duration_seconds_(sum|count)\{phase="([a-z0-9_]+)"\} ([0-9.e+-]+)$/gm)) {
+    (m[1] === "sum" ? out.sum : out.count).set(m[2]!, Number(m[3]));
+  }
+  const inv = /^farm_ui_actions_total\{op="invalid"\} ([0-9.e+-]+)$/m.exec(text);
+  out.uiInvalid = inv ? Number(inv[1]) : 0;
+  return out;
+}
+
+/** Mean ms of a phase over the run (after − before). */
+function meanMs(before: PhaseSums, after: PhaseSums, phase: string): number {
+  const n = (after.count.get(phase) ?? 0) - (before.count.get(phase) ?? 0);
+  const s = (after.sum.get(phase) ?? 0) - (before.sum.get(phase) ?? 0);
+  return n > 0 ? (s / n) * 1000 : 0;
+}
+
+export const scenario: Scenario = {
+  async run(opts: BenchOptions): Promise<void> {
+    const devices = intOpt(opts, "devices", 16);
+    const episodes = intOpt(opts, "episodes", devices * 2);
+    const delayMs = intOpt(opts, "delay-ms", 50, 0);
+    const a11yEvery = intOpt(opts, "a11y-every", 1);
+    const maxSteps = intOpt(opts, "max-steps", 20);
+    const screenshot = opts.screenshot === "on";
+    if (opts.screenshot !== undefined && opts.screenshot !== "on" && opts.screenshot !== "off") throw new Error(`--screenshot must be on or off, got ${String(opts.screenshot)}`);
+    const profile = profileOpt(opts);
+    const out = (line: string) => process.stdout.write(`${line}\n`);
+    const logger = createLogger({ service: "bench-agent", level: "warn" });
+    const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-agent-"));
+    const llm = await startLlmStandIn({ solver: NOTES_SOLVER, delayMs });
+    try {
+      const farm = await startLocalFarm({
+        devices: simChildDevices(devices, profile),
+        taskPaths: [path.join(REPO, "tasks/todo_create_note.textproto")],
+        outDir: path.join(tmp, "out"),
+        queuePrefix: "{agent}",
+        logger,
+        worker: { episode: { settleMs: 20 } },
+        bindTimeoutMs: 180_000,
+        scheduler: { http: true, tickMs: 100, windowSize: devices },
+      });
+      try {
+        const metricsUrl = `${farm.worker.metricsUrl}/metrics`;
+        const before = readPhases(await (await fetch(metricsUrl)).text());
+        const served0 = llm.served;
+        const api = farm.schedulerService!.http.url;
+        const t0 = performance.now();
+        const spec = `llm:stand-in@${llm.endpoint}`;
+        const body = { id: "bench-agent", taskId: "todo_create_note", episodes, policy: { spec, llm: { screenshot } }, options: { maxEpisodeSteps: maxSteps, a11yEvery } };
+        const post = await fetch(`${api}/campaigns`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        if (post.status !== 201) throw new Error(`submit: HTTP ${post.status} ${await post.text()}`);
+        let st: { state: string; completed: number; summary?: { totalSteps: number; successes?: number } };
+        for (;;) {
+          await sleep(200);
+          st = (await (await fetch(`${api}/campaigns/bench-agent`)).json()) as typeof st;
+          if (st.state !== "running") break;
+        }
+        const wallSec = (performance.now() - t0) / 1000;
+        const after = readPhases(await (await fetch(metricsUrl)).text());
+        const steps = st.summary?.totalSteps ?? 0;
+        const requestsPerStep = steps > 0 ? (llm.served - served0) / steps : 0;
+        const step = meanMs(before, after, "step");
+        const action = meanMs(before, after, "action");
+        const observation = meanMs(before, after, "observation");
+        const derive = meanMs(before, after, "a11y_derive");
+        const read = meanMs(before, after, "a11y_read");
+        const policy = meanMs(before, after, "policy");
+        const modelMs = delayMs * requestsPerStep;
+        const overhead = step - modelMs - action - (observation - derive);
+        const invalid = after.uiInvalid - before.uiInvalid;
+        const f = (x: number, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
+        out(`farm bench agent: ${devices} simulated emulators (${profile}) on one worker host, ${episodes} episodes of todo_create_note, llm policy against the stand-in (${delayMs} ms per answer, screenshot ${screenshot ? "on" : "off"}), a11y every ${a11yEvery} step(s), max ${maxSteps} steps`);
+        out("");
+        out("| per step (mean) | ms |");
+        out("|---|---|");
+        for (const [k, v] of [["whole step", step], ["policy phase", policy], ["  of which the model's own time", modelMs], ["action (device)", action], ["observation (frame and tree, parallel)", observation], ["  tree read (device)", read], ["  the farm's work on the tree", derive]] as const) out(`| ${k} | ${f(v)} |`);
+        out("");
+        out(`episodes ${st.completed} in ${f(wallSec, 1)} s, ${steps} steps, ${f(requestsPerStep, 2)} model requests per step, ${invalid} invalid answers`);
+        out(`devices=${devices} episodes_s=${f(st.completed / wallSec, 2)} steps_s=${f(steps / wallSec, 1)} farm_overhead_ms_per_step=${f(overhead)} a11y_ms_per_step=${f(read + derive)} invalid_actions=${invalid}`);
+      } finally {
+        await farm.close();
+      }
+    } finally {
+      await llm.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  },
+};
