@@ -27,3 +27,4 @@ export { resultProblems, assertCommittable } from "./result-check.ts";
 export { checkDue, AppScreenMonitor, type AppScreenCadence, type AppScreenVerdict } from "./app-screen-monitor.ts";
 export { runSteps, assertRunnable, type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
 export { toPixel } from "./action.ts";
+export { POLICY_USAGE_EXTRAS } from "./policy-usage.ts";
