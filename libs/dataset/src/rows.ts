@@ -118,7 +118,7 @@ export class ShardRows {
   private addStepRows(e: StoredEpisode, screens: Screens): void {
     const n = e.steps.length;
     const terminated = e.outcome === "terminated";
-    const goal = e.goal ?? null;
+    const goal = e.goal || null; // "" = no goal (files before v3)
     let prevOffset = 0;
     const byName = new Map<string, StepExtra[]>();
     for (let i = 0; i < n; i++) {
@@ -160,7 +160,7 @@ export class ShardRows {
 
   private addNestedRow(e: StoredEpisode, screens: Screens): void {
     const row: unknown[] = [
-      e.episodeId, e.taskId, e.policyName, e.goal ?? null, e.outcome, e.cause, e.totalReward, e.agentStatus ?? null, e.answer ?? null,
+      e.episodeId, e.taskId, e.policyName, e.goal || null, e.outcome, e.cause, e.totalReward, e.agentStatus ?? null, e.answer ?? null,
       e.invalidActions ?? 0, e.steps.length,
       screens.frames.map(image),
       screens.a11y.map(elementsJson),
@@ -180,7 +180,7 @@ export class ShardRows {
       e.policyName, e.policyVersion, BigInt(e.seed), e.outcome, e.cause, e.causeDetail, e.totalReward, e.steps.length,
       e.frameEvery, e.startedAt.getTime(), e.endedAt.getTime(), BigInt(e.endedAt.getTime() - e.startedAt.getTime()),
       e.deviceSerial, e.worker, e.resetKind ?? null, JSON.stringify(sortedCounters(e.counters)),
-      e.goal ?? null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0,
+      e.goal || null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0,
       // The screen after the last step; the nested layout already holds it as its last screenshot.
       this.layout === "steps" ? image(screens.frames[n]) : null,
       this.layout === "steps" ? elementsJson(screens.a11y[n]) : null,

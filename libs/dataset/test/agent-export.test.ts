@@ -115,7 +115,7 @@ describe("GUI-agent data sets", () => {
       e.steps.forEach((s, i) => {
         const r = byKey.get(`${e.episodeId}#${s.index}`)!;
         const where = `${e.episodeId} step ${s.index}`;
-        assert.equal(r.goal, e.goal ?? null, where);
+        assert.equal(r.goal, e.goal || null, where);
         assert.equal(r.action_json, actionOf(s), where);
         assert.deepEqual(r.action_resolved === null ? null : JSON.parse(r.action_resolved as string), s.ui?.resolved ?? null, where);
         assert.equal(r.action_invalid, s.ui?.invalid ?? null, where);
@@ -141,7 +141,7 @@ describe("GUI-agent data sets", () => {
     const sorted = [...input].sort((a, b) => (a.episodeId < b.episodeId ? -1 : 1));
     assert.deepEqual(
       eps.map((r) => [r.episode_id, r.goal, r.agent_status, r.answer, r.invalid_actions, r.a11y_every, r.final_shot, r.final_elements === null ? null : JSON.parse(r.final_elements as string), r.final_a11y_tree]),
-      sorted.map((e) => [e.episodeId, e.goal ?? null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0, hex(e.steps.at(-1)!.frame), e.steps.at(-1)!.a11y?.elements ?? null, e.steps.at(-1)!.a11y?.tree ?? null]),
+      sorted.map((e) => [e.episodeId, e.goal || null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0, hex(e.steps.at(-1)!.frame), e.steps.at(-1)!.a11y?.elements ?? null, e.steps.at(-1)!.a11y?.tree ?? null]),
     );
     assert.ok(eps.some((r) => r.agent_status === "complete") && eps.some((r) => r.answer !== null));
     await checkCard(out, "steps");
@@ -189,7 +189,7 @@ describe("GUI-agent data sets", () => {
     rows.forEach((r, k) => {
       const e = sorted[k]!;
       const n = e.steps.length;
-      assert.deepEqual([r.episode_id, r.goal, r.agent_status, r.answer, r.invalid_actions, r.step_count], [e.episodeId, e.goal ?? null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, n]);
+      assert.deepEqual([r.episode_id, r.goal, r.agent_status, r.answer, r.invalid_actions, r.step_count], [e.episodeId, e.goal || null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, n]);
       assert.deepEqual(r.shots, framesOf(e).map(hex), e.episodeId);
       assert.equal((r.shots as unknown[]).length, n + 1);
       assert.deepEqual((r.elements as (string | null)[]).map((x) => (x === null ? null : JSON.parse(x))), treesOf(e).map((t) => t?.elements ?? null));

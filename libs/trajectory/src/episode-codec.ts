@@ -261,13 +261,17 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
   return out;
 }
 
-/** v3 fields; a file before v3 read with today's schema gets the defaults ("" goal, 0, nulls), which leave them unset. */
+/**
+ * v3 fields. Like the v2 ones, the fields with a plain default are always set (a file before v3 read with
+ * today's schema gets goal "", a11yEvery 0, invalidActions 0, as the runner records them for any episode);
+ * the nullable ones only when present. A reader schema without them (an older version) leaves all unset.
+ */
 function agentFieldsFromAvro(a: AvroEpisode, out: StoredEpisode): void {
-  if (a.goal) out.goal = a.goal;
-  if (a.a11yEvery) out.a11yEvery = a.a11yEvery;
+  if (a.goal !== undefined) out.goal = a.goal;
+  if (a.a11yEvery !== undefined) out.a11yEvery = a.a11yEvery;
+  if (a.invalidActions !== undefined) out.invalidActions = a.invalidActions;
   if (a.initialFrame) out.initialFrame = a.initialFrame;
   if (a.initialA11y) out.initialA11y = a11yFromAvro(a.initialA11y);
   if (a.agentStatus !== null && a.agentStatus !== undefined) out.agentStatus = a.agentStatus as GoalStatus;
   if (a.answer !== null && a.answer !== undefined) out.answer = a.answer;
-  if (a.invalidActions) out.invalidActions = a.invalidActions;
 }

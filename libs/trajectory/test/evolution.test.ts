@@ -166,7 +166,7 @@ print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"
     assert.equal(old[0]!.episodeId, rec.episodeId);
   });
 
-  it("a version 2 file is read by today's reader: no goal, trees or UI steps (the v3 defaults leave them unset)", async () => {
+  it("a version 2 file is read by today's reader with the v3 defaults: goal \"\", a11yEvery 0, invalidActions 0, no trees or UI steps", async () => {
     const dir = await tempDir();
     const file = path.join(dir, "v2.avro");
     const rec = syntheticEpisode(6, { steps: 3 });
@@ -197,7 +197,8 @@ print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"
     assert.equal(back.length, 1);
     assert.equal(back[0]!.schemaVersion, 2);
     assert.equal(back[0]!.resetMs, 12.5);
-    for (const k of ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentStatus", "answer", "invalidActions"]) assert.ok(!(k in back[0]!), k);
+    assert.deepEqual([back[0]!.goal, back[0]!.a11yEvery, back[0]!.invalidActions], ["", 0, 0]);
+    for (const k of ["initialFrame", "initialA11y", "agentStatus", "answer"]) assert.ok(!(k in back[0]!), k);
     assert.deepEqual(back[0]!.steps.map((s) => [s.index, "a11y" in s, "ui" in s, s.frame?.[4]]), [[1, false, false, 1], [2, false, false, 2], [3, false, false, 3]]);
   });
 

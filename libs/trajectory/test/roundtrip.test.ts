@@ -16,6 +16,10 @@ function expected(r: EpisodeRecord, frameEvery: number): EpisodeRecord {
     // v2: a record that does not say how its frames are encoded is stored as png
     frameEncoding: r.frameEncoding ?? "png",
     resetKind: r.resetKind ?? "steps",
+    // v3: the fields with a plain default are always there
+    goal: r.goal ?? "",
+    a11yEvery: r.a11yEvery ?? 0,
+    invalidActions: r.invalidActions ?? 0,
     steps: r.steps.map((s) => {
       const { frame, ...rest } = s;
       return frame && frameEvery > 0 && s.index % frameEvery === 0 ? { ...rest, frame } : rest;
@@ -71,11 +75,12 @@ describe("round trip", () => {
     assert.equal(back[0]!.steps[3]!.ui!.resolved, undefined);
   });
 
-  it("v3: a non-agent episode reads back without agent fields; frameEvery 0 drops the initial frame too", async () => {
+  it("v3: a non-agent episode reads back with the plain defaults and no nullable agent fields; frameEvery 0 drops the initial frame too", async () => {
     const dir = await tempDir();
     await writeEpisodes(dir, [syntheticEpisode(1, { steps: 3 }), { ...syntheticEpisode(2, { agent: true, frames: true, steps: 3 }), frameEvery: 0 }]);
     const [plain, agent] = await readAll(dir);
-    for (const k of ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentStatus", "answer", "invalidActions"] as const) assert.ok(!(k in plain!), k);
+    assert.deepEqual([plain!.goal, plain!.a11yEvery, plain!.invalidActions], ["", 0, 0]);
+    for (const k of ["initialFrame", "initialA11y", "agentStatus", "answer"] as const) assert.ok(!(k in plain!), k);
     assert.ok(plain!.steps.every((s) => !("a11y" in s) && !("ui" in s)));
     assert.equal(agent!.initialFrame, undefined);
     assert.ok(agent!.initialA11y, "trees are not frames: kept");
