@@ -119,9 +119,9 @@ export const EPISODE_COLUMNS: readonly ColumnDef[] = [
   { name: "answer", type: v("string"), doc: "the agent's answer text (the last one); null when it gave none" },
   { name: "invalid_actions", type: v("int32"), doc: "answers recorded as invalid" },
   { name: "a11y_every", type: v("int32"), doc: "the screen was recorded as a tree on steps whose index is a multiple; 0 = never" },
-  { name: "final_screenshot", type: { kind: "image" }, doc: "the screen after the last step (Hugging Face Image); null when its frame was not kept" },
-  { name: "final_elements", type: v("string"), doc: "the element list of the screen after the last step (JSON, as `steps.elements`); null when not recorded" },
-  { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded" },
+  { name: "final_screenshot", type: { kind: "image" }, doc: "the screen after the last step (Hugging Face Image); null when its frame was not kept, and in the episodes-nested layout (the last item of `screenshots`)" },
+  { name: "final_elements", type: v("string"), doc: "the element list of the screen after the last step (JSON array, as `elements`); null when not recorded, and in the episodes-nested layout" },
+  { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded, and in the episodes-nested layout" },
 ];
 
 /** `--layout episodes-nested`: one row per episode, its steps as parallel lists (AndroidControl's shape). */
@@ -144,7 +144,11 @@ export const NESTED_COLUMNS: readonly ColumnDef[] = [
   },
   { name: "elements", type: { kind: "list", rank: 1, element: "string" }, doc: "N + 1 UI element lists (JSON), aligned with `screenshots`; an item is null when not recorded" },
   { name: "accessibility_trees", type: { kind: "list", rank: 1, element: "string" }, doc: "N + 1 accessibility trees (compact versioned JSON), aligned with `screenshots`; an item is null when not recorded" },
-  { name: "actions", type: { kind: "list", rank: 1, element: "string" }, doc: "N answers as given (JSON, as `steps.action_json`)" },
+  {
+    name: "actions",
+    type: { kind: "list", rank: 1, element: "string" },
+    doc: "N answers as given: the policy's JSON (an AndroidWorld JSON action, or what it sent when invalid); for AndroidEnv touches {\"action_type\":\"TOUCH\"|\"LIFT\"|\"REPEAT\",\"touch_position\":[x,y]}",
+  },
   { name: "actions_resolved", type: { kind: "list", rank: 1, element: "string" }, doc: "N: what each UI action did on the device (JSON); null items for touches and invalid answers" },
   { name: "actions_invalid", type: { kind: "list", rank: 1, element: "string" }, doc: "N: why each answer was invalid; null items otherwise" },
   { name: "rewards", type: { kind: "list", rank: 1, element: "float64" }, doc: "N rewards, one per action" },
