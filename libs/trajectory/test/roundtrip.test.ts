@@ -54,6 +54,10 @@ describe("round trip", () => {
     const recs = [0, 3, 4].map((seed) => ({ ...syntheticEpisode(seed, { agent: true, frames: true, steps: 9 }), frameEvery: 1 }));
     // A policy may leave extra keys on an element: only the schema's fields are stored.
     (recs[0]!.steps[0]!.a11y!.elements[0] as unknown as Record<string, unknown>).debug = "not stored";
+    // The runner hands frames over as plain Uint8Arrays (views into larger buffers), not Buffers.
+    const framed = new Uint8Array(recs[1]!.initialFrame!.byteLength + 8);
+    framed.set(recs[1]!.initialFrame!, 4);
+    recs[1]!.initialFrame = framed.subarray(4, 4 + recs[1]!.initialFrame!.byteLength);
     await writeEpisodes(dir, recs, { frameEvery: 1 });
     const back = await readAll(dir);
     assert.equal(back.length, 3);
