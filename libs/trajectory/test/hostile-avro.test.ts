@@ -248,7 +248,8 @@ describe("hostile Avro files", () => {
     const dir = await tempDir("hostile-avro-fc-");
     const originals = new Map<CodecName, Buffer>();
     for (const codec of ["null", "deflate", "snappy"] as CodecName[]) {
-      const w = await writeEpisodeFile(syntheticEpisode(9, { steps: 4, frames: true, frameSize: 8 }), { path: path.join(dir, `orig-${codec}.avro`), codec, frameEvery: 2 });
+      // An agent episode (v3: trees, element lists, UI steps, an initial frame), so mutations reach the new fields too.
+      const w = await writeEpisodeFile(syntheticEpisode(9, { steps: 4, frames: true, frameSize: 8, agent: true }), { path: path.join(dir, `orig-${codec}.avro`), codec, frameEvery: 2 });
       originals.set(codec, await readFile(w.path));
     }
     const mutation = fc.oneof(
