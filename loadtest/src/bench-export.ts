@@ -64,6 +64,7 @@ function duckType(t: ColumnType): string {
     case "value": return el[t.element]!;
     case "timestamp": return "TIMESTAMPTZ";
     case "image": return "STRUCT(bytes BLOB, path VARCHAR)";
+    case "images": return "STRUCT(bytes BLOB, path VARCHAR)[]";
     case "list": return `${el[t.element]!}${"[]".repeat(t.rank)}`;
   }
 }
@@ -71,6 +72,7 @@ function duckType(t: ColumnType): string {
 function duckValue(v: unknown, t: ColumnType, depth = 0): DuckDBValue {
   if (v === null || v === undefined) return null;
   if (t.kind === "image") return structValue({ bytes: blobValue((v as { bytes: Uint8Array }).bytes), path: null });
+  if (t.kind === "images") return listValue((v as unknown[]).map((x) => duckValue(x, { kind: "image" })));
   if (t.kind === "list" && depth < t.rank) return listValue((v as unknown[]).map((x) => duckValue(x, t, depth + 1)));
   return v as DuckDBValue;
 }

@@ -20,6 +20,10 @@ function elementType(e: ElementType): arrow.DataType {
   }
 }
 
+function imageType(): arrow.DataType {
+  return new arrow.Struct([new arrow.Field("bytes", new arrow.Binary(), true), new arrow.Field("path", new arrow.Utf8(), true)]);
+}
+
 export function arrowType(t: ColumnType): arrow.DataType {
   switch (t.kind) {
     case "value":
@@ -27,7 +31,9 @@ export function arrowType(t: ColumnType): arrow.DataType {
     case "timestamp":
       return new arrow.TimestampMillisecond("UTC");
     case "image":
-      return new arrow.Struct([new arrow.Field("bytes", new arrow.Binary(), true), new arrow.Field("path", new arrow.Utf8(), true)]);
+      return imageType();
+    case "images":
+      return new arrow.List(new arrow.Field("item", imageType(), true));
     case "list": {
       let inner: arrow.DataType = elementType(t.element);
       for (let level = 0; level < t.rank; level++) inner = new arrow.List(new arrow.Field("item", inner, true));

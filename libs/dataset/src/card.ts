@@ -1,7 +1,7 @@
 /** The data set card (`README.md`): YAML `configs` and `dataset_info` for Hugging Face, then prose. */
 import { featuresYaml } from "./features.ts";
 import type { Manifest } from "./manifest.ts";
-import { EPISODE_COLUMNS, stepColumns, type ColumnDef } from "./tables.ts";
+import { EPISODE_COLUMNS, dataColumns, dataConfigName, type ColumnDef } from "./tables.ts";
 
 function configInfo(name: string, columns: readonly ColumnDef[], examples: number, bytes: number): string[] {
   return [
@@ -16,13 +16,17 @@ function configInfo(name: string, columns: readonly ColumnDef[], examples: numbe
 }
 
 export function datasetCard(m: Manifest): string {
-  const steps = m.shards.reduce((n, s) => n + s.rows, 0);
+  const layout = m.layout ?? "steps";
+  const nested = layout === "episodes-nested";
+  const data = dataConfigName(layout);
+  const dataDefs = dataColumns(layout, m.extras);
+  const rows = m.shards.reduce((n, s) => n + s.rows, 0);
   const episodes = m.shards.reduce((n, s) => n + s.episodeIds.length, 0);
   const bytes = m.shards.reduce((n, s) => n + s.bytes, 0);
   const yaml = [
     "---",
     "configs:",
-    "- config_name: steps",
+    `- config_name: ${data}`,
     "  default: true",
     "  data_files:",
     "  - split: train",
@@ -32,12 +36,13 @@ export function datasetCard(m: Manifest): string {
     "  - split: train",
     "    path: episodes/train-*",
     "dataset_info:",
-    ...configInfo("steps", stepColumns(m.extras), steps, bytes),
+    ...configInfo(data, dataDefs, rows, bytes),
     ...configInfo("episodes", EPISODE_COLUMNS, episodes, 0),
     "tags:",
     "- android",
     "- reinforcement-learning",
     "- trajectories",
+    "- gui-agents",
     "---",
   ];
   const cols = (defs: readonly ColumnDef[]) => defs.map((c) => `| \`${c.name}\` | ${c.doc.replaceAll("|", "\\|")} |`);
@@ -45,22 +50,26 @@ export function datasetCard(m: Manifest): string {
     "",
     "# Android episode farm trajectories",
     "",
-    `${episodes} episodes, ${steps} steps in ${m.shards.length} shard(s), Parquet (${m.compression}). Exported from the farm's Avro`,
-    "trajectory files by `farm trajectories export --format parquet`; `manifest.json` lists the episodes of each shard.",
+    `${episodes} episodes, ${nested ? `one row each (layout \`episodes-nested\`)` : `${rows} steps (layout \`steps\`)`} in ${m.shards.length} shard(s), Parquet (${m.compression}). Exported from the farm's Avro`,
+    `trajectory files by \`farm trajectories export --format parquet${nested ? " --layout episodes-nested" : ""}\`; \`manifest.json\` lists the episodes of each shard.`,
     "",
     "```python",
     "from datasets import load_dataset",
-    'steps = load_dataset("path/to/this/folder")                 # config "steps" (default)',
+    `${data} = load_dataset("path/to/this/folder")${" ".repeat(Math.max(1, 18 - data.length))}# config "${data}" (default)`,
     'episodes = load_dataset("path/to/this/folder", "episodes")',
     "```",
     "",
-    "SQL: `farm trajectories query \"SELECT task_id, avg(episode_return) FROM episodes GROUP BY 1\" <folder>`",
+    nested
+      ? "Screens and actions line up as in AndroidControl: `screenshots[i]`, `elements[i]` and `accessibility_trees[i]` are the screen `actions[i]` was chosen on; the last item is the screen after the last action."
+      : "Each step row holds the screen its action was chosen on (BEFORE the action): `screenshot`, `elements` and `a11y_tree` of step k are the screen recorded after step k−1 (the initial screen for step 1); the screen after the last step is in `episodes` (`final_screenshot`, `final_elements`, `final_a11y_tree`). Each recorded frame is stored once.",
     "",
-    "## steps (one row per step)",
+    `SQL: \`farm trajectories query "SELECT goal, avg((episode_return > 0)::INT) AS success_rate FROM episodes GROUP BY 1" <folder>\` (views \`${data}\` and \`episodes\`)`,
+    "",
+    nested ? "## trajectories (one row per episode, steps as lists)" : "## steps (one row per step)",
     "",
     "| column | meaning |",
     "|---|---|",
-    ...cols(stepColumns(m.extras)),
+    ...cols(dataDefs),
     "",
     "## episodes (one row per episode)",
     "",

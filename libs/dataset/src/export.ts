@@ -26,7 +26,7 @@ import { parquetBytes, syncDir, writeFileAtomic, writeFileSynced, type ParquetCo
 import { writeSteps } from "./parquet-stream.ts";
 import { planExport, type SkippedEpisode, type SkippedFile } from "./plan.ts";
 import { ShardRows, episodeBound, type RowCounters } from "./rows.ts";
-import { EPISODE_COLUMNS, stepColumns } from "./tables.ts";
+import { DATASET_LAYOUTS, EPISODE_COLUMNS, dataColumns, type DatasetLayout } from "./tables.ts";
 
 export interface ExportOptions {
   /** Maximum bytes of one steps shard (default 100 MB). A single episode larger than this gets a shard of its own. */
@@ -38,6 +38,8 @@ export interface ExportOptions {
   memoryBudgetBytes?: number;
   /** Rows per Parquet row group (default 4096). */
   rowGroupRows?: number;
+  /** `steps` (default): one row per step; `episodes-nested`: one row per episode, its steps as lists. */
+  layout?: DatasetLayout;
 }
 
 export interface ExportReport {
@@ -77,6 +79,8 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   const limit = o.shardBytes ?? DEFAULT_SHARD_BYTES;
   if (!(limit >= 1e6)) throw new Error(`shard size must be at least 1 MB (10^6 bytes), got ${limit} bytes`);
   const compression = o.compression ?? "zstd";
+  const layout = o.layout ?? "steps";
+  if (!DATASET_LAYOUTS.includes(layout)) throw new Error(`layout must be ${DATASET_LAYOUTS.join(" or ")}, got ${JSON.stringify(layout)}`);
   await mkdir(path.join(outDir, "data"), { recursive: true });
   await mkdir(path.join(outDir, "episodes"), { recursive: true });
   await finishPending(outDir);
@@ -84,13 +88,14 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   if (previous && !o.incremental) throw new Error(`${outDir} already holds a data set (manifest.json): use --incremental to add episodes, or an empty folder`);
   if (!previous && (await holdsShards(outDir))) throw new Error(`${outDir} holds Parquet shards but no manifest.json: use an empty folder`);
   if (previous && previous.compression !== compression) throw new Error(`${outDir} was exported with ${previous.compression}; pass --compression ${previous.compression}`);
+  if (previous && (previous.layout ?? "steps") !== layout) throw new Error(`${outDir} holds the ${previous.layout ?? "steps"} layout; pass --layout ${previous.layout ?? "steps"}`);
   await removeStaleTemporaries(outDir);
 
   const exported = new Set(previous?.shards.flatMap((s) => s.episodeIds));
   const read = o.memoryBudgetBytes === undefined ? {} : { memoryBudgetBytes: o.memoryBudgetBytes };
   const plan = await planExport(inputs, { ...read, ...(previous ? { exported, extras: ExtrasSpec.from(previous.extras) } : {}) });
   const extras = plan.extras.columns();
-  const stepDefs = stepColumns(extras);
+  const stepDefs = dataColumns(layout, extras);
   const stepSchema = arrowSchema(stepDefs, new Map([["huggingface", huggingfaceMetadata(stepDefs)]]));
   const episodeSchema = arrowSchema(EPISODE_COLUMNS, new Map([["huggingface", huggingfaceMetadata(EPISODE_COLUMNS)]]));
   const run = (previous?.runs ?? 0) + 1;
@@ -101,8 +106,7 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
 
   let tmpIndex = 0;
   const writeShard = async (rows: ShardRows): Promise<void> => {
-    const stepCounts = rows.episodes[STEP_COUNT]! as number[];
-    const shard: ShardInput = { steps: rows.steps, stepRows: rows.stepCount, episodes: rows.episodes, episodeIds: rows.episodeIds, stepCounts, boundBytes: rows.boundBytes };
+    const shard: ShardInput = { steps: rows.steps, stepRows: rows.dataRowCount, episodes: rows.episodes, episodeIds: rows.episodeIds, stepCounts: rows.dataRows, boundBytes: rows.boundBytes };
     for (const part of await writeFitting(shard)) written.push(part);
   };
   /** Writes the rows as one shard, or splits them (by episodes) until every part fits the limit. */
@@ -122,7 +126,7 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
     return [{ tmpSteps, tmpEpisodes, rows: shard.stepRows, bytes, episodeIds: shard.episodeIds }];
   };
 
-  let rows = new ShardRows(extras, counters);
+  let rows = new ShardRows(extras, counters, layout);
   const predicted = (r: { boundBytes: number; frameBytes: number }) => r.boundBytes * ratio + FOOTER_RESERVE;
   for (const { file, take } of plan.files) {
     const opened = await openTrajectoryFile(file, read);
@@ -135,16 +139,17 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
       // reach the limit uncompressed (the memory bound; data that compresses well gives smaller shards).
       if (rows.stepCount > 0 && (predicted(next) > limit || next.boundBytes > limit)) {
         await writeShard(rows);
-        rows = new ShardRows(extras, counters);
+        rows = new ShardRows(extras, counters, layout);
       }
       rows.addEpisode(e);
       report.steps += e.steps.length;
+      if (e.initialFrame) report.frames++;
       for (const s of e.steps) if (s.frame) report.frames++;
     }
   }
   if (rows.episodeIds.length > 0) await writeShard(rows);
 
-  const manifest = await publish(outDir, previous, written, { compression, extras: extras, run });
+  const manifest = await publish(outDir, previous, written, { compression, extras: extras, run, layout });
   return {
     outDir,
     episodes: written.reduce((n, s) => n + s.episodeIds.length, 0),
@@ -164,17 +169,17 @@ export async function exportParquet(inputs: readonly string[], outDir: string, o
   };
 }
 
-/** A shard's rows ready to write: steps and (small) episodes columns as values. */
+/** A shard's rows ready to write: data-table (steps, or nested episodes) and episodes columns as values. */
 interface ShardInput {
   steps: unknown[][];
+  /** Rows of the data table. */
   stepRows: number;
   episodes: unknown[][];
   episodeIds: string[];
+  /** Data-table rows of each episode. */
   stepCounts: number[];
   boundBytes: number;
 }
-
-const STEP_COUNT = EPISODE_COLUMNS.findIndex((c) => c.name === "step_count");
 
 /** Two halves (by episodes) of a shard (the column arrays are copied shallowly; values are shared). */
 function splitShard(s: ShardInput): [ShardInput, ShardInput] {
@@ -198,7 +203,7 @@ async function publish(
   outDir: string,
   previous: Manifest | undefined,
   written: WrittenShard[],
-  o: { compression: ParquetCompression; extras: Manifest["extras"]; run: number },
+  o: { compression: ParquetCompression; extras: Manifest["extras"]; run: number; layout: DatasetLayout },
 ): Promise<Manifest> {
   const old = previous?.shards ?? [];
   const total = old.length + written.length;
@@ -216,7 +221,7 @@ async function publish(
     renames.push([w.tmpSteps, steps], [w.tmpEpisodes, episodes]);
     shards.push({ steps, episodes, rows: w.rows, bytes: w.bytes, episodeIds: w.episodeIds });
   });
-  const manifest: Manifest = { format: MANIFEST_FORMAT, compression: o.compression, extras: o.extras, runs: written.length > 0 || !previous ? o.run : previous.runs, shards };
+  const manifest: Manifest = { format: MANIFEST_FORMAT, layout: o.layout, compression: o.compression, extras: o.extras, runs: written.length > 0 || !previous ? o.run : previous.runs, shards };
   if (previous && written.length === 0) return previous; // nothing new: leave the folder as it is
   const pending: PendingManifest = { ...manifest, renames };
   await writeFileAtomic(path.join(outDir, PENDING), manifestJson(pending));

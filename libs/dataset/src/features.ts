@@ -12,6 +12,8 @@ function yamlOfType(t: ColumnType, indent: string): string[] {
       return [`${indent}dtype: ${t.element}`];
     case "image":
       return [`${indent}dtype: image`];
+    case "images":
+      return [`${indent}sequence: image`];
     case "timestamp":
       return [`${indent}dtype: timestamp[ms, tz=UTC]`];
     case "list": {
@@ -51,6 +53,8 @@ function jsonOfType(t: ColumnType): JsonFeature {
       return { dtype: t.element, _type: "Value" };
     case "image":
       return { _type: "Image" };
+    case "images":
+      return { feature: { _type: "Image" }, _type: "Sequence" };
     case "timestamp":
       return { dtype: "timestamp[ms, tz=UTC]", _type: "Value" };
     case "list": {

@@ -7,7 +7,7 @@ export { exportParquet, DEFAULT_SHARD_BYTES, type ExportOptions, type ExportRepo
 export { formatExportReport } from "./report.ts";
 export { queryDataset, formatTable, type QueryResult } from "./query.ts";
 export { readManifest, shardName, MANIFEST, type Manifest, type ShardEntry } from "./manifest.ts";
-export { stepColumns, EPISODE_COLUMNS, type ColumnDef, type ColumnType } from "./tables.ts";
+export { stepColumns, dataColumns, dataConfigName, EPISODE_COLUMNS, NESTED_COLUMNS, DATASET_LAYOUTS, type ColumnDef, type ColumnType, type DatasetLayout } from "./tables.ts";
 export { featuresYaml, huggingfaceMetadata } from "./features.ts";
 export { ExtrasSpec, type ExtraColumn } from "./extras-spec.ts";
 export { parquetBytes, type ParquetCompression } from "./parquet-file.ts";

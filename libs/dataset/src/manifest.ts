@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ExtraColumn } from "./extras-spec.ts";
 import type { ParquetCompression } from "./parquet-file.ts";
+import type { DatasetLayout } from "./tables.ts";
 import { coerceError } from "@farm/errors";
 
 export const MANIFEST = "manifest.json";
@@ -24,6 +25,8 @@ export interface ShardEntry {
 
 export interface Manifest {
   format: string;
+  /** How `data/` is laid out; absent in manifests written before layouts existed (= `steps`). */
+  layout?: DatasetLayout;
   compression: ParquetCompression;
   extras: ExtraColumn[];
   /** Export runs that added shards (1 for a full export). */

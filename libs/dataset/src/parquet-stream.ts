@@ -39,7 +39,8 @@ export class ParquetStreamWriter {
       .setCompression(CODECS[o.compression] as never)
       .setMaxRowGroupSize(o.rowGroupRows)
       // Min/max of frame bytes are useless and, per page and row group, make the footer grow with the file.
-      .setColumnStatisticsEnabled("frame.bytes", pq.EnabledStatistics.None)
+      .setColumnStatisticsEnabled("screenshot.bytes", pq.EnabledStatistics.None)
+      .setColumnStatisticsEnabled("screenshots.list.item.bytes", pq.EnabledStatistics.None)
       .build();
     // The writer reads the first batch before it resolves, so this is not awaited here.
     this.done = pq.transformParquetStream(source, props).then(async (out: ReadableStream<Uint8Array>) => {

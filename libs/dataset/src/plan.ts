@@ -5,7 +5,8 @@
  */
 import type { Schema } from "avsc";
 import { episodeIdOf, episodeSchema, listTrajectoryFiles, openTrajectoryFile, type StoredEpisode } from "@farm/trajectory";
-import { ExtrasSpec } from "./extras-spec.ts";
+import { POLICY_USAGE_EXTRAS } from "@farm/episode";
+import { ExtrasSpec, columnFor } from "./extras-spec.ts";
 import { coerceError } from "@farm/errors";
 
 export interface SkippedFile {
@@ -32,9 +33,10 @@ export interface ExportPlan {
   alreadyExported: number;
 }
 
-/** The episode schema without step frames: the first pass skips those bytes instead of copying them. */
+/** The episode schema without frames (steps' and the initial one): the first pass skips those bytes instead of copying them. */
 function frameless(): Schema {
   const s = structuredClone(episodeSchema) as unknown as { fields: { name: string; type: unknown }[] };
+  s.fields = s.fields.filter((f) => f.name !== "initialFrame");
   const steps = s.fields.find((f) => f.name === "steps")!.type as { items: { fields: { name: string }[] } };
   steps.items.fields = steps.items.fields.filter((f) => f.name !== "frame");
   return s as unknown as Schema;
@@ -67,7 +69,7 @@ export async function planExport(inputs: readonly string[], o: PlanOptions = {})
   const { files } = await listTrajectoryFiles(inputs);
   const grow = !o.extras;
   const plan: ExportPlan = {
-    files: [], episodes: 0, extras: o.extras ?? new ExtrasSpec(), corruptFiles: [], invalidEpisodes: [], duplicates: [], alreadyExported: 0,
+    files: [], episodes: 0, extras: o.extras ?? policyUsageColumns(), corruptFiles: [], invalidEpisodes: [], duplicates: [], alreadyExported: 0,
   };
   const seen = new Set<string>();
   const readerSchema = frameless();
@@ -114,6 +116,15 @@ export async function planExport(inputs: readonly string[], o: PlanOptions = {})
     if (take.size > 0) plan.files.push({ file, take });
   }
   return plan;
+}
+
+/**
+ * A full export always has the policy usage columns (extra_policy_prompt_tokens, …, what the runner logs
+ * for policies that report usage), declared by no task's extras_spec: the schema does not depend on
+ * whether the first episodes came from such a policy, and an incremental run can add agent episodes.
+ */
+function policyUsageColumns(): ExtrasSpec {
+  return ExtrasSpec.from(Object.values(POLICY_USAGE_EXTRAS).map((x) => columnFor(x.name, x.dtype, [])));
 }
 
 function firstMisfit(e: StoredEpisode, spec: ExtrasSpec, grow: boolean): string | undefined {

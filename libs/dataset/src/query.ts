@@ -1,7 +1,8 @@
-/** `farm trajectories query`: SQL over an exported data set with DuckDB; views `steps` and `episodes`. */
+/** `farm trajectories query`: SQL over an exported data set with DuckDB; views `steps` (or `trajectories`) and `episodes`. */
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { readManifest } from "./manifest.ts";
+import { dataConfigName } from "./tables.ts";
 
 export interface QueryResult {
   columns: string[];
@@ -21,8 +22,9 @@ export async function queryDataset(dir: string, sql: string): Promise<QueryResul
   const instance = await DuckDBInstance.create(":memory:");
   const conn = await instance.connect();
   try {
-    for (const table of ["steps", "episodes"] as const) {
-      const files = manifest.shards.map((s) => path.resolve(dir, table === "steps" ? s.steps : s.episodes));
+    // `steps`, or `trajectories` in the nested layout (data/), and `episodes`.
+    for (const table of [dataConfigName(manifest.layout ?? "steps"), "episodes"] as const) {
+      const files = manifest.shards.map((s) => path.resolve(dir, table === "episodes" ? s.episodes : s.steps));
       await conn.run(`CREATE VIEW ${table} AS SELECT * FROM read_parquet([${files.map(sqlString).join(", ")}])`);
     }
     const reader = await conn.runAndReadAll(sql);

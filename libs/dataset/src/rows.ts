@@ -4,10 +4,10 @@
  * (an extra logged with another nesting than its shape, or stored as JSON because it did not fit) become
  * null and are counted, never guessed.
  */
-import type { StepExtra } from "@farm/episode";
+import type { A11yObservation, StepExtra, StepRecord } from "@farm/episode";
 import type { StoredEpisode } from "@farm/trajectory";
 import type { ElementType, ExtraColumn } from "./extras-spec.ts";
-import { EPISODE_COLUMNS, STEP_COLUMNS_HEAD } from "./tables.ts";
+import { EPISODE_COLUMNS, NESTED_COLUMNS, STEP_COLUMNS_HEAD, type DatasetLayout } from "./tables.ts";
 
 export interface RowCounters {
   /** Extra values stored as null because they did not fit their typed column. */
@@ -54,26 +54,71 @@ function extraValue(e: StepExtra, col: ExtraColumn, counters: RowCounters): unkn
   return t;
 }
 
+/**
+ * The screens of an episode, aligned with its actions: index 0 is the initial screen (what step 1's action
+ * was chosen on), index i the screen after step i. Step k's row shows screen k−1: each frame appears once.
+ */
+interface Screens {
+  frames: (Uint8Array | undefined)[];
+  a11y: (A11yObservation | undefined)[];
+}
+
+function screensOf(e: StoredEpisode): Screens {
+  return { frames: [e.initialFrame, ...e.steps.map((s) => s.frame)], a11y: [e.initialA11y, ...e.steps.map((s) => s.a11y)] };
+}
+
+/** The answer as given: the policy's JSON for UI actions and invalid answers, AndroidEnv's action as JSON for touches. */
+export function actionJson(s: StepRecord): string {
+  return s.ui ? s.ui.given : JSON.stringify({ action_type: s.action.actionType, touch_position: [s.action.touchPosition[0], s.action.touchPosition[1]] });
+}
+
+const image = (f: Uint8Array | undefined) => (f ? { bytes: f, path: null } : null);
+const elementsJson = (a: A11yObservation | undefined) => (a ? JSON.stringify(a.elements) : null);
+
 /** Column-wise rows of one shard. */
 export class ShardRows {
   readonly steps: unknown[][];
   readonly episodes: unknown[][] = EPISODE_COLUMNS.map(() => []);
   readonly episodeIds: string[] = [];
+  /** Rows each episode put into the data table (its steps; 1 in the nested layout): splitting a shard needs them. */
+  readonly dataRows: number[] = [];
   stepCount = 0;
   /** A safe upper bound of the Parquet bytes these rows can take (see `estimateStep`). */
   boundBytes = 0;
   /** Bytes of the frames (stored as they are: PNG does not compress further). */
   frameBytes = 0;
 
-  constructor(private readonly extras: readonly ExtraColumn[], readonly counters: RowCounters) {
-    this.steps = Array.from({ length: STEP_COLUMNS_HEAD.length + extras.length + 1 }, () => []);
+  constructor(
+    private readonly extras: readonly ExtraColumn[],
+    readonly counters: RowCounters,
+    private readonly layout: DatasetLayout = "steps",
+  ) {
+    const width = layout === "steps" ? STEP_COLUMNS_HEAD.length + extras.length + 1 : NESTED_COLUMNS.length;
+    this.steps = Array.from({ length: width }, () => []);
+  }
+
+  /** Rows in the data table (steps, or episodes in the nested layout). */
+  get dataRowCount(): number {
+    return this.steps[0]!.length;
   }
 
   addEpisode(e: StoredEpisode): void {
     this.episodeIds.push(e.episodeId);
-    this.addEpisodeRow(e);
+    const screens = screensOf(e);
+    this.addEpisodeRow(e, screens);
+    if (this.layout === "steps") this.addStepRows(e, screens);
+    else this.addNestedRow(e, screens);
+    this.dataRows.push(this.layout === "steps" ? e.steps.length : 1);
+    this.stepCount += e.steps.length;
+    const b = episodeBound(e, this.extras);
+    this.boundBytes += b.boundBytes;
+    this.frameBytes += b.frameBytes;
+  }
+
+  private addStepRows(e: StoredEpisode, screens: Screens): void {
     const n = e.steps.length;
     const terminated = e.outcome === "terminated";
+    const goal = e.goal || null; // "" = no goal (files before v3)
     let prevOffset = 0;
     const byName = new Map<string, StepExtra[]>();
     for (let i = 0; i < n; i++) {
@@ -93,6 +138,12 @@ export class ShardRows {
       cols[c++]!.push(BigInt(s.timeOffsetMs));
       cols[c++]!.push(BigInt(s.timeOffsetMs - prevOffset));
       prevOffset = s.timeOffsetMs;
+      cols[c++]!.push(goal);
+      cols[c++]!.push(actionJson(s));
+      cols[c++]!.push(s.ui?.resolved ? JSON.stringify(s.ui.resolved) : null);
+      cols[c++]!.push(s.ui?.invalid ?? null);
+      cols[c++]!.push(elementsJson(screens.a11y[i]));
+      cols[c++]!.push(screens.a11y[i]?.tree ?? null);
       byName.clear();
       for (const x of s.extras) {
         const list = byName.get(x.name);
@@ -103,21 +154,37 @@ export class ShardRows {
         const logged = byName.get(col.name);
         cols[c++]!.push(logged ? logged.map((x) => extraValue(x, col, this.counters)) : null);
       }
-      const f = s.frame;
-      cols[c++]!.push(f ? { bytes: f, path: null } : null);
-      this.stepCount++;
+      cols[c++]!.push(image(screens.frames[i]));
     }
-    const b = episodeBound(e, this.extras);
-    this.boundBytes += b.boundBytes;
-    this.frameBytes += b.frameBytes;
   }
 
-  private addEpisodeRow(e: StoredEpisode): void {
+  private addNestedRow(e: StoredEpisode, screens: Screens): void {
+    const row: unknown[] = [
+      e.episodeId, e.taskId, e.policyName, e.goal || null, e.outcome, e.cause, e.totalReward, e.agentStatus ?? null, e.answer ?? null,
+      e.invalidActions ?? 0, e.steps.length,
+      screens.frames.map(image),
+      screens.a11y.map(elementsJson),
+      screens.a11y.map((a) => a?.tree ?? null),
+      e.steps.map(actionJson),
+      e.steps.map((s) => (s.ui?.resolved ? JSON.stringify(s.ui.resolved) : null)),
+      e.steps.map((s) => s.ui?.invalid ?? null),
+      e.steps.map((s) => s.reward),
+    ];
+    row.forEach((value, i) => this.steps[i]!.push(value));
+  }
+
+  private addEpisodeRow(e: StoredEpisode, screens: Screens): void {
+    const n = e.steps.length;
     const row: unknown[] = [
       e.episodeId, e.campaignId, BigInt(e.episodeIndex), e.attempt, e.taskId, e.taskHash, e.taskDialect ?? null,
       e.policyName, e.policyVersion, BigInt(e.seed), e.outcome, e.cause, e.causeDetail, e.totalReward, e.steps.length,
       e.frameEvery, e.startedAt.getTime(), e.endedAt.getTime(), BigInt(e.endedAt.getTime() - e.startedAt.getTime()),
-      e.deviceSerial, e.worker, null, JSON.stringify(sortedCounters(e.counters)),
+      e.deviceSerial, e.worker, e.resetKind ?? null, JSON.stringify(sortedCounters(e.counters)),
+      e.goal || null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0,
+      // The screen after the last step; the nested layout already holds it as its last screenshot.
+      this.layout === "steps" ? image(screens.frames[n]) : null,
+      this.layout === "steps" ? elementsJson(screens.a11y[n]) : null,
+      this.layout === "steps" ? (screens.a11y[n]?.tree ?? null) : null,
     ];
     row.forEach((value, i) => this.episodes[i]!.push(value));
   }
@@ -136,10 +203,13 @@ function sortedCounters(c: Record<string, number>): Record<string, number> {
  */
 export function episodeBound(e: StoredEpisode, extras: readonly ExtraColumn[]): { boundBytes: number; frameBytes: number } {
   const names = new Set(extras.map((c) => c.name));
-  let bound = 256 + e.episodeId.length * 4 + e.causeDetail.length * 3;
-  let frames = 0;
+  const goal = (e.goal?.length ?? 0) * 3;
+  let bound = 256 + e.episodeId.length * 4 + e.causeDetail.length * 3 + goal + (e.answer?.length ?? 0) * 3 + a11yBound(e.initialA11y);
+  let frames = e.initialFrame?.byteLength ?? 0;
+  bound += frames;
   for (const s of e.steps) {
-    bound += 160 + e.episodeId.length * 2;
+    bound += 160 + e.episodeId.length * 2 + goal + a11yBound(s.a11y);
+    if (s.ui) bound += 48 + (s.ui.given.length + (s.ui.invalid?.length ?? 0)) * 3 + (s.ui.resolved ? 64 + (s.ui.resolved.text?.length ?? 0) * 6 + (s.ui.resolved.app?.length ?? 0) * 3 : 0);
     for (const x of s.extras) if (names.has(x.name)) bound += 8 + estimateValueBytes(x.value);
     if (s.frame) {
       bound += s.frame.byteLength + 32;
@@ -147,6 +217,16 @@ export function episodeBound(e: StoredEpisode, extras: readonly ExtraColumn[]): 
     }
   }
   return { boundBytes: bound, frameBytes: frames };
+}
+
+/** Upper bound of a recorded screen's text columns: the tree as it is, the elements as JSON (escapes included). */
+function a11yBound(a: A11yObservation | undefined): number {
+  if (!a) return 0;
+  let n = a.tree.length * 3 + 16;
+  for (const el of a.elements) {
+    n += 400 + (el.class_name.length + el.text.length + el.content_description.length + el.hint_text.length + el.resource_id.length + el.package_name.length) * 6;
+  }
+  return n;
 }
 
 /**

@@ -11,6 +11,8 @@ export type ColumnType =
   | { kind: "list"; rank: number; element: ElementType }
   /** Hugging Face Image: struct<bytes: binary, path: string>. */
   | { kind: "image" }
+  /** A list of Hugging Face Images (Sequence(Image)): list<struct<bytes, path>>. */
+  | { kind: "images" }
   /** Milliseconds since the epoch, UTC. */
   | { kind: "timestamp" };
 
@@ -21,6 +23,13 @@ export interface ColumnDef {
 }
 
 const v = (element: ElementType): ColumnType => ({ kind: "value", element });
+
+/**
+ * How the data table (`data/`) is laid out: `steps`, one row per step (RL and per-step SFT), or
+ * `episodes-nested`, one row per episode with its steps as parallel lists (AndroidControl-style loaders).
+ */
+export type DatasetLayout = "steps" | "episodes-nested";
+export const DATASET_LAYOUTS: readonly DatasetLayout[] = ["steps", "episodes-nested"];
 
 /** Fixed columns of the steps table before the extras. */
 export const STEP_COLUMNS_HEAD: readonly ColumnDef[] = [
@@ -35,12 +44,27 @@ export const STEP_COLUMNS_HEAD: readonly ColumnDef[] = [
   { name: "is_terminal", type: v("bool"), doc: "last step of an episode that terminated (not truncated)" },
   { name: "time_offset_ms", type: v("int64"), doc: "milliseconds since the end of the reset" },
   { name: "timedelta_ms", type: v("int64"), doc: "milliseconds since the previous step (the reset for the first)" },
+  { name: "goal", type: v("string"), doc: "the episode's goal text (repeated on every step, as GUI-agent data sets do); null before schema v3" },
+  {
+    name: "action_json",
+    type: v("string"),
+    doc: "the answer as given: the policy's JSON (an AndroidWorld JSON action, or what it sent when invalid); for AndroidEnv touches {\"action_type\":\"TOUCH\"|\"LIFT\"|\"REPEAT\",\"touch_position\":[x,y]}",
+  },
+  { name: "action_resolved", type: v("string"), doc: "what a UI action did on the device as JSON (op, x, y, element, text, key, app, …); null for touches and invalid answers" },
+  { name: "action_invalid", type: v("string"), doc: "why the answer was invalid (it was recorded, nothing was done); null otherwise" },
+  {
+    name: "elements",
+    type: v("string"),
+    doc: "the UI element list the action was chosen on (BEFORE the action: the previous step's recorded screen, the initial one for step 1), JSON array of {index, class_name, text, content_description, hint_text, resource_id, package_name, bounds [l,t,r,b] px, is_*}; null when not recorded for that screen",
+  },
+  { name: "a11y_tree", type: v("string"), doc: "the accessibility tree of the same screen as `elements`, compact versioned JSON ({\"v\":1,…}); null when not recorded" },
 ];
 
-export const FRAME_COLUMN: ColumnDef = {
-  name: "frame",
+/** The screen the step's action was chosen on (BEFORE it): each recorded frame appears once in the data set. */
+export const SCREENSHOT_COLUMN: ColumnDef = {
+  name: "screenshot",
   type: { kind: "image" },
-  doc: "PNG of the observation after the action (Hugging Face Image); null on steps without a kept frame",
+  doc: "the screen the action was chosen on (BEFORE the action: the previous step's recorded frame, the episode's initial frame for step 1), PNG unless the episode's frame encoding says otherwise (Hugging Face Image); null when that screen's frame was not kept. The screen after the last step is `final_screenshot` in `episodes`",
 };
 
 /** Extras: one more list level than the shape's rank, for the values logged during the step (log order). */
@@ -53,7 +77,17 @@ export function extraColumnDef(c: ExtraColumn): ColumnDef {
 }
 
 export function stepColumns(extras: readonly ExtraColumn[]): ColumnDef[] {
-  return [...STEP_COLUMNS_HEAD, ...extras.map(extraColumnDef), FRAME_COLUMN];
+  return [...STEP_COLUMNS_HEAD, ...extras.map(extraColumnDef), SCREENSHOT_COLUMN];
+}
+
+/** The config (and `query` view) name of `data/`: `steps`, or `trajectories` for the nested layout. */
+export function dataConfigName(layout: DatasetLayout): "steps" | "trajectories" {
+  return layout === "steps" ? "steps" : "trajectories";
+}
+
+/** The columns of `data/` in a layout (the nested layout leaves extras to the steps layout). */
+export function dataColumns(layout: DatasetLayout, extras: readonly ExtraColumn[]): readonly ColumnDef[] {
+  return layout === "steps" ? stepColumns(extras) : NESTED_COLUMNS;
 }
 
 export const EPISODE_COLUMNS: readonly ColumnDef[] = [
@@ -78,8 +112,46 @@ export const EPISODE_COLUMNS: readonly ColumnDef[] = [
   { name: "duration_ms", type: v("int64"), doc: "ended_at − started_at" },
   { name: "device_serial", type: v("string"), doc: "ADB serial of the device" },
   { name: "worker", type: v("string"), doc: "worker that ran it" },
-  { name: "reset_kind", type: v("string"), doc: "how the device was reset; null: the trajectory records do not carry it yet" },
+  { name: "reset_kind", type: v("string"), doc: "how the device was reset: steps, snapshot, start_snapshot or snapshot_fallback" },
   { name: "counters_json", type: v("string"), doc: "counted problems of the episode as a JSON object" },
+  { name: "goal", type: v("string"), doc: "the episode's goal text; null before schema v3" },
+  { name: "agent_status", type: v("string"), doc: "what the agent declared with a status action (complete, infeasible); null when it did not. `episode_return` still says whether the task succeeded" },
+  { name: "answer", type: v("string"), doc: "the agent's answer text (the last one); null when it gave none" },
+  { name: "invalid_actions", type: v("int32"), doc: "answers recorded as invalid" },
+  { name: "a11y_every", type: v("int32"), doc: "the screen was recorded as a tree on steps whose index is a multiple; 0 = never" },
+  { name: "final_screenshot", type: { kind: "image" }, doc: "the screen after the last step (Hugging Face Image); null when its frame was not kept, and in the episodes-nested layout (the last item of `screenshots`)" },
+  { name: "final_elements", type: v("string"), doc: "the element list of the screen after the last step (JSON array, as `elements`); null when not recorded, and in the episodes-nested layout" },
+  { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded, and in the episodes-nested layout" },
+];
+
+/** `--layout episodes-nested`: one row per episode, its steps as parallel lists (AndroidControl's shape). */
+export const NESTED_COLUMNS: readonly ColumnDef[] = [
+  { name: "episode_id", type: v("string"), doc: "episode id (`<campaign>-<index>`), the key into `episodes`" },
+  { name: "task_id", type: v("string"), doc: "task id" },
+  { name: "policy_name", type: v("string"), doc: "policy" },
+  { name: "goal", type: v("string"), doc: "the episode's goal text; null before schema v3" },
+  { name: "outcome", type: v("string"), doc: "terminated or truncated" },
+  { name: "cause", type: v("string"), doc: "why it ended (episode_end, agent_status, step_limit, …)" },
+  { name: "episode_return", type: v("float64"), doc: "total reward (whether the task succeeded)" },
+  { name: "agent_status", type: v("string"), doc: "what the agent declared with a status action (complete, infeasible); null when it did not" },
+  { name: "answer", type: v("string"), doc: "the agent's answer text; null when it gave none" },
+  { name: "invalid_actions", type: v("int32"), doc: "answers recorded as invalid" },
+  { name: "step_count", type: v("int32"), doc: "number of actions N" },
+  {
+    name: "screenshots",
+    type: { kind: "images" },
+    doc: "N + 1 screens: screenshots[i] is the screen actions[i] was chosen on (the initial screen for i = 0), the last one the screen after the last action (Hugging Face Sequence(Image)); an item is null when that screen's frame was not kept",
+  },
+  { name: "elements", type: { kind: "list", rank: 1, element: "string" }, doc: "N + 1 UI element lists (JSON), aligned with `screenshots`; an item is null when not recorded" },
+  { name: "accessibility_trees", type: { kind: "list", rank: 1, element: "string" }, doc: "N + 1 accessibility trees (compact versioned JSON), aligned with `screenshots`; an item is null when not recorded" },
+  {
+    name: "actions",
+    type: { kind: "list", rank: 1, element: "string" },
+    doc: "N answers as given: the policy's JSON (an AndroidWorld JSON action, or what it sent when invalid); for AndroidEnv touches {\"action_type\":\"TOUCH\"|\"LIFT\"|\"REPEAT\",\"touch_position\":[x,y]}",
+  },
+  { name: "actions_resolved", type: { kind: "list", rank: 1, element: "string" }, doc: "N: what each UI action did on the device (JSON); null items for touches and invalid answers" },
+  { name: "actions_invalid", type: { kind: "list", rank: 1, element: "string" }, doc: "N: why each answer was invalid; null items otherwise" },
+  { name: "rewards", type: { kind: "list", rank: 1, element: "float64" }, doc: "N rewards, one per action" },
 ];
 
 export { columnFor };

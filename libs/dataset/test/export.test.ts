@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, it } from "node:test";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
 import { exportParquet, queryDataset, readManifest, type ExportReport } from "@farm/dataset";
-import { campaignEpisodes, duckdb, hyparquetRows, hyparquetSchema, parquetFiles, sqlList, tempDir, writeAvro } from "./helpers.ts";
+import { campaignEpisodes, duckdb, featureOf, hyparquetRows, hyparquetSchema, parquetFiles, sqlList, tempDir, writeAvro } from "./helpers.ts";
 
 const SHARD = 1_000_000; // 1 MB shards: the input below needs several
 
@@ -60,13 +60,13 @@ describe("farm trajectories export --format parquet", () => {
     assert.equal((await parquetFiles(out, "episodes")).length, files.length);
   });
 
-  it("DuckDB reads back the Avro input exactly: counts, ids, rewards, extras, frame bytes", async () => {
+  it("DuckDB reads back the Avro input exactly: counts, ids, rewards, extras, screenshots (the screen before each action)", async () => {
     const steps = await parquetFiles(out, "data");
     const eps = await parquetFiles(out, "episodes");
     const [counts] = await duckdb(`SELECT (SELECT count(*)::INTEGER FROM read_parquet(${sqlList(steps)})) AS steps, (SELECT count(*)::INTEGER FROM read_parquet(${sqlList(eps)})) AS episodes`);
     assert.deepEqual(counts, { steps: report.steps, episodes: 24 });
     const rows = await duckdb(
-      `SELECT episode_id, step_index, reward, is_first, is_last, is_terminal, discount, extra_board, extra_score, extra_ticks::VARCHAR AS ticks, extra_info, to_hex(frame.bytes) AS frame_hex
+      `SELECT episode_id, step_index, reward, is_first, is_last, is_terminal, discount, extra_board, extra_score, extra_ticks::VARCHAR AS ticks, extra_info, to_hex(screenshot.bytes) AS frame_hex, goal, action_json, elements
        FROM read_parquet(${sqlList(steps)}) ORDER BY episode_id, step_index`,
     );
     const byKey = new Map(rows.map((r) => [`${String(r.episode_id)}#${String(r.step_index)}`, r]));
@@ -85,13 +85,18 @@ describe("farm trajectories export --format parquet", () => {
         assert.deepEqual(r.extra_info, expectedExtra(e, i, "info"));
         const ticks = expectedExtra(e, i, "ticks") as number[][] | null;
         assert.equal(r.ticks, ticks === null ? null : `[${ticks.map((t) => `[${t.join(", ")}]`).join(", ")}]`);
-        assert.equal(r.frame_hex, s.frame ? Buffer.from(s.frame).toString("hex").toUpperCase() : null);
+        // BEFORE: step k shows the frame recorded after step k−1; these episodes have no initial frame.
+        const before = i === 0 ? e.initialFrame : e.steps[i - 1]!.frame;
+        assert.equal(r.frame_hex, before ? Buffer.from(before).toString("hex").toUpperCase() : null);
+        assert.deepEqual([r.goal, r.elements], [null, null]);
+        assert.deepEqual(JSON.parse(r.action_json as string), { action_type: s.action.actionType, touch_position: [...s.action.touchPosition] });
       });
     }
-    const epRows = await duckdb(`SELECT episode_id, episode_return, step_count, task_id, seed, outcome, reset_kind FROM read_parquet(${sqlList(eps)}) ORDER BY episode_id`);
+    const epRows = await duckdb(`SELECT episode_id, episode_return, step_count, task_id, seed, outcome, reset_kind, to_hex(final_screenshot.bytes) AS final_hex, invalid_actions, goal FROM read_parquet(${sqlList(eps)}) ORDER BY episode_id`);
+    const hex = (f: Uint8Array | undefined) => (f ? Buffer.from(f).toString("hex").toUpperCase() : null);
     assert.deepEqual(
-      epRows.map((r) => [r.episode_id, r.episode_return, r.step_count, r.task_id, Number(r.seed), r.outcome, r.reset_kind]),
-      [...input].sort((a, b) => (a.episodeId < b.episodeId ? -1 : 1)).map((e) => [e.episodeId, e.totalReward, e.steps.length, e.taskId, e.seed, e.outcome, null]),
+      epRows.map((r) => [r.episode_id, r.episode_return, r.step_count, r.task_id, Number(r.seed), r.outcome, r.reset_kind, r.final_hex, r.invalid_actions, r.goal]),
+      [...input].sort((a, b) => (a.episodeId < b.episodeId ? -1 : 1)).map((e) => [e.episodeId, e.totalReward, e.steps.length, e.taskId, e.seed, e.outcome, "steps", hex(e.steps.at(-1)!.frame), 0, null]),
     );
   });
 
@@ -109,16 +114,25 @@ describe("farm trajectories export --format parquet", () => {
       assert.deepEqual(plain(r.extra_q_values), (expectedExtra(e, i, "q_values") as number[][] | null)?.map((q) => q.map(Math.fround)) ?? null);
       assert.deepEqual(plain(r.extra_ticks), expectedExtra(e, i, "ticks"));
       assert.deepEqual(plain(r.extra_direction), expectedExtra(e, i, "direction"));
-      const frame = r.frame as { bytes: Uint8Array; path: string | null } | null | undefined;
-      if (s.frame) {
-        assert.ok(frame, `${e.episodeId} step ${s.index}: frame missing`);
-        assert.ok(Buffer.from(frame.bytes).equals(Buffer.from(s.frame)), `${e.episodeId} step ${s.index}: frame bytes differ`);
+      const frame = r.screenshot as { bytes: Uint8Array; path: string | null } | null | undefined;
+      const before = i === 0 ? e.initialFrame : e.steps[i - 1]!.frame;
+      if (before) {
+        assert.ok(frame, `${e.episodeId} step ${s.index}: screenshot missing`);
+        assert.ok(Buffer.from(frame.bytes).equals(Buffer.from(before)), `${e.episodeId} step ${s.index}: screenshot bytes differ`);
         frames++;
       } else assert.ok(frame === null || frame === undefined || frame.bytes == null);
     }
-    assert.equal(frames, report.frames);
     const eps = await hyparquetRows(await parquetFiles(out, "episodes"));
     assert.deepEqual(eps.map((r) => r.episode_id).sort(), input.map((e) => e.episodeId).sort());
+    for (const r of eps) {
+      const last = byEpisode.get(r.episode_id as string)!.steps.at(-1)!;
+      const final = r.final_screenshot as { bytes: Uint8Array } | null | undefined;
+      if (last.frame) {
+        assert.ok(final && Buffer.from(final.bytes).equals(Buffer.from(last.frame)), `${String(r.episode_id)}: final screenshot`);
+        frames++;
+      } else assert.ok(!final?.bytes);
+    }
+    assert.equal(frames, report.frames, "every recorded frame is stored exactly once");
   });
 
   it("the card's configs and features match the files' schema", async () => {
@@ -171,33 +185,6 @@ describe("farm trajectories export --format parquet", () => {
 });
 
 /** The Hugging Face feature (as the card's YAML parses) a Parquet schema node stands for. */
-function featureOf(node: Awaited<ReturnType<typeof hyparquetSchema>>): unknown {
-  const name = node.element.name;
-  return { name, ...typeOf(node) };
-}
-
-function typeOf(node: Awaited<ReturnType<typeof hyparquetSchema>>): Record<string, unknown> {
-  const el = node.element;
-  const lt = el.logical_type as { type?: string; bitWidth?: number; isSigned?: boolean; unit?: string; isAdjustedToUTC?: boolean } | undefined;
-  if (lt?.type === "LIST" || el.converted_type === "LIST") {
-    const inner = node.children[0]!.children[0]!; // <name> (LIST) → list (repeated) → element
-    const t = typeOf(inner);
-    return { sequence: "dtype" in t ? t.dtype : t };
-  }
-  if (node.children.length > 0) {
-    const names = node.children.map((c) => c.element.name).join(",");
-    if (names === "bytes,path") return { dtype: "image" };
-    throw new Error(`unexpected struct ${el.name}: ${names}`);
-  }
-  if (lt?.type === "STRING" || el.converted_type === "UTF8") return { dtype: "string" };
-  if (lt?.type === "TIMESTAMP") return { dtype: `timestamp[${({ MILLIS: "ms", MICROS: "us", NANOS: "ns" } as Record<string, string>)[String(lt.unit)]}, tz=${lt.isAdjustedToUTC ? "UTC" : "?"}]` };
-  if (lt?.type === "INTEGER") return { dtype: `${lt.isSigned ? "int" : "uint"}${lt.bitWidth}` };
-  const physical: Record<string, string> = { INT32: "int32", INT64: "int64", FLOAT: "float32", DOUBLE: "float64", BOOLEAN: "bool" };
-  const t = physical[el.type ?? ""];
-  if (!t) throw new Error(`unexpected column ${el.name}: ${JSON.stringify(el)}`);
-  return { dtype: t };
-}
-
 describe("shard size bound when the data changes from compressible to incompressible", () => {
   it("a shard predicted from a well-compressing previous shard is split until it fits", async () => {
     const src = await tempDir();

@@ -89,3 +89,31 @@ export async function duckdb(sql: string): Promise<Record<string, unknown>[]> {
 }
 
 export const sqlList = (files: string[]) => `[${files.map((f) => `'${f.replaceAll("'", "''")}'`).join(", ")}]`;
+
+/** A Parquet column as the card's `features` entry should describe it (from hyparquet's schema tree). */
+export function featureOf(node: Awaited<ReturnType<typeof hyparquetSchema>>): unknown {
+  const name = node.element.name;
+  return { name, ...typeOf(node) };
+}
+
+function typeOf(node: Awaited<ReturnType<typeof hyparquetSchema>>): Record<string, unknown> {
+  const el = node.element;
+  const lt = el.logical_type as { type?: string; bitWidth?: number; isSigned?: boolean; unit?: string; isAdjustedToUTC?: boolean } | undefined;
+  if (lt?.type === "LIST" || el.converted_type === "LIST") {
+    const inner = node.children[0]!.children[0]!; // <name> (LIST) → list (repeated) → element
+    const t = typeOf(inner);
+    return { sequence: "dtype" in t ? t.dtype : t };
+  }
+  if (node.children.length > 0) {
+    const names = node.children.map((c) => c.element.name).join(",");
+    if (names === "bytes,path") return { dtype: "image" };
+    throw new Error(`unexpected struct ${el.name}: ${names}`);
+  }
+  if (lt?.type === "STRING" || el.converted_type === "UTF8") return { dtype: "string" };
+  if (lt?.type === "TIMESTAMP") return { dtype: `timestamp[${({ MILLIS: "ms", MICROS: "us", NANOS: "ns" } as Record<string, string>)[String(lt.unit)]}, tz=${lt.isAdjustedToUTC ? "UTC" : "?"}]` };
+  if (lt?.type === "INTEGER") return { dtype: `${lt.isSigned ? "int" : "uint"}${lt.bitWidth}` };
+  const physical: Record<string, string> = { INT32: "int32", INT64: "int64", FLOAT: "float32", DOUBLE: "float64", BOOLEAN: "bool" };
+  const t = physical[el.type ?? ""];
+  if (!t) throw new Error(`unexpected column ${el.name}: ${JSON.stringify(el)}`);
+  return { dtype: t };
+}

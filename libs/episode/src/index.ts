@@ -28,3 +28,4 @@ export { checkDue, AppScreenMonitor, type AppScreenCadence, type AppScreenVerdic
 export { runSteps, assertRunnable, type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
 export { toPixel } from "./action.ts";
 export { withGameConfigExtra, resetStepsWithGameConfig } from "./game-config.ts";
+export { POLICY_USAGE_EXTRAS } from "./policy-usage.ts";

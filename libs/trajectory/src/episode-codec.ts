@@ -1,6 +1,6 @@
 /** Converts between the farm's in-memory episode and the Avro record of `episodeSchema`. */
-import type { StepRecord } from "@farm/episode";
-import type { Action } from "@farm/policy";
+import type { A11yObservation, StepRecord } from "@farm/episode";
+import type { Action, GoalStatus, ResolvedUiAction, UiElement } from "@farm/policy";
 import type { Dialect } from "@farm/task";
 import { isAvroLong } from "./avro-long.ts";
 import { episodeIdOf } from "./episode-id.ts";
@@ -17,9 +17,24 @@ interface AvroStep {
   reward: number;
   extras: AvroExtra[];
   frame: Buffer | null;
+  /** v3 */
+  a11y?: AvroA11y | null;
+  ui?: AvroUiStep | null;
 }
 
-/** The Avro shape of `farm.trajectory.Episode` (version 2 fields; newer readers may see more). */
+/** v3: the Avro shape of `A11yObservation` (elements are UiElements with bounds as a plain array). */
+interface AvroA11y {
+  tree: string;
+  elements: UiElement[];
+}
+
+interface AvroUiStep {
+  given: string;
+  resolved: string | null;
+  invalid: string | null;
+}
+
+/** The Avro shape of `farm.trajectory.Episode` (version 3 fields; newer readers may see more). */
 export interface AvroEpisode {
   schemaVersion: number;
   episodeId: string;
@@ -48,6 +63,14 @@ export interface AvroEpisode {
   frameEncoding: string;
   resetKind: string;
   resetMs: number | null;
+  /** v3 (absent when read with an older reader schema) */
+  goal?: string;
+  a11yEvery?: number;
+  initialFrame?: Buffer | null;
+  initialA11y?: AvroA11y | null;
+  agentStatus?: string | null;
+  answer?: string | null;
+  invalidActions?: number;
 }
 
 function invalid(record: EpisodeRecord, why: string): TrajectoryError {
@@ -96,8 +119,47 @@ function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {
     reward: step.reward,
     extras: step.extras.map(extraToAvro),
     // Buffer view over the same memory: no copy of the PNG bytes.
-    frame: keepFrame && f ? (Buffer.isBuffer(f) ? f : Buffer.from(f.buffer, f.byteOffset, f.byteLength)) : null,
+    frame: keepFrame && f ? asBuffer(f) : null,
+    a11y: step.a11y ? a11yToAvro(step.a11y) : null,
+    ui: step.ui ? { given: step.ui.given, resolved: step.ui.resolved ? JSON.stringify(step.ui.resolved) : null, invalid: step.ui.invalid ?? null } : null,
   };
+}
+
+/** A Buffer view over the same memory: no copy of the frame bytes. */
+function asBuffer(f: Uint8Array): Buffer {
+  return Buffer.isBuffer(f) ? f : Buffer.from(f.buffer, f.byteOffset, f.byteLength);
+}
+
+function a11yToAvro(a: A11yObservation): AvroA11y {
+  // Only the schema's fields, bounds as a plain array: extra keys a policy left on an element are not stored.
+  return { tree: a.tree, elements: a.elements.map((e) => ({ ...pickElement(e), bounds: [...e.bounds] as UiElement["bounds"] })) };
+}
+
+const ELEMENT_KEYS = [
+  "index", "class_name", "text", "content_description", "hint_text", "resource_id", "package_name", "bounds",
+  "is_clickable", "is_long_clickable", "is_editable", "is_scrollable", "is_checkable", "is_checked", "is_focused", "is_enabled", "is_selected",
+] as const satisfies readonly (keyof UiElement)[];
+
+function pickElement(e: UiElement): UiElement {
+  const out = {} as Record<string, unknown>;
+  for (const k of ELEMENT_KEYS) out[k] = e[k];
+  return out as unknown as UiElement;
+}
+
+function a11yFromAvro(a: AvroA11y): A11yObservation {
+  return { tree: a.tree, elements: a.elements.map((e) => ({ ...e, bounds: [...e.bounds] as UiElement["bounds"] })) };
+}
+
+/** The resolved UI action's JSON as written by stepToAvro; anything else is an error naming the step. */
+function resolvedFromAvro(text: string, stepIndex: number): ResolvedUiAction {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`steps[${stepIndex}].ui.resolved is not JSON: ${coerceError(err).message}`);
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error(`steps[${stepIndex}].ui.resolved is not a JSON object`);
+  return v as ResolvedUiAction;
 }
 
 /** `writerFrameEvery` applies when the record does not carry its own cadence. */
@@ -133,6 +195,13 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     frameEncoding: r.frameEncoding ?? "png",
     resetKind: r.resetKind ?? "steps",
     resetMs: r.resetMs ?? null,
+    goal: r.goal ?? "",
+    a11yEvery: r.a11yEvery ?? 0,
+    initialFrame: frameEvery > 0 && r.initialFrame ? asBuffer(r.initialFrame) : null,
+    initialA11y: r.initialA11y ? a11yToAvro(r.initialA11y) : null,
+    agentStatus: r.agentStatus ?? null,
+    answer: r.answer ?? null,
+    invalidActions: r.invalidActions ?? 0,
   };
 }
 
@@ -175,6 +244,12 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
         }),
       };
       if (s.frame) step.frame = s.frame;
+      if (s.a11y) step.a11y = a11yFromAvro(s.a11y);
+      if (s.ui) {
+        step.ui = { given: s.ui.given };
+        if (s.ui.resolved !== null) step.ui.resolved = resolvedFromAvro(s.ui.resolved, stepIndex);
+        if (s.ui.invalid !== null) step.ui.invalid = s.ui.invalid;
+      }
       return step;
     }),
   };
@@ -182,5 +257,21 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
   out.frameEncoding = a.frameEncoding ?? "png";
   out.resetKind = (a.resetKind ?? "steps") as StoredEpisode["resetKind"];
   if (a.resetMs !== null && a.resetMs !== undefined) out.resetMs = a.resetMs;
+  agentFieldsFromAvro(a, out);
   return out;
+}
+
+/**
+ * v3 fields. Like the v2 ones, the fields with a plain default are always set (a file before v3 read with
+ * today's schema gets goal "", a11yEvery 0, invalidActions 0, as the runner records them for any episode);
+ * the nullable ones only when present. A reader schema without them (an older version) leaves all unset.
+ */
+function agentFieldsFromAvro(a: AvroEpisode, out: StoredEpisode): void {
+  if (a.goal !== undefined) out.goal = a.goal;
+  if (a.a11yEvery !== undefined) out.a11yEvery = a.a11yEvery;
+  if (a.invalidActions !== undefined) out.invalidActions = a.invalidActions;
+  if (a.initialFrame) out.initialFrame = a.initialFrame;
+  if (a.initialA11y) out.initialA11y = a11yFromAvro(a.initialA11y);
+  if (a.agentStatus !== null && a.agentStatus !== undefined) out.agentStatus = a.agentStatus as GoalStatus;
+  if (a.answer !== null && a.answer !== undefined) out.answer = a.answer;
 }

@@ -18,4 +18,4 @@ export { avscEncoderCodecs } from "./block-codecs.ts";
 export { episodeToJson } from "./export-json.ts";
 export { resolveReadLimits, DEFAULT_READ_BUDGET_BYTES, type ReadLimits, type ReadLimitOptions } from "./read-limits.ts";
 export { episodeToAvro, episodeFromAvro, type AvroEpisode } from "./episode-codec.ts";
-export { syntheticEpisode, type SyntheticEpisodeOptions } from "./synthetic.ts";
+export { syntheticEpisode, syntheticScreen, type SyntheticEpisodeOptions } from "./synthetic.ts";

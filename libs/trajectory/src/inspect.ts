@@ -55,6 +55,21 @@ export interface TrajectorySummary {
   codecs: Record<string, number>;
   tasks: Record<string, number>;
   duplicates: DuplicateEpisode[];
+  /** v3 agent episodes: goal → episodes (goals cut to 200 characters; episodes without a goal are not counted). */
+  goals: Record<string, number>;
+  /** agent status (complete, infeasible) → episodes. */
+  agentStatuses: Record<string, number>;
+  /** Answers recorded as invalid, over all episodes. */
+  invalidActions: number;
+  /** The agents' answers (first 100, each cut to 200 characters). */
+  answers: { episodeId: string; answer: string }[];
+}
+
+const TEXT_CUT = 200;
+const MAX_ANSWERS = 100;
+
+function cut(text: string): string {
+  return text.length > TEXT_CUT ? `${text.slice(0, TEXT_CUT)}…` : text;
 }
 
 interface EpisodeFacts extends Identified {
@@ -62,13 +77,21 @@ interface EpisodeFacts extends Identified {
   totalReward: number;
   steps: number;
   frames: number;
+  goal?: string;
+  agentStatus?: string;
+  answer?: string;
+  invalidActions: number;
 }
 
 function factsOf(e: StoredEpisode): EpisodeFacts {
   let frames = 0;
   for (const st of e.steps) if (st.frame) frames++;
   const { episodeId, attempt, file, outcome, cause, taskId, totalReward } = e;
-  return { episodeId, attempt, file, outcome, cause, taskId, totalReward, steps: e.steps.length, frames };
+  const facts: EpisodeFacts = { episodeId, attempt, file, outcome, cause, taskId, totalReward, steps: e.steps.length, frames, invalidActions: e.invalidActions ?? 0 };
+  if (e.goal) facts.goal = cut(e.goal);
+  if (e.agentStatus) facts.agentStatus = e.agentStatus;
+  if (e.answer !== undefined) facts.answer = cut(e.answer);
+  return facts;
 }
 
 /** Reads every visible file under the paths once and summarises it; unreadable files are listed, not fatal. */
@@ -89,12 +112,18 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
     codecs: {},
     tasks: {},
     duplicates: [],
+    goals: {},
+    agentStatuses: {},
+    invalidActions: 0,
+    answers: [],
   };
   const identities: Identified[] = [];
   // Keys come from files (task ids, causes): count in Maps, never on plain objects (`__proto__`, `constructor`).
   const schemaVersions = new Map<string, number>();
   const codecs = new Map<string, number>();
   const tasks = new Map<string, number>();
+  const goals = new Map<string, number>();
+  const statuses = new Map<string, number>();
   const outcomes = new Map<string, Map<string, number>>();
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   let rewardSum = 0;
@@ -123,6 +152,10 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
       if (!byCause) outcomes.set(e.outcome, (byCause = new Map()));
       bump(byCause, e.cause);
       bump(tasks, e.taskId);
+      if (e.goal !== undefined) bump(goals, e.goal);
+      if (e.agentStatus !== undefined) bump(statuses, e.agentStatus);
+      if (e.answer !== undefined && s.answers.length < MAX_ANSWERS) s.answers.push({ episodeId: e.episodeId, answer: e.answer });
+      s.invalidActions += e.invalidActions;
       rewardSum += e.totalReward;
       min = Math.min(min, e.totalReward);
       max = Math.max(max, e.totalReward);
@@ -133,6 +166,8 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
   s.schemaVersions = Object.fromEntries(schemaVersions);
   s.codecs = Object.fromEntries(codecs);
   s.tasks = Object.fromEntries(tasks);
+  s.goals = Object.fromEntries(goals);
+  s.agentStatuses = Object.fromEntries(statuses);
   s.outcomes = Object.fromEntries([...outcomes].map(([o, m]) => [o, Object.fromEntries(m)]));
   if (s.episodes > 0) s.reward = { mean: rewardSum / s.episodes, min, max };
   s.duplicates = findDuplicates(identities);
@@ -150,6 +185,17 @@ export function formatSummary(s: TrajectorySummary): string {
   lines.push(`tasks: ${kv(s.tasks)}`);
   for (const [outcome, causes] of Object.entries(s.outcomes)) lines.push(`${outcome}: ${kv(causes)}`);
   lines.push(s.reward ? `reward: mean=${fmt(s.reward.mean)} min=${fmt(s.reward.min)} max=${fmt(s.reward.max)}` : "reward: -");
+  const goals = Object.entries(s.goals);
+  if (goals.length > 0) {
+    lines.push(`goals: ${goals.length}`);
+    for (const [goal, n] of goals.slice(0, 20)) lines.push(`  ${JSON.stringify(goal)}: ${n}`);
+    if (goals.length > 20) lines.push(`  … ${goals.length - 20} more (use --json)`);
+  }
+  if (Object.keys(s.agentStatuses).length > 0 || s.invalidActions > 0 || s.answers.length > 0) {
+    lines.push(`agent status: ${kv(s.agentStatuses)}; invalid actions: ${s.invalidActions}; answers: ${s.answers.length}`);
+    for (const a of s.answers.slice(0, 20)) lines.push(`  ${a.episodeId}: answer ${JSON.stringify(a.answer)}`);
+    if (s.answers.length > 20) lines.push(`  … ${s.answers.length - 20} more (use --json)`);
+  }
   lines.push(`duplicates: ${s.duplicates.length}`);
   for (const d of s.duplicates.slice(0, 20)) {
     lines.push(`  ${d.episodeId}: ${d.occurrences.map((o) => `attempt ${o.attempt} ${o.outcome}/${o.cause} in ${o.file}`).join("; ")}`);

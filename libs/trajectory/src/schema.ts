@@ -7,7 +7,7 @@
 import type { schema as AvroSchema } from "avsc";
 
 /** Bump on every change of `episodeSchema`; also stored in each record and in the file metadata. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export const SCHEMA_NAMESPACE = "farm.trajectory";
 
@@ -50,6 +50,54 @@ const actionSchema: AvroSchema.RecordType = {
   ],
 };
 
+/** v3: one element of the screen as the agent was shown it (the policy's UiElement, AndroidWorld's UIElement names). */
+const elementSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "Element",
+  doc: "v3: one element of the screen as an agent was shown it: a visible node of the accessibility tree that is actionable or carries text. `index` is what a UI action's index points at.",
+  fields: [
+    { name: "index", type: "int", doc: "Position in the element list (0-based)." },
+    { name: "class_name", type: "string" },
+    { name: "text", type: "string" },
+    { name: "content_description", type: "string" },
+    { name: "hint_text", type: "string" },
+    { name: "resource_id", type: "string" },
+    { name: "package_name", type: "string" },
+    { name: "bounds", type: { type: "array", items: "int" }, doc: "[left, top, right, bottom] in screen pixels." },
+    { name: "is_clickable", type: "boolean" },
+    { name: "is_long_clickable", type: "boolean" },
+    { name: "is_editable", type: "boolean" },
+    { name: "is_scrollable", type: "boolean" },
+    { name: "is_checkable", type: "boolean" },
+    { name: "is_checked", type: "boolean" },
+    { name: "is_focused", type: "boolean" },
+    { name: "is_enabled", type: "boolean" },
+    { name: "is_selected", type: "boolean" },
+  ],
+};
+
+/** v3: the screen as a tree; defined here once and referred to by name in `Episode.initialA11y`. */
+const a11ySchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "A11yObservation",
+  doc: "v3: the screen as a tree: the compact versioned JSON of the accessibility tree (`{\"v\":1,...}`) and the element list derived from it.",
+  fields: [
+    { name: "tree", type: "string", doc: "Compact JSON of the tree: {v, source, rotation, columns, windows:[{..., nodes:[[row]...]}]}." },
+    { name: "elements", type: { type: "array", items: elementSchema } },
+  ],
+};
+
+const uiStepSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "UiStep",
+  doc: "v3: a step whose answer was not an AndroidEnv touch (then action is REPEAT).",
+  fields: [
+    { name: "given", type: "string", doc: "The answer as given (JSON text), e.g. an AndroidWorld JSON action." },
+    { name: "resolved", type: ["null", "string"], default: null, doc: "What it did on the device (JSON: op, x, y, element, text, key, app, ...); null when invalid." },
+    { name: "invalid", type: ["null", "string"], default: null, doc: "Why the answer was invalid; null when it was carried out." },
+  ],
+};
+
 const stepSchema: AvroSchema.RecordType = {
   type: "record",
   name: "Step",
@@ -66,6 +114,13 @@ const stepSchema: AvroSchema.RecordType = {
       default: null,
       doc: "The observation after the action, encoded as the episode's frameEncoding says (PNG unless it says otherwise); only on every k-th step (see frameEvery), else null.",
     },
+    {
+      name: "a11y",
+      type: ["null", a11ySchema],
+      default: null,
+      doc: "v3: the screen as a tree after the action, on every a11yEvery-th step (same rule as frame), else null.",
+    },
+    { name: "ui", type: ["null", uiStepSchema], default: null, doc: "v3: set when the answer was a UI action or invalid; null for AndroidEnv touches." },
   ],
 };
 
@@ -103,7 +158,7 @@ export const episodeSchema: AvroSchema.RecordType = {
       type: "string",
       doc:
         "Why it ended: episode_end, step_limit, time_limit, app_left, reset_failed, action_failed, " +
-        "observation_failed, device_hung, device_lost, policy_failed, cancelled (a string so new causes need no schema change).",
+        "observation_failed, device_hung, device_lost, policy_failed, cancelled, agent_status, invalid_actions (a string so new causes need no schema change).",
     },
     { name: "causeDetail", type: "string", doc: "Human-readable detail of the cause; may be empty." },
     { name: "totalReward", type: "double" },
@@ -126,5 +181,12 @@ export const episodeSchema: AvroSchema.RecordType = {
       doc: "v2: how the device was reset: steps (the task's reset steps), snapshot (a snapshot of the setup state loaded, then the reset steps), start_snapshot (a snapshot taken after setup + reset steps loaded, no reset steps), snapshot_fallback (the snapshot did not load: full setup, then the reset steps).",
     },
     { name: "resetMs", type: ["null", "double"], default: null, doc: "v2: how long the reset took (ms), snapshot load or setup included; null in files before v2." },
+    { name: "goal", type: "string", default: "", doc: "v3: the episode's goal text (the campaign's for this episode, else the task's description); \"\" before v3." },
+    { name: "a11yEvery", type: "int", default: 0, doc: "v3: the screen was recorded as a tree on steps whose index is a multiple of this; 0 = never." },
+    { name: "initialFrame", type: ["null", "bytes"], default: null, doc: "v3: the first observation's frame (what step 1's action was chosen on), encoded as frameEncoding says; null when frames were not recorded." },
+    { name: "initialA11y", type: ["null", "A11yObservation"], default: null, doc: "v3: the first observation's tree and elements, when a11y was recorded." },
+    { name: "agentStatus", type: ["null", "string"], default: null, doc: "v3: what the agent declared with a status action (complete, infeasible); the reward still says whether it succeeded." },
+    { name: "answer", type: ["null", "string"], default: null, doc: "v3: the agent's answer text (the last one), when it gave one." },
+    { name: "invalidActions", type: "int", default: 0, doc: "v3: answers recorded as invalid (malformed JSON, index out of range, unknown app, ...)." },
   ],
 };

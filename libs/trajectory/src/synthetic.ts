@@ -5,7 +5,8 @@
 import zlib from "node:zlib";
 import { encodeRgbPng } from "@farm/png";
 import { seededRandomFromState } from "@farm/seeded-random";
-import type { StepRecord } from "@farm/episode";
+import type { A11yObservation, StepRecord } from "@farm/episode";
+import type { UiElement } from "@farm/policy";
 import { episodeIdOf } from "./episode-id.ts";
 import type { EpisodeRecord } from "./types.ts";
 
@@ -21,6 +22,11 @@ export interface SyntheticEpisodeOptions {
   frameSize?: number;
   startedAt?: Date;
   worker?: string;
+  /**
+   * An agent episode (a notes-like task): a goal, the screen as a tree on every step and initially, UI
+   * actions (every 4th invalid), policy usage extras, an initial frame when `frames`, a status at the end.
+   */
+  agent?: boolean;
 }
 
 /** The seeded PRNG (@farm/seeded-random) started from the seed itself as its 32-bit state. */
@@ -84,7 +90,7 @@ export function syntheticEpisode(seed: number, o: SyntheticEpisodeOptions = {}):
     steps.push(step);
   }
   const terminated = r() < 0.7;
-  return {
+  const record: EpisodeRecord = {
     episodeId: episodeIdOf(campaignId, episodeIndex),
     campaignId,
     episodeIndex,
@@ -106,4 +112,66 @@ export function syntheticEpisode(seed: number, o: SyntheticEpisodeOptions = {}):
     steps,
     counters: { malformed_log_lines: Math.floor(r() * 3) },
   };
+  if (o.agent) makeAgentEpisode(record, seed, o);
+  return record;
+}
+
+const GOALS = ["Create a note titled milk", "Delete the note titled eggs", "Open the settings and turn on dark mode"];
+
+/** A screen of a notes app: a title, a text field, a button and `notes` list rows; the compact tree beside its elements. */
+export function syntheticScreen(notes: number): A11yObservation {
+  const rows: [string, string, string, number[], number][] = [
+    ["android.widget.TextView", "Notes", "", [0, 0, 1080, 160], 0],
+    ["android.widget.EditText", "", "com.example.notes:id/title", [40, 200, 1040, 320], 1],
+    ["android.widget.Button", "Save", "com.example.notes:id/save", [40, 360, 520, 480], 2],
+  ];
+  for (let i = 0; i < notes; i++) rows.push(["android.widget.TextView", `note ${i + 1}`, "com.example.notes:id/note", [0, 520 + i * 140, 1080, 660 + i * 140], 3]);
+  const elements: UiElement[] = rows.map(([cls, text, id, b, kind], index) => ({
+    index, class_name: cls, text, content_description: "", hint_text: kind === 1 ? "Title" : "", resource_id: id,
+    package_name: "com.example.notes", bounds: [b[0]!, b[1]!, b[2]!, b[3]!],
+    is_clickable: kind >= 1, is_long_clickable: kind === 3, is_editable: kind === 1, is_scrollable: false,
+    is_checkable: false, is_checked: false, is_focused: kind === 1, is_enabled: true, is_selected: false,
+  }));
+  const tree = JSON.stringify({
+    v: 1, source: "synthetic", rotation: 0,
+    columns: ["id", "depth", "class", "text", "desc", "hint", "resource_id", "package", "left", "top", "right", "bottom", "flags", "children"],
+    windows: [{ id: 1, type: 1, layer: 0, title: "Notes", active: true, focused: true, bounds: [0, 0, 1080, 1920],
+      nodes: elements.map((e) => [e.index + 1, 1, e.class_name, e.text, "", e.hint_text, e.resource_id, e.package_name, ...e.bounds, e.is_clickable ? 1 : 0, []]) }],
+  });
+  return { tree, elements };
+}
+
+/** Turns a synthetic episode into an agent episode (deterministic for the seed). */
+function makeAgentEpisode(e: EpisodeRecord, seed: number, o: SyntheticEpisodeOptions): void {
+  e.taskId = o.taskId ?? "notes_create";
+  e.policyName = "llm";
+  e.goal = GOALS[seed % GOALS.length]!;
+  e.a11yEvery = 1;
+  e.initialA11y = syntheticScreen(0);
+  if (o.frames) e.initialFrame = cachedPng(o.frameSize ?? 64, seed % 8);
+  for (const s of e.steps) {
+    s.extras = [
+      { name: "policy_prompt_tokens", dtype: "INT64", shape: [], value: 900 + s.index * 10 },
+      { name: "policy_completion_tokens", dtype: "INT64", shape: [], value: 20 + (s.index % 5) },
+      { name: "policy_latency_ms", dtype: "DOUBLE", shape: [], value: 50 + s.index / 4 },
+      { name: "policy_attempts", dtype: "INT32", shape: [], value: 1 },
+    ];
+    s.a11y = syntheticScreen(s.index % 4);
+    s.action = { actionType: "REPEAT", touchPosition: [0, 0] };
+    if (s.index % 4 === 0) {
+      s.ui = { given: `{"action_type":"click","index":${40 + s.index}}`, invalid: `index ${40 + s.index} is out of range (the screen has 4 elements)` };
+    } else if (s.index % 2 === 1) {
+      s.ui = { given: '{"action_type":"click","index":2}', resolved: { op: "tap", x: 280, y: 420, element: 2 } };
+    } else {
+      s.ui = { given: '{"action_type":"input_text","text":"milk","index":1}', resolved: { op: "type", element: 1, text: "milk", x: 540, y: 260 } };
+    }
+  }
+  if (e.outcome === "terminated") {
+    e.cause = "agent_status";
+    e.agentStatus = seed % 5 === 4 ? "infeasible" : "complete";
+    const last = e.steps.at(-1);
+    if (last) last.ui = { given: `{"action_type":"status","goal_status":"${e.agentStatus}"}`, resolved: { op: "status", goalStatus: e.agentStatus } };
+  }
+  if (seed % 3 === 0) e.answer = "There are 2 notes";
+  e.invalidActions = e.steps.filter((s) => s.ui?.invalid !== undefined).length;
 }

@@ -25,6 +25,19 @@ function nextVersionSchema(): AvroSchema.RecordType {
 
 /** The fields version 2 added (SCHEMA.md history). */
 const V2_FIELDS = ["frameEncoding", "resetKind", "resetMs"];
+/** The fields version 3 added: on Episode, and on Step. */
+const V3_FIELDS = ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentStatus", "answer", "invalidActions"];
+const V3_STEP_FIELDS = ["a11y", "ui"];
+
+/** Today's schema as it was at `version` (SCHEMA.md history: later versions only added fields). */
+function schemaOfVersion(version: 1 | 2): AvroSchema.RecordType {
+  const s = structuredClone(episodeSchema);
+  const drop = [...V3_FIELDS, ...(version < 2 ? V2_FIELDS : [])];
+  s.fields = s.fields.filter((f) => !drop.includes(f.name));
+  const stepRecord = (s.fields.find((f) => f.name === "steps")!.type as AvroSchema.ArrayType).items as AvroSchema.RecordType;
+  stepRecord.fields = stepRecord.fields.filter((f) => !V3_STEP_FIELDS.includes(f.name));
+  return s;
+}
 
 describe("schema evolution", () => {
   it(`a v${SCHEMA_VERSION} file is read by the next version's reader (defaults filled)`, async () => {
@@ -105,9 +118,8 @@ print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"
   });
 
   it("a version 1 file is read by today's reader with the v2 defaults (frameEncoding png, resetKind steps)", async () => {
-    // Version 1 is today's schema without the fields version 2 added (SCHEMA.md history).
-    const v1 = structuredClone(episodeSchema);
-    v1.fields = v1.fields.filter((f) => !V2_FIELDS.includes(f.name));
+    // Version 1 is today's schema without the fields versions 2 and 3 added (SCHEMA.md history).
+    const v1 = schemaOfVersion(1);
     const dir = await tempDir();
     const file = path.join(dir, "v1.avro");
     const rec = syntheticEpisode(4, { steps: 2 });
@@ -148,10 +160,76 @@ print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"
     for await (const e of readTrajectories(dir)) back.push(e);
     assert.equal(back[0]!.frameEncoding, "jpeg:85");
     assert.deepEqual([back[0]!.resetKind, back[0]!.resetMs], ["snapshot", 612.5]);
-    const v1 = structuredClone(episodeSchema);
-    v1.fields = v1.fields.filter((f) => !V2_FIELDS.includes(f.name));
+    const v1 = schemaOfVersion(1);
     const old = [];
     for await (const e of readTrajectories(dir, { readerSchema: v1 })) old.push(e);
     assert.equal(old[0]!.episodeId, rec.episodeId);
+  });
+
+  it("a version 2 file is read by today's reader with the v3 defaults: goal \"\", a11yEvery 0, invalidActions 0, no trees or UI steps", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "v2.avro");
+    const rec = syntheticEpisode(6, { steps: 3 });
+    const value = {
+      ...rec,
+      schemaVersion: 2,
+      taskDialect: rec.taskDialect ?? null,
+      stepCount: rec.steps.length,
+      frameEvery: 1,
+      frameEncoding: "png",
+      resetKind: "steps",
+      resetMs: 12.5,
+      steps: rec.steps.map((s) => ({
+        index: s.index,
+        timeOffsetMs: s.timeOffsetMs,
+        action: { actionType: s.action.actionType, x: s.action.touchPosition[0], y: s.action.touchPosition[1] },
+        reward: s.reward,
+        extras: [],
+        frame: Buffer.from([0x89, 0x50, 0x4e, 0x47, s.index]),
+      })),
+    };
+    const encoder = new avro.streams.BlockEncoder(avroTypeFor(schemaOfVersion(2)), { codec: "deflate" });
+    const done = pipeline(encoder, createWriteStream(file));
+    encoder.end(value);
+    await done;
+    const back = [];
+    for await (const e of readTrajectories(file)) back.push(e);
+    assert.equal(back.length, 1);
+    assert.equal(back[0]!.schemaVersion, 2);
+    assert.equal(back[0]!.resetMs, 12.5);
+    assert.deepEqual([back[0]!.goal, back[0]!.a11yEvery, back[0]!.invalidActions], ["", 0, 0]);
+    for (const k of ["initialFrame", "initialA11y", "agentStatus", "answer"]) assert.ok(!(k in back[0]!), k);
+    assert.deepEqual(back[0]!.steps.map((s) => [s.index, "a11y" in s, "ui" in s, s.frame?.[4]]), [[1, false, false, 1], [2, false, false, 2], [3, false, false, 3]]);
+  });
+
+  it("a version 3 agent file is read by a version 2 reader schema (ours and python3-avro): the new fields are skipped", async () => {
+    const dir = await tempDir();
+    const recs = [0, 1].map((seed) => ({ ...syntheticEpisode(seed, { agent: true, frames: true, steps: 4 }), frameEvery: 2 }));
+    await writeEpisodes(dir, recs, { frameEvery: 2 });
+    const v2 = schemaOfVersion(2);
+    const ours = [];
+    for await (const e of readTrajectories(dir, { readerSchema: v2 })) ours.push(e);
+    assert.deepEqual(ours.map((e) => [e.episodeId, e.schemaVersion, "goal" in e, e.steps.some((s) => "a11y" in s || "ui" in s)]), recs.map((r) => [r.episodeId, 3, false, false]));
+    assert.deepEqual(ours[0]!.steps.filter((s) => s.frame).map((s) => s.index), [2, 4]);
+
+    requireInteropTools();
+    const { files } = await listTrajectoryFiles([dir]);
+    const schemaFile = path.join(dir, "v2.avsc");
+    await writeFile(schemaFile, JSON.stringify(v2));
+    const py = python(
+      `
+import sys, json, avro.schema
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+v2 = avro.schema.parse(open(sys.argv[2]).read())
+with DataFileReader(open(sys.argv[1], "rb"), DatumReader(readers_schema=v2)) as r:
+    recs = list(r)
+print(json.dumps([[x["episodeId"], x["schemaVersion"], "goal" in x, sorted(x["steps"][0].keys())] for x in recs]))
+`,
+      files[0]!,
+      schemaFile,
+    );
+    const stepKeys = ["action", "extras", "frame", "index", "reward", "timeOffsetMs"];
+    assert.deepEqual(JSON.parse(py), recs.map((r) => [r.episodeId, 3, false, stepKeys]));
   });
 });

@@ -101,12 +101,17 @@ function container(blocks: { count: number; data: Buffer; size?: number }[], met
 }
 
 const validRecord = (steps = 3) => type.toBuffer(episodeToAvro(syntheticEpisode(1, { steps }), 0));
-/** The fields after `steps` (added in v2), encoded on their own: they follow the steps array in a record. */
+/** The step record's `a11y` type: defined inside Step, referred to by name after the steps (v3 `initialA11y`). */
+const stepFields = ((episodeSchema.fields.find((f) => f.name === "steps")!.type as { items: { fields: { name: string; type: unknown }[] } }).items.fields);
+const a11yRecord = (stepFields.find((f) => f.name === "a11y")!.type as unknown[])[1];
+/** The fields after `steps` (added in v2 and v3), encoded on their own: they follow the steps array in a record. */
 const afterSteps = cachedAvroTypeFor({
   type: "record",
   name: "AfterSteps",
   namespace: "farm.test",
-  fields: episodeSchema.fields.slice(episodeSchema.fields.findIndex((f) => f.name === "steps") + 1),
+  fields: episodeSchema.fields
+    .slice(episodeSchema.fields.findIndex((f) => f.name === "steps") + 1)
+    .map((f) => (f.name === "initialA11y" ? { ...f, type: ["null", a11yRecord] } : f)) as typeof episodeSchema.fields,
 });
 /** A record with no steps and no counters, up to its steps array: it ends in counters' and steps' end markers (0x00 0x00). */
 const emptyTail = () => {
@@ -127,7 +132,25 @@ function withExtra(extra: Record<string, unknown>): Buffer {
   return type.toBuffer(withExtraRecord(extra));
 }
 
-/** A record whose last step's frame union (the byte before the steps array's end marker) names branch `byte`. */
+/** v3: a record whose one step records a tree whose element list declares `count` entries (then 30 zero bytes). */
+function a11yElementsDeclaring(count: number): Buffer {
+  const e = withExtraRecord({});
+  e.steps[0]!.a11y = { tree: "", elements: [] };
+  const b = type.toBuffer(e);
+  // The step ends: a11y branch 1, tree "", elements end marker, ui null; then the steps array's end marker.
+  const elementsAt = b.length - afterSteps.toBuffer(e).length - 3;
+  assert.deepEqual([...b.subarray(elementsAt - 2, elementsAt + 3)], [2, 0, 0, 0, 0]);
+  return Buffer.concat([b.subarray(0, elementsAt), long(count), Buffer.alloc(30)]);
+}
+
+/** v3: a record whose one step's resolved UI action is `resolved` (text that should be JSON). */
+function uiResolved(resolved: string): Buffer {
+  const e = withExtraRecord({});
+  e.steps[0]!.ui = { given: "{}", resolved, invalid: null };
+  return type.toBuffer(e);
+}
+
+/** A record whose last step's last union (ui, the byte before the steps array's end marker) names branch `byte`. */
 function lastStepFrameBranch(byte: number): Buffer {
   const e = withExtraRecord({});
   const b = type.toBuffer(e);
@@ -162,6 +185,9 @@ describe("hostile Avro files", () => {
       "steps array declares negative block size": container([{ count: 1, data: Buffer.concat([head, long(0), long(-3), long(-7), Buffer.alloc(8)]) }]),
       "string length of a gigabyte": container([{ count: 1, data: Buffer.concat([long(1), long(1e9), Buffer.from("id")]) }]),
       "union branch out of range": container([{ count: 1, data: lastStepFrameBranch(0x7f) }]),
+      "a11y element list declares a billion entries": container([{ count: 1, data: a11yElementsDeclaring(1e9) }]),
+      "ui resolved that is not JSON": container([{ count: 1, data: uiResolved("{[") }]),
+      "ui resolved that is not an object": container([{ count: 1, data: uiResolved("[1,2]") }]),
       "extras shape with a zero and a huge dimension": container([{ count: 1, data: withExtra({ shape: [1_000_000_000, 0], longs: [] }) }]),
       "extras shape of 2^31 x 2^31 x 0": container([{ count: 1, data: withExtra({ shape: [2 ** 31 - 1, 2 ** 31 - 1, 0], longs: [] }) }]),
       "extras shape with a negative dimension": container([{ count: 1, data: withExtra({ shape: [-1], longs: [] }) }]),
@@ -190,6 +216,9 @@ describe("hostile Avro files", () => {
     assert.match(byName.get("extras shape with a zero and a huge dimension")!, /record 0.*steps\[0\] extra "x": shape \[1000000000, 0\] would build/);
     assert.match(byName.get("deflate bomb (256 MiB of zeros)")!, /block 0: block decompresses to more than the read budget/);
     assert.match(byName.get("block declares a billion records")!, /block 0: declares 1000000000 records/);
+    assert.match(byName.get("a11y element list declares a billion entries")!, /steps\[0\]\.a11y\.elements: declares 1000000000 entries/);
+    assert.match(byName.get("ui resolved that is not JSON")!, /steps\[0\]\.ui\.resolved is not JSON/);
+    assert.match(byName.get("ui resolved that is not an object")!, /steps\[0\]\.ui\.resolved is not a JSON object/);
     console.log(`hostile Avro: ${files.length} hand-written cases`);
   });
 
@@ -219,7 +248,8 @@ describe("hostile Avro files", () => {
     const dir = await tempDir("hostile-avro-fc-");
     const originals = new Map<CodecName, Buffer>();
     for (const codec of ["null", "deflate", "snappy"] as CodecName[]) {
-      const w = await writeEpisodeFile(syntheticEpisode(9, { steps: 4, frames: true, frameSize: 8 }), { path: path.join(dir, `orig-${codec}.avro`), codec, frameEvery: 2 });
+      // An agent episode (v3: trees, element lists, UI steps, an initial frame), so mutations reach the new fields too.
+      const w = await writeEpisodeFile(syntheticEpisode(9, { steps: 4, frames: true, frameSize: 8, agent: true }), { path: path.join(dir, `orig-${codec}.avro`), codec, frameEvery: 2 });
       originals.set(codec, await readFile(w.path));
     }
     const mutation = fc.oneof(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { findDuplicates, inspectTrajectories, listTrajectoryFiles, SCHEMA_VERSION, syntheticEpisode } from "@farm/trajectory";
+import { findDuplicates, formatSummary, inspectTrajectories, listTrajectoryFiles, SCHEMA_VERSION, syntheticEpisode } from "@farm/trajectory";
 import { tempDir, writeEpisodes } from "./helpers.ts";
 
 
@@ -34,6 +34,37 @@ describe("inspect and duplicates", () => {
     assert.equal(s.duplicates.length, 1);
     assert.equal(s.duplicates[0]!.episodeId, "campaign-synthetic-1");
     assert.deepEqual(s.duplicates[0]!.occurrences.map((o) => o.attempt).sort(), [1, 2]);
+  });
+
+  it("v3: shows the goals, agent statuses, answers and invalid actions of agent episodes", async () => {
+    const dir = await tempDir();
+    const recs = [0, 1, 2, 3, 4, 5].map((i) => syntheticEpisode(i, { steps: 8, agent: true }));
+    recs[5]!.goal = `Type "${"x".repeat(300)}"\u001b[31m`;
+    await writeEpisodes(dir, [...recs, syntheticEpisode(9, { steps: 2 })]);
+    const s = await inspectTrajectories([dir]);
+    const goals = new Map<string, number>();
+    for (const r of recs.slice(0, 5)) goals.set(r.goal!, (goals.get(r.goal!) ?? 0) + 1);
+    assert.deepEqual(Object.fromEntries(Object.entries(s.goals).filter(([g]) => !g.startsWith("Type"))), Object.fromEntries(goals));
+    const long = Object.keys(s.goals).find((g) => g.startsWith("Type"))!;
+    assert.ok(long.length <= 201 && long.endsWith("…"), "a long goal is cut");
+    const statuses = new Map<string, number>();
+    for (const r of recs) if (r.agentStatus) statuses.set(r.agentStatus, (statuses.get(r.agentStatus) ?? 0) + 1);
+    assert.deepEqual(s.agentStatuses, Object.fromEntries(statuses));
+    assert.equal(s.invalidActions, recs.reduce((n, r) => n + r.invalidActions!, 0));
+    assert.ok(s.invalidActions > 0);
+    assert.deepEqual(s.answers, recs.filter((r) => r.answer).map((r) => ({ episodeId: r.episodeId, answer: r.answer! })));
+    const text = formatSummary(s);
+    assert.match(text, new RegExp(`goals: ${goals.size + 1}`));
+    assert.ok(text.includes(`"${recs[0]!.goal}": ${goals.get(recs[0]!.goal!)}`), text);
+    assert.match(text, new RegExp(`agent status: .*complete=${statuses.get("complete")}.*; invalid actions: ${s.invalidActions}; answers: ${s.answers.length}`));
+    assert.ok(text.includes(`${recs[0]!.episodeId}: answer "There are 2 notes"`));
+    assert.ok(!text.includes("\u001b"), "control bytes from a goal are escaped");
+  });
+
+  it("a campaign without agent episodes prints no goal or agent lines", async () => {
+    const s = await inspectTrajectories([await dataset()]);
+    assert.deepEqual([s.goals, s.agentStatuses, s.invalidActions, s.answers], [{}, {}, 0, []]);
+    assert.doesNotMatch(formatSummary(s), /goals:|agent status:/);
   });
 
   it("findDuplicates groups by episode id", () => {

@@ -115,4 +115,41 @@ describe("interop with avrocat (avro-c) and python3-avro", () => {
       assert.deepEqual(back.map((e) => e.startedAt), records.map((r) => r.startedAt));
     });
   }
+
+  it("v3: an agent episode's goal, elements, UI steps and initial frame read the same in avrocat and python3-avro", async () => {
+    requireInteropTools();
+    const dir = await tempDir();
+    const agent = [0, 3].map((seed) => ({ ...syntheticEpisode(seed, { agent: true, frames: true, steps: 6 }), frameEvery: 1 }));
+    await writeEpisodes(dir, agent, { codec: "deflate", frameEvery: 1 });
+    const { files } = await listTrajectoryFiles([dir]);
+    const cat = avrocat(files[0]!) as Record<string, unknown>[];
+    assert.deepEqual(cat.map((r) => [r.episodeId, r.goal, r.invalidActions]), agent.map((r) => [r.episodeId, r.goal, r.invalidActions]));
+    const py = JSON.parse(
+      python(
+        `
+import json, sys
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+with DataFileReader(open(sys.argv[1], "rb"), DatumReader()) as r:
+    recs = list(r)
+print(json.dumps([{
+    "version": x["schemaVersion"], "goal": x["goal"], "a11yEvery": x["a11yEvery"], "status": x["agentStatus"], "answer": x["answer"],
+    "invalid": x["invalidActions"], "initialFrame": x["initialFrame"][:8].hex(), "initialElements": [e["text"] for e in x["initialA11y"]["elements"]],
+    "tree": json.loads(x["steps"][0]["a11y"]["tree"])["v"], "bounds": x["steps"][0]["a11y"]["elements"][1]["bounds"],
+    "ui": [[s["ui"]["given"], s["ui"]["resolved"] and json.loads(s["ui"]["resolved"]), s["ui"]["invalid"]] for s in x["steps"]],
+} for x in recs]))
+`,
+        files[0]!,
+      ),
+    ) as Record<string, unknown>[];
+    assert.deepEqual(
+      py,
+      agent.map((r) => ({
+        version: SCHEMA_VERSION, goal: r.goal, a11yEvery: 1, status: r.agentStatus ?? null, answer: r.answer ?? null, invalid: r.invalidActions,
+        initialFrame: PNG_SIGNATURE_HEX, initialElements: r.initialA11y!.elements.map((e) => e.text),
+        tree: 1, bounds: r.steps[0]!.a11y!.elements[1]!.bounds,
+        ui: r.steps.map((s) => [s.ui!.given, s.ui!.resolved ?? null, s.ui!.invalid ?? null]),
+      })),
+    );
+  });
 });

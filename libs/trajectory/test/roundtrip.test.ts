@@ -16,6 +16,10 @@ function expected(r: EpisodeRecord, frameEvery: number): EpisodeRecord {
     // v2: a record that does not say how its frames are encoded is stored as png
     frameEncoding: r.frameEncoding ?? "png",
     resetKind: r.resetKind ?? "steps",
+    // v3: the fields with a plain default are always there
+    goal: r.goal ?? "",
+    a11yEvery: r.a11yEvery ?? 0,
+    invalidActions: r.invalidActions ?? 0,
     steps: r.steps.map((s) => {
       const { frame, ...rest } = s;
       return frame && frameEvery > 0 && s.index % frameEvery === 0 ? { ...rest, frame } : rest;
@@ -44,6 +48,47 @@ describe("round trip", () => {
       }
     });
   }
+
+  it("v3: an agent episode's goal, trees, elements, UI steps, status, answer and invalid count come back", async () => {
+    const dir = await tempDir();
+    const recs = [0, 3, 4].map((seed) => ({ ...syntheticEpisode(seed, { agent: true, frames: true, steps: 9 }), frameEvery: 1 }));
+    // A policy may leave extra keys on an element: only the schema's fields are stored.
+    (recs[0]!.steps[0]!.a11y!.elements[0] as unknown as Record<string, unknown>).debug = "not stored";
+    // The runner hands frames over as plain Uint8Arrays (views into larger buffers), not Buffers.
+    const framed = new Uint8Array(recs[1]!.initialFrame!.byteLength + 8);
+    framed.set(recs[1]!.initialFrame!, 4);
+    recs[1]!.initialFrame = framed.subarray(4, 4 + recs[1]!.initialFrame!.byteLength);
+    await writeEpisodes(dir, recs, { frameEvery: 1 });
+    const back = await readAll(dir);
+    assert.equal(back.length, 3);
+    for (const [i, e] of back.entries()) {
+      const r = recs[i]!;
+      assert.equal(e.schemaVersion, SCHEMA_VERSION);
+      assert.deepEqual([e.goal, e.a11yEvery, e.agentStatus, e.answer, e.invalidActions], [r.goal, 1, r.agentStatus, r.answer, r.invalidActions]);
+      assert.ok(e.goal && e.goal.length > 0);
+      assert.ok(Buffer.from(e.initialFrame!).equals(Buffer.from(r.initialFrame!)));
+      assert.deepEqual(e.initialA11y, r.initialA11y);
+      for (const [k, s] of e.steps.entries()) {
+        assert.deepEqual(s.ui, r.steps[k]!.ui, `${e.episodeId} step ${s.index} ui`);
+        assert.equal(s.a11y!.tree, r.steps[k]!.a11y!.tree);
+        assert.deepEqual(s.a11y!.elements.map((x) => ({ ...x })), r.steps[k]!.a11y!.elements.map((x) => { const { debug: _d, ...rest } = x as unknown as Record<string, unknown>; return rest; }));
+      }
+    }
+    assert.ok(back.some((e) => e.invalidActions! > 0) && back.some((e) => e.agentStatus === "complete"));
+    assert.equal(back[0]!.steps[3]!.ui!.invalid, recs[0]!.steps[3]!.ui!.invalid);
+    assert.equal(back[0]!.steps[3]!.ui!.resolved, undefined);
+  });
+
+  it("v3: a non-agent episode reads back with the plain defaults and no nullable agent fields; frameEvery 0 drops the initial frame too", async () => {
+    const dir = await tempDir();
+    await writeEpisodes(dir, [syntheticEpisode(1, { steps: 3 }), { ...syntheticEpisode(2, { agent: true, frames: true, steps: 3 }), frameEvery: 0 }]);
+    const [plain, agent] = await readAll(dir);
+    assert.deepEqual([plain!.goal, plain!.a11yEvery, plain!.invalidActions], ["", 0, 0]);
+    for (const k of ["initialFrame", "initialA11y", "agentStatus", "answer"] as const) assert.ok(!(k in plain!), k);
+    assert.ok(plain!.steps.every((s) => !("a11y" in s) && !("ui" in s)));
+    assert.equal(agent!.initialFrame, undefined);
+    assert.ok(agent!.initialA11y, "trees are not frames: kept");
+  });
 
   it("a record's own frameEvery (the job's cadence) wins over the writer's", async () => {
     const dir = await tempDir();

@@ -12,6 +12,7 @@ import { after, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { TrajectoryWriter, listTrajectoryFiles, syntheticEpisode, writeEpisodeFile, type EpisodeRecord, type TrajectorySummary } from "@farm/trajectory";
 import { REPO } from "./fixtures.ts";
+import { exportCommands } from "../src/commands/demo.ts";
 
 const run = promisify(execFile);
 const FARM = path.join(REPO, "services/cli/bin/farm.js");
@@ -67,6 +68,26 @@ describe("farm trajectories inspect / export --jsonl", () => {
     assert.equal(lines[0]!.steps[0]!.frame, undefined);
   });
 
+  it("agent episodes: inspect shows goals, agent statuses, answers and invalid actions; export --jsonl carries the v3 fields", async () => {
+    const dir = await tempDir();
+    const recs = [0, 1, 3, 4].map((i) => ({ ...syntheticEpisode(i, { steps: 5, frames: true, agent: true }), frameEvery: 1 }));
+    await writeAvro(dir, "agent", recs, { frameEvery: 1 });
+    const s = JSON.parse((await farm(["trajectories", "inspect", "--json", dir])).stdout) as TrajectorySummary;
+    assert.equal(Object.values(s.goals).reduce((a, b) => a + b, 0), 4);
+    assert.equal(s.invalidActions, recs.reduce((n, r) => n + r.invalidActions!, 0));
+    const human = (await farm(["trajectories", "inspect", dir])).stdout;
+    assert.ok(human.includes(`"${recs[0]!.goal}"`), human);
+    assert.match(human, new RegExp(`agent status: .*; invalid actions: ${s.invalidActions}; answers: ${recs.filter((r) => r.answer).length}`));
+
+    type Line = { episodeId: string; goal: string; agentStatus?: string; answer?: string; invalidActions: number; initialFrame: string; initialA11y: { elements: unknown[] }; steps: { a11y: { tree: string }; ui: { given: string; invalid?: string } }[] };
+    const lines = (await farm(["trajectories", "export", "--jsonl", dir])).stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
+    assert.deepEqual(lines.map((l) => [l.episodeId, l.goal, l.agentStatus, l.answer, l.invalidActions]), recs.map((r) => [r.episodeId, r.goal, r.agentStatus, r.answer, r.invalidActions]));
+    assert.equal(lines[0]!.initialFrame, Buffer.from(recs[0]!.initialFrame!).toString("base64"));
+    assert.deepEqual(lines[0]!.initialA11y.elements, recs[0]!.initialA11y!.elements);
+    assert.deepEqual(lines[0]!.steps.map((st) => st.ui), recs[0]!.steps.map((st) => st.ui));
+    assert.equal(lines[0]!.steps[0]!.a11y.tree, recs[0]!.steps[0]!.a11y!.tree);
+  });
+
   it("export names an unreadable file on stderr (control bytes escaped), exports the good ones and exits 1", async () => {
     const dir = await tempDir();
     await writeEpisodeFile(syntheticEpisode(6, { steps: 2 }), { path: path.join(dir, "a-good.avro") });
@@ -102,12 +123,37 @@ describe("farm trajectories export --format parquet / query", () => {
     assert.match(table.stdout, /^episodes\s+steps\n-+\s+-+\n5\s+\d+\n\(1 row\)\n$/);
   });
 
+  it("--layout episodes-nested writes one row per episode (view trajectories); the demo's printed goal query answers", async () => {
+    const src = await tempDir();
+    const recs = [0, 1, 2, 3].map((i) => ({ ...syntheticEpisode(i, { campaignId: "camp-g", episodeIndex: i, steps: 4, frames: true, agent: true }), frameEvery: 1 }));
+    await writeAvro(src, "g", recs, { frameEvery: 1 });
+    const nested = path.join(await tempDir(), "nested");
+    const exp = await farmExit(["trajectories", "export", "--format", "parquet", "--layout", "episodes-nested", src, "--out", nested]);
+    assert.equal(exp.code, 0, exp.stderr);
+    assert.match(exp.stderr, /"layout":"episodes-nested"/, "the one log line names the layout");
+    const rows = (await farm(["trajectories", "query", "SELECT episode_id, len(screenshots) AS screens, len(actions) AS actions FROM trajectories ORDER BY 1", nested, "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(rows, recs.map((r) => ({ episode_id: r.episodeId, screens: 5, actions: 4 })));
+
+    const flat = path.join(await tempDir(), "flat");
+    await farm(["trajectories", "export", "--format", "parquet", src, "--out", flat]);
+    const printed = exportCommands(src).find((c) => c.includes("success_rate"))!;
+    const sql = /query "([^"]+)"/.exec(printed)![1]!;
+    const goals = (await farm(["trajectories", "query", sql, flat, "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as { goal: string; episodes: number; success_rate: number; invalid_action_rate: number });
+    assert.equal(goals.reduce((n, g) => n + g.episodes, 0), 4);
+    for (const g of goals) {
+      const of = recs.filter((r) => r.goal === g.goal);
+      assert.equal(g.success_rate, of.filter((r) => r.totalReward > 0).length / of.length, g.goal);
+      assert.equal(g.invalid_action_rate, of.reduce((n, r) => n + r.invalidActions!, 0) / of.reduce((n, r) => n + r.steps.length, 0));
+    }
+  });
+
   it("a folder that is not a data set and bad options give clear errors", async () => {
     const empty = await tempDir();
     const cases: Array<[string[], RegExp]> = [
       [["trajectories", "query", "SELECT 1", empty], /no manifest\.json/],
       [["trajectories", "export", "--format", "parquet", empty], /needs --out/],
       [["trajectories", "export", "--format", "orc", empty], /--format must be jsonl or parquet/],
+      [["trajectories", "export", "--format", "parquet", "--layout", "rows", empty, "--out", path.join(empty, "ds")], /--layout must be steps or episodes-nested, got "rows"/],
     ];
     for (const [args, message] of cases) {
       const r = await farmExit(args);

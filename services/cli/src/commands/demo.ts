@@ -196,6 +196,7 @@ export function exportCommands(trajectories: string): string[] {
   return [
     `npx farm trajectories export --format parquet ${shQuote(trajectories)} --out ${shQuote(dataset)}`,
     `npx farm trajectories query "SELECT task_id, policy_name, count(*) AS episodes, avg(episode_return) AS mean_return, quantile_cont(step_count, [0.5, 0.9]) AS steps_p50_p90 FROM episodes GROUP BY ALL" ${shQuote(dataset)}`,
+    `npx farm trajectories query "SELECT goal, count(*) AS episodes, avg((episode_return > 0)::INT) AS success_rate, sum(invalid_actions) / sum(step_count) AS invalid_action_rate FROM episodes GROUP BY goal ORDER BY episodes DESC" ${shQuote(dataset)}`,
   ];
 }
 

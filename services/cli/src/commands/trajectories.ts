@@ -31,7 +31,7 @@ export const trajectoriesCommand: CommandModule = {
 
     cmd
       .command("inspect")
-      .description("summarise files and folders: counts, outcomes by cause, reward statistics, duplicates, schema versions")
+      .description("summarise files and folders: counts, outcomes by cause, reward statistics, duplicates, schema versions; goals, agent statuses, answers and invalid actions of agent episodes")
       .argument("<paths...>", "trajectory files or folders (searched recursively for *.avro; temporary files skipped)")
       .option("--json", "print the summary as JSON", false)
       .action(async (paths: string[], opts: { json: boolean }) => {
@@ -83,6 +83,7 @@ export const trajectoriesCommand: CommandModule = {
       .option("--out <dir>", "parquet: the data set folder (created; must be empty or, with --incremental, a data set)")
       .option("--shard-mb <mb>", "parquet: maximum size of one shard in MB (10^6 bytes)", "100")
       .option("--compression <codec>", "parquet: zstd | snappy | none", "zstd")
+      .option("--layout <layout>", "parquet: steps (one row per step) | episodes-nested (one row per episode, steps as lists: AndroidControl's shape)", "steps")
       .option("--incremental", "parquet: add only episodes the folder's manifest does not hold yet", false)
       .option("--json", "parquet: print the export report as JSON", false)
       .action(async (paths: string[], opts: ExportOpts) => {
@@ -94,7 +95,7 @@ export const trajectoriesCommand: CommandModule = {
 
     cmd
       .command("query")
-      .description("SQL over an exported Parquet data set with DuckDB: tables `steps` and `episodes`")
+      .description("SQL over an exported Parquet data set with DuckDB: tables `steps` (`trajectories` in the episodes-nested layout) and `episodes`")
       .argument("<sql>", "the query, e.g. \"SELECT task_id, policy_name, avg(episode_return) FROM episodes GROUP BY ALL\"")
       .argument("<dir>", "a folder written by `farm trajectories export --format parquet`")
       .option("--json", "print the rows as JSON Lines", false)
@@ -114,6 +115,7 @@ interface ExportOpts {
   shardMb: string;
   compression: string;
   incremental: boolean;
+  layout: string;
   json: boolean;
 }
 
@@ -147,18 +149,21 @@ async function exportParquetCommand(paths: string[], opts: ExportOpts): Promise<
   const shardMb = Number(opts.shardMb);
   if (!Number.isFinite(shardMb) || shardMb < 1) throw new Error(`--shard-mb must be a number >= 1, got ${JSON.stringify(opts.shardMb)}`);
   if (!["zstd", "snappy", "none"].includes(opts.compression)) throw new Error(`--compression must be zstd, snappy or none, got ${JSON.stringify(opts.compression)}`);
-  const { exportParquet, formatExportReport } = await import("@farm/dataset");
+  const { exportParquet, formatExportReport, DATASET_LAYOUTS } = await import("@farm/dataset");
+  const layout = DATASET_LAYOUTS.find((l) => l === opts.layout);
+  if (!layout) throw new Error(`--layout must be ${DATASET_LAYOUTS.join(" or ")}, got ${JSON.stringify(opts.layout)}`);
   const report = await exportParquet(paths, opts.out, {
     shardBytes: Math.floor(shardMb * 1e6),
     compression: opts.compression as "zstd" | "snappy" | "none",
     incremental: opts.incremental,
+    layout,
     ...cliConfig().trajectoryRead,
   });
   process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatExportReport(report)}\n`);
   // One structured log line (stderr) with the run's figures.
   const { createLogger } = await import("@farm/log");
   createLogger({ service: "farm-export", ...(cliConfig().logLevel ? { level: cliConfig().logLevel } : {}) }).info(
-    { format: "parquet", out: opts.out, episodes: report.episodes, steps: report.steps, shards: report.shardsWritten, bytes: report.bytesWritten, skippedFiles: report.corruptFiles.length, skippedEpisodes: report.invalidEpisodes.length, seconds: Number(report.seconds.toFixed(3)), peakRssMb: Math.round(report.peakRssMb) },
+    { format: "parquet", layout, out: opts.out, episodes: report.episodes, steps: report.steps, shards: report.shardsWritten, bytes: report.bytesWritten, skippedFiles: report.corruptFiles.length, skippedEpisodes: report.invalidEpisodes.length, seconds: Number(report.seconds.toFixed(3)), peakRssMb: Math.round(report.peakRssMb) },
     "trajectories exported",
   );
   if (report.corruptFiles.length > 0 || report.invalidEpisodes.length > 0) process.exitCode = 2;
