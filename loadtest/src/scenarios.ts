@@ -35,7 +35,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
     describe: "GUI-agent episodes: N simulated emulators run the notes task with the llm policy against the local stand-in (fixed answer delay), the screen read as a tree every step; the farm's own time per step beside the model's and the device's",
     options: [
       { flags: "--devices <n>", description: "simulated emulators on the one worker host (default 16)" },
-      { flags: "--episodes <n>", description: "episodes of the campaign (default 2 per device)" },
+      { flags: "--episodes <n>", description: "episodes of the campaign (default 8 per device; the notes task takes 4 steps when solved)" },
       { flags: "--delay-ms <ms>", description: "the stand-in model's time per answer (default 50)" },
       { flags: "--a11y-every <n>", description: "record the tree every N steps (default 1; the policy reads it every step anyway)" },
       { flags: "--max-steps <n>", description: "max_episode_steps (default 20)" },

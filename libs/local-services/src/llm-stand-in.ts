@@ -1,7 +1,7 @@
 /**
  * An OpenAI-compatible chat-completions server of our own, for tests and benchmarks of the `llm` policy (no model
  * runs on our machines): `POST /v1/chat/completions` answers from a script (llm-stand-in-script.ts) with `usage`,
- * `GET /v1/models` lists the one model. It records what it was sent (the tests check the prompt) and the most
+ * `GET /v1/models` lists the one model, `GET /stats` says how many requests it served and how long it took (`served`, `busyMs`, `maxInFlight`). It records what it was sent (the tests check the prompt) and the most
  * requests it had in flight at once. Loopback only.
  *
  *   const llm = await startLlmStandIn({ script: [{ fenced: { action_type: "wait" } }], solver: [{ click_text: "NEW NOTE" }] });
@@ -83,6 +83,8 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
   let inFlight = 0;
   let maxInFlight = 0;
   let served = 0;
+  /** Time spent on requests, from the request's arrival to the answer written (the model's own time, as a client would see it on a free network). */
+  let busyMs = 0;
   let seq = 0;
   const ac = new AbortController();
 
@@ -110,9 +112,11 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
 
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/";
+    if (req.method === "GET" && url === "/stats") return send(res, 200, { served, maxInFlight, busyMs });
     if (req.method === "GET" && url === "/v1/models") return send(res, 200, { object: "list", data: [{ id: model, object: "model", owned_by: "farm" }] });
     if (req.method !== "POST" || url !== "/v1/chat/completions") return send(res, 404, { error: { message: "not found", type: "invalid_request_error" } });
     if (opts.apiKey !== undefined && req.headers.authorization !== `Bearer ${opts.apiKey}`) return send(res, 401, { error: { message: "invalid API key", type: "authentication_error" } });
+    const t0 = performance.now();
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (c: Buffer) => {
@@ -142,6 +146,7 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
           if (!res.headersSent) send(res, 500, { error: { message: "stand-in failed", type: "stand_in" } });
         } finally {
           inFlight--;
+          busyMs += performance.now() - t0;
         }
       })();
     });

@@ -12,7 +12,9 @@
  */
 import { coerceError } from "@farm/errors";
 import { PolicyError } from "./errors.ts";
-import { BodyReadError, postJson, type ExchangeResult } from "./http-exchange.ts";
+import http from "node:http";
+import https from "node:https";
+import { BodyReadError, postJson, StaleConnectionError, type ExchangeOptions, type ExchangeResult } from "./http-exchange.ts";
 import { foreignBody, protocolError, quotedProtocolError, withoutValues, type ForeignBody, type ForeignBodyListener } from "./foreign-body.ts";
 import { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
 
@@ -65,6 +67,9 @@ export function retryAfterMs(header: string | string[] | undefined, nowMs = Date
   return Number.isFinite(at) ? Math.max(0, at - nowMs) : undefined;
 }
 
+/** How long an idle kept-alive connection to a policy server stays open. */
+const KEEP_ALIVE_IDLE_MS = 2000;
+
 export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxResponseBytes: number }): HttpEndpoint {
   let parsed: URL;
   try {
@@ -98,6 +103,10 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
   // Requests in flight, aborted by close(). One controller per request, with listeners removed
   // afterwards, rather than AbortSignal.any over long-lived signals (which grows their listener lists).
   const inFlight = new Set<() => void>();
+  // One kept-alive connection pool per endpoint (a connection per step costs a handshake each time); idle
+  // connections close after KEEP_ALIVE_IDLE_MS, before common servers' own idle limits (5 s), and one the server
+  // closed anyway is retried once on a fresh connection (StaleConnectionError: nothing reached the server).
+  const agent = new (parsed.protocol === "https:" ? https.Agent : http.Agent)({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS });
 
   // Why the request stopped decides the error code, whatever error the transport reports.
   const classify = (e: unknown, stoppedBy: StopReason | undefined, during: string): PolicyError => {
@@ -184,11 +193,16 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
     try {
       let res: ExchangeResult;
       try {
-        res = await postJson(parsed, body, {
+        const exchange: ExchangeOptions = {
           headers: { "content-type": "application/json", accept: "application/json", ...opts.headers },
           signal: ctl.signal,
           maxBytes,
           lookup: allow.lookup,
+          agent,
+        };
+        res = await postJson(parsed, body, exchange).catch((e: unknown) => {
+          if (e instanceof StaleConnectionError && !ctl.signal.aborted) return postJson(parsed, body, exchange);
+          throw e;
         });
       } catch (e) {
         throw classify(e, stoppedBy, e instanceof BodyReadError ? "while reading the answer body" : "before the server answered");
@@ -221,6 +235,7 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
     close() {
       closed = true;
       for (const stopRequest of inFlight) stopRequest();
+      agent.destroy();
     },
   };
 }

@@ -25,6 +25,8 @@ export interface ExchangeResult {
 
 export interface ExchangeOptions {
   headers: Record<string, string>;
+  /** A keep-alive agent (one per endpoint), or none: a connection per request. */
+  agent?: http.Agent;
   signal: AbortSignal;
   maxBytes: number;
   lookup: LookupFunction;
@@ -36,6 +38,14 @@ export class BodyReadError extends FarmError<"body_read"> {
   /** a later try can succeed (transient): retryable. */
   constructor(message: string, opts: { cause?: unknown } = {}) {
     super("body_read", message, { ...opts, retryable: true });
+  }
+}
+
+/** The request went out on a kept-alive connection the server had closed: safe to send again on a fresh one. */
+export class StaleConnectionError extends FarmError<"stale_connection"> {
+  override readonly name = "StaleConnectionError";
+  constructor(cause: Error) {
+    super("stale_connection", `kept-alive connection closed by the server: ${cause.message}`, { cause, retryable: true });
   }
 }
 
@@ -62,7 +72,7 @@ export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise
         headers: { ...opts.headers, "content-length": String(Buffer.byteLength(body)) },
         signal: opts.signal,
         lookup: opts.lookup,
-        agent: false,
+        agent: opts.agent ?? false,
         maxHeaderSize: 16 * 1024,
       },
       (res) => {
@@ -95,7 +105,11 @@ export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise
         res.on("aborted", () => reject(new BodyReadError("connection closed while reading the answer")));
       },
     );
-    req.on("error", (e) => reject(answered ? new BodyReadError(e.message, { cause: e }) : e));
+    req.on("error", (e: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed meanwhile fails before any answer: nothing reached the server.
+      if (!answered && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) return reject(new StaleConnectionError(e));
+      reject(answered ? new BodyReadError(e.message, { cause: e }) : e);
+    });
     req.end(body);
   });
 }
