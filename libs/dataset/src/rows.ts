@@ -67,9 +67,9 @@ function screensOf(e: StoredEpisode): Screens {
   return { frames: [e.initialFrame, ...e.steps.map((s) => s.frame)], a11y: [e.initialA11y, ...e.steps.map((s) => s.a11y)] };
 }
 
-/** The answer as given: the policy's JSON for UI actions and invalid answers, AndroidEnv's action as JSON for touches. */
+/** The action: the AndroidWorld JSON action read from a UI answer, else the answer as given (invalid ones), AndroidEnv's action as JSON for touches. */
 export function actionJson(s: StepRecord): string {
-  return s.ui ? s.ui.given : JSON.stringify({ action_type: s.action.actionType, touch_position: [s.action.touchPosition[0], s.action.touchPosition[1]] });
+  return s.ui ? (s.ui.action ?? s.ui.given) : JSON.stringify({ action_type: s.action.actionType, touch_position: [s.action.touchPosition[0], s.action.touchPosition[1]] });
 }
 
 const image = (f: Uint8Array | undefined) => (f ? { bytes: f, path: null } : null);

@@ -48,7 +48,7 @@ export const STEP_COLUMNS_HEAD: readonly ColumnDef[] = [
   {
     name: "action_json",
     type: v("string"),
-    doc: "the answer as given: the policy's JSON (an AndroidWorld JSON action, or what it sent when invalid); for AndroidEnv touches {\"action_type\":\"TOUCH\"|\"LIFT\"|\"REPEAT\",\"touch_position\":[x,y]}",
+    doc: "the action: the AndroidWorld JSON action read from the policy's answer (compact JSON); the answer as given when it held no valid action (a model's whole text); for AndroidEnv touches {\"action_type\":\"TOUCH\"|\"LIFT\"|\"REPEAT\",\"touch_position\":[x,y]}",
   },
   { name: "action_resolved", type: v("string"), doc: "what a UI action did on the device as JSON (op, x, y, element, text, key, app, …); null for touches and invalid answers" },
   { name: "action_invalid", type: v("string"), doc: "why the answer was invalid (it was recorded, nothing was done); null otherwise" },

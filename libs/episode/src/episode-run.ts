@@ -364,23 +364,24 @@ export class EpisodeRun {
     const given = answer.given;
     if (answer.kind === "invalid") return { ui: this.invalid(given, answer.reason) };
     const ui = answer.ui;
+    const action = JSON.stringify(ui);
     if (ui.action_type === "status") {
       this.agentStatus = ui.goal_status;
-      return { ui: this.outcome({ given, resolved: { op: "status", goalStatus: ui.goal_status! } }) };
+      return { ui: this.outcome({ given, action, resolved: { op: "status", goalStatus: ui.goal_status! } }) };
     }
     if (ui.action_type === "answer") {
       this.answerText = ui.text;
-      return { ui: this.outcome({ given, resolved: { op: "answer", text: ui.text! } }) };
+      return { ui: this.outcome({ given, action, resolved: { op: "answer", text: ui.text! } }) };
     }
     const ms = this.limits.stepTimeoutMs;
     const r = await withDeadline(this.port.actuate(ui, elements, this.ac.signal), left());
-    if (r.timedOut) return { fail: trunc("device_hung", `${ui.action_type} did not complete in ${ms} ms`), ui: this.outcome({ given }) };
+    if (r.timedOut) return { fail: trunc("device_hung", `${ui.action_type} did not complete in ${ms} ms`), ui: this.outcome({ given, action }) };
     const a = r.value;
-    if ("invalid" in a) return { ui: this.invalid(given, a.invalid) };
+    if ("invalid" in a) return { ui: { ...this.invalid(given, a.invalid), action } };
     if (a.result.status !== "ok") {
-      return { fail: trunc(causeOf(a.result.status, "action_failed"), `${ui.action_type}: ${a.result.status}: ${a.result.message}`), ui: this.outcome({ given, resolved: a.resolved }) };
+      return { fail: trunc(causeOf(a.result.status, "action_failed"), `${ui.action_type}: ${a.result.status}: ${a.result.message}`), ui: this.outcome({ given, action, resolved: a.resolved }) };
     }
-    return { ui: this.outcome({ given, resolved: a.resolved }) };
+    return { ui: this.outcome({ given, action, resolved: a.resolved }) };
   }
 
   private invalid(given: string, reason: string): UiStepRecord {

@@ -43,7 +43,10 @@ export interface A11yObservation {
 
 /** A step whose answer was not an AndroidEnv touch: the answer as given, what it did on the device, or why it was invalid. */
 export interface UiStepRecord {
+  /** The answer as the policy gave it (a model's text, or the JSON it sent). */
   given: string;
+  /** The AndroidWorld JSON action read from it (compact JSON), when it was a valid one. */
+  action?: string;
   resolved?: ResolvedUiAction;
   invalid?: string;
 }

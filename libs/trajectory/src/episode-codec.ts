@@ -30,6 +30,7 @@ interface AvroA11y {
 
 interface AvroUiStep {
   given: string;
+  action?: string | null;
   resolved: string | null;
   invalid: string | null;
 }
@@ -121,7 +122,7 @@ function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {
     // Buffer view over the same memory: no copy of the PNG bytes.
     frame: keepFrame && f ? asBuffer(f) : null,
     a11y: step.a11y ? a11yToAvro(step.a11y) : null,
-    ui: step.ui ? { given: step.ui.given, resolved: step.ui.resolved ? JSON.stringify(step.ui.resolved) : null, invalid: step.ui.invalid ?? null } : null,
+    ui: step.ui ? { given: step.ui.given, action: step.ui.action ?? null, resolved: step.ui.resolved ? JSON.stringify(step.ui.resolved) : null, invalid: step.ui.invalid ?? null } : null,
   };
 }
 
@@ -247,6 +248,7 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
       if (s.a11y) step.a11y = a11yFromAvro(s.a11y);
       if (s.ui) {
         step.ui = { given: s.ui.given };
+        if (s.ui.action !== null && s.ui.action !== undefined) step.ui.action = s.ui.action;
         if (s.ui.resolved !== null) step.ui.resolved = resolvedFromAvro(s.ui.resolved, stepIndex);
         if (s.ui.invalid !== null) step.ui.invalid = s.ui.invalid;
       }

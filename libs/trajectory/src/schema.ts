@@ -92,7 +92,8 @@ const uiStepSchema: AvroSchema.RecordType = {
   name: "UiStep",
   doc: "v3: a step whose answer was not an AndroidEnv touch (then action is REPEAT).",
   fields: [
-    { name: "given", type: "string", doc: "The answer as given (JSON text), e.g. an AndroidWorld JSON action." },
+    { name: "given", type: "string", doc: "The answer as the policy gave it: the JSON it sent, or a model's whole text." },
+    { name: "action", type: ["null", "string"], default: null, doc: "The AndroidWorld JSON action read from the answer (compact JSON); null when the answer held none that was valid." },
     { name: "resolved", type: ["null", "string"], default: null, doc: "What it did on the device (JSON: op, x, y, element, text, key, app, ...); null when invalid." },
     { name: "invalid", type: ["null", "string"], default: null, doc: "Why the answer was invalid; null when it was carried out." },
   ],

@@ -13,8 +13,13 @@ import { createLogger } from "@farm/log";
 import { startLocalFarm, type LocalFarm } from "@farm/local-farm";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
 import { pollUntil } from "@farm/time";
+import { startLlmStandIn } from "@farm/local-services";
 import { REPO } from "./fixtures.ts";
 
+/** The stand-in model solves the notes task by the elements in its prompt (libs/local-services llm-stand-in-script.ts). */
+const NOTES_SOLVER = [{ click_text: "NEW NOTE" }, { type_into: "title_input", text: "milk" }, { type_into: "body_input", text: "2 litres" }, { click_text: "SAVE" }];
+
+const llm = await startLlmStandIn({ solver: NOTES_SOLVER });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-agent-campaign-"));
 const policyDir = path.join(dir, "policies");
 const seen = path.join(dir, "seen.jsonl");
@@ -56,6 +61,7 @@ before(async () => {
 
 after(async () => {
   await farm?.close();
+  await llm.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -115,11 +121,9 @@ test("farm submit --goals --observe pixels,a11y: every episode runs with its own
   for (const e of episodes) {
     assert.equal(e.frameEvery, 1);
     assert.ok(e.steps.length > 0 && e.steps.every((s) => s.frame && s.frame.length > 0), `episode ${e.episodeIndex}: a frame every step`);
-    // TODO(lead): once the trajectory schema v3 (goal, a11y per step) is merged, these hold for every record;
-    // until then the Avro records of main drop both fields, and the policy-side checks above carry the test.
-    const v3 = e as StoredEpisode & { goal?: string; steps: { a11y?: unknown }[] };
-    if (v3.goal !== undefined) assert.equal(v3.goal, GOALS[e.episodeIndex % 3]!.goal);
-    if (e.schemaVersion >= 3) assert.ok(v3.steps.every((s) => s.a11y !== undefined), "a11y on every step");
+    assert.equal(e.goal, GOALS[e.episodeIndex % 3]!.goal);
+    assert.ok(e.steps.every((s) => s.a11y !== undefined && s.a11y.elements.length > 0), "a11y on every step");
+    assert.ok(e.initialA11y && e.initialFrame, "the screen the first action was chosen on");
   }
 });
 
@@ -131,4 +135,45 @@ test("farm submit with a bad goals line fails naming file:line and the field, an
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /bad\.jsonl:2: field goal: must not be empty/);
   assert.equal((await farm.scheduler.list()).length, before);
+});
+
+test("an llm campaign of the notes task observing pixels and a11y completes exactly once; its Parquet export has goal, elements, action JSON and screenshots on every step", async () => {
+  const api = farm.schedulerService!.http.url;
+  const submitted = await farmCli(["submit", TODO, "--api", api, "--episodes", "4", "--policy", "llm", "--llm-endpoint", llm.endpoint, "--llm-model", "stand-in", "--observe", "pixels,a11y", "--max-steps", "12", "--id", "llm-notes", "--json"]);
+  assert.equal(submitted.code, 0, submitted.stderr);
+  const st = await pollUntil(async () => {
+    const s = await farm.scheduler.status("llm-notes");
+    return s.state === "running" ? undefined : s;
+  }, { timeoutMs: 180_000, intervalMs: 200 });
+  assert.ok(st, "the campaign finished within 180 s");
+  assert.equal(st.state, "completed", JSON.stringify(st.summary));
+  assert.equal(st.completed, 4);
+
+  // Exactly once: one record per episode index, each solved (the task's reward) by UI actions the model chose.
+  const episodes: StoredEpisode[] = [];
+  for await (const e of readTrajectories(out)) if (e.campaignId === "llm-notes") episodes.push(e);
+  assert.deepEqual(episodes.map((e) => e.episodeIndex).sort(), [0, 1, 2, 3]);
+  for (const e of episodes) {
+    assert.equal(e.totalReward, 1, `episode ${e.episodeIndex}: ${e.cause} ${e.causeDetail}`);
+    assert.ok(e.steps.every((s) => s.ui && s.ui.resolved && !s.ui.invalid), `episode ${e.episodeIndex}: every step a carried-out UI action`);
+  }
+
+  const dataset = path.join(dir, "llm-dataset");
+  const exported = await farmCli(["trajectories", "export", "--format", "parquet", out, "--out", dataset]);
+  assert.equal(exported.code, 0, exported.stderr);
+  const query = async (sql: string) => {
+    const r = await farmCli(["trajectories", "query", sql, dataset, "--json"]);
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  };
+  const [c] = await query(
+    "SELECT count(*)::INTEGER AS steps, count(DISTINCT episode_id)::INTEGER AS episodes, " +
+      "count(*) FILTER (WHERE goal = 'Create a note titled milk containing 2 litres')::INTEGER AS with_goal, " +
+      "count(*) FILTER (WHERE elements LIKE '[{\"index\":0,%')::INTEGER AS with_elements, " +
+      "count(*) FILTER (WHERE action_json LIKE '{\"action_type\":%')::INTEGER AS with_action, " +
+      "count(*) FILTER (WHERE screenshot IS NOT NULL)::INTEGER AS with_screenshot " +
+      "FROM steps WHERE episode_id LIKE 'llm-notes-%'",
+  );
+  const steps = episodes.reduce((n, e) => n + e.steps.length, 0);
+  assert.deepEqual(c, { steps, episodes: 4, with_goal: steps, with_elements: steps, with_action: steps, with_screenshot: steps });
 });
