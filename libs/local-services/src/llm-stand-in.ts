@@ -8,8 +8,8 @@
  *   // endpoint: llm.endpoint ("http://127.0.0.1:<port>/v1"); llm.requests; await llm.close();
  */
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { sleep } from "@farm/time";
+import { listenOnFreePort } from "@farm/net-ports";
 import { promptElements, replyText, solverAction, type StandInEntry, type StandInReply } from "./llm-stand-in-script.ts";
 
 export type { StandInEntry, StandInReply, StandInAction, PromptElement } from "./llm-stand-in-script.ts";
@@ -151,11 +151,7 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
       })();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const port = await listenOnFreePort(server);
   return {
     endpoint: `http://127.0.0.1:${port}/v1`,
     port,
