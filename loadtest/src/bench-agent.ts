@@ -126,7 +126,7 @@ export const scenario: Scenario = {
         out("");
         out("| per step (mean) | ms |");
         out("|---|---|");
-        for (const [k, v] of [["whole step", step], ["policy phase", policy], ["  the HTTP exchange (the policy's latency)", exchange], ["    the model's own time (the stand-in's, per step)", modelMs], ["action (device)", action], ["observation (frame and tree, parallel)", observation], ["  tree read (device)", read], ["  the farm's work on the tree", derive]] as const) out(`| ${k} | ${f(v)} |`);
+        for (const [k, v] of [["whole step", step], ["policy phase", policy], ["  the llm policy's answer (prompt, HTTP exchange, parsing)", exchange], ["    the model's own time (the stand-in's, per step)", modelMs], ["action (device)", action], ["observation (frame and tree, parallel)", observation], ["  tree read (device)", read], ["  the farm's work on the tree", derive]] as const) out(`| ${k} | ${f(v)} |`);
         out("");
         const cpuMsPerStep = steps > 0 ? (cpu.user + cpu.system) / 1000 / steps : 0;
         out(`the farm's process (worker host and scheduler; devices and the model run in child processes): ${f(cpuMsPerStep)} ms CPU per step`);

@@ -98,9 +98,11 @@ export interface ResolvedUiAction {
   durationMs?: number;
 }
 
-/** The previous step's answer as given (JSON text), what it resolved to, or why it was invalid. */
+/** The previous step's answer as given (JSON text), the UI action read from it, what it resolved to, or why it was invalid. */
 export interface StepOutcome {
   given: string;
+  /** The AndroidWorld JSON action read from the answer (compact JSON), when it held a valid one. */
+  action?: string;
   resolved?: ResolvedUiAction;
   invalid?: string;
 }

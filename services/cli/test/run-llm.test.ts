@@ -38,16 +38,11 @@ function farmRun(args: string[], env: Record<string, string> = {}): Promise<{ co
   });
 }
 
-test("farm run --sim todo_create_note --policy llm reaches reward 1 against the stand-in solver", async (t) => {
+test("farm run --sim todo_create_note --policy llm reaches reward 1 against the stand-in solver", async () => {
   const task = path.join(REPO, "tasks", "todo_create_note.textproto");
   const r = await farmRun([task, "--episodes", "1", "--sim", "--settle-ms", "20", "--policy", "llm", "--llm-endpoint", llm.endpoint, "--llm-model", "stand-in", "--llm-screenshot-max-side", "128"], { FARM_LLM_API_KEY: KEY });
   assert.equal(r.code, 0, r.stderr);
-  // Until the UI actuator (libs/episode ui-actuator.ts, issue 28 part A) lands, every action comes back "not carried
-  // out yet" in the prompt's history: say so as a skip rather than fail on someone else's piece.
-  if (llm.requests.some((q) => q.promptText.includes("UI actions are not carried out yet"))) {
-    assert.match(llm.requests[0]!.promptText, /"text":"NEW NOTE"/);
-    return t.skip("the UI actuator is not on this branch yet: the episode cannot act");
-  }
+  assert.match(llm.requests[0]!.promptText, /"text":"NEW NOTE"/);
   assert.match(r.stdout, /^episode=0 steps=\d+ reward=1 outcome=terminated cause=episode_end/m, `${r.stdout}\n${r.stderr}`);
   const summary = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { policy: string; reward_mean: number };
   assert.equal(summary.reward_mean, 1);

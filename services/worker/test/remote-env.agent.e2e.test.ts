@@ -1,13 +1,12 @@
 /**
  * A GUI agent's steps over dm_env_rpc on a real worker (Redis, adb server, simulated emulators) with the Todo app:
  * the goal and the screen as elements arrive, the tree when recorded; UI actions go to the episode run, invalid
- * and malformed ones are recorded and the world goes on; touch fields with a ui_action are refused. The steps
- * that need the device side of UI actions (libs/episode/src/ui-actuator.ts) skip themselves, saying so, while it
- * answers "not carried out yet".
+ * and malformed ones are recorded and the world goes on; touch fields with a ui_action are refused; a click by index
+ * and input_text act on the app (libs/episode/src/ui-actuator.ts).
  */
 import assert from "node:assert/strict";
 import path from "node:path";
-import { after, before, test, type TestContext } from "node:test";
+import { after, before, test } from "node:test";
 import { connectEnvironment, DataType, DmEnvRpcError, EnvironmentState, grpc, tensor, type EnvironmentConnection, type Tensor } from "@farm/dm-env-rpc";
 import type { StepOutcome, UiElement } from "@farm/policy";
 import { loadTaskFile } from "@farm/task";
@@ -18,7 +17,6 @@ import { i32, s } from "./remote-env-client.ts";
 
 const TODO_FILE = path.join(REPO, "tasks/todo_create_note.textproto");
 const todo = loadTaskFile(TODO_FILE).task;
-const NOT_YET = /not carried out yet/;
 
 let h: Harness;
 let worker: WorkerService;
@@ -78,13 +76,6 @@ async function closeWorld(conn: EnvironmentConnection, world: string): Promise<v
   conn.close();
 }
 
-/** Skips the rest of a test while the device side of UI actions is not on this branch (it says so in the outcome). */
-function actuatorMissing(t: TestContext, v: View): boolean {
-  if (!NOT_YET.test(v.previous?.invalid ?? "")) return false;
-  t.skip(`the UI actuator (libs/episode/src/ui-actuator.ts) is not on this branch yet: ${v.previous!.invalid}`);
-  return true;
-}
-
 test("the goal and the screen as elements arrive with FIRST; the tree arrives on recorded steps", async () => {
   const { conn, world, first } = await openWorld({ a11y_every: i32(1) });
   try {
@@ -135,7 +126,8 @@ test("a valid UI action reaches the run as the step's answer: answer is recorded
   try {
     const answered = await ui(conn, { action_type: "answer", text: "two notes" });
     assert.equal(answered.state, EnvironmentState.RUNNING);
-    assert.deepEqual(answered.previous, { given: '{"action_type":"answer","text":"two notes"}', resolved: { op: "answer", text: "two notes" } });
+    const given = '{"action_type":"answer","text":"two notes"}';
+    assert.deepEqual(answered.previous, { given, action: given, resolved: { op: "answer", text: "two notes" } });
     const text = JSON.stringify({ action_type: "status", goal_status: "complete" });
     ended = (await conn.request({ step: { actions: { [UI_ACTION_ID]: tensor(DataType.STRING, [text]) }, requested_observations: [...AGENT, 5] } })).step!;
     assert.equal(ended.state, EnvironmentState.TERMINATED, "the agent's status ends the episode");
@@ -148,13 +140,12 @@ test("a valid UI action reaches the run as the step's answer: answer is recorded
   assert.deepEqual({ outcome: e.outcome, cause: e.cause, steps: e.steps.length }, { outcome: "terminated", cause: "agent_status", steps: 2 });
 });
 
-test("click by index opens what the element says; input_text reaches the app", async (t) => {
+test("click by index opens what the element says; input_text reaches the app", async () => {
   const { conn, world, first } = await openWorld();
   try {
     const newNote = first.elements.find((e) => /new note/i.test(e.text) && e.is_clickable);
     assert.ok(newNote, "a NEW NOTE element");
     const editor = await ui(conn, { action_type: "click", index: newNote.index });
-    if (actuatorMissing(t, editor)) return;
     assert.equal(editor.previous?.invalid, undefined, JSON.stringify(editor.previous));
     assert.equal(editor.previous?.resolved?.element, newNote.index);
     const title = editor.elements.find((e) => e.is_editable);
