@@ -9,7 +9,8 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { episodeSchema, listTrajectoryFiles, readTrajectories, syntheticEpisode, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
-import { exportParquet, queryDataset, readManifest } from "@farm/dataset";
+import { exportParquet, queryDataset } from "@farm/dataset";
+import { readManifest } from "@farm/dataset/testing";
 import { duckdb, featureOf, hyparquetRows, hyparquetSchema, parquetFiles, sqlList, tempDir, writeAvro } from "./helpers.ts";
 
 /** Agent episodes with a frame and a tree on every step and initially. */

@@ -4,7 +4,8 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
-import { exportParquet, queryDataset, readManifest, type ExportReport } from "@farm/dataset";
+import { exportParquet, queryDataset, type ExportReport } from "@farm/dataset";
+import { readManifest } from "@farm/dataset/testing";
 import { campaignEpisodes, duckdb, featureOf, hyparquetRows, hyparquetSchema, parquetFiles, sqlList, tempDir, writeAvro } from "./helpers.ts";
 
 const SHARD = 1_000_000; // 1 MB shards: the input below needs several

@@ -14,7 +14,8 @@ import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { scriptedPolicy } from "@farm/policy";
 import { startSimulatedDevices } from "@farm/simulator";
 import { gameConfigRefusal, loadTaskFile, type LoadedTask } from "@farm/task";
-import { DeviceSession, resetStepsWithGameConfig, TaskNotRunnableError, withGameConfigExtra } from "../src/index.ts";
+import { DeviceSession, TaskNotRunnableError } from "../src/index.ts";
+import { resetStepsWithGameConfig, withGameConfigExtra } from "@farm/episode/testing";
 import { APK_DIR, REPO } from "./fixtures.ts";
 
 /** What the app receives: the driver's quote removal of the joined extra args. */

@@ -8,7 +8,7 @@
  *   await rec.add(step, { width, height, channels: 4, data: rgba });   // returns at once
  *   const frames = await rec.finish();                 // Map<step, bytes>
  */
-export { encodeFrame, rawFrameProblem, type RawFrame } from "./encode.ts";
-export { FrameRecorder, DEFAULT_MAX_IN_FLIGHT, type FrameRecorderStats } from "./recorder.ts";
+export { encodeFrame, type RawFrame } from "./encode.ts";
+export { FrameRecorder, type FrameRecorderStats } from "./recorder.ts";
 export { rgbaToRgb } from "./pixels.ts";
-export { parseFrameSpec, formatFrameSpec, DEFAULT_FRAME_SPEC, DEFAULT_LOSSY_QUALITY, FRAME_FORMATS, type FrameFormat, type FrameSpec } from "./spec.ts";
+export { parseFrameSpec, formatFrameSpec, DEFAULT_FRAME_SPEC, type FrameFormat, type FrameSpec } from "./spec.ts";

@@ -8,7 +8,7 @@
  *   ...; await adb.close(); await redis.close();
  */
 // Re-exported for the tests and tools that already take them from here; the one home is @farm/net-ports.
-export { freePort, waitForPort, isReservedPort } from "@farm/net-ports";
+export { freePort } from "@farm/net-ports";
 export { startRedis, type LocalRedis } from "./redis.ts";
 export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
 export { startManagedChild, type ManagedChild } from "./child.ts";

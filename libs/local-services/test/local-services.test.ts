@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import net from "node:net";
-import { startRedis, startAdbServer, adbServerAnswers, adbServerDevices, freePort, isReservedPort } from "../src/index.ts";
+import { startRedis, startAdbServer, adbServerAnswers, adbServerDevices, freePort } from "../src/index.ts";
+import { isReservedPort } from "@farm/net-ports";
 
 async function redisPing(port: number): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -9,7 +9,5 @@
 export { createFarmMetrics, type FarmMetrics, type FarmMetricsOptions, type EpisodeFinished, type EpisodeOrigin, type AdbCall } from "./farm-metrics.ts";
 export { startMetricsServer, type MetricsServer, type MetricsServerOptions, type MetricsSource } from "./metrics-server.ts";
 export type { QueueDepthSample, QueueDepthSource } from "./queue-depth.ts";
-export { FARM_VERSION } from "./version.ts";
 export { METRIC, type MetricName } from "./names.ts";
-export { OTHER, OUTCOMES, END_CAUSES, DECLARED_EPISODE_ENDS, STEP_PHASES, ADB_STATUSES, POLICY_ERROR_CODES, QUEUE_STATES, TRANSPORTS, RELAUNCH_CAUSES, type StepPhase, type QueueState, type Transport, type RelaunchCause } from "./vocabulary.ts";
-export * from "./buckets.ts";
+export { type StepPhase, type QueueState, type Transport, type RelaunchCause } from "./vocabulary.ts";

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { createFarmMetrics, FARM_VERSION, METRIC } from "../src/index.ts";
+import { createFarmMetrics, METRIC } from "../src/index.ts";
+import { FARM_VERSION } from "@farm/metrics/testing";
 
 test("farm_build_info carries the repository's version and the Node.js version", async () => {
   const rootVersion = (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;

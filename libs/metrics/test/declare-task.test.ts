@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DEVICE_TROUBLE } from "@farm/episode";
-import { createFarmMetrics, DECLARED_EPISODE_ENDS, METRIC } from "../src/index.ts";
+import { createFarmMetrics, METRIC } from "../src/index.ts";
+import { DECLARED_EPISODE_ENDS } from "@farm/metrics/testing";
 import { parseExposition, valueOf, type Exposition } from "./exposition.ts";
 
 const taskSeries = (exp: Exposition, name: string) => exp.samples.filter((s) => s.name === name);

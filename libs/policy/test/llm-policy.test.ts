@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { createLogger } from "@farm/log";
 import { startLlmStandIn, type LlmStandIn, type StandInEntry } from "@farm/local-services";
-import { extractAction, llmPolicy, loadPromptTemplate, parsePolicySpec, policyFromSpec, PolicyError, type LlmPolicyOptions, type Observation, type PolicyDecision, type UiElement } from "../src/index.ts";
+import { llmPolicy, loadPromptTemplate, policyFromSpec, PolicyError, type LlmPolicyOptions, type Observation, type PolicyDecision, type UiElement } from "../src/index.ts";
+import { extractAction, parsePolicySpec } from "@farm/policy/testing";
 import { context, observation, rejectsWithPolicyError } from "./helpers.ts";
 
 const KEY = "sk-test-3f9a71c2e5d04b8a";

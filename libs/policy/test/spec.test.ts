@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parsePolicySpec, policyFromSpec, PolicyError, type Action } from "../src/index.ts";
+import { policyFromSpec, PolicyError, type Action } from "../src/index.ts";
+import { parsePolicySpec } from "@farm/policy/testing";
 import { observation, useTempDir } from "./helpers.ts";
 
 const tmp = useTempDir("policy-spec-");

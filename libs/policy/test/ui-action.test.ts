@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseAnswer, parseUiAction, readAnswer, UI_TEXT_MAX_CHARS, GIVEN_MAX_CHARS } from "../src/index.ts";
+import { parseUiAction, readAnswer, GIVEN_MAX_CHARS } from "../src/index.ts";
+import { parseAnswer, UI_TEXT_MAX_CHARS } from "@farm/policy/testing";
 
 test("parseUiAction accepts each AndroidWorld action type with the fields it needs", () => {
   const good = [

@@ -14,15 +14,11 @@ export { QUEUE_NAMES, DEFAULT_QUEUE_PREFIX, resolveQueuePrefix, type QueueName }
 export { QueueError, JobRejectedError, formatFailureReason, failureCodeOf, type QueueErrorCode } from "./errors.ts";
 export {
   DEFAULT_REDIS_URL,
-  LINK_TIMEOUTS,
-  parseRedisUrl,
   redactRedisUrl,
   redactCredentials,
   redisConnection,
   createRedisClient,
   bullConnection,
-  isClusterUrl,
-  parseRedisClusterUrl,
   validateRedisUrl,
   type BullConnection,
   type RedisClient,
@@ -30,35 +26,27 @@ export {
   type ConnectionRole,
   type RedisConnectionOptions,
 } from "./connection.ts";
-export { CAMPAIGN_ID_PATTERN, assertCampaignId, episodeJobId, parseEpisodeJobId, type EpisodeJobRef } from "./ids.ts";
+export { CAMPAIGN_ID_PATTERN, episodeJobId, parseEpisodeJobId, type EpisodeJobRef } from "./ids.ts";
 export {
   EPISODE_JOB_VERSION,
-  POLICY_SPEC_PATTERN,
   policyRefSchema,
   llmPolicySettingsSchema,
   type LlmPolicySettings,
   episodeOptionsSchema,
-  episodeJobDataSchema,
-  episodeJobResultSchema,
-  parseEpisodeJob,
   parseEpisodeJobResult,
   goalSchema,
   gameConfigSchema,
   gameConfigProblem,
-  GOAL_MAX_CHARS,
-  GAME_CONFIG_MAX_CHARS,
   type EpisodeJobData,
   type EpisodeJobResult,
   type EpisodeOptions,
   type PolicyRef,
 } from "./episode-job.ts";
 export {
-  DEFAULT_EPISODE_ATTEMPTS,
   defaultEpisodeJobOptions,
   CAMPAIGN_PRIORITY_MAX,
   DEFAULT_CAMPAIGN_PRIORITY,
   bullPriority,
-  retryBullPriority,
   prioritizeRetry,
 } from "./job-options.ts";
 export { campaignKeys, campaignIndexKey, activeCampaignsKey, type CampaignKeys } from "./campaign-keys.ts";
@@ -68,7 +56,6 @@ export {
   commitKeys,
   commitStatsOf,
   jobLockKey,
-  episodeClaimSchema,
   type CommitArbiter,
   type EpisodeClaim,
   type EpisodeRef,
@@ -78,18 +65,13 @@ export {
   type CommitStats,
 } from "./commit-claims.ts";
 export { LuaScript } from "./lua-script.ts";
-export { RedisHealth, checkRedisAccess, isConnectionError, isAccessError, type RedisHealthEvents } from "./redis-health.ts";
-export { EpisodeJobWorker, EpisodeQueue, TolerantJob, UnparseablePayload, MAX_JOB_PAYLOAD_CHARS } from "./tolerant-job.ts";
-export { BurstFetchWorker, MAX_FETCH_BURST, type BurstFetchHooks } from "./burst-fetch-worker.ts";
-export { jobIdForMessage } from "./episode-job.ts";
+export { RedisHealth, checkRedisAccess, type RedisHealthEvents } from "./redis-health.ts";
+export { EpisodeJobWorker, EpisodeQueue, UnparseablePayload } from "./tolerant-job.ts";
+export { BurstFetchWorker, type BurstFetchHooks } from "./burst-fetch-worker.ts";
 export {
   DEVICE_BEAT_VERSION,
   DEVICE_SERIAL_PATTERN,
   WORKER_NAME_PATTERN,
-  MAX_BEAT_CHARS,
-  deviceBeatSchema,
-  deviceBeatKeys,
-  boundBeat,
   publishDeviceBeats,
   removeDeviceBeats,
   readDeviceBeats,

@@ -1,7 +1,8 @@
 /** REDIS_URL for a Redis Cluster: redis+cluster://[user:password@]h1:p1,h2:p2,… — parsed, checked, never echoing the password. */
 import assert from "node:assert/strict";
 import test from "node:test";
-import { isClusterUrl, parseRedisClusterUrl, QueueError, validateRedisUrl } from "../src/index.ts";
+import { QueueError, validateRedisUrl } from "../src/index.ts";
+import { isClusterUrl, parseRedisClusterUrl } from "@farm/queue/testing";
 
 const LINK = { socketTimeout: 10_000, connectTimeout: 5000, keepAlive: 5000 };
 

@@ -6,7 +6,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RedisClient as Redis } from "../src/connection.ts";
-import { deviceBeatKeys, MAX_BEAT_CHARS, publishDeviceBeats, readDeviceBeats, removeDeviceBeats, type DeviceBeat } from "../src/index.ts";
+import { publishDeviceBeats, readDeviceBeats, removeDeviceBeats, type DeviceBeat } from "../src/index.ts";
+import { deviceBeatKeys, MAX_BEAT_CHARS } from "@farm/queue/testing";
 import { privateRedis } from "./private-redis.ts";
 
 let redis: Redis;

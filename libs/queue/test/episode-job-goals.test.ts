@@ -4,7 +4,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GAME_CONFIG_MAX_CHARS, GOAL_MAX_CHARS, QueueError, parseEpisodeJob, type EpisodeJobData } from "../src/index.ts";
+import { QueueError, type EpisodeJobData } from "../src/index.ts";
+import { GAME_CONFIG_MAX_CHARS, GOAL_MAX_CHARS, parseEpisodeJob } from "@farm/queue/testing";
 
 const good: EpisodeJobData = { v: 1, campaignId: "c1", episodeIndex: 3, taskId: "todo_create_note", taskHash: "a".repeat(64), policy: { spec: "random" }, seed: 45, options: {} };
 

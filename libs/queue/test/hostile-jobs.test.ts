@@ -18,7 +18,6 @@ import {
   QueueError,
   UnparseablePayload,
   failureCodeOf,
-  parseEpisodeJob,
   createRedisClient,
   redactCredentials,
   redactRedisUrl,
@@ -26,6 +25,7 @@ import {
   resolveEpisodeJob,
   type EpisodeJobData,
 } from "../src/index.ts";
+import { parseEpisodeJob } from "@farm/queue/testing";
 
 const HASH = "a".repeat(64);
 const good: EpisodeJobData = { v: 1, campaignId: "c1", episodeIndex: 3, taskId: "classic_2048", taskHash: HASH, policy: { spec: "random" }, seed: 45, options: {} };

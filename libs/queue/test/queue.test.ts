@@ -11,16 +11,15 @@ import {
   failureCodeOf,
   formatFailureReason,
   type QueueErrorCode,
-  parseEpisodeJob,
   parseEpisodeJobId,
   parseEpisodeJobResult,
-  parseRedisUrl,
   redactRedisUrl,
   redisConnection,
   resolveEpisodeJob,
   resolveQueuePrefix,
   type EpisodeJobData,
 } from "../src/index.ts";
+import { parseEpisodeJob, parseRedisUrl } from "@farm/queue/testing";
 
 const HASH = "a".repeat(64);
 const goodJob: EpisodeJobData = {

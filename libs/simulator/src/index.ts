@@ -14,21 +14,16 @@
  *   await fleet.close(); await adb.close();
  */
 export { SimDevice, defaultSnapshotDir, type SimDeviceOptions, type SimDeviceFaults, type LatencyProfile } from "./device.ts";
-export { startEmulatorGrpc, SIM_EMULATOR_VERSION, type EmulatorGrpcOptions, type EmulatorGrpcServer, type GrpcDevice } from "./grpc/emulator-grpc-server.ts";
-export { DeviceSnapshots, SnapshotError, validateSnapshotName, type SnapshotInfo } from "./snapshot/device-snapshots.ts";
+export { startEmulatorGrpc, type EmulatorGrpcOptions, type EmulatorGrpcServer, type GrpcDevice } from "./grpc/emulator-grpc-server.ts";
+export { SnapshotError, type SnapshotInfo } from "./snapshot/device-snapshots.ts";
 export { startSimulatedDevices, type SimFleet, type SimFleetOptions } from "./fleet.ts";
-export { DEVICE_FEATURES } from "./transport/banner.ts";
 export {
-  SimAndroid, type SimAndroidOptions, type ShellIO, buildSimApk, parseSimApk, SimApkError, SIM_APK_MAGIC,
-  PREBUILT_APKS, prebuiltApkFiles, type SimApkSpec, type SimApkManifest, LAUNCHER_PACKAGE, LAUNCHER_ACTIVITY, RL_TAG,
-  LATENCY_PROFILES, type LatencyProfileName,
+  type SimAndroidOptions, type ShellIO, SimApkError, type SimApkSpec, type SimApkManifest, type LatencyProfileName,
 } from "./android/index.ts";
 /** The simulated apps by id, for `new SimAndroid({ apps: appFactoryFor, … })` (SimDevice passes it itself). */
-export { appFactoryFor } from "./apps/registry.ts";
 export type { AppCatalog } from "./android/app-contract.ts";
 export { SimEmulator, consolePortsFrom, type SimEmulatorOptions } from "./emulator/sim-emulator.ts";
 export type { ConsoleSnapshots, ConsoleSnapshotInfo, ConsoleBackend } from "./emulator/console/backend.ts";
-export { discoveryDirectory, parseDiscovery, DiscoveryFile, type DiscoveryInfo } from "./emulator/discovery.ts";
-export { defaultAuthTokenPath, loadOrCreateToken } from "./emulator/console/auth-token.ts";
-export { avdHome, createAvd, readAvd, listAvds, AvdError, type Avd } from "./emulator/launcher/avd.ts";
-export { runEmulator, type EmulatorIO } from "./emulator/launcher/run-emulator.ts";
+export { parseDiscovery, type DiscoveryInfo } from "./emulator/discovery.ts";
+export { avdHome, createAvd, AvdError, type Avd } from "./emulator/launcher/avd.ts";
+export { type EmulatorIO } from "./emulator/launcher/run-emulator.ts";

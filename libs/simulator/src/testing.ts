@@ -10,6 +10,9 @@ import path from "node:path";
 import { freePort, isReservedPort, portFree } from "@farm/net-ports";
 import { sleep } from "@farm/time";
 
+// Internals only the simulator's own tests use (not part of the public face, `@farm/simulator`).
+export { buildSimApk, PREBUILT_APKS } from "./android/index.ts";
+
 export interface TempEnv {
   home: string;
   env: NodeJS.ProcessEnv;

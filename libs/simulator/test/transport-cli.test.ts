@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { PNG } from "pngjs";
-import { PREBUILT_APKS, buildSimApk } from "../src/index.ts";
+import { PREBUILT_APKS, buildSimApk } from "@farm/simulator/testing";
 import { adbCli, startRig, type Rig } from "./transport-helpers.ts";
 
 let rig: Rig;

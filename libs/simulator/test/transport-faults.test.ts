@@ -2,7 +2,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import adbkit from "@devicefarmer/adbkit";
-import { PREBUILT_APKS, buildSimApk } from "../src/index.ts";
+import { PREBUILT_APKS, buildSimApk } from "@farm/simulator/testing";
 import { adbCli, eventually, startRig, type Rig } from "./transport-helpers.ts";
 
 const { Adb } = adbkit;

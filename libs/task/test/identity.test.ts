@@ -3,7 +3,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { findApk, loadTaskFile, loadTaskSet, resolveApk, taskHash } from "../src/index.ts";
+import { findApk, loadTaskFile, loadTaskSet } from "../src/index.ts";
+import { resolveApk, taskHash } from "@farm/task/testing";
 import { tasksDir } from "./helpers.ts";
 
 test("the hash is stable across loads and across a copy of the file in another folder", () => {

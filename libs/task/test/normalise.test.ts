@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { loadTaskFile, resolveApk, type AdbCommand, type SetupStep } from "../src/index.ts";
+import { loadTaskFile, type AdbCommand, type SetupStep } from "../src/index.ts";
+import { resolveApk } from "@farm/task/testing";
 import { corpus, parse } from "./helpers.ts";
 
 const lines = (...l: string[]): string => l.join("\n");

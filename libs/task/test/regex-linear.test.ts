@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { execFileSync } from "node:child_process";
 import fc from "fast-check";
-import { pyRegex, PyRegexError, REGEX_LIMITS } from "../src/index.ts";
+import { pyRegex, PyRegexError } from "../src/index.ts";
+import { REGEX_LIMITS } from "@farm/task/testing";
 import { compile } from "../src/regex/engine.ts";
 import { parsePython } from "../src/regex/parse.ts";
 

@@ -4,18 +4,18 @@
  * atomically by partition (many per file with TrajectoryWriter, or one per file under a fixed name with
  * writeEpisodeFile) and read back, inspected and exported.
  */
-export { episodeSchema, SCHEMA_VERSION, SCHEMA_NAMESPACE, META_SCHEMA_VERSION, META_WRITER_ID, META_FRAME_EVERY } from "./schema.ts";
+export { episodeSchema } from "./schema.ts";
 export { episodeIdOf } from "./episode-id.ts";
 export { TrajectoryError, CODEC_NAMES, type CodecName, type EpisodeRecord, type StoredEpisode, type TrajectoryErrorCode } from "./types.ts";
 export { writeEpisodeFile, type WriteEpisodeFileOptions, type EpisodeFileTarget, type WrittenEpisodeFile } from "./episode-file.ts";
 export { episodeFilePath, findEpisodeFile, readEpisodeFile, removeStaleEpisodeTempFiles, type EpisodeFileLocation } from "./episode-files.ts";
 export { TrajectoryWriter, type TrajectoryWriterOptions, type TrajectoryWriterStats, type ClosedTrajectoryFile } from "./writer.ts";
 export { readTrajectories, listTrajectoryFiles, openTrajectoryFile, type ReadOptions, type OpenedTrajectoryFile, type TrajectoryFileListing } from "./reader.ts";
-export { inspectTrajectories, findDuplicates, formatSummary, type TrajectorySummary, type DuplicateEpisode, type DuplicateOccurrence } from "./inspect.ts";
-export { escapePartitionValue, unescapePartitionValue, partitionDir, taskDir, episodeFileName, isInvisibleName, inFolder } from "./partition.ts";
+export { inspectTrajectories, formatSummary, type TrajectorySummary, type DuplicateEpisode, type DuplicateOccurrence } from "./inspect.ts";
+export { inFolder } from "./partition.ts";
 export { avroTypeFor } from "./logical-types.ts";
 export { avscEncoderCodecs } from "./block-codecs.ts";
 export { episodeToJson } from "./export-json.ts";
-export { resolveReadLimits, DEFAULT_READ_BUDGET_BYTES, type ReadLimits, type ReadLimitOptions } from "./read-limits.ts";
-export { episodeToAvro, episodeFromAvro, type AvroEpisode } from "./episode-codec.ts";
-export { syntheticEpisode, syntheticScreen, type SyntheticEpisodeOptions } from "./synthetic.ts";
+export { type ReadLimits, type ReadLimitOptions } from "./read-limits.ts";
+export { episodeToAvro, type AvroEpisode } from "./episode-codec.ts";
+export { syntheticEpisode, type SyntheticEpisodeOptions } from "./synthetic.ts";

@@ -4,21 +4,8 @@ import { createHash } from "node:crypto";
 import { readdir, readFile, mkdir, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
-import {
-  episodeFilePath,
-  findEpisodeFile,
-  listTrajectoryFiles,
-  openTrajectoryFile,
-  readEpisodeFile,
-  readTrajectories,
-  removeStaleEpisodeTempFiles,
-  SCHEMA_VERSION,
-  syntheticEpisode,
-  TrajectoryError,
-  writeEpisodeFile,
-  type EpisodeRecord,
-  type StoredEpisode,
-} from "@farm/trajectory";
+import { episodeFilePath, findEpisodeFile, listTrajectoryFiles, openTrajectoryFile, readEpisodeFile, readTrajectories, removeStaleEpisodeTempFiles, syntheticEpisode, TrajectoryError, writeEpisodeFile, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
+import { SCHEMA_VERSION } from "@farm/trajectory/testing";
 import { avrocat, requireInteropTools, tempDir } from "./helpers.ts";
 
 function attemptOf(n: number, o: { taskId?: string; campaignId?: string; episodeIndex?: number } = {}): EpisodeRecord {

@@ -10,7 +10,8 @@ import { createWriteStream } from "node:fs";
 import { describe, it } from "node:test";
 import avro from "avsc";
 import type { schema as AvroSchema } from "avsc";
-import { avroTypeFor, episodeSchema, listTrajectoryFiles, readTrajectories, SCHEMA_VERSION, syntheticEpisode } from "@farm/trajectory";
+import { avroTypeFor, episodeSchema, listTrajectoryFiles, readTrajectories, syntheticEpisode } from "@farm/trajectory";
+import { SCHEMA_VERSION } from "@farm/trajectory/testing";
 import { python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
 
 /** The v2 schema a future change might bring: one new defaulted field on Episode and one on Step. */

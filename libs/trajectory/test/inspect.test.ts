@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { findDuplicates, formatSummary, inspectTrajectories, listTrajectoryFiles, SCHEMA_VERSION, syntheticEpisode } from "@farm/trajectory";
+import { formatSummary, inspectTrajectories, listTrajectoryFiles, syntheticEpisode } from "@farm/trajectory";
+import { findDuplicates, SCHEMA_VERSION } from "@farm/trajectory/testing";
 import { tempDir, writeEpisodes } from "./helpers.ts";
 
 

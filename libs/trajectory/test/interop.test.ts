@@ -7,7 +7,8 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { statSync } from "node:fs";
-import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, SCHEMA_VERSION, syntheticEpisode, writeEpisodeFile, type EpisodeRecord } from "@farm/trajectory";
+import { CODEC_NAMES, listTrajectoryFiles, readTrajectories, syntheticEpisode, writeEpisodeFile, type EpisodeRecord } from "@farm/trajectory";
+import { SCHEMA_VERSION } from "@farm/trajectory/testing";
 import { avrocat, python, requireInteropTools, tempDir, writeEpisodes } from "./helpers.ts";
 
 const PY_SUMMARY = `

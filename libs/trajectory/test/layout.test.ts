@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { readdir, stat, writeFile, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { escapePartitionValue, listTrajectoryFiles, readTrajectories, syntheticEpisode, TrajectoryError, TrajectoryWriter, unescapePartitionValue, type ClosedTrajectoryFile } from "@farm/trajectory";
+import { listTrajectoryFiles, readTrajectories, syntheticEpisode, TrajectoryError, TrajectoryWriter, type ClosedTrajectoryFile } from "@farm/trajectory";
+import { escapePartitionValue, unescapePartitionValue } from "@farm/trajectory/testing";
 import { episodes, tempDir, writeEpisodes } from "./helpers.ts";
 
 async function countIn(file: string): Promise<number> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CODEC_NAMES, episodeIdOf, readTrajectories, SCHEMA_VERSION, syntheticEpisode, TrajectoryError, TrajectoryWriter, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
+import { CODEC_NAMES, episodeIdOf, readTrajectories, syntheticEpisode, TrajectoryError, TrajectoryWriter, type EpisodeRecord, type StoredEpisode } from "@farm/trajectory";
+import { SCHEMA_VERSION } from "@farm/trajectory/testing";
 import { episodes, tempDir, writeEpisodes } from "./helpers.ts";
 
 async function readAll(dir: string): Promise<StoredEpisode[]> {

@@ -1,0 +1,56 @@
+/** One step's phases, and what an agent's steps add: answers that were UI actions, reads of the screen as a tree. */
+import { Counter, Histogram } from "prom-client";
+import { STEP_PHASE_BUCKETS_SEC } from "../buckets.ts";
+import { boundHistogramPerLabel } from "../bound-metrics.ts";
+import { closedLabel } from "../bounded-label.ts";
+import type { MetricContext } from "../metric-context.ts";
+import { METRIC } from "../names.ts";
+import { SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
+
+export function createStepMetrics({ registers, report, valid }: MetricContext) {
+  const stepPhaseDuration = new Histogram({
+    name: METRIC.stepPhaseDuration,
+    help: "Duration of one phase of one step: policy, action, observation, log (waiting for logcat); a11y_read and a11y_derive (within observation: the device's tree, the farm's work on it); step (the whole step)",
+    labelNames: ["phase"] as const,
+    buckets: STEP_PHASE_BUCKETS_SEC,
+    registers,
+  });
+  const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
+  /** One bound observer per phase (the hot path: 3-4 observations per step). */
+  const phaseObserver = boundHistogramPerLabel(stepPhaseDuration, "phase", STEP_PHASE_BUCKETS_SEC);
+  return {
+    stepPhase(p: StepPhase, seconds: number): void {
+      if (!valid(METRIC.stepPhaseDuration, seconds)) return;
+      phaseObserver(phase(p))(seconds);
+    },
+  };
+}
+
+export function createAgentMetrics({ registers, report }: MetricContext) {
+  const uiActions = new Counter({
+    name: METRIC.uiActions,
+    help: "Agent answers that were not AndroidEnv touches, by what they came to on the device (op) or invalid",
+    labelNames: ["op"] as const,
+    registers,
+  });
+  const uiOp = closedLabel(METRIC.uiActions, "op", UI_ACTION_OPS, report);
+  for (const op of UI_ACTION_OPS) uiActions.inc({ op }, 0);
+  const screenTreeReads = new Counter({
+    name: METRIC.screenTreeReads,
+    help: "Reads of the screen as an accessibility tree, by source (uiautomator dump, AndroidEnv's forwarder) and outcome",
+    labelNames: ["source", "outcome"] as const,
+    registers,
+  });
+  const treeSource = closedLabel(METRIC.screenTreeReads, "source", SCREEN_TREE_SOURCES, report);
+  const treeOutcome = closedLabel(METRIC.screenTreeReads, "outcome", SCREEN_TREE_OUTCOMES, report);
+  return {
+    /** One read of the screen as a tree. */
+    screenTreeRead(source: string, outcome: string): void {
+      screenTreeReads.inc({ source: treeSource(source), outcome: treeOutcome(outcome) });
+    },
+    /** One agent answer that was a UI action (its resolved op) or invalid. */
+    uiAction(op: string): void {
+      uiActions.inc({ op: uiOp(op) });
+    },
+  };
+}
