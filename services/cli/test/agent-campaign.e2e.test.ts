@@ -5,7 +5,6 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -14,7 +13,7 @@ import { startLocalFarm, type LocalFarm } from "@farm/local-farm";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
 import { pollUntil } from "@farm/time";
 import { startLlmStandIn } from "@farm/local-services";
-import { REPO } from "./fixtures.ts";
+import { REPO, runFarm } from "./fixtures.ts";
 
 /** The stand-in model solves the notes task by the elements in its prompt (libs/local-services llm-stand-in-script.ts). */
 const NOTES_SOLVER = [{ click_text: "NEW NOTE" }, { type_into: "title_input", text: "milk" }, { type_into: "body_input", text: "2 litres" }, { click_text: "SAVE" }];
@@ -65,21 +64,7 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function farmCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b) => (stdout += b));
-    child.stderr.on("data", (b) => (stderr += b));
-    const t = setTimeout(() => child.kill("SIGKILL"), 60_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const farmCli = (args: string[]) => runFarm(args);
 
 const GOALS = [
   { goal: "Create a note titled eggs", game_config: { title: "eggs" } },

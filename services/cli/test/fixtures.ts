@@ -2,6 +2,7 @@
  * Task texts for the CLI's end-to-end tests (current dialect, the same shape as libs/episode's fixtures; a
  * package's tests do not reach into another's files). APKs come from tasks/apks.
  */
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -72,4 +73,29 @@ log_parsing_config: {
 }
 ${o.extrasSpec ?? ""}
 `;
+}
+
+export interface FarmResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the `farm` command as a user would (from the checkout, logs at warn), killed after `timeoutMs`. */
+export function runFarm(args: string[], opts: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<FarmResult> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn", ...opts.env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b) => (stdout += b));
+    child.stderr.on("data", (b) => (stderr += b));
+    const t = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 60_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(t);
+      resolve({ code, stdout, stderr, ms: performance.now() - t0 });
+    });
+  });
 }

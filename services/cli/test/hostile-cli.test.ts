@@ -4,16 +4,15 @@
  * Property-based checks of the option parsers in-process, then the real `farm` command in child processes.
  */
 import assert from "node:assert/strict";
-import { spawn, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, describe, test } from "node:test";
 import fc from "fast-check";
 import { MAX_DURATION_MS, parseIntOption, parsePositiveNumberOption } from "../src/commands/options.ts";
+import { runFarm } from "./fixtures.ts";
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const RAW_CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 describe("option parsers (in-process)", () => {
@@ -58,22 +57,7 @@ describe("option parsers (in-process)", () => {
   });
 });
 
-function farm(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string; ms: number }> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn", FARM_DEBUG: "" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b) => (stdout += b));
-    child.stderr.on("data", (b) => (stderr += b));
-    const t = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr, ms: performance.now() - t0 });
-    });
-  });
-}
+const farm = (args: string[], timeoutMs = 60_000) => runFarm(args, { timeoutMs, env: { FARM_DEBUG: "" } });
 
 describe("the farm command", () => {
   const dir = mkdtempSync(join(tmpdir(), "farm-hostile-cli-"));

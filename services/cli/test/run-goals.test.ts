@@ -6,31 +6,16 @@
  */
 import { after, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO } from "./fixtures.ts";
+import { REPO, runFarm } from "./fixtures.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-run-goals-"));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 const TODO = path.join(REPO, "tasks/todo_create_note.textproto");
 
-function farm(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b) => (stdout += b));
-    child.stderr.on("data", (b) => (stderr += b));
-    const t = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const farm = (args: string[], timeoutMs = 120_000) => runFarm(args, { timeoutMs });
 
 /**
  * A module policy that writes what it was given (context goal, observation goal, element count or -1) to `seen`

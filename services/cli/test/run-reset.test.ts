@@ -1,27 +1,12 @@
 /** `farm run --reset`: start snapshots on a simulated emulator (--sim), the mode refused for a seeded reset, a bad mode named. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO } from "./fixtures.ts";
+import { REPO, runFarm } from "./fixtures.ts";
 
-function farm(args: string[], timeoutMs = 90_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b) => (stdout += b));
-    child.stderr.on("data", (b) => (stderr += b));
-    const t = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const farm = (args: string[], timeoutMs = 90_000) => runFarm(args, { timeoutMs });
 
 test("farm run --sim --reset start-snapshot: the first episode saves, the others load the start snapshot", async () => {
   const r = await farm(["run", "tasks/classic_2048.textproto", "--episodes", "3", "--sim", "--settle-ms", "20", "--reset", "start-snapshot"]);

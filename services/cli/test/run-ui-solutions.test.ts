@@ -4,25 +4,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import path from "node:path";
-import { REPO } from "./fixtures.ts";
+import { REPO, runFarm } from "./fixtures.ts";
 
-function farmRun(task: string, policy: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = ["run", path.join(REPO, "tasks", `${task}.textproto`), "--episodes", "1", "--policy", policy, "--seed", "7", "--sim", "--settle-ms", "20"];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b) => (stdout += b));
-    child.stderr.on("data", (b) => (stderr += b));
-    const t = setTimeout(() => child.kill("SIGKILL"), 180_000);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function farmRun(task: string, policy: string) {
+  return runFarm(["run", path.join(REPO, "tasks", `${task}.textproto`), "--episodes", "1", "--policy", policy, "--seed", "7", "--sim", "--settle-ms", "20"], { timeoutMs: 180_000 });
 }
 
 for (const task of ["todo_create_note", "settings_turn_on_wifi"]) {

@@ -1,27 +1,12 @@
 /** `farm run` end to end (a CLI test, so it lives with the CLI, not in a lib): a private adb server + one simulated device (--sim), trajectories with --out. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO, taskText } from "./fixtures.ts";
+import { REPO, taskText, runFarm } from "./fixtures.ts";
 
-function farm(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(REPO, "services/cli/bin/farm.js"), ...args], { cwd: REPO, env: { ...process.env, FARM_LOG_LEVEL: "warn" } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (b) => (stdout += b));
-    child.stderr.on("data", (b) => (stderr += b));
-    const t = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code) => {
-      clearTimeout(t);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const farm = (args: string[], timeoutMs = 60_000) => runFarm(args, { timeoutMs });
 
 test("farm run --sim: a line per episode, trajectories in --out, a JSON summary as the last line", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-run-"));
