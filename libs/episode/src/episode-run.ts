@@ -377,16 +377,17 @@ export class EpisodeRun {
     const r = await withDeadline(this.port.actuate(ui, elements, this.ac.signal), left());
     if (r.timedOut) return { fail: trunc("device_hung", `${ui.action_type} did not complete in ${ms} ms`), ui: this.outcome({ given, action }) };
     const a = r.value;
-    if ("invalid" in a) return { ui: { ...this.invalid(given, a.invalid), action } };
+    if ("invalid" in a) return { ui: this.invalid(given, a.invalid, action) };
     if (a.result.status !== "ok") {
       return { fail: trunc(causeOf(a.result.status, "action_failed"), `${ui.action_type}: ${a.result.status}: ${a.result.message}`), ui: this.outcome({ given, action, resolved: a.resolved }) };
     }
     return { ui: this.outcome({ given, action, resolved: a.resolved }) };
   }
 
-  private invalid(given: string, reason: string): UiStepRecord {
+  /** An invalid answer (`action`: the UI action read from it, when the screen could not take it). */
+  private invalid(given: string, reason: string, action?: string): UiStepRecord {
     this.invalidActions++;
-    return this.outcome({ given, invalid: reason });
+    return this.outcome({ given, ...(action !== undefined ? { action } : {}), invalid: reason });
   }
 
   /** The step's UI record; the next observation carries it as `previous`. */
@@ -459,7 +460,7 @@ export class EpisodeRun {
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
     });
     const p = this.port;
-    const uiAction = ui ? { type: uiTypeOf(ui), invalid: ui.invalid !== undefined } : undefined;
+    const uiAction = ui ? uiOpOf(ui) : undefined;
     p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}) });
   }
 
@@ -563,8 +564,8 @@ function resetModeOf(opts: RunEpisodeOptions): ResetMode {
   return opts.resetMode ?? (opts.resetFromSnapshot ? "setup-snapshot" : "steps");
 }
 
-/** A step's UI action type for metrics (a closed set: AndroidWorld's types, or `invalid`). */
-function uiTypeOf(ui: UiStepRecord): string {
+/** What a step's UI answer came to, for metrics (a closed set: the resolved ops, or `invalid`). */
+function uiOpOf(ui: UiStepRecord): string {
   if (ui.invalid !== undefined) return "invalid";
   return ui.resolved?.op ?? "unknown";
 }

@@ -27,7 +27,7 @@ export type EpisodeEvent =
   /** `resetMode`: what the episode asked for; `resetKind`: what happened (a fallback, a device without snapshots). */
   | { type: "episode:start"; serial: string; taskId: string; episodeIndex: number; seed: number; resetMs: number; resetMode?: ResetMode; resetKind?: ResetKind }
   /** `uiAction`: a step whose answer was a UI action (its resolved op, or `invalid`); `policyUsage`: what the answer cost, when the policy said. */
-  | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs; uiAction?: { type: string; invalid: boolean }; policyUsage?: PolicyUsage }
+  | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs; uiAction?: string; policyUsage?: PolicyUsage }
   | {
       type: "episode:end";
       serial: string;

@@ -104,8 +104,10 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
   // afterwards, rather than AbortSignal.any over long-lived signals (which grows their listener lists).
   const inFlight = new Set<() => void>();
   // One kept-alive connection pool per endpoint (a connection per step costs a handshake each time); idle
-  // connections close after KEEP_ALIVE_IDLE_MS, before common servers' own idle limits (5 s), and one the server
-  // closed anyway is retried once on a fresh connection (StaleConnectionError: nothing reached the server).
+  // connections close after KEEP_ALIVE_IDLE_MS, before common servers' own idle limits (5 s), and a request on one the
+  // server closed anyway is sent once more on a fresh connection (StaleConnectionError). That close is almost always the
+  // server's idle timeout, before the request reached it; a server that took the request and then dropped the
+  // connection without answering sees that step twice.
   const agent = new (parsed.protocol === "https:" ? https.Agent : http.Agent)({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS });
 
   // Why the request stopped decides the error code, whatever error the transport reports.

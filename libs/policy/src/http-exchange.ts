@@ -41,7 +41,7 @@ export class BodyReadError extends FarmError<"body_read"> {
   }
 }
 
-/** The request went out on a kept-alive connection the server had closed: safe to send again on a fresh one. */
+/** The request went out on a kept-alive connection the server closed before answering (almost always its idle timeout). */
 export class StaleConnectionError extends FarmError<"stale_connection"> {
   override readonly name = "StaleConnectionError";
   constructor(cause: Error) {
@@ -106,7 +106,7 @@ export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise
       },
     );
     req.on("error", (e: NodeJS.ErrnoException) => {
-      // A kept-alive connection the server closed meanwhile fails before any answer: nothing reached the server.
+      // A reused connection that fails before any answer was closed by the server (its idle timeout, as a rule).
       if (!answered && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) return reject(new StaleConnectionError(e));
       reject(answered ? new BodyReadError(e.message, { cause: e }) : e);
     });

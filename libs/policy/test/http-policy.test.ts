@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 import { inflateSync } from "node:zlib";
+import { sleep } from "@farm/time";
 import { httpPolicy, PolicyError, type ForeignBody, type WireRequest } from "../src/index.ts";
 import { context, observation, rejectsWithPolicyError as rejectsWith } from "./helpers.ts";
 
@@ -193,4 +194,38 @@ test("a long-lived caller signal keeps no listeners after calls finish", async (
 test("bad URLs are rejected at construction", () => {
   assert.throws(() => httpPolicy("not a url"), (e: unknown) => e instanceof PolicyError && e.code === "bad_spec");
   assert.throws(() => httpPolicy("ftp://x/y"), /must be an http/);
+});
+
+test("steps reuse one kept-alive connection; one the server closed meanwhile is replaced and the step sent again on a fresh one, no step fails", async () => {
+  let connections = 0;
+  let dropAfterAnswer = false;
+  const own = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "application/json" });
+      // Closing right after the answer, without saying so, is what an idle timeout does at the worst moment.
+      const socket = req.socket;
+      res.end(JSON.stringify({ actionType: "LIFT", touchPosition: [0, 0] }), () => {
+        if (dropAfterAnswer) setTimeout(() => socket.destroy(), 1);
+      });
+    });
+  });
+  own.on("connection", () => connections++);
+  const port = await listen(own);
+  try {
+    const p = httpPolicy(`http://127.0.0.1:${port}/act`, { needsPixels: false });
+    await p.reset(context(1));
+    for (let i = 0; i < 10; i++) await p.act(observation());
+    assert.equal(connections, 1, "ten steps on one connection");
+    dropAfterAnswer = true;
+    for (let i = 0; i < 30; i++) {
+      if (i % 2 === 1) await sleep(1);
+      assert.equal(((await p.act(observation())) as { actionType: string }).actionType, "LIFT");
+    }
+    assert.ok(connections > 1, "closed connections were replaced");
+    await p.close();
+  } finally {
+    own.closeAllConnections();
+    await new Promise((r) => own.close(r));
+  }
 });

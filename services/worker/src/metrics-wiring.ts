@@ -20,7 +20,7 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
         if (e.phasesMs.a11yRead !== undefined) metrics.stepPhase("a11y_read", e.phasesMs.a11yRead / 1000);
         if (e.phasesMs.a11yDerive !== undefined) metrics.stepPhase("a11y_derive", e.phasesMs.a11yDerive / 1000);
         if (e.phasesMs.total !== undefined) metrics.stepPhase("step", e.phasesMs.total / 1000);
-        if (e.uiAction) metrics.uiAction(e.uiAction.invalid ? "invalid" : e.uiAction.type);
+        if (e.uiAction) metrics.uiAction(e.uiAction);
         if (e.policyUsage) metrics.policyUsage(e.policyUsage);
         break;
       case "episode:start":
