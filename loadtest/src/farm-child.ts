@@ -10,15 +10,20 @@ import { startManagedChild, type ManagedChild } from "@farm/local-services";
 
 const FARM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../services/cli/bin/farm.js");
 
-export async function startFarmChild(args: string[], ready: (line: string) => boolean): Promise<ManagedChild> {
-  const c = startManagedChild(process.execPath, [FARM, ...args], { ...process.env, FARM_LOG_LEVEL: "warn" });
+export function startFarmChild(args: string[], ready: (line: string) => boolean): Promise<ManagedChild> {
+  return startNodeChild([FARM, ...args], `farm ${args[0]}`, ready);
+}
+
+/** `node <nodeArgs>` as a managed child, logging at warn, ready once `ready` accepts a line of its stdout. */
+export async function startNodeChild(nodeArgs: string[], what: string, ready: (line: string) => boolean): Promise<ManagedChild> {
+  const c = startManagedChild(process.execPath, nodeArgs, { ...process.env, FARM_LOG_LEVEL: "warn" });
   const lines = createInterface({ input: c.process.stdout! });
   try {
     await new Promise<void>((resolve, reject) => {
       lines.on("line", (line) => {
         if (ready(line)) resolve();
       });
-      c.process.once("exit", () => reject(new Error(`farm ${args[0]} exited early:\n${c.output()}`)));
+      c.process.once("exit", () => reject(new Error(`${what} exited early:\n${c.output()}`)));
     });
   } catch (e) {
     await c.close();

@@ -2,11 +2,9 @@
  * The LLM stand-in (@farm/local-services) in a child process, as a model server is never inside the measuring
  * process: its HTTP handling and prompt reading stay off the worker's event loop. `stats()` reads its `/stats`.
  */
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { LlmStandInOptions } from "@farm/local-services";
+import { startNodeChild } from "./farm-child.ts";
 
 export interface LlmChild {
   endpoint: string;
@@ -18,14 +16,10 @@ export interface LlmChild {
 const MAIN = fileURLToPath(new URL("./llm-child-main.ts", import.meta.url));
 
 export async function startLlmChild(opts: Pick<LlmStandInOptions, "solver" | "delayMs">): Promise<LlmChild> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, JSON.stringify(opts)], { stdio: ["ignore", "pipe", "inherit"] });
-  const exited = once(child, "exit");
-  const endpoint = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const m = /^endpoint (http:\/\/\S+)$/.exec(line);
-      if (m) resolve(m[1]!);
-    });
-    void exited.then(() => reject(new Error("the LLM stand-in child exited before it listened")));
+  let endpoint = "";
+  const child = await startNodeChild(["--import", "tsx", MAIN, JSON.stringify(opts)], "the LLM stand-in", (line) => {
+    endpoint = /^endpoint (http:\/\/\S+)$/.exec(line)?.[1] ?? endpoint;
+    return endpoint !== "";
   });
   return {
     endpoint,
@@ -33,9 +27,6 @@ export async function startLlmChild(opts: Pick<LlmStandInOptions, "solver" | "de
       const r = await fetch(`${endpoint.replace(/\/v1$/, "")}/stats`);
       return (await r.json()) as { served: number; busyMs: number };
     },
-    async close() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
+    close: () => child.close(),
   };
 }
