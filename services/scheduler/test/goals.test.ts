@@ -3,30 +3,15 @@
  * counts the goals instead of echoing them, and bad goals are refused (400) naming the field (goals.<i>.<field>) and
  * why, before anything is enqueued: bad text, oversized configs, too many goals, game configs with start-snapshot.
  */
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { startRedis, type LocalRedis } from "@farm/local-services";
-import { silentLogger } from "@farm/log";
 import { episodeJobId } from "@farm/queue";
-import { loadSchedulerConfig } from "../src/config.ts";
-import { runScheduler, type RunningScheduler } from "../src/main.ts";
-import { uniquePrefix, TASKS_DIR } from "./helpers.ts";
+import { useSchedulerService } from "./helpers.ts";
 
-let redis: LocalRedis;
-let running: RunningScheduler;
-
-before(async () => {
-  redis = await startRedis();
-  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, tasks: [TASKS_DIR], tickMs: 200 }, {});
-  running = await runScheduler(config, { log: silentLogger });
-});
-after(async () => {
-  await running?.close();
-  await redis?.close();
-});
+const service = useSchedulerService();
 
 const post = async (body: unknown): Promise<{ status: number; body: Record<string, any> }> => {
-  const r = await fetch(`${running.http.url}/campaigns`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`${service.running.http.url}/campaigns`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   return { status: r.status, body: (await r.json()) as Record<string, any> };
 };
 
@@ -43,7 +28,7 @@ test("every episode's job carries goals[i mod N] and its game config; the status
   assert.equal(c.goals, 3);
   assert.equal(c.spec.goals, undefined, "the status does not echo the goals");
   for (let i = 0; i < 5; i++) {
-    const job = await running.scheduler.queue.getJob(episodeJobId(c.id, i));
+    const job = await service.running.scheduler.queue.getJob(episodeJobId(c.id, i));
     assert.equal(job?.data.goal, GOALS[i % 3]!.goal);
     assert.deepEqual(job?.data.gameConfig, GOALS[i % 3]!.gameConfig);
     assert.deepEqual(job?.data.options, { a11yEvery: 1, frameEvery: 2, maxInvalidActions: 3 });
@@ -59,7 +44,7 @@ test("without goals the jobs carry none (the worker uses the task's description)
   const r = await post({ taskId: "todo_create_note", episodes: 1 });
   assert.equal(r.status, 201);
   assert.equal(r.body.campaign.goals, undefined);
-  const job = await running.scheduler.queue.getJob(episodeJobId(r.body.campaign.id, 0));
+  const job = await service.running.scheduler.queue.getJob(episodeJobId(r.body.campaign.id, 0));
   assert.equal(job?.data.goal, undefined);
   assert.equal(job?.data.gameConfig, undefined);
 });
@@ -93,7 +78,7 @@ test("a game config with reset mode start-snapshot is refused naming the goal an
 });
 
 test("the OpenAPI document describes goals, their bounds and the observation options", async () => {
-  const doc = (await (await fetch(`${running.http.url}/openapi.json`)).json()) as any;
+  const doc = (await (await fetch(`${service.running.http.url}/openapi.json`)).json()) as any;
   const input = doc.components.schemas.CampaignInput;
   assert.equal(input.properties.goals.maxItems, 10_000);
   assert.equal(input.properties.goals.items.properties.goal.maxLength, 2000);

@@ -3,37 +3,22 @@
  * --goals FILE.jsonl --a11y-every 1` puts goals[i mod N] and their game configs on the jobs; the scheduler's refusal of
  * a bad goal reaches Python as FarmApiError naming the field; a bad file line is named before anything is sent.
  */
-import { test, before, after } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { startRedis, type LocalRedis } from "@farm/local-services";
-import { silentLogger } from "@farm/log";
 import { episodeJobId } from "@farm/queue";
-import { loadSchedulerConfig } from "../src/config.ts";
-import { runScheduler, type RunningScheduler } from "../src/main.ts";
-import { uniquePrefix, TASKS_DIR } from "./helpers.ts";
+import { useSchedulerService } from "./helpers.ts";
 
 const run = promisify(execFile);
 const PYTHON = "/usr/bin/python3";
 const CLIENT_DIR = path.resolve(import.meta.dirname, "../../../clients/python");
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "py-goals-"));
-let redis: LocalRedis;
-let running: RunningScheduler;
-
-before(async () => {
-  redis = await startRedis();
-  const config = loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, tasks: [TASKS_DIR], tickMs: 200 }, {});
-  running = await runScheduler(config, { log: silentLogger });
-});
-after(async () => {
-  await running?.close();
-  await redis?.close();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const service = useSchedulerService();
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 /** Runs python3 in the client's folder; resolves with the exit code and output (never throws on a non-zero exit). */
 async function py(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -49,11 +34,11 @@ async function py(args: string[]): Promise<{ code: number; stdout: string; stder
 test("python3 -m farm_client submit --goals: each job carries goals[i mod N] and its game config", async () => {
   const goals = path.join(dir, "goals.jsonl");
   fs.writeFileSync(goals, `{"goal": "Create a note titled eggs", "game_config": {"title": "eggs"}}\n{"goal": "Look around"}\n`);
-  const r = await py(["-m", "farm_client", "--url", running.http.url, "submit", "todo_create_note", "--episodes", "3", "--goals", goals, "--a11y-every", "1"]);
+  const r = await py(["-m", "farm_client", "--url", service.running.http.url, "submit", "todo_create_note", "--episodes", "3", "--goals", goals, "--a11y-every", "1"]);
   assert.equal(r.code, 0, r.stderr);
   const { campaign } = JSON.parse(r.stdout) as { campaign: { id: string; goals: number } };
   assert.equal(campaign.goals, 2);
-  const jobs = await Promise.all([0, 1, 2].map((i) => running.scheduler.queue.getJob(episodeJobId(campaign.id, i))));
+  const jobs = await Promise.all([0, 1, 2].map((i) => service.running.scheduler.queue.getJob(episodeJobId(campaign.id, i))));
   assert.deepEqual(
     jobs.map((j) => [j?.data.goal, j?.data.gameConfig, j?.data.options.a11yEvery]),
     [
@@ -73,7 +58,7 @@ try:
 except FarmApiError as e:
     print(e.status, e.code, e.message)
 `;
-  const r = await py(["-c", script, running.http.url]);
+  const r = await py(["-c", script, service.running.http.url]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^400 SPEC_INVALID invalid campaign: goals\.1\.goal: at most 2000 characters/);
 });
@@ -81,9 +66,9 @@ except FarmApiError as e:
 test("a bad goals file line is named (file:line, field) and nothing is submitted", async () => {
   const bad = path.join(dir, "bad.jsonl");
   fs.writeFileSync(bad, `{"goal": "fine"}\n{"goal": "x", "game_config": [1]}\n`);
-  const before = (await running.scheduler.list()).length;
-  const r = await py(["-m", "farm_client", "--url", running.http.url, "submit", "todo_create_note", "--episodes", "2", "--goals", bad]);
+  const before = (await service.running.scheduler.list()).length;
+  const r = await py(["-m", "farm_client", "--url", service.running.http.url, "submit", "todo_create_note", "--episodes", "2", "--goals", bad]);
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^farm_client: .*bad\.jsonl:2: field game_config: must be a JSON object/);
-  assert.equal((await running.scheduler.list()).length, before);
+  assert.equal((await service.running.scheduler.list()).length, before);
 });
