@@ -26,6 +26,7 @@ import type { ResetKind } from "./snapshot-reset.ts";
 import { TaskNotRunnableError } from "./errors.ts";
 import { gameConfigRefusal, startSnapshotRefusal, type ResetMode } from "@farm/task";
 import { sleep } from "@farm/time";
+import type { TaskInstance } from "@farm/scoring";
 import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepRecord } from "./trajectory-types.ts";
 import { compactTree, elementsOf } from "./ui-elements.ts";
 import { usageExtras } from "./policy-usage.ts";
@@ -66,6 +67,12 @@ export interface RunEpisodeOptions {
    * A `runEpisode` on a session that needs recovery recovers first. @default false
    */
   deferRecovery?: boolean;
+  /**
+   * The episode's task instance (a family's checks or a task server, `@farm/scoring`): initialised after the reset
+   * steps (its goal and parameters are the episode's), scored every `everySteps` steps and at the end; the score's
+   * reward is added to the last step, its success and checks are recorded. Closed by the run.
+   */
+  instance?: TaskInstance;
 }
 
 type Observed = { obs: Observation; a11y?: A11yObservation } | { fail: StepResult };

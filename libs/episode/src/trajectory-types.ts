@@ -3,7 +3,8 @@
  * `@farm/trajectory` turns it into records, `services/worker` adds the job identity.
  */
 import type { Action, ExtraValue, GoalStatus, ResolvedUiAction, UiElement } from "@farm/policy";
-import type { DataType } from "@farm/task";
+import type { DataType, TaskParams } from "@farm/task";
+import type { CheckResult } from "@farm/scoring";
 import type { EffectiveEpisodeLimits } from "./episode-limits.ts";
 
 /** Termination = the task said the episode ended; truncation = the farm stopped it. */
@@ -23,7 +24,8 @@ export type EndCause =
   | "policy_failed" // the policy threw or timed out
   | "cancelled" // the caller aborted (e.g. worker drain)
   | "agent_status" // termination: the agent answered `status` (complete or infeasible); the task's reward still says whether it succeeded
-  | "invalid_actions"; // the policy's invalid answers reached the episode's limit
+  | "invalid_actions" // the policy's invalid answers reached the episode's limit
+  | "goal_reached"; // termination: a mid-episode score of the task instance said success = 1 (checks.every_steps)
 
 export interface StepExtra {
   name: string;
@@ -122,4 +124,13 @@ export interface EpisodeTrajectory {
   answer?: string;
   /** Answers recorded as invalid. */
   invalidActions?: number;
+  // ---- optional, added by issue 41 (scored by the device) ----
+  /** The task instance's parameters (a family's, drawn or fixed; a task server's). */
+  params?: TaskParams;
+  /** 0..1 from the task instance's final score; absent when the task has none or the score was an error. */
+  success?: number;
+  /** Each check's verdict and observed value, from the final score. */
+  checks?: CheckResult[];
+  /** Why the final score could not be computed (then `success` is absent). */
+  scoreError?: string;
 }

@@ -28,6 +28,7 @@ const causes = {
   cancelled: true,
   agent_status: true,
   invalid_actions: true,
+  goal_reached: true,
 } satisfies Record<EndCause, true>;
 export const END_CAUSES = Object.keys(causes) as EndCause[];
 

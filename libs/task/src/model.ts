@@ -187,4 +187,103 @@ export interface LoadedTask {
   /** Absolute path of the file it came from. */
   sourcePath: string;
   warnings: TaskWarning[];
+  /**
+   * Set when this entry is a task family (FAMILIES.md): `task` is the AndroidEnv task it runs, with the family's id;
+   * `hash` covers the family file and that task.
+   */
+  family?: TaskFamily;
+}
+
+// ---- task families (FAMILIES.md): what the loader hands on; templates stay unrendered here ({name}), @farm/scoring renders them per episode ----
+
+/** A parameter value: what a generator draws, a campaign fixes, a trajectory records. */
+export type ParamValue = string | number | boolean;
+/** An episode's parameters. Built with a null prototype (names are validated, never used to index plain objects). */
+export type TaskParams = Readonly<Record<string, ParamValue>>;
+
+/** A text with `{name}` placeholders (FAMILIES.md "Substitution"), kept as written; `line` locates it for errors. */
+export interface Template {
+  text: string;
+  line: number;
+}
+
+export type ParamSpec =
+  | { kind: "choice"; values: ParamValue[] }
+  | { kind: "int"; min: number; max: number }
+  | { kind: "number"; min: number; max: number; decimals: number }
+  | { kind: "words"; min: number; max: number }
+  | { kind: "text"; length: number; alphabet: string }
+  | { kind: "date"; from: string; to: string; format: string }
+  | { kind: "map"; param: string; values: ReadonlyMap<string, ParamValue> }
+  | { kind: "const"; value: ParamValue }
+  | { kind: "format"; template: Template };
+
+export interface ParamDecl {
+  name: string;
+  spec: ParamSpec;
+  line: number;
+}
+
+export type FamilySetupStep =
+  | { kind: "shell"; command: Template; timeoutSec: number; line: number }
+  | { kind: "setting"; namespace: SettingsNamespace; key: Template; value: Template; timeoutSec: number; line: number }
+  | { kind: "file"; path: Template; content: Template; timeoutSec: number; line: number }
+  | { kind: "sleep"; seconds: number; line: number };
+
+export type CheckSource =
+  | { kind: "shell"; command: Template }
+  | { kind: "setting"; namespace: SettingsNamespace; key: Template }
+  | { kind: "file"; path: Template }
+  /** `query` uses `:name` bound parameters; `rows: "count"` compares the number of rows instead of the first value. */
+  | { kind: "sql"; db: Template; query: string; rows: "first" | "count" }
+  | { kind: "tree"; text?: Template; textRegex?: PyRegex; resourceId?: Template; className?: Template; checked?: boolean; selected?: boolean; enabled?: boolean }
+  | { kind: "activity" }
+  | { kind: "answer" };
+
+export type NumberOp = "==" | "!=" | "<" | "<=" | ">" | ">=";
+
+export type Comparison =
+  | { kind: "equals"; value: Template }
+  | { kind: "not_equals"; value: Template }
+  | { kind: "regex"; regex: PyRegex }
+  | { kind: "number"; op: NumberOp; value: number }
+  | { kind: "json"; path: string; then: Exclude<Comparison, { kind: "json" } | { kind: "exists" }> }
+  | { kind: "exists"; value: boolean }
+  | { kind: "fuzzy"; value: Template };
+
+export interface CheckSpec {
+  /** `name:` or `checks[i] <source kind>`. */
+  name: string;
+  source: CheckSource;
+  compare: Comparison;
+  timeoutSec: number;
+  line: number;
+}
+
+export interface FamilyChecks {
+  combine: "all" | "any" | "fraction";
+  /** 0: score at the end only; N: also every N steps, ending the episode (goal_reached) once success = 1. */
+  everySteps: number;
+  /** Added to the last step's reward × success. */
+  reward: number;
+  items: CheckSpec[];
+}
+
+export interface TaskServerRef {
+  url: string;
+  className: string;
+  timeoutSec: number;
+}
+
+export interface TaskFamily {
+  id: string;
+  /** Absolute path of the `.family.yaml`. */
+  sourcePath: string;
+  /** Absolute path of the AndroidEnv task file it runs. */
+  taskPath: string;
+  goal?: Template;
+  params: ParamDecl[];
+  setup: FamilySetupStep[];
+  checks?: FamilyChecks;
+  taskServer?: TaskServerRef;
 }

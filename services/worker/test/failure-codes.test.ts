@@ -20,6 +20,7 @@ test("every end cause maps to its retry code, or to none when the episode is dat
     cancelled: "CANCELLED",
     agent_status: undefined,
     invalid_actions: undefined,
+    goal_reached: undefined,
   };
   for (const [cause, code] of Object.entries(expected)) assert.equal(retryCodeOfCause(cause as EndCause), code, cause);
 });

@@ -1,0 +1,6 @@
+/**
+ * @module @farm/scoring
+ * Task families' parameters, set-up and checks (libs/task/FAMILIES.md): an episode's success read from the
+ * device's state. The `TaskInstance` contract is shared with `@farm/task-protocol` (outside task code).
+ */
+export type * from "./types.ts";
