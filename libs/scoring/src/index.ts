@@ -4,3 +4,6 @@
  * device's state. The `TaskInstance` contract is shared with `@farm/task-protocol` (outside task code).
  */
 export type * from "./types.ts";
+export { renderText, renderShell, paramText } from "./render.ts";
+export { drawParams } from "./params.ts";
+export { ScoringError, type ScoringErrorCode } from "./errors.ts";

@@ -1,0 +1,10 @@
+/** The one error class of @farm/scoring: a template or parameter problem found while rendering or drawing. */
+import { FarmError } from "@farm/errors";
+
+export type ScoringErrorCode = "unknown_param" | "bad_param";
+
+export class ScoringError extends FarmError<ScoringErrorCode> {
+  constructor(code: ScoringErrorCode, message: string) {
+    super(code, message, { retryable: false });
+  }
+}
