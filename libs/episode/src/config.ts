@@ -11,7 +11,11 @@ export interface EpisodeConfig {
   stepTimeoutMs?: number;
   /** Deadline for the whole reset (lift fingers, reset steps, orientation, first observation). @default 120000 */
   resetTimeoutMs?: number;
-  /** Deadline for one `policy.act()`; past it the episode ends as `policy_failed`. @default 30000 */
+  /**
+   * Deadline for one `policy.act()` / `policy.reset()`; past it the request is aborted and the episode ends as
+   * `policy_failed`. 0: what the policy declares it needs (`actDeadlineMs`), else 30000. A campaign's
+   * `policyTimeoutMs` overrides it. @default 0
+   */
   policyTimeoutMs?: number;
   /** Deadline for one adb call made by the runner itself (screenshot, orientation, app-screen check). @default 10000 */
   adbCallTimeoutMs?: number;
@@ -52,7 +56,7 @@ export const episodeConfigDefaults: CompiledEpisodeConfig = Object.freeze({
   settleMs: 500,
   stepTimeoutMs: 10_000,
   resetTimeoutMs: 120_000,
-  policyTimeoutMs: 30_000,
+  policyTimeoutMs: 0,
   adbCallTimeoutMs: 10_000,
   appScreenCheckEverySteps: 150,
   appScreenCheckEveryMs: 0,
@@ -92,7 +96,7 @@ export function compileEpisodeConfig(opts: EpisodeConfig = {}): CompiledEpisodeC
     if (v < 0 && !allowNonPositive) throw new RangeError(`episode config '${k}' must be >= 0, got ${v}`);
     out[k] = v;
   }
-  for (const k of ["stepTimeoutMs", "resetTimeoutMs", "policyTimeoutMs", "adbCallTimeoutMs", "extrasMaxPerName", "maxFailedCurrentActivity"] as const) {
+  for (const k of ["stepTimeoutMs", "resetTimeoutMs", "adbCallTimeoutMs", "extrasMaxPerName", "maxFailedCurrentActivity"] as const) {
     if ((out[k] as number) <= 0) throw new RangeError(`episode config '${k}' must be > 0`);
   }
   return Object.freeze(out) as CompiledEpisodeConfig;

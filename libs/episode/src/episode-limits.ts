@@ -14,6 +14,8 @@ export interface EpisodeLimitOverrides {
   stepTimeoutMs?: number;
   /** Invalid policy answers after which the episode ends as `invalid_actions` (`<= 0`: no limit; each still counts as a step). */
   maxInvalidActions?: number;
+  /** Overrides the policy deadline (one `act()` / `reset()`) for this episode (> 0). */
+  policyTimeoutMs?: number;
 }
 
 /** The limits one episode actually ran with (recorded on its trajectory). */
@@ -22,23 +24,44 @@ export interface EffectiveEpisodeLimits {
   maxEpisodeSec: number;
   stepTimeoutMs: number;
   maxInvalidActions: number;
+  /** One `act()` / `reset()` of the policy; past it the request is aborted and the episode ends as `policy_failed`. */
+  policyTimeoutMs: number;
 }
 
 /** Merges the overrides over the task's limits and the config; throws RangeError for a value that is not a usable number. */
 export function effectiveLimits(
   task: { maxEpisodeSteps: number; maxEpisodeSec: number },
-  config: Pick<CompiledEpisodeConfig, "stepTimeoutMs">,
+  config: Pick<CompiledEpisodeConfig, "stepTimeoutMs" | "policyTimeoutMs">,
   over: EpisodeLimitOverrides = {},
+  policy: { actDeadlineMs?: number } = {},
 ): EffectiveEpisodeLimits {
   for (const [k, v] of Object.entries(over)) {
     if (v === undefined) continue;
     if (typeof v !== "number" || !Number.isFinite(v)) throw new RangeError(`episode limit '${k}' must be a finite number, got ${String(v)}`);
   }
-  if (over.stepTimeoutMs !== undefined && over.stepTimeoutMs <= 0) throw new RangeError(`episode limit 'stepTimeoutMs' must be > 0, got ${over.stepTimeoutMs}`);
+  for (const k of ["stepTimeoutMs", "policyTimeoutMs"] as const) {
+    const v = over[k];
+    if (v !== undefined && v <= 0) throw new RangeError(`episode limit '${k}' must be > 0, got ${v}`);
+  }
   return {
     maxEpisodeSteps: over.maxEpisodeSteps ?? task.maxEpisodeSteps,
     maxEpisodeSec: over.maxEpisodeSec ?? task.maxEpisodeSec,
     stepTimeoutMs: over.stepTimeoutMs ?? config.stepTimeoutMs,
     maxInvalidActions: over.maxInvalidActions ?? 0,
+    policyTimeoutMs: policyDeadlineMs(config.policyTimeoutMs, over.policyTimeoutMs, policy.actDeadlineMs),
   };
+}
+
+/** Used when neither the episode, the worker nor the policy names a policy deadline. */
+export const DEFAULT_POLICY_TIMEOUT_MS = 30_000;
+
+/**
+ * The policy deadline: the episode's (campaign's) override, else the worker's setting (`policyTimeoutMs` > 0 in the
+ * session config), else what the policy declares it needs, else DEFAULT_POLICY_TIMEOUT_MS.
+ */
+function policyDeadlineMs(configured: number, override: number | undefined, declared: number | undefined): number {
+  if (override !== undefined) return override;
+  if (configured > 0) return configured;
+  if (declared !== undefined && Number.isFinite(declared) && declared > 0) return Math.ceil(declared);
+  return DEFAULT_POLICY_TIMEOUT_MS;
 }

@@ -140,7 +140,7 @@ export class EpisodeRun {
 
   /** Checks the options (a bad override is the caller's error: RangeError before anything runs) and the session's readiness. */
   static async start(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
-    const limits = effectiveLimits(port.task.task, port.config, opts.limits);
+    const limits = effectiveLimits(port.task.task, port.config, opts.limits, opts.policy);
     if (resetModeOf(opts) === "start-snapshot") {
       const refused = startSnapshotRefusal(port.task.task);
       if (refused) throw new TaskNotRunnableError(refused);
@@ -218,10 +218,10 @@ export class EpisodeRun {
   }
 
   private async resetPolicy(obs: Observation): Promise<End | undefined> {
-    const c = this.port.config;
+    const ms = this.limits.policyTimeoutMs;
     try {
-      const r = await withDeadline(this.policy.reset({ seed: this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() }, goal: this.goal }), c.policyTimeoutMs);
-      if (r.timedOut) return trunc("policy_failed", `policy.reset did not finish in ${c.policyTimeoutMs} ms`);
+      const r = await withDeadline(this.policy.reset({ seed: this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() }, goal: this.goal }), ms);
+      if (r.timedOut) return trunc("policy_failed", `policy.reset did not finish in ${ms} ms (the policy deadline)`);
     } catch (e) {
       return trunc("policy_failed", `policy.reset: ${coerceError(e).message}`);
     }
@@ -349,10 +349,18 @@ export class EpisodeRun {
   }
 
   private async chooseAction(): Promise<Chosen> {
-    const c = this.port.config;
+    const ms = this.limits.policyTimeoutMs;
+    // The act's own signal: aborted at the deadline, so a late request is cancelled, not left running.
+    const act = new AbortController();
+    const onRunAbort = () => act.abort(this.ac.signal.reason);
+    this.ac.signal.addEventListener("abort", onRunAbort, { once: true });
     try {
-      const a = await withDeadline(this.policy.act(this.obs!, this.ac.signal), c.policyTimeoutMs);
-      if (a.timedOut) return trunc("policy_failed", `policy.act did not answer in ${c.policyTimeoutMs} ms`);
+      const a = await withDeadline(this.policy.act(this.obs!, act.signal), ms);
+      if (a.timedOut) {
+        act.abort(new Error(`the policy deadline of ${ms} ms passed`));
+        this.bump("policy_deadline_aborts");
+        return trunc("policy_failed", `policy.act did not answer in ${ms} ms (the policy deadline; the request was aborted)`);
+      }
       try {
         return { answer: readAnswer(a.value) };
       } catch (e) {
@@ -360,6 +368,8 @@ export class EpisodeRun {
       }
     } catch (e) {
       return this.ac.signal.aborted ? trunc("cancelled", "aborted by the caller") : trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
+    } finally {
+      this.ac.signal.removeEventListener("abort", onRunAbort);
     }
   }
 
@@ -489,7 +499,7 @@ export class EpisodeRun {
     p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs }, "episode finished");
     p.emit({ type: "episode:end", serial: p.serial, taskId: p.task.task.id, episodeIndex: index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: this.episodeSteps, totalReward, durationMs });
     if (this.policyStarted) {
-      const failed = await tellEpisodeEnd(this.policy, episodeEndInfo(end, this.steps), p.config.policyTimeoutMs);
+      const failed = await tellEpisodeEnd(this.policy, episodeEndInfo(end, this.steps), this.limits.policyTimeoutMs);
       if (failed) p.logger.warn({ event: "policy:end_episode_failed", index, err: failed }, "the policy was not told the episode ended");
     }
     assertCommittable(trajectory);

@@ -67,10 +67,10 @@ test("app-screen verdicts: unexpected activity/hierarchy = left; extraction fail
 
 test("effectiveLimits: each override wins over the task's limit / the config's step deadline; bad values are refused", () => {
   const taskLimits = { maxEpisodeSteps: 100, maxEpisodeSec: 60 };
-  const cfg = { stepTimeoutMs: 10_000 };
-  assert.deepEqual(effectiveLimits(taskLimits, cfg), { maxEpisodeSteps: 100, maxEpisodeSec: 60, stepTimeoutMs: 10_000, maxInvalidActions: 0 });
-  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 }), { maxEpisodeSteps: 5, maxEpisodeSec: 60, stepTimeoutMs: 10_000, maxInvalidActions: 0 });
-  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSec: 0, stepTimeoutMs: 500 }), { maxEpisodeSteps: 100, maxEpisodeSec: 0, stepTimeoutMs: 500, maxInvalidActions: 0 });
+  const cfg = { stepTimeoutMs: 10_000, policyTimeoutMs: 0 };
+  assert.deepEqual(effectiveLimits(taskLimits, cfg), { maxEpisodeSteps: 100, maxEpisodeSec: 60, stepTimeoutMs: 10_000, maxInvalidActions: 0, policyTimeoutMs: 30_000 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 }), { maxEpisodeSteps: 5, maxEpisodeSec: 60, stepTimeoutMs: 10_000, maxInvalidActions: 0, policyTimeoutMs: 30_000 });
+  assert.deepEqual(effectiveLimits(taskLimits, cfg, { maxEpisodeSec: 0, stepTimeoutMs: 500 }), { maxEpisodeSteps: 100, maxEpisodeSec: 0, stepTimeoutMs: 500, maxInvalidActions: 0, policyTimeoutMs: 30_000 });
   assert.equal(effectiveLimits(taskLimits, cfg, { maxInvalidActions: 3 }).maxInvalidActions, 3);
   // The override's boundary is the task's: N = 5 → step 5 MID, step 6 LAST.
   const l = effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: 5 });
@@ -78,4 +78,17 @@ test("effectiveLimits: each override wins over the task's limit / the config's s
   assert.equal(decideTransition(facts({ episodeSteps: 6 }), l).last, true);
   assert.throws(() => effectiveLimits(taskLimits, cfg, { stepTimeoutMs: 0 }), RangeError);
   assert.throws(() => effectiveLimits(taskLimits, cfg, { maxEpisodeSteps: Number.NaN }), RangeError);
+  assert.throws(() => effectiveLimits(taskLimits, cfg, { policyTimeoutMs: 0 }), RangeError);
+});
+
+test("the policy deadline: the episode's override, else the worker's setting, else what the policy declares, else 30 s", () => {
+  const taskLimits = { maxEpisodeSteps: 100, maxEpisodeSec: 60 };
+  const auto = { stepTimeoutMs: 10_000, policyTimeoutMs: 0 };
+  const worker = { stepTimeoutMs: 10_000, policyTimeoutMs: 45_000 };
+  const llm = { actDeadlineMs: 250_000 };
+  assert.equal(effectiveLimits(taskLimits, auto, {}, {}).policyTimeoutMs, 30_000);
+  assert.equal(effectiveLimits(taskLimits, auto, {}, llm).policyTimeoutMs, 250_000);
+  assert.equal(effectiveLimits(taskLimits, worker, {}, llm).policyTimeoutMs, 45_000);
+  assert.equal(effectiveLimits(taskLimits, worker, { policyTimeoutMs: 90_000 }, llm).policyTimeoutMs, 90_000);
+  assert.equal(effectiveLimits(taskLimits, auto, {}, { actDeadlineMs: Number.NaN }).policyTimeoutMs, 30_000);
 });

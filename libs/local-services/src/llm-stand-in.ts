@@ -46,6 +46,8 @@ export interface LlmStandIn {
   readonly maxInFlight: number;
   /** Chat-completion requests received so far (all of them, unlike `requests`, which keeps the latest). */
   readonly served: number;
+  /** Requests whose client went away before the answer was sent (a caller that aborted at its deadline). */
+  readonly abandoned: number;
   /** Replaces the script (tests change it between cases). */
   setScript(script: StandInEntry[]): void;
   close(): Promise<void>;
@@ -83,6 +85,7 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
   let inFlight = 0;
   let maxInFlight = 0;
   let served = 0;
+  let abandoned = 0;
   /** Time spent on requests, from the request's arrival to the answer written (the model's own time, as a client would see it on a free network). */
   let busyMs = 0;
   let seq = 0;
@@ -138,6 +141,9 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
       const entry = script.shift();
       inFlight++;
       maxInFlight = Math.max(maxInFlight, inFlight);
+      res.on("close", () => {
+        if (!res.writableFinished) abandoned++;
+      });
       void (async () => {
         try {
           await sleep(opts.delayMs ?? 0, ac.signal);
@@ -161,6 +167,9 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
     },
     get served() {
       return served;
+    },
+    get abandoned() {
+      return abandoned;
     },
     setScript(s) {
       script = [...s];

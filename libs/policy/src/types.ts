@@ -159,6 +159,11 @@ export interface Policy<A extends PolicyAnswer = PolicyAnswer> {
   readonly needsPixels: boolean;
   /** Whether `act` needs `observation.elements` (the screen's accessibility tree is then read every step). */
   readonly needsElements?: boolean;
+  /**
+   * The longest one `act()` may take by the policy's own settings (the `llm` policy: its request timeout × tries +
+   * backoff). A step's policy deadline defaults to it when neither the campaign nor the worker sets one.
+   */
+  readonly actDeadlineMs?: number;
   /** Called at every episode start. */
   reset(ctx: EpisodeContext): Promise<void>;
   act(observation: Observation, signal?: AbortSignal): Promise<A>;

@@ -79,6 +79,8 @@ export const episodeOptionsSchema = z.strictObject({
   resetMode: z.enum(["steps", "setup-snapshot", "start-snapshot"]).optional(),
   /** Per-step deadline in milliseconds (a hung device truncates the episode). */
   stepTimeoutMs: z.int().min(100).max(600_000).optional(),
+  /** Policy deadline in milliseconds (one act/reset; past it the request is aborted, the episode ends policy_failed). Default: the worker's, else the policy's own need. */
+  policyTimeoutMs: z.int().min(100).max(3_600_000).optional(),
   /** Record the screen as a tree (a11y) every N steps; 0 or absent = never (a policy that needs elements gets them anyway). */
   a11yEvery: z.int().min(0).max(1_000_000).optional(),
   /** Invalid answers (bad UI actions) after which the episode ends truncated (`invalid_actions`); 0 or absent = no limit. */

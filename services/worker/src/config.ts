@@ -183,7 +183,8 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     unusableRetryMs: ms("unusableRetryMs", 60_000, 0, 86_400_000),
     resolveIntervalMs: ms("resolveIntervalMs", 30_000, 100, 86_400_000),
     faultInject: r.string("faultInject", { flag: input.faultInject, env: "FARM_FAULT_INJECT", default: undefined }),
-    episode: { ...input.episode },
+    // policyTimeoutMs 0: each policy's own need (Policy.actDeadlineMs), else 30 s; a campaign's overrides either.
+    episode: { ...input.episode, policyTimeoutMs: r.int("policyTimeoutMs", { flag: input.episode?.policyTimeoutMs, env: "FARM_POLICY_TIMEOUT_MS", default: 0, min: 0, max: 3_600_000 }) },
     grpc: grpcConfig(r, input.grpc),
     launch: launchConfig(r, input.launch),
     policyBatchWindowMs: r.int("policyBatchWindowMs", { flag: input.policyBatchWindowMs, env: "FARM_POLICY_BATCH_MS", default: 5, min: 0, max: 1000 }),

@@ -101,6 +101,7 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
     ...(o.maxEpisodeSteps !== undefined ? { maxEpisodeSteps: o.maxEpisodeSteps } : {}),
     ...(o.maxEpisodeSec !== undefined ? { maxEpisodeSec: o.maxEpisodeSec } : {}),
     ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.stepTimeoutMs } : {}),
+    ...(o.policyTimeoutMs !== undefined ? { policyTimeoutMs: o.policyTimeoutMs } : {}),
     ...(o.maxInvalidActions !== undefined ? { maxInvalidActions: o.maxInvalidActions } : {}),
   };
 }

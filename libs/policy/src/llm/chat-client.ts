@@ -24,7 +24,7 @@ export interface ChatReply {
 
 /** A chat completion's answer is larger than a policy action; still bounded. */
 const MAX_RESPONSE_BYTES = 512 * 1024;
-const BACKOFF_BASE_MS = 500;
+export const BACKOFF_BASE_MS = 500;
 const RETRIED_STATUSES = new Set([429, 500, 503]);
 
 function count(v: unknown): number | undefined {

@@ -18,6 +18,7 @@ import { resolveLlmOptions, type LlmPolicyOptions, type ResolvedLlmOptions } fro
 import { checkTemplate, DEFAULT_PROMPT_TEMPLATE, renderPrompt } from "./prompt.ts";
 import { elementLines, PromptHistory } from "./screen-text.ts";
 import { screenshotDataUrl } from "./screenshot.ts";
+import { llmActDeadlineMs } from "./act-deadline.ts";
 
 const clip = (s: string) => (s.length > GIVEN_MAX_CHARS ? s.slice(0, GIVEN_MAX_CHARS) : s);
 
@@ -98,6 +99,7 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
     version,
     needsPixels: o.screenshot,
     needsElements: true,
+    actDeadlineMs: llmActDeadlineMs(o),
     async reset(c) {
       ctx = { ...c, screen: { ...c.screen } };
       history.clear();

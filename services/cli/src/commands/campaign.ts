@@ -26,6 +26,7 @@ interface SubmitOptions extends AccessOptions, AgentFlags, LlmFlags {
   resetFromSnapshot?: boolean;
   reset?: string;
   stepTimeoutMs?: string;
+  policyTimeoutMs?: string;
   json?: boolean;
 }
 
@@ -72,6 +73,7 @@ export const campaignCommands: CommandModule = {
         .option("--reset-from-snapshot", "older form of --reset setup-snapshot")
         .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
+        .option("--policy-timeout-ms <ms>", "policy deadline: one act() of the policy (default: the worker's, else what the policy needs, e.g. the llm policy's request timeout × tries + backoff)")
         .option("--json", "print the whole result as JSON instead of the id"),
     ));
     addAgentOptions(submit, "submit").action(async (taskArg: string, o: SubmitOptions) => {
@@ -92,6 +94,7 @@ export const campaignCommands: CommandModule = {
         ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}),
         ...resetOptions(o),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
+        ...(o.policyTimeoutMs !== undefined ? { policyTimeoutMs: parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100) } : {}),
       };
       const goals = await goalsOf(o);
       const input = {

@@ -19,6 +19,7 @@ interface RunOptions extends AgentFlags, LlmFlags {
   frameEvery?: string;
   frameEncoding?: string;
   reset?: string;
+  policyTimeoutMs?: string;
 }
 
 /**
@@ -40,6 +41,7 @@ export const runCommand: CommandModule = {
       .option("--out <folder>", "write trajectories (Avro) to this folder")
       .option("--apk-dir <folder>", "folder with APKs for install steps (repeatable)", collect, [] as string[])
       .option("--settle-ms <ms>", "wait after each setup/reset step (AndroidEnv: 500)")
+      .option("--policy-timeout-ms <ms>", "policy deadline: one act() (default: what the policy needs, e.g. the llm policy's request timeout × tries + backoff, else 30000)")
       .option("--frame-every <k>", "with --out: keep a frame every k steps (0 = none)")
       .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
       .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)");
@@ -64,6 +66,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
+  const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100);
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
   const agent = await agentRunOptions(o);
   const frameEvery = agent.frameEvery ?? 0;
@@ -127,7 +130,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         device,
         task: loaded,
         logger,
-        config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), frameEvery: writer ? frameEvery : 0, ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}) },
+        config: { apkDirs, ...(settleMs !== undefined ? { settleMs } : {}), ...(policyTimeoutMs !== undefined ? { policyTimeoutMs } : {}), frameEvery: writer ? frameEvery : 0, ...(o.frameEncoding !== undefined ? { frameEncoding: o.frameEncoding } : {}) },
       });
       releasers.add("device session", () => session.close());
 

@@ -23,6 +23,7 @@ interface WorkerOptions {
   resolveMs?: string;
   settleMs?: string;
   stepTimeoutMs?: string;
+  policyTimeoutMs?: string;
   grpc?: string;
   grpcDiscoveryDir?: string;
   envPort?: string;
@@ -66,6 +67,7 @@ export const workerCommand: CommandModule = {
       .option("--drain-ms <ms>", "on SIGTERM, how long a running episode may finish before it is handed back (default 60000)")
       .option("--settle-ms <ms>", "wait after each setup/reset step (default 500)")
       .option("--step-timeout-ms <ms>", "per-step deadline (default 10000; a job's option overrides)")
+      .option("--policy-timeout-ms <ms>", "policy deadline, one act() (FARM_POLICY_TIMEOUT_MS; default 0: what each policy needs, else 30000; a job's option overrides)")
       .option("--grpc <mode>", "emulator gRPC for actions and frames: discover (default: where a discovery file offers it), config (FARM_GRPC_ENDPOINTS only) or off")
       .option("--grpc-discovery-dir <folder>", "where emulators write pid_<pid>.ini (default: the emulator's running-AVD folder)")
       .option("--env-port <port>", "serve remote environments (dm_env_rpc v1) on this port, 0 = a free one (default: FARM_ENV_PORT, else off)")
@@ -87,6 +89,7 @@ export const workerCommand: CommandModule = {
         const metricsPort = parseIntOption("metrics-port", o.metricsPort);
         const settleMs = parseIntOption("settle-ms", o.settleMs);
         const stepTimeoutMs = parseIntOption("step-timeout-ms", o.stepTimeoutMs);
+        const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs);
         const envPort = parseIntOption("env-port", o.envPort);
         const envIdleTimeoutMs = parseIntOption("env-idle-ms", o.envIdleMs);
         const launchCount = parseIntOption("launch", o.launch);
@@ -132,6 +135,7 @@ export const workerCommand: CommandModule = {
           episode: {
             ...(settleMs !== undefined ? { settleMs } : {}),
             ...(stepTimeoutMs !== undefined ? { stepTimeoutMs } : {}),
+            ...(policyTimeoutMs !== undefined ? { policyTimeoutMs } : {}),
           },
         });
       });
