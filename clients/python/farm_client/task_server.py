@@ -157,6 +157,7 @@ class Session:
         self.closed = False
         self.last_used = time.monotonic()
         self.busy = threading.Lock()  # one farm request per session at a time
+        self._call_lock = threading.Lock()  # task code calling from several threads: one call at a time
         self._calls = 0
         self._call_wait_s = call_wait_s
         self._to_farm: "queue.Queue[Tuple[str, Any]]" = queue.Queue()
@@ -166,16 +167,18 @@ class Session:
     def device_call(self, request: Any) -> Any:
         from google.protobuf import json_format
 
-        if self.closed:
-            raise SessionClosed(f"session {self.id} is closed")
-        self._calls += 1
-        cid = f"c{self._calls}"
-        self._to_farm.put(("call", (cid, json_format.MessageToDict(request))))
-        try:
-            resp = self._from_farm.get(timeout=self._call_wait_s)
-        except queue.Empty:
-            self.closed = True
-            raise SessionClosed(f"no answer from the farm to device call {cid} within {self._call_wait_s} s") from None
+        req = json_format.MessageToDict(request)
+        with self._call_lock:
+            if self.closed:
+                raise SessionClosed(f"session {self.id} is closed")
+            self._calls += 1
+            cid = f"c{self._calls}"
+            self._to_farm.put(("call", (cid, req)))
+            try:
+                resp = self._from_farm.get(timeout=self._call_wait_s)
+            except queue.Empty:
+                self.closed = True
+                raise SessionClosed(f"no answer from the farm to device call {cid} within {self._call_wait_s} s") from None
         if resp is _CLOSED:
             raise SessionClosed(f"the farm ended session {self.id}")
         response_cls = getattr(sys.modules.get(type(request).__module__), "AdbResponse", None) or adb_pb2().AdbResponse

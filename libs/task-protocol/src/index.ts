@@ -12,3 +12,4 @@
 export { createRemoteTaskInstance, TASK_PROTOCOL_VERSION, type RemoteTaskOptions, type TaskProtocolEvent } from "./instance.ts";
 export { TaskProtocolError, DeviceCallRefusedError, TaskCodeError, type TaskProtocolErrorCode } from "./errors.ts";
 export type { Phase } from "./wire.ts";
+export { createTaskProtocolCounters, type TaskProtocolCounters, type TaskProtocolCounts } from "./counters.ts";

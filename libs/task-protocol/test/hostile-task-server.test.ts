@@ -15,12 +15,13 @@ import type { AddressInfo, Socket } from "node:net";
 import type { StepResult } from "@farm/adb";
 import type { DeviceCalls } from "@farm/scoring";
 import type { AdbRequest } from "@farm/task";
-import { createRemoteTaskInstance, TaskProtocolError, type RemoteTaskOptions, type TaskProtocolEvent } from "../src/index.ts";
+import { createRemoteTaskInstance, createTaskProtocolCounters, TaskProtocolError, type RemoteTaskOptions, type TaskProtocolEvent } from "../src/index.ts";
 
 type Behaviour = (req: IncomingMessage, res: ServerResponse, body: unknown, step: number) => void;
 
 const sockets = new Set<Socket>();
 let server: Server;
+let connections = 0;
 let base: string;
 let taskDir: string;
 const steps = new Map<string, number>();
@@ -129,6 +130,7 @@ before(async () => {
     });
   });
   server.on("connection", (s) => {
+    connections++;
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
@@ -332,15 +334,19 @@ describe("score never rejects", () => {
       await inst.close();
     });
   }
-  test("a score with details and a reward; the settings call reached the device typed", async () => {
+  test("a score with details and a reward; the settings call reached the device typed; one kept-alive connection; counters", async () => {
     const dev = recordingDevice();
-    const inst = createRemoteTaskInstance({ url: `${base}/score-ok`, className: "T", timeoutSec: 5 }, { index: 0, seed: 1, goal: "The campaign's goal" }, OPTS);
+    const counters = createTaskProtocolCounters();
+    const before = connections;
+    const inst = createRemoteTaskInstance({ url: `${base}/score-ok`, className: "T", timeoutSec: 5 }, { index: 0, seed: 1, goal: "The campaign's goal" }, { ...OPTS, onEvent: counters.onEvent });
     const init = await inst.initialize(dev, new AbortController().signal);
     assert.equal(init.goal, "The campaign's goal");
     assert.deepEqual(dev.seen[0]!.cmd, { command: "settings", namespace: "global", action: { verb: "get", key: "wifi_on" } });
     const s = await inst.score(dev, { final: true, answer: "x" }, new AbortController().signal);
     assert.deepEqual(s, { success: 0.5, reward: 2, checks: [{ name: "T.is_successful", kind: "remote", passed: false, observed: '0.5 {"seen":"1"}', expected: "1" }] });
     await inst.close();
+    assert.ok(connections - before <= 1, `initialize (2 exchanges), score and DELETE on one kept-alive connection (${connections - before} new)`);
+    assert.deepEqual(counters.snapshot(), { calls: { "initialize settings ok": 1 }, refusals: {}, phases: { "initialize ok": 1, "score ok": 1 }, errors: 0 });
     const after = await inst.score(dev, { final: true }, new AbortController().signal);
     assert.match(after.error ?? "", /after close\(\)/);
   });
