@@ -22,6 +22,8 @@ type Behaviour = (req: IncomingMessage, res: ServerResponse, body: unknown, step
 const sockets = new Set<Socket>();
 let server: Server;
 let connections = 0;
+const servedOn = new WeakMap<Socket, number>();
+let staleDrops = 0;
 let base: string;
 let taskDir: string;
 const steps = new Map<string, number>();
@@ -102,6 +104,7 @@ const behaviours: Record<string, Behaviour> = {
   }),
   "score-out-of-range": withCalls([], (res) => json(res, { session: "s1", result: { success: 1.5 } })),
   "score-ok": withCalls([{ settings: { nameSpace: "GLOBAL", get: { key: "wifi_on" } } }], (res) => json(res, { session: "s1", result: { success: 0.5, reward: 2, details: { seen: "1" } } })),
+  stale: withCalls([{ getCurrentActivity: {} }, { getCurrentActivity: {} }]),
   "slow-calls": (req, res, _b, step) => setTimeout(() => json(res, call(`c${step}`, { getCurrentActivity: {} })), 150),
 };
 
@@ -113,6 +116,13 @@ before(async () => {
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const name = req.url!.split("/")[1]!;
+      // "stale": a kept-alive connection the server drops when the next request arrives on it (as an idle timeout does).
+      const served = servedOn.get(req.socket) ?? 0;
+      servedOn.set(req.socket, served + 1);
+      if (name === "stale" && served > 0) {
+        staleDrops++;
+        return req.socket.destroy();
+      }
       const b = behaviours[name];
       if (!b) return json(res, { error: { message: `no behaviour ${name}` } }, 404);
       if (req.method === "DELETE") return json(res, { closed: true });
@@ -289,6 +299,17 @@ describe("connections and hosts", () => {
       assert.equal(e.retryable, true);
       assert.ok(ms < 4000, `${ms} ms`);
     }
+  });
+  test("a kept-alive connection the server dropped is used again once, on a fresh connection", async () => {
+    const dev = recordingDevice();
+    const inst = createRemoteTaskInstance({ url: `${base}/stale`, className: "T", timeoutSec: 10 }, { index: 0, seed: 1 }, OPTS);
+    const drops = staleDrops;
+    await inst.initialize(dev, new AbortController().signal);
+    assert.equal(dev.seen.length, 2, "each device call carried out once");
+    assert.ok(staleDrops - drops >= 1, "the server dropped a reused connection");
+    const s = await inst.score(dev, { final: true }, new AbortController().signal);
+    assert.equal(s.success, 1, s.error);
+    await inst.close();
   });
   test("nothing listening: unreachable", async () => {
     const dev = recordingDevice();
