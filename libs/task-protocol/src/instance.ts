@@ -115,11 +115,11 @@ function settingsFor(ref: TaskServerRef, opts: RemoteTaskOptions): Settings {
   };
 }
 
-/** JSON values a task server may give as parameters, as the farm's scalar `TaskParams` (objects and lists as JSON text). */
+/** JSON values a task server may give as parameters, as the farm's scalar `TaskParams` (objects and lists as JSON text; texts cut at 4096 characters). */
 function toParams(p: Record<string, unknown> | undefined): TaskParams {
   const out: Record<string, ParamValue> = Object.create(null);
   for (const [k, v] of Object.entries(p ?? {})) {
-    out[k] = typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : cut(JSON.stringify(v), 4096);
+    out[k] = typeof v === "string" ? cut(v, 4096) : typeof v === "number" || typeof v === "boolean" ? v : cut(JSON.stringify(v), 4096);
   }
   return out;
 }

@@ -30,7 +30,7 @@ const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const json = z.json();
 
 export const initializeResultSchema = z.strictObject({
-  goal: z.string().min(1).max(4000),
+  goal: z.string().min(1).max(2000), // the farm's bound on a goal (README, "Goals and observations")
   params: z
     .record(z.string().regex(PARAM_NAME, "a parameter name: [A-Za-z_][A-Za-z0-9_]{0,63}"), json)
     .refine((r) => Object.keys(r).length <= 64, "at most 64 parameters")
