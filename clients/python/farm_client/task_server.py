@@ -267,7 +267,7 @@ class TaskServer:
         self.sessions: Dict[str, Session] = {}
         self.stats = {"sessions": 0, "device_calls": 0, "results": 0, "errors": 0}
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer((host, port), _handler(self, quiet))
+        self._httpd = _Server((host, port), _handler(self, quiet))
         self._httpd.daemon_threads = True
 
     @property
@@ -368,6 +368,14 @@ class TaskServer:
         if s is not None:
             s.close()
         return 200, {"session": sid, "closed": s is not None}
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # The farm gave up on an exchange (its deadline) and closed the connection: nothing to report.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
 
 
 def _err(kind: str, message: str) -> Dict[str, Any]:
