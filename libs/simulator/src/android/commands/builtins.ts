@@ -60,9 +60,7 @@ export const builtinCommands: CommandTable = {
       throw new ExitRequest(Number.isInteger(code) ? code & 0xff : 2);
     },
   },
-  // No variables exist in this shell (see shell/lexer.ts): `export X=…` is accepted and ignored.
-  export: { latencyClass: "shell", run: () => 0 },
-  unset: { latencyClass: "shell", run: () => 0 },
+  // `export` and `unset` change the shell itself: shell/interpreter.ts runs them before this table.
   sh: {
     latencyClass: "shell",
     async run(args, ctx) {
@@ -95,15 +93,19 @@ export const builtinCommands: CommandTable = {
   },
   id: {
     latencyClass: "shell",
-    run(_args, ctx) {
-      ctx.out("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1015(sdcard_rw),3003(inet) context=u:r:shell:s0\n");
+    run(args, ctx) {
+      const root = ctx.sys.shellIsRoot();
+      if (args[0] === "-u") ctx.out(root ? "0\n" : "2000\n");
+      else if (args[0] === "-un" || args[0] === "-nu") ctx.out(root ? "root\n" : "shell\n");
+      else if (root) ctx.out("uid=0(root) gid=0(root) groups=0(root),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:su:s0\n");
+      else ctx.out("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:shell:s0\n");
       return 0;
     },
   },
   whoami: {
     latencyClass: "shell",
     run(_args, ctx) {
-      ctx.out("shell\n");
+      ctx.out(ctx.sys.shellIsRoot() ? "root\n" : "shell\n");
       return 0;
     },
   },
