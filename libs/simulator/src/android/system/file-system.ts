@@ -110,6 +110,55 @@ export class SimFileSystem {
     for (const n of nodes) this.nodes.set(n.path, { dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data });
   }
 
+  /** The node at `path` and everything below it, parents before their children (cp -r, chmod -R). */
+  walk(path: string): SavedFsNode[] {
+    const p = normalizePath(path);
+    const prefix = p === "/" ? "/" : p + "/";
+    const out: SavedFsNode[] = [];
+    for (const [key, n] of this.nodes) if (key === p || key.startsWith(prefix)) out.push({ path: key, dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data });
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Creates one directory; its parent must exist. */
+  mkdir(path: string, perm = 0o771, mtimeSec = this.nowSec()): "ok" | "exists" | "no-parent" | "parent-not-dir" {
+    const p = normalizePath(path);
+    if (this.nodes.has(p)) return "exists";
+    const parent = this.nodes.get(parentOf(p));
+    if (!parent) return "no-parent";
+    if (!parent.dir) return "parent-not-dir";
+    this.nodes.set(p, { dir: true, mode: S_IFDIR | (perm & 0o7777), mtimeSec, data: new Uint8Array(0) });
+    return "ok";
+  }
+
+  /** Sets the permission bits (the type bits stay); false when absent. */
+  setMode(path: string, perm: number): boolean {
+    const n = this.nodes.get(normalizePath(path));
+    if (!n) return false;
+    n.mode = (n.mode & S_IFMT) | (perm & 0o7777);
+    return true;
+  }
+
+  setMtime(path: string, mtimeSec: number): boolean {
+    const n = this.nodes.get(normalizePath(path));
+    if (!n) return false;
+    n.mtimeSec = mtimeSec;
+    return true;
+  }
+
+  /** Moves a node and everything below it to `to` (which must not exist; its parent must). */
+  rename(from: string, to: string): boolean {
+    const src = normalizePath(from);
+    const dst = normalizePath(to);
+    if (!this.nodes.has(src) || this.nodes.has(dst) || src === "/") return false;
+    if (dst.startsWith(src + "/")) return false;
+    for (const n of this.walk(src)) {
+      const node = this.nodes.get(n.path)!;
+      this.nodes.delete(n.path);
+      this.nodes.set(dst + n.path.slice(src.length), node);
+    }
+    return true;
+  }
+
   /** Removes a file, or a directory with everything below it when `recursive`. Returns false if absent. */
   remove(path: string, recursive = false): boolean | "is-directory" {
     const p = normalizePath(path);
