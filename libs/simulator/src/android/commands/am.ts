@@ -51,7 +51,7 @@ function amStart(args: string[], ctx: CommandContext): number {
   }
   const cmp = shortComponent(target);
   // An implicit intent is printed as given; the component it resolved to shows only in -W's Activity line.
-  ctx.out(`Starting: ${describeIntent(intent, intent.component ? cmp : undefined)}\n`);
+  ctx.out(`Starting: ${describeIntent(intent, intent.component || intent.packageName ? cmp : undefined)}\n`);
   const outcome = am.start({ component: target, extras: intent.extras, forceStop });
   switch (outcome.kind) {
     case "no-such-activity":
