@@ -20,7 +20,7 @@ const serial = (): string => rig.fleet.devices[0]!.serial;
 const adb = (args: string[]) => adbCli(rig.adb.port, serial(), args, { timeoutMs: 30_000 });
 const shell = async (line: string): Promise<{ out: string; err: string; code: number }> => {
   const r = await adb(["shell", line]);
-  return { out: r.stdout.toString(), err: r.stderr, code: r.code };
+  return { out: r.stdout.toString(), err: r.stderr, code: r.code ?? -1 };
 };
 
 test("adb root / adb unroot: adbd's answers, the transport restarts, then id says who the shell is", async () => {

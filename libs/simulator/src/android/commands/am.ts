@@ -20,7 +20,9 @@ function resolveComponent(ctx: CommandContext, intent: IntentSpec): ComponentNam
   // An action: the activity whose intent filter takes it (the package manager's resolution).
   const resolved = ctx.sys.packages.resolveActivity(intent);
   if (resolved) return resolved;
-  if (intent.packageName && (!intent.action || intent.action === "android.intent.action.MAIN")) {
+  // A package named with any other action gets its launcher activity (simulated apps declare no other
+  // filters; AndroidEnv's start_intent sends `-a VIEW -d URI PKG`).
+  if (intent.packageName) {
     const pkg = ctx.sys.packages.get(intent.packageName);
     if (pkg?.activities[0]) return { packageName: pkg.name, className: pkg.activities[0] };
   }

@@ -45,10 +45,12 @@ const DEFAULT_VARS: readonly [string, string][] = [
 export class ShellState {
   readonly vars: Map<string, string>;
   status = 0;
-  loopsLeft = MAX_LOOP_ITERATIONS;
+  /** Loop iterations left for the command line; shared with child shells (pipeline stages, `sh -c`). */
+  readonly loops: { left: number };
 
   constructor(parent?: ShellState) {
     this.vars = new Map(parent ? parent.vars : DEFAULT_VARS);
+    this.loops = parent ? parent.loops : { left: MAX_LOOP_ITERATIONS };
   }
 
   get(name: string): string | undefined {
@@ -89,7 +91,7 @@ export class ShellInterpreter {
   private async interactive(io: CommandIO, state: ShellState): Promise<number> {
     try {
       for await (const line of stdinLines(io.stdin, io.signal)) {
-        state.loopsLeft = MAX_LOOP_ITERATIONS;
+        state.loops.left = MAX_LOOP_ITERATIONS;
         await this.execLine(line, { ...io, stdin: emptyStdin }, state);
       }
     } catch (e) {
@@ -164,7 +166,6 @@ export class ShellInterpreter {
         if (e instanceof ExitRequest) return e.exitCode;
         throw e;
       } finally {
-        state.loopsLeft = Math.min(state.loopsLeft, sub.loopsLeft);
         if (i < channels.length) channels[i]!.close();
         for (let up = 0; up < i; up++) stops[up]!.abort();
       }
@@ -194,11 +195,11 @@ export class ShellInterpreter {
 
   /** Counts one loop iteration against the line's budget; past it, the line ends (exit status 1). */
   private async iterate(io: CommandIO, state: ShellState): Promise<void> {
-    if (state.loopsLeft <= 0) {
+    if (state.loops.left <= 0) {
       io.err(`/system/bin/sh: loop stopped: more than ${MAX_LOOP_ITERATIONS} iterations in one command line (the simulated shell's bound)\n`);
       throw new ExitRequest(1);
     }
-    state.loopsLeft--;
+    state.loops.left--;
     // Let timers and the host's close reach us even if the body never waits (`while true; do echo; done`).
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
