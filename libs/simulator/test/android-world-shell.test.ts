@@ -186,6 +186,14 @@ test("AndroidWorld: app_snapshot save and restore of an app's data (the if [ -d 
   assert.equal((await generic(["shell", "ls", "-1", `/data/data/${pkg}/databases`])).output, "notes.db\n");
   assert.match((await generic(["shell", "ls", "-l", `/data/data/${pkg}/databases`])).output, /-rwxrwxrwx .* notes\.db/, "chmod 777 -R");
 
+  // file_utils.get_file_list_with_metadata: `ls DIR -ll -au`, regular files' size at [-5] and ctime at [-4:-2].
+  const listing = (await generic(`shell ls /data/data/${pkg}/databases -ll -au`)).output.split("\n").filter((l) => l.startsWith("-"));
+  assert.equal(listing.length, 1, listing.join("\n"));
+  const fields = listing[0]!.split(" ");
+  assert.equal(fields[fields.length - 1], "notes.db");
+  assert.equal(Number.parseInt(fields[fields.length - 5]!, 10), "first\n".length);
+  assert.match(fields.slice(-4, -2).join(" ").slice(0, -3), /^2023-10-15 15:\d\d:\d\d\.\d{6}$/, "Python's fromisoformat reads it; the clock set earlier");
+
   // A snapshot that was never saved: the restore fails as AndroidWorld's does.
   await assert.rejects(restoreSnapshot("com.tpcstld.twozerogame"), /Snapshot not found/);
   // Without root, app data is out of reach.
