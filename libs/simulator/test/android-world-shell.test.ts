@@ -91,6 +91,7 @@ test("the shell: if/elif/else, [ ] and test, && || ! ;, for and while loops, $?,
   assert.equal(await sh("if [ -f /nope ]; then echo a; elif test -e /sdcard; then echo b; else echo c; fi"), "b\n");
   assert.equal(await sh("if ! [ -z x ] && [ -n x ] && [ 3 -lt 4 ] && [ a = a ] && [ a != b ]; then echo yes; fi"), "yes\n");
   assert.equal(await sh("[ 2 -eq 3 ] || [ 5 -le 4 ] || echo fallthrough"), "fallthrough\n");
+  assert.equal(await sh("[ -d /nope -o -d /sdcard ] && [ -e /sdcard -a ! -w /system ] && echo combined"), "combined\n");
   assert.equal(await sh("false; echo $?; true; echo $?; ! true; echo $?"), "1\n0\n1\n");
   assert.equal(await sh("for x in a b c; do echo item $x; done"), "item a\nitem b\nitem c\n");
   assert.equal(await sh("N=x; while [ $N != xxx ]; do N=${N}x; echo $N; done"), "xx\nxxx\n");
