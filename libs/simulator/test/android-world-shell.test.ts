@@ -124,6 +124,9 @@ test("file commands as app_snapshot uses them: cp -a, rm -r, ls -1, mkdir -p, ch
   assert.equal((await sh("chown nobody-here /data/local/tmp/moved")).err, "chown: bad user 'nobody-here'\n");
   assert.equal((await sh("rm /data/local/tmp/moved")).err, "rm: /data/local/tmp/moved: Is a directory\n");
   assert.equal((await sh("rm -rf /data/local/tmp/moved /data/local/tmp/src && ls /data/local/tmp/moved")).err, "ls: /data/local/tmp/moved: No such file or directory\n");
+  // /sdcard and /storage/self/primary lead to the primary storage, as the device's links do.
+  assert.equal((await sh("echo pic > /sdcard/DCIM/a.txt && cat /storage/emulated/0/DCIM/a.txt /storage/self/primary/DCIM/a.txt")).output, "pic\npic\n");
+  assert.match((await sh("ls /")).output, /^sdcard$/m);
   assert.equal((await sh("rm -r /system/bin")).err, "rm: /system/bin: Read-only file system\n");
   await generic("unroot");
   await generic("wait-for-device");
