@@ -99,6 +99,8 @@ test("the shell: if/elif/else, [ ] and test, && || ! ;, for and while loops, $?,
   assert.equal(await sh("mkdir -p /data/local/tmp/g && touch /data/local/tmp/g/a.txt /data/local/tmp/g/b.txt && for f in /data/local/tmp/g/*.txt; do echo $f; done"), "/data/local/tmp/g/a.txt\n/data/local/tmp/g/b.txt\n");
   assert.equal(await sh("echo '$HOME' \"$HOME\" ${HOME}"), "$HOME / /\n");
   assert.equal(await sh("{ echo one; echo two; } | grep -c o"), "2\n");
+  const piped = await adbCli(rig.adb.port, rig.fleet.devices[0]!.serial, ["shell", "sh"], { input: "X=kept\necho $X\nfor i in 1 2; do echo $i; done\n" });
+  assert.equal(piped.stdout.toString(), "kept\n1\n2\n", "sh reading stdin keeps its variables from line to line");
   const syntax = await generic(["shell", "if true; then echo x"]);
   assert.match(syntax.err, /syntax error/);
   assert.equal(syntax.output, "", "nothing of an unparsable script runs");

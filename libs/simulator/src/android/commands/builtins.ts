@@ -154,7 +154,8 @@ export const builtinCommands: CommandTable = {
 async function readCommands(ctx: CommandContext): Promise<number> {
   let status = 0;
   try {
-    for await (const line of stdinLines(ctx.stdin, ctx.signal)) status = await ctx.runScript(line, { ...ctx, stdin: emptyStdin });
+    const run = ctx.subshell();
+    for await (const line of stdinLines(ctx.stdin, ctx.signal)) status = await run(line, { ...ctx, stdin: emptyStdin });
   } catch (e) {
     if (e instanceof ExitRequest) return e.exitCode;
     throw e;

@@ -283,6 +283,10 @@ export class ShellInterpreter {
         ...rio,
         sys: this.host.sys,
         runScript: (line, sub) => this.execLine(line, sub, new ShellState(state)),
+        subshell: () => {
+          const child = new ShellState(state);
+          return (line, sub) => this.execLine(line, sub, child);
+        },
       };
       return await spec.run(words.slice(1), ctx);
     });
