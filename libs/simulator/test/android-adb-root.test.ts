@@ -28,6 +28,8 @@ test("adb root / adb unroot: adbd's answers, the transport restarts, then id say
   assert.equal((await shell("whoami")).out, "shell\n");
   assert.equal((await shell("date 101512002023.00")).err, "date: cannot set date: Operation not permitted\n");
   assert.equal((await shell("mkdir -p /data/data/x.y/files")).code, 1, "apps' data needs root");
+  assert.equal((await shell("setprop service.adb.root 1")).err, "Failed to set property 'service.adb.root' to '1'.\nSee dmesg for error reason.\n");
+  assert.equal((await shell("setprop debug.sim.flag 1 && getprop debug.sim.flag")).out, "1\n");
 
   const root = await adb(["root"]);
   assert.equal(root.code, 0, root.stderr);
