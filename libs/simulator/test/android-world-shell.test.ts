@@ -108,6 +108,9 @@ test("the shell: if/elif/else, [ ] and test, && || ! ;, for and while loops, $?,
   assert.equal(bounded.ok, false);
   assert.match(bounded.err, /loop stopped: more than 10000 iterations/);
   assert.equal(bounded.output, "", "the line ends at the bound");
+  const doubling = await generic(["shell", "X=ab; while true; do X=$X$X; done; echo after"]);
+  assert.equal(doubling.ok, false);
+  assert.match(doubling.err, /a word expanded to more than 1048576 characters/);
 });
 
 test("file commands as app_snapshot uses them: cp -a, rm -r, ls -1, mkdir -p, chmod, chown, touch, mv; toybox errors", async () => {

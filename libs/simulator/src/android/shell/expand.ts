@@ -3,7 +3,25 @@
  * pathname expansion (globbing) of unquoted `*`, `?` and `[…]` against the device's file system.
  * Nothing here runs a command (see lexer.ts).
  */
+import { FarmError } from "@farm/errors";
 import type { Word } from "./lexer.ts";
+
+/** Longest text one word may expand to (a variable doubled in a loop stays bounded). */
+export const MAX_EXPANSION_CHARS = 1 << 20;
+
+/** A word whose expansion passed MAX_EXPANSION_CHARS; the shell ends the command line. */
+export class ExpansionTooLong extends FarmError<"expansion_too_long"> {
+  override readonly name = "ExpansionTooLong";
+  /** the same input fails the same way (not retryable). */
+  constructor() {
+    super("expansion_too_long", `a word expanded to more than ${MAX_EXPANSION_CHARS} characters`);
+  }
+}
+
+function checked(text: string): string {
+  if (text.length > MAX_EXPANSION_CHARS) throw new ExpansionTooLong();
+  return text;
+}
 
 /** Where parameters come from: the shell's variables and its last exit status. */
 export interface ParamSource {
@@ -36,7 +54,9 @@ function escapeGlob(text: string): string {
 
 /** A word as one string: parameters substituted, no splitting, no globbing (assignments, redirection targets, `case`-like uses). */
 export function expandToString(word: Word, params: ParamSource): string {
-  return word.parts.map((p) => (p.kind === "lit" ? p.text : (params.get(p.name) ?? ""))).join("");
+  let out = "";
+  for (const p of word.parts) out = checked(out + (p.kind === "lit" ? p.text : (params.get(p.name) ?? "")));
+  return out;
 }
 
 /** A word as the fields a command receives: parameters substituted, unquoted ones split on blanks, unquoted patterns globbed. */
@@ -47,7 +67,7 @@ export function expandWord(word: Word, params: ParamSource, fs: GlobFs, cwd = "/
   for (const part of word.parts) {
     if (part.kind === "lit") {
       const f = current();
-      f.text += part.text;
+      f.text = checked(f.text + part.text);
       if (part.quoted) f.pattern += escapeGlob(part.text);
       else {
         f.pattern += part.text;
@@ -56,9 +76,10 @@ export function expandWord(word: Word, params: ParamSource, fs: GlobFs, cwd = "/
       continue;
     }
     const value = params.get(part.name) ?? "";
+    if (fields.length > MAX_EXPANSION_CHARS / 2) throw new ExpansionTooLong();
     if (part.quoted) {
       const f = current();
-      f.text += value;
+      f.text = checked(f.text + value);
       f.pattern += escapeGlob(value);
       continue;
     }
@@ -71,7 +92,7 @@ export function expandWord(word: Word, params: ParamSource, fs: GlobFs, cwd = "/
       }
       if (piece === "") return;
       const f = current();
-      f.text += piece;
+      f.text = checked(f.text + piece);
       f.pattern += piece;
       if (GLOB_CHARS.test(piece)) f.glob = true;
     });

@@ -10,7 +10,7 @@
 import { parseCommandLine, type AndOr, type Command, type CommandList, type Pipeline, type Redirection, type SimpleCommand, type WhileLoop, type ForLoop, type IfClause, type Word } from "./parser.ts";
 import { ShellSyntaxError } from "./lexer.ts";
 import { PipeChannel } from "./pipe.ts";
-import { expandToString, expandWord } from "./expand.ts";
+import { ExpansionTooLong, expandToString, expandWord } from "./expand.ts";
 import { nullSink, emptyStdin, sleepMs, stdinLines, toBytes, concatBytes, type CommandIO, type Sink } from "./io.ts";
 import { ExitRequest, type CommandContext, type CommandSpec, type LatencyClass } from "../commands/types.ts";
 import type { AndroidSystem } from "../system/android-system.ts";
@@ -103,6 +103,18 @@ export class ShellInterpreter {
 
   /** Parses and runs in `state` (a new shell when not given); lets ExitRequest escape so `exit` ends an interactive session. */
   async execLine(line: string, io: CommandIO, state: ShellState = new ShellState()): Promise<number> {
+    try {
+      return await this.parseAndRun(line, io, state);
+    } catch (e) {
+      if (!(e instanceof ExpansionTooLong)) throw e;
+      // Bounded like the loops: the line ends, with status 1.
+      io.err(`/system/bin/sh: ${e.message} (the simulated shell's bound)\n`);
+      state.status = 1;
+      throw new ExitRequest(1);
+    }
+  }
+
+  private async parseAndRun(line: string, io: CommandIO, state: ShellState): Promise<number> {
     let ast: CommandList;
     try {
       ast = parseCommandLine(line);
