@@ -118,7 +118,7 @@ export class SimDevice {
       model: prop("ro.product.model", DEVICE_PRODUCT.model),
       device: prop("ro.product.device", DEVICE_PRODUCT.device),
     });
-    this.router = createServiceRouter(android satisfies DeviceBackend);
+    this.router = createServiceRouter(android satisfies DeviceBackend, () => this.restartAdbd());
     this.snapshots = new DeviceSnapshots({
       dir: opts.snapshotDir ?? defaultSnapshotDir(serial),
       system: android.system,
@@ -253,6 +253,13 @@ export class SimDevice {
       this.log.debug({ event: "transport:closed" }, "transport closed");
       this.ensureRegistered();
     });
+  }
+
+  /** adbd restarted (`adb root` / `adb unroot`): the transport drops and the device registers again at once. */
+  private restartAdbd(): void {
+    if (this.closed || this.dropped) return;
+    this.log.info({ event: "adbd:restart", root: this.android.system.shellIsRoot() }, "adbd restarting");
+    for (const c of this.connections) c.destroy();
   }
 
   private setHung(on: boolean): void {

@@ -48,11 +48,11 @@ test("invalid RL_TASK_GAME_CONFIG: an error line, defaults used", async () => {
   d.close();
 });
 
-test("no expansion: $(...) and backticks stay literal", async () => {
+test("no command substitution: $(...) and backticks stay literal (parameters do expand)", async () => {
   const d = newDevice();
   d.fs.write("/data/local/tmp/keep", new Uint8Array([1]), 0o644, 0);
-  const r = await sh(d, "echo $(rm -rf /data) `rm -rf /data` ${HOME} $HOME");
-  assert.equal(r.out, "$(rm -rf /data) `rm -rf /data` ${HOME} $HOME\n");
+  const r = await sh(d, "echo $(rm -rf /data) `rm -rf /data` ${HOME} $HOME '$HOME'");
+  assert.equal(r.out, "$(rm -rf /data) `rm -rf /data` / / $HOME\n");
   assert.ok(d.fs.stat("/data/local/tmp/keep"), "file system untouched");
   d.close();
 });

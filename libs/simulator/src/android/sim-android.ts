@@ -76,6 +76,24 @@ export class SimAndroid {
     }
   }
 
+  /**
+   * adbd's `root:` / `unroot:` (daemon/restart_service.cpp): already in the asked state → say so;
+   * `root` on a build that is not debuggable → refused; else set `service.adb.root` and restart.
+   */
+  restartAdbd(mode: "root" | "unroot"): { message: string; restart: boolean } {
+    const props = this.system.props;
+    const root = this.system.shellIsRoot();
+    if (mode === "root") {
+      if (root) return { message: "adbd is already running as root\n", restart: false };
+      if (props.get("ro.debuggable") !== "1") return { message: "adbd cannot run as root in production builds\n", restart: false };
+      props.set("service.adb.root", "1");
+      return { message: "restarting adbd as root\n", restart: true };
+    }
+    if (!root) return { message: "adbd not running as root\n", restart: false };
+    props.set("service.adb.root", "0");
+    return { message: "restarting adbd as non root\n", restart: true };
+  }
+
   /** `pkg/pkg.Activity` in front; the launcher's (`com.android.launcher3/com.android.launcher3.Launcher`) when no app is. */
   currentActivity(): string {
     return flatComponent(this.system.activities.currentComponent());

@@ -25,6 +25,11 @@ export interface DeviceBackend {
     write(path: string, data: Uint8Array, mode: number, mtimeSec: number): void;
   };
   readonly faults: { latencyMs(commandClass: string): number };
+  /**
+   * adbd's `root:` / `unroot:` services: the message adbd writes, and whether adbd now restarts
+   * (which drops the transport; the device comes back a moment later). Absent: refused, as before.
+   */
+  restartAdbd?(mode: "root" | "unroot"): { message: string; restart: boolean };
 }
 
 /** Runs a command and never rejects: an internal error becomes a message on stderr and exit 255. */

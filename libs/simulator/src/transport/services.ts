@@ -1,4 +1,5 @@
-import type { DeviceBackend } from "./backend.ts";
+import { sleep, type DeviceBackend } from "./backend.ts";
+import type { AdbStream } from "./stream.ts";
 import type { ServiceRouter } from "./connection.ts";
 import { startFramebuffer } from "./framebuffer-service.ts";
 import { startRawShell, startShellV2 } from "./shell-service.ts";
@@ -8,11 +9,12 @@ export type ServiceKind =
   | { kind: "shell"; command: string; v2: boolean }
   | { kind: "exec"; command: string }
   | { kind: "sync" }
-  | { kind: "framebuffer" };
+  | { kind: "framebuffer" }
+  | { kind: "restart"; mode: "root" | "unroot" };
 
 /**
  * Normalises a service string from OPEN: `shell:CMD`, `shell,v2,TERM=xterm,raw:CMD`, `exec:CMD`,
- * `sync:`, `framebuffer:`. Everything else (jdwp, reverse, root, …) is refused.
+ * `sync:`, `framebuffer:`, `root:`, `unroot:`. Everything else (jdwp, reverse, …) is refused.
  */
 export function parseService(service: string): ServiceKind | undefined {
   if (service.startsWith("shell:")) return { kind: "shell", command: service.slice(6), v2: false };
@@ -25,10 +27,30 @@ export function parseService(service: string): ServiceKind | undefined {
   if (service.startsWith("exec:")) return { kind: "exec", command: service.slice(5) };
   if (service === "sync:") return { kind: "sync" };
   if (service === "framebuffer:") return { kind: "framebuffer" };
+  if (service === "root:") return { kind: "restart", mode: "root" };
+  if (service === "unroot:") return { kind: "restart", mode: "unroot" };
   return undefined;
 }
 
-export function createServiceRouter(backend: DeviceBackend): ServiceRouter {
+/** How long after answering `root:`/`unroot:` adbd goes away (it restarts once the reply is out). */
+const ADBD_RESTART_DELAY_MS = 50;
+
+/**
+ * `root:` / `unroot:` as adbd answers them: one line, the stream closes, and when adbd restarts the
+ * transport drops (`onAdbdRestart`), so `adb root`'s wait-for-disconnect and wait-for-device end.
+ */
+function startRestart(backend: DeviceBackend, mode: "root" | "unroot", stream: AdbStream, onAdbdRestart: () => void): void {
+  const r = backend.restartAdbd!(mode);
+  stream.write(r.message);
+  void stream.drained().then(async () => {
+    stream.close();
+    if (!r.restart) return;
+    await sleep(ADBD_RESTART_DELAY_MS);
+    onAdbdRestart();
+  });
+}
+
+export function createServiceRouter(backend: DeviceBackend, onAdbdRestart: () => void = () => {}): ServiceRouter {
   return (service) => {
     const parsed = parseService(service);
     if (!parsed) return undefined;
@@ -44,6 +66,8 @@ export function createServiceRouter(backend: DeviceBackend): ServiceRouter {
         return (s) => startSync(backend, s);
       case "framebuffer":
         return (s) => startFramebuffer(backend, s);
+      case "restart":
+        return backend.restartAdbd ? (s) => startRestart(backend, parsed.mode, s, onAdbdRestart) : undefined;
     }
   };
 }

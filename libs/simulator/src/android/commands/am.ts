@@ -1,6 +1,7 @@
 /**
  * `am`: start (-W, -S, intent extras), force-stop, kill, crash, broadcast, start-service,
- * stack list, task lock <id> | stop, get-current-user. Output shapes follow Android 9/10.
+ * stack list | remove <id>, task lock <id> | stop, get-current-user; `start -a ACTION` resolves through
+ * the package manager's intent filters. Output shapes follow Android 9/10.
  */
 import { fail, stripUser, type CommandContext, type CommandTable } from "./types.ts";
 import { parseIntentArgs, describeIntent, type IntentSpec } from "./intent-args.ts";
@@ -16,6 +17,11 @@ function resolveComponent(ctx: CommandContext, intent: IntentSpec): ComponentNam
     return c ?? `Error: Bad component name: ${intent.component}`;
   }
   if (intent.categories.includes("android.intent.category.HOME")) return "home";
+  // An action: the activity whose intent filter takes it (the package manager's resolution).
+  const resolved = ctx.sys.packages.resolveActivity(intent);
+  if (resolved) return resolved;
+  // A package named with any other action gets its launcher activity (simulated apps declare no other
+  // filters; AndroidEnv's start_intent sends `-a VIEW -d URI PKG`).
   if (intent.packageName) {
     const pkg = ctx.sys.packages.get(intent.packageName);
     if (pkg?.activities[0]) return { packageName: pkg.name, className: pkg.activities[0] };
@@ -46,7 +52,8 @@ function amStart(args: string[], ctx: CommandContext): number {
     return 0;
   }
   const cmp = shortComponent(target);
-  ctx.out(`Starting: ${describeIntent(intent, cmp)}\n`);
+  // An implicit intent is printed as given; the component it resolved to shows only in -W's Activity line.
+  ctx.out(`Starting: ${describeIntent(intent, intent.component || intent.packageName ? cmp : undefined)}\n`);
   const outcome = am.start({ component: target, extras: intent.extras, forceStop });
   switch (outcome.kind) {
     case "no-such-activity":
@@ -135,6 +142,13 @@ function am(argsIn: string[], ctx: CommandContext): number {
     case "stack":
       if (args[0] === "list") {
         ctx.out(sys.activities.stackList(sys.screen.width, sys.screen.height));
+        return 0;
+      }
+      if (args[0] === "remove") {
+        if (args[1] === undefined || !/^\d+$/.test(args[1])) return fail(ctx, `Error: bad stack id: ${args[1] ?? ""}`, 255);
+        if (sys.activities.removeStack(Number(args[1])) === "not-standard") {
+          return fail(ctx, "Exception occurred while executing 'stack':\njava.lang.IllegalArgumentException: Removing non-standard stack is not allowed.", 255);
+        }
         return 0;
       }
       return fail(ctx, `Error: unknown stack command: ${args[0] ?? ""}`, 255);

@@ -79,9 +79,9 @@ function dumpActivities(ctx: CommandContext): string {
   const lines = ["ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)", "Display #0 (activities from top to bottom):"];
   const tasks = [...am.allTasks()];
   for (const t of tasks) {
-    lines.push(`  Stack #${t.taskId - 10}: type=standard mode=fullscreen`);
+    lines.push(`  Stack #${t.taskId}: type=standard mode=fullscreen`);
     lines.push(`    Task id #${t.taskId}`);
-    lines.push(`    * TaskRecord{${objectId(ctx, `taskrecord/${t.taskId}`)} #${t.taskId} A=${t.process.packageName} U=0 StackId=${t.taskId - 10} sz=1}`);
+    lines.push(`    * TaskRecord{${objectId(ctx, `taskrecord/${t.taskId}`)} #${t.taskId} A=${t.process.packageName} U=0 StackId=${t.taskId} sz=1}`);
     lines.push(`      realActivity=${flatComponent(am.rootComponent(t))}`);
     lines.push(`        * Hist #0: ${activityRecord(ctx, t)}`);
   }
@@ -93,6 +93,41 @@ function dumpActivities(ctx: CommandContext): string {
   lines.push("");
   lines.push(` ResumedActivity: ${activityRecord(ctx, front)}`);
   lines.push(`  mLockTaskModeState=${am.lockedTaskId() === undefined ? "NONE" : "PINNED"}`);
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * `dumpsys activity recents`, Android 10's RecentTasks dump: every app task, most recent first
+ * (the home task is not a recent task), then the same as the visible recent tasks with ` id=<task id>`,
+ * which AndroidWorld's close_recents reads back to `am stack remove` each.
+ */
+function dumpRecents(ctx: CommandContext): string {
+  const am = ctx.sys.activities;
+  const lines = [
+    "ACTIVITY MANAGER RECENT TASKS (dumpsys activity recents)",
+    "  mRecentsUid=10104",
+    "  mRecentsComponent=ComponentInfo{com.android.launcher3/com.android.quickstep.RecentsActivity}",
+    "  mFreezeTaskListReordering=false",
+    "  mFreezeTaskListReorderingPendingTimeout=false",
+  ];
+  const tasks = [...am.allTasks()];
+  if (tasks.length === 0) return lines.join("\n") + "\n";
+  lines.push("", "  Recent tasks:");
+  tasks.forEach((t, i) => {
+    const root = shortComponent(am.rootComponent(t));
+    lines.push(`  * Recent #${i}: TaskRecord{${objectId(ctx, `taskrecord/${t.taskId}`)} #${t.taskId} A=${t.process.packageName} U=0 StackId=${t.taskId} sz=1}`);
+    lines.push(`    userId=0 effectiveUid=${t.process.pkg.uid} mCallingUid=shell mUserSetupComplete=true mCallingPackage=com.android.shell`);
+    lines.push(`    affinity=${t.process.packageName}`);
+    lines.push(`    intent={flg=0x10000000 cmp=${root}}`);
+    lines.push(`    realActivity=${root}`);
+  });
+  lines.push("", "  Visible recent tasks (most recent first):");
+  tasks.forEach((t, i) => {
+    lines.push(`  * RecentTaskInfo #${i}:`);
+    lines.push(`    id=${t.taskId} stackId=${t.taskId} userId=0 hasTask=true lastActiveTime=${t.taskId * 1000}`);
+    lines.push(`    baseIntent=Intent { flg=0x10000000 cmp=${shortComponent(am.rootComponent(t))} }`);
+    lines.push(`    topActivity=ComponentInfo{${flatComponent(am.topComponent(t))}}`);
+  });
   return lines.join("\n") + "\n";
 }
 
@@ -109,6 +144,10 @@ export function dumpsysActivity(args: string[], ctx: CommandContext): number {
     const front = am.foregroundTask();
     if (front) ctx.out(printTask(ctx, front, true));
     else ctx.out(`TASK ${LAUNCHER_PACKAGE} id=1 userId=0\n  ACTIVITY ${shortComponent({ packageName: LAUNCHER_PACKAGE, className: LAUNCHER_ACTIVITY })} ${objectId(ctx, "launcher")} pid=${LAUNCHER_PID}\n`);
+    return 0;
+  }
+  if (first === "recents" || first === "r") {
+    ctx.out(dumpRecents(ctx));
     return 0;
   }
   if (SUBCOMMANDS.has(first)) {

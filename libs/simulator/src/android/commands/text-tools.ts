@@ -46,8 +46,20 @@ async function wc(args: string[], ctx: CommandContext): Promise<number> {
   return 0;
 }
 
-/** `test EXPR` / `[ EXPR ]` with -e -f -d -s -z -n, = != and -eq -ne -lt -le -gt -ge, and a leading `!`. */
+/**
+ * `test EXPR` / `[ EXPR ]`: -e -f -d -s -r -w -x -L -h -z -n, = == != and -eq -ne -lt -le -gt -ge, a leading `!`,
+ * and expressions joined by -o (weaker) and -a.
+ */
 function evaluate(args: string[], ctx: CommandContext): boolean | undefined {
+  for (const op of ["-o", "-a"]) {
+    const at = args.indexOf(op, 1);
+    if (at > 0 && at < args.length - 1) {
+      const left = evaluate(args.slice(0, at), ctx);
+      const right = evaluate(args.slice(at + 1), ctx);
+      if (left === undefined || right === undefined) return undefined;
+      return op === "-o" ? left || right : left && right;
+    }
+  }
   if (args[0] === "!") {
     const r = evaluate(args.slice(1), ctx);
     return r === undefined ? undefined : !r;
@@ -59,7 +71,19 @@ function evaluate(args: string[], ctx: CommandContext): boolean | undefined {
     const [op, v] = args as [string, string];
     switch (op) {
       case "-e":
+      case "-r":
         return fs.stat(v) !== undefined;
+      case "-w":
+        return fs.stat(v) !== undefined && ctx.sys.writeDenied(v) === undefined;
+      case "-x":
+        return ((fs.stat(v)?.mode ?? 0) & 0o111) !== 0;
+      case "-L":
+      case "-h":
+      case "-b":
+      case "-c":
+      case "-p":
+      case "-S":
+        return false; // no links, devices, pipes or sockets in the simulated fs
       case "-f":
         return fs.read(v) !== undefined;
       case "-d":

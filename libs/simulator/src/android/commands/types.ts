@@ -9,8 +9,10 @@ export type { LatencyClass };
 
 export interface CommandContext extends CommandIO {
   readonly sys: AndroidSystem;
-  /** Runs a nested command line (`sh -c`), sharing this command's IO. */
+  /** Runs a nested command line (`sh -c`) in a child shell, sharing this command's IO. */
   runScript(line: string, io: CommandIO): Promise<number>;
+  /** A child shell that keeps its variables from one line to the next (`sh` reading its commands from stdin). */
+  subshell(): (line: string, io: CommandIO) => Promise<number>;
 }
 
 export type CommandHandler = (args: string[], ctx: CommandContext) => Promise<number> | number;

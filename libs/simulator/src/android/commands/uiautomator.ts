@@ -70,7 +70,7 @@ async function dump(args: string[], ctx: CommandContext): Promise<number> {
     else if (a === "--windows") windows = true;
     else if (!a.startsWith("-")) file = a;
   }
-  const path = normalizePath(file.startsWith("/") ? file : `/${file}`);
+  const path = normalizePath(file.startsWith("/") ? file : `/${file}`, false); // printed as named: /sdcard stays /sdcard
   const quietMs = ctx.sys.faults.latencyMs("uiautomator");
   if (!(await waitForIdle(ctx.sys, quietMs, quietMs * 10, ctx.signal))) {
     ctx.err("ERROR: could not get idle state.\n");

@@ -1,37 +1,91 @@
 /**
- * Tokeniser for the simulated device's `sh` (a small POSIX subset).
+ * Tokeniser for the simulated device's `sh` (the part of mksh that scripts sent over adb use).
  *
- * Quote removal happens here: single quotes are literal, double quotes honour `\` before `$`, `` ` ``,
- * `"`, `\` and newline, an unquoted `\` escapes the next character, and adjacent parts join into one
- * word (`'"{"' '"\"a\":1"'` style task arguments rely on it).
+ * Quote removal happens here, but each word keeps its parts with their quoting, because quoting
+ * decides what the interpreter later expands: single quotes are literal, double quotes honour `\`
+ * before `$`, `` ` ``, `"`, `\` and newline, an unquoted `\` escapes the next character, and adjacent
+ * parts join into one word (`'"{"' '"\"a\":1"'` style task arguments rely on it).
  *
- * Safe by construction: there is no parameter, command or arithmetic expansion anywhere in this
- * shell. `$(...)`, `${X}` and backticks are kept as literal text and are never executed.
+ * Expansion is limited to what cannot run anything: parameters (`$NAME`, `${NAME}`, `$?`, `$#`, `$$`,
+ * `$0`…`$9`) unquoted or inside double quotes, and pathname patterns (`*`, `?`, `[…]`) in unquoted
+ * text. Command substitution (`$(…)`, backticks) and arithmetic (`$((…))`) are kept as literal text
+ * and are never executed.
  */
 import { ShellSyntaxError } from "@farm/shell-words";
 
 export type Operator = ";" | "&&" | "||" | "|" | "&";
 export type RedirOp = ">" | ">>" | "<" | ">&" | "<&";
 
-export type Token =
-  | { kind: "word"; text: string; quoted: boolean }
-  | { kind: "op"; op: Operator }
-  | { kind: "redir"; fd: number | undefined; op: RedirOp };
+/** One piece of a word: literal text, or a parameter to expand. `quoted`: inside quotes or escaped (no globbing, no field splitting). */
+export type WordPart = { kind: "lit"; text: string; quoted: boolean } | { kind: "param"; name: string; quoted: boolean };
+
+export interface Word {
+  /** The word after quote removal, parameters left as written (`$X`): what reserved words and plain uses compare. */
+  text: string;
+  /** Some part of it was quoted or escaped (a quoted `if` is not a reserved word). */
+  quoted: boolean;
+  parts: WordPart[];
+}
+
+export type Token = ({ kind: "word" } & Word) | { kind: "op"; op: Operator } | { kind: "redir"; fd: number | undefined; op: RedirOp };
 
 export { ShellSyntaxError };
 
 const DQ_ESCAPABLE = new Set(["$", "`", '"', "\\", "\n"]);
+const NAME_START = /[A-Za-z_]/;
+const NAME_CHAR = /[A-Za-z0-9_]/;
+const SPECIAL_PARAMS = new Set(["?", "#", "$", "!", "@", "*", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]);
+
+/** Reads a parameter reference at `line[i] === "$"`; undefined when what follows is not one (the `$` is then literal). */
+function readParam(line: string, i: number): { name: string; end: number } | undefined {
+  const c = line[i + 1];
+  if (c === undefined) return undefined;
+  if (SPECIAL_PARAMS.has(c)) return { name: c, end: i + 2 };
+  if (NAME_START.test(c)) {
+    let j = i + 1;
+    while (j < line.length && NAME_CHAR.test(line[j]!)) j++;
+    return { name: line.slice(i + 1, j), end: j };
+  }
+  if (c === "{") {
+    const close = line.indexOf("}", i + 2);
+    if (close < 0) return undefined;
+    const name = line.slice(i + 2, close);
+    if (/^([A-Za-z_][A-Za-z0-9_]*|[?#$!@*0-9])$/.test(name)) return { name, end: close + 1 };
+  }
+  return undefined;
+}
 
 export function tokenize(line: string): Token[] {
   const tokens: Token[] = [];
-  let cur = "";
+  let parts: WordPart[] = [];
   let inWord = false;
-  let quoted = false;
+  let anyQuoted = false;
+  const addLit = (text: string, quoted: boolean): void => {
+    inWord = true;
+    if (quoted) anyQuoted = true;
+    const last = parts[parts.length - 1];
+    if (last?.kind === "lit" && last.quoted === quoted) last.text += text;
+    else parts.push({ kind: "lit", text, quoted });
+  };
+  const addParam = (name: string, quoted: boolean): void => {
+    inWord = true;
+    if (quoted) anyQuoted = true;
+    parts.push({ kind: "param", name, quoted });
+  };
   const endWord = (): void => {
-    if (inWord) tokens.push({ kind: "word", text: cur, quoted });
-    cur = "";
+    if (inWord) {
+      const text = parts.map((p) => (p.kind === "lit" ? p.text : `$${p.name.length > 1 ? `{${p.name}}` : p.name}`)).join("");
+      tokens.push({ kind: "word", text, quoted: anyQuoted, parts });
+    }
+    parts = [];
     inWord = false;
-    quoted = false;
+    anyQuoted = false;
+  };
+  /** The word so far is unquoted literal digits only (`2` of `2>/dev/null`). */
+  const pendingFd = (): number | undefined => {
+    if (!inWord || anyQuoted || parts.length !== 1) return undefined;
+    const p = parts[0]!;
+    return p.kind === "lit" && /^[0-9]+$/.test(p.text) ? Number(p.text) : undefined;
   };
   let i = 0;
   const n = line.length;
@@ -55,10 +109,9 @@ export function tokenize(line: string): Token[] {
       }
     } else if (c === ">" || c === "<") {
       // A word made only of digits right before the operator is the file descriptor (`2>/dev/null`).
-      let fd: number | undefined;
-      if (inWord && !quoted && /^[0-9]+$/.test(cur)) {
-        fd = Number(cur);
-        cur = "";
+      const fd = pendingFd();
+      if (fd !== undefined) {
+        parts = [];
         inWord = false;
       } else {
         endWord();
@@ -76,41 +129,41 @@ export function tokenize(line: string): Token[] {
     } else if (c === "'") {
       const end = line.indexOf("'", i + 1);
       if (end < 0) throw new ShellSyntaxError("unterminated single quote");
-      cur += line.slice(i + 1, end);
-      inWord = true;
-      quoted = true;
+      addLit(line.slice(i + 1, end), true);
       i = end + 1;
     } else if (c === '"') {
       i++;
+      addLit("", true); // `""` is a word of its own, even when empty
       for (;;) {
         if (i >= n) throw new ShellSyntaxError("unterminated double quote");
         const d = line[i]!;
         if (d === '"') break;
         if (d === "\\" && i + 1 < n && DQ_ESCAPABLE.has(line[i + 1]!)) {
-          if (line[i + 1] !== "\n") cur += line[i + 1];
+          if (line[i + 1] !== "\n") addLit(line[i + 1]!, true);
           i += 2;
+        } else if (d === "$" && readParam(line, i)) {
+          const p = readParam(line, i)!;
+          addParam(p.name, true);
+          i = p.end;
         } else {
-          cur += d;
+          addLit(d, true);
           i++;
         }
       }
       i++;
-      inWord = true;
-      quoted = true;
     } else if (c === "\\") {
       if (i + 1 < n) {
-        if (line[i + 1] !== "\n") {
-          cur += line[i + 1];
-          inWord = true;
-          quoted = true;
-        }
+        if (line[i + 1] !== "\n") addLit(line[i + 1]!, true);
         i += 2;
       } else {
         i++;
       }
+    } else if (c === "$" && readParam(line, i)) {
+      const p = readParam(line, i)!;
+      addParam(p.name, false);
+      i = p.end;
     } else {
-      cur += c;
-      inWord = true;
+      addLit(c, false);
       i++;
     }
   }

@@ -337,6 +337,22 @@ export class ActivityManager {
     this.changeListeners.add(listener);
   }
 
+  /**
+   * `am stack remove ID`: each app task is its own stack, with the task's id (as root tasks are on
+   * Android 12+, where AndroidWorld passes task ids). The task ends and its process dies; an unknown
+   * id does nothing; the home stack may not be removed.
+   */
+  removeStack(stackId: number): "removed" | "absent" | "not-standard" {
+    if (stackId === 0) return "not-standard";
+    const t = this.tasks.find((x) => x.taskId === stackId);
+    if (!t) return "absent";
+    this.sysLog("I", "ActivityTaskManager", `removeStack: ${stackId} (${t.process.packageName})`);
+    this.removeTask(t);
+    t.process.kill();
+    this.changed();
+    return "removed";
+  }
+
   /** `am stack list`, Android 9/10 shape: one stack per task, the front one first. */
   stackList(width: number, height: number): string {
     const lines: string[] = [];
@@ -354,7 +370,7 @@ export class ActivityManager {
     };
     if (this.homeInFront) home();
     this.tasks.forEach((t, i) => {
-      stackHead(t.taskId - 10, "standard", t.taskId);
+      stackHead(t.taskId, "standard", t.taskId);
       lines.push(taskLine(t.taskId, flatComponent(this.rootComponent(t)), flatComponent(this.topComponent(t)), !this.homeInFront && i === 0));
     });
     if (!this.homeInFront) home();

@@ -9,7 +9,7 @@ import { LogBuffer } from "./log-buffer.ts";
 import { SettingsStore, type SettingsNamespace } from "./settings-store.ts";
 import { PackageManager } from "./package-manager.ts";
 import { ActivityManager, SYSTEM_SERVER_PID, type SavedActivities } from "./activity-manager.ts";
-import type { SavedFsNode } from "./file-system.ts";
+import { normalizePath, type SavedFsNode } from "./file-system.ts";
 import type { LogEntry } from "./log-buffer.ts";
 import { InputDispatcher } from "./input-dispatcher.ts";
 import { Accessibility } from "./accessibility.ts";
@@ -71,7 +71,9 @@ export class AndroidSystem {
   readonly serial: string;
   readonly seed: number;
   readonly screen: ScreenSize;
+  /** The device's wall clock in ms (the host's, moved by `date` as root). */
   readonly now: () => number;
+  private readonly hostNow: () => number;
   readonly props: SystemProperties;
   readonly fs: SimFileSystem;
   readonly faults: FaultInjector;
@@ -85,6 +87,8 @@ export class AndroidSystem {
   /** AndroidEnv's accessibility forwarder app, preinstalled. */
   readonly forwarder: AccessibilityForwarder;
   readonly display: DisplayState;
+  /** How far the device's clock is set from the host's (`date MMDDhhmm…` as root); 0 on a fresh device. */
+  private clockOffsetMs = 0;
   /** Counts snapshot loads, so input sources holding their own touch state (gRPC) know to forget it. */
   private restores = 0;
   /** Aborted by close(): ends every following logcat and sleep on this device. */
@@ -94,7 +98,10 @@ export class AndroidSystem {
     this.serial = opts.serial;
     this.seed = opts.seed;
     this.screen = opts.screen;
-    this.now = opts.now;
+    const hostNow = opts.now;
+    this.hostNow = hostNow;
+    // Everything on the device (logcat, date, file times, apps) reads this clock, so setting the time moves them all.
+    this.now = () => hostNow() + this.clockOffsetMs;
     this.props = new SystemProperties(opts.serial, opts.screen);
     this.fs = new SimFileSystem(() => Math.floor(this.now() / 1000));
     this.faults = new FaultInjector(opts.seed, () => this.activities.crashForeground());
@@ -108,6 +115,38 @@ export class AndroidSystem {
     this.forwarder = new AccessibilityForwarder(this.accessibility, this.settings, this.log, opts.logger ?? silentLogger);
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID + 27, priority: "I", tag: "ActivityManager", message: "System now ready", buffer: "system" });
+  }
+
+  /** Sets the device's wall clock (what `date MMDDhhmm…` does as root); logcat, `date` and apps follow. */
+  setClock(epochMs: number): void {
+    this.clockOffsetMs = epochMs - this.hostNow();
+  }
+
+  /** The device's time zone (`persist.sys.timezone`, set by `service call alarm 3 s16 TZ`); UTC when unset. */
+  timeZone(): string {
+    return this.props.get("persist.sys.timezone") || "UTC";
+  }
+
+  /**
+   * Whether adbd's shells run as root: after `adb root` on a debuggable build (`service.adb.root` 1,
+   * as adbd decides when it starts), or always on a build without `ro.secure`.
+   */
+  shellIsRoot(): boolean {
+    if (this.props.get("ro.secure") === "0") return true;
+    return this.props.get("ro.debuggable") === "1" && this.props.get("service.adb.root") === "1";
+  }
+
+  /**
+   * Why the shell may not create or change `path`, or undefined when it may: the read-only system
+   * partitions for everyone (no remount here), apps' private data (`/data/data`, `/data/user`) and
+   * system state (`/data/system`, `/data/misc`) unless the shell is root.
+   */
+  writeDenied(path: string): string | undefined {
+    const p = normalizePath(path.startsWith("/") ? path : `/${path}`);
+    const under = (dir: string): boolean => p === dir || p.startsWith(dir + "/");
+    if (["/system", "/vendor", "/product", "/apex", "/proc", "/sys"].some(under) || p === "/") return "Read-only file system";
+    if (!this.shellIsRoot() && ["/data/data", "/data/user", "/data/user_de", "/data/system", "/data/misc"].some(under)) return "Permission denied";
+    return undefined;
   }
 
   get closedSignal(): AbortSignal {

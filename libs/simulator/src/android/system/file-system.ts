@@ -31,12 +31,23 @@ interface Node {
   data: Uint8Array;
 }
 
-export function normalizePath(path: string): string {
+/** The primary shared storage, which `/sdcard` and `/storage/self/primary` lead to (symbolic links on a device). */
+export const PRIMARY_STORAGE = "/storage/emulated/0";
+
+/**
+ * `/`-rooted, without `.`, `..` and empty segments; `/sdcard/…` and `/storage/self/primary/…` become
+ * `/storage/emulated/0/…`, as the device's links resolve (AndroidWorld writes through one and checks the other).
+ * `resolveLinks` false: the absolute name as written (what Java's getAbsolutePath prints).
+ */
+export function normalizePath(path: string, resolveLinks = true): string {
   const parts: string[] = [];
   for (const p of path.split("/")) {
     if (p === "" || p === ".") continue;
     if (p === "..") parts.pop();
     else parts.push(p);
+    if (!resolveLinks) continue;
+    if (parts.length === 1 && parts[0] === "sdcard") parts.splice(0, 1, "storage", "emulated", "0");
+    if (parts.length === 3 && parts[0] === "storage" && parts[1] === "self" && parts[2] === "primary") parts.splice(1, 2, "emulated", "0");
   }
   return "/" + parts.join("/");
 }
@@ -50,8 +61,13 @@ export class SimFileSystem {
   private readonly nodes = new Map<string, Node>();
 
   constructor(private readonly nowSec: () => number) {
-    for (const d of ["/", "/sdcard", "/data", "/data/local", "/data/local/tmp", "/data/app", "/system", "/system/bin", "/storage", "/storage/emulated", "/storage/emulated/0", "/proc", "/dev", "/etc", "/vendor"]) {
+    for (const d of ["/", "/data", "/data/local", "/data/local/tmp", "/data/app", "/data/data", "/system", "/system/bin", "/storage", "/storage/emulated", PRIMARY_STORAGE, "/storage/self", "/proc", "/dev", "/etc", "/vendor"]) {
       this.nodes.set(d, { dir: true, mode: S_IFDIR | 0o771, mtimeSec: nowSec(), data: new Uint8Array(0) });
+    }
+    // The link's own entry, so that `/` lists it; every path through it resolves to the primary storage.
+    this.nodes.set("/sdcard", { dir: true, mode: S_IFDIR | 0o771, mtimeSec: nowSec(), data: new Uint8Array(0) });
+    for (const d of ["Download", "DCIM", "Pictures", "Movies", "Music", "Documents", "Android", "Alarms", "Notifications", "Podcasts", "Ringtones"]) {
+      this.nodes.set(`${PRIMARY_STORAGE}/${d}`, { dir: true, mode: S_IFDIR | 0o771, mtimeSec: nowSec(), data: new Uint8Array(0) });
     }
     this.write("/dev/null", new Uint8Array(0), 0o666, nowSec());
   }
@@ -107,7 +123,61 @@ export class SimFileSystem {
 
   restoreState(nodes: readonly SavedFsNode[]): void {
     this.nodes.clear();
-    for (const n of nodes) this.nodes.set(n.path, { dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data });
+    // Snapshots from before the storage links kept `/sdcard/…` apart: those files land where the link leads.
+    for (const n of nodes) {
+      const key = n.path === "/sdcard" ? n.path : normalizePath(n.path);
+      if (key !== n.path && this.nodes.has(key)) continue;
+      this.nodes.set(key, { dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data });
+    }
+  }
+
+  /** The node at `path` and everything below it, parents before their children (cp -r, chmod -R). */
+  walk(path: string): SavedFsNode[] {
+    const p = normalizePath(path);
+    const prefix = p === "/" ? "/" : p + "/";
+    const out: SavedFsNode[] = [];
+    for (const [key, n] of this.nodes) if (key === p || key.startsWith(prefix)) out.push({ path: key, dir: n.dir, mode: n.mode, mtimeSec: n.mtimeSec, data: n.data });
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Creates one directory; its parent must exist. */
+  mkdir(path: string, perm = 0o771, mtimeSec = this.nowSec()): "ok" | "exists" | "no-parent" | "parent-not-dir" {
+    const p = normalizePath(path);
+    if (this.nodes.has(p)) return "exists";
+    const parent = this.nodes.get(parentOf(p));
+    if (!parent) return "no-parent";
+    if (!parent.dir) return "parent-not-dir";
+    this.nodes.set(p, { dir: true, mode: S_IFDIR | (perm & 0o7777), mtimeSec, data: new Uint8Array(0) });
+    return "ok";
+  }
+
+  /** Sets the permission bits (the type bits stay); false when absent. */
+  setMode(path: string, perm: number): boolean {
+    const n = this.nodes.get(normalizePath(path));
+    if (!n) return false;
+    n.mode = (n.mode & S_IFMT) | (perm & 0o7777);
+    return true;
+  }
+
+  setMtime(path: string, mtimeSec: number): boolean {
+    const n = this.nodes.get(normalizePath(path));
+    if (!n) return false;
+    n.mtimeSec = mtimeSec;
+    return true;
+  }
+
+  /** Moves a node and everything below it to `to` (which must not exist; its parent must). */
+  rename(from: string, to: string): boolean {
+    const src = normalizePath(from);
+    const dst = normalizePath(to);
+    if (!this.nodes.has(src) || this.nodes.has(dst) || src === "/") return false;
+    if (dst.startsWith(src + "/")) return false;
+    for (const n of this.walk(src)) {
+      const node = this.nodes.get(n.path)!;
+      this.nodes.delete(n.path);
+      this.nodes.set(dst + n.path.slice(src.length), node);
+    }
+    return true;
   }
 
   /** Removes a file, or a directory with everything below it when `recursive`. Returns false if absent. */

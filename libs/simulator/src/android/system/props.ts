@@ -1,4 +1,4 @@
-/** System properties (`getprop` / `setprop`), preset like a booted API 29 x86_64 emulator. */
+/** System properties (`getprop` / `setprop`), preset like a booted API 29 x86_64 `google_apis` userdebug emulator. */
 export class SystemProperties {
   private readonly values = new Map<string, string>();
 
@@ -26,7 +26,9 @@ export class SystemProperties {
       "ro.boot.serialno": serial,
       "ro.sf.lcd_density": "160",
       "ro.debuggable": "1",
-      "ro.secure": "0",
+      // A userdebug image, as AndroidWorld's emulators: adbd starts as shell and `adb root` may restart it as root.
+      "ro.secure": "1",
+      "ro.adb.secure": "0",
       "persist.sys.timezone": "UTC",
       "persist.sys.locale": "en-US",
       "sim.screen.size": `${screen.width}x${screen.height}`,
