@@ -109,7 +109,7 @@ class FamilyReader {
       if (!isScalar(key) || typeof key.value !== "string") this.fail(key ?? node, field, "a key must be a plain name", `use one of: ${allowed.join(", ")}`, "unknown_field");
       const name = key.value as string;
       if (!allowed.includes(name)) this.fail(key, `${field ? `${field}.` : ""}${shortText(name)}`, `unknown key '${shortText(name)}'`, `remove it or fix its spelling; ${what} has: ${allowed.join(", ")}`, "unknown_field");
-      const value = (pair.value ?? null) as Node | null;
+      const value = nullToNull(pair.value as Node | null);
       this.plain(value, `${field ? `${field}.` : ""}${name}`);
       out.set(name, { key, value });
     }
@@ -129,7 +129,7 @@ class FamilyReader {
       const k = scalarText(key as Scalar, this.source);
       const problem = keyOk(k);
       if (problem) this.fail(key, `${field}.${shortText(k)}`, problem, "see FAMILIES.md", "bad_param");
-      const value = (pair.value ?? null) as Node | null;
+      const value = nullToNull(pair.value as Node | null);
       this.plain(value, `${field}.${k}`);
       return { key: key as Scalar, value };
     });
@@ -138,9 +138,10 @@ class FamilyReader {
   seq(node: Node | null, field: string, min: number, max: number): Node[] {
     this.plain(node, field);
     if (!isSeq(node)) this.fail(node, field, "must be a list", "write - item lines or [a, b]");
-    const items = (node.items as (Node | null)[]).map((n, i) => {
+    const items = (node.items as (Node | null)[]).map((raw, i) => {
+      const n = nullToNull(raw);
       this.plain(n, `${field}[${i}]`);
-      if (n === null) this.fail(node, `${field}[${i}]`, "an empty list item", "remove it or give it a value");
+      if (n === null) this.fail(raw ?? node, `${field}[${i}]`, "a list item without a value (null)", "remove it or give it a value");
       return n;
     });
     if (items.length < min) this.fail(node, field, min === 1 ? "must not be empty" : `needs at least ${min} items`, "add items");
@@ -214,6 +215,11 @@ class FamilyReader {
     if (!d) this.fail(at, field, `${written} names no parameter`, known.length ? `declared: ${known.join(", ")}` : "declare it under params:", "bad_template");
     if (scope.before !== undefined && d.order >= scope.before) this.fail(at, field, `${written} is used before it is declared (line ${d.line})`, "declare it above the parameter that uses it", "bad_template");
   }
+}
+
+/** `key:` with nothing (or `null`, `~`) is no value. */
+function nullToNull(node: Node | null | undefined): Node | null {
+  return node === undefined || node === null || (isScalar(node) && node.value === null) ? null : node;
 }
 
 /** A scalar's text: strings as they are, numbers and booleans as written in the file. */
@@ -450,7 +456,8 @@ function timeout(r: FamilyReader, m: Map<string, Entry>, field: string): number 
 
 function absolutePath(r: FamilyReader, node: Node | null, field: string, scope: Scope): Template {
   const t = r.template(node, field, scope, 4096);
-  if (!t.text.startsWith("/")) r.fail(node, field, `'${shortText(t.text)}' is not an absolute device path`, "write a path starting with /, e.g. /sdcard/notes.txt");
+  // A path that starts with a parameter is checked when it is rendered (the value must then start with /).
+  if (!t.text.startsWith("/") && !/^\{[a-z]/.test(t.text)) r.fail(node, field, `'${shortText(t.text)}' is not an absolute device path`, "write a path starting with /, e.g. /sdcard/notes.txt");
   return t;
 }
 
