@@ -147,6 +147,7 @@ export function paramsProblem(v: unknown): string | undefined {
 /** An episode's fixed parameters, as a frozen null-prototype object (names are data, never keys of a plain object). */
 export const paramsSchema = z
   .custom<Record<string, string | number | boolean>>((v) => paramsProblem(v) === undefined, { error: (iss) => paramsProblem(iss.input) ?? "invalid" })
+  .describe("a JSON object: parameter name ([a-z][a-z0-9_]{0,63}) → a string of at most 2000 characters, a number or a boolean; at most 64")
   .transform((v): Readonly<Record<string, string | number | boolean>> => {
     const out: Record<string, string | number | boolean> = Object.create(null);
     for (const name of Object.keys(v)) out[name] = v[name]!;
@@ -173,6 +174,27 @@ export const episodeJobDataSchema = z.strictObject({
 });
 
 export type EpisodeJobData = z.infer<typeof episodeJobDataSchema>;
+
+/** One line of a campaign's goals (`--goals FILE.jsonl`, the API's `goals`): any of a goal text, a game config, fixed params. */
+export interface EpisodeGoal {
+  goal?: string;
+  gameConfig?: Record<string, unknown>;
+  params?: Readonly<Record<string, string | number | boolean>>;
+}
+
+/**
+ * Episode `index`'s goal line: goals[index mod N], with only the fields it has; nothing when there are no goals.
+ * The one rule of `farm run`, `farm submit` and the scheduler.
+ */
+export function goalForEpisode(goals: readonly EpisodeGoal[] | undefined, index: number): EpisodeGoal {
+  const g = goals?.length ? goals[index % goals.length] : undefined;
+  if (!g) return {};
+  return {
+    ...(g.goal !== undefined ? { goal: g.goal } : {}),
+    ...(g.gameConfig !== undefined ? { gameConfig: g.gameConfig } : {}),
+    ...(g.params !== undefined ? { params: g.params } : {}),
+  };
+}
 export type PolicyRef = z.infer<typeof policyRefSchema>;
 export type LlmPolicySettings = z.infer<typeof llmPolicySettingsSchema>;
 export type EpisodeOptions = z.infer<typeof episodeOptionsSchema>;

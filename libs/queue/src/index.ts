@@ -41,6 +41,8 @@ export {
   paramsProblem,
   PARAMS_MAX,
   PARAM_VALUE_MAX_CHARS,
+  goalForEpisode,
+  type EpisodeGoal,
   type EpisodeJobData,
   type EpisodeJobResult,
   type EpisodeOptions,

@@ -78,9 +78,10 @@ export const campaignCommands: CommandModule = {
       const isFile = existsSync(taskArg) && statSync(taskArg).isFile();
       let taskId = taskArg;
       let taskHash: string | undefined;
+      let loaded: import("@farm/task").LoadedTask | undefined;
       if (isFile) {
         const { loadTaskFile } = await import("@farm/task");
-        const t = loadTaskFile(taskArg);
+        const t = (loaded = loadTaskFile(taskArg));
         taskId = t.task.id;
         taskHash = t.hash;
       }
@@ -93,7 +94,7 @@ export const campaignCommands: CommandModule = {
         ...resetOptions(o),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
       };
-      const goals = await goalsOf(o);
+      const goals = await goalsOf(o, loaded); // a task file: its goals lines are checked against it here
       const input = {
         taskId,
         ...(taskHash ? { taskHash } : {}),

@@ -65,8 +65,6 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
-  const agent = await agentRunOptions(o);
-  const frameEvery = agent.frameEvery ?? 0;
   const choice = llmPolicyChoice(o.policy, o, loadPromptTemplate);
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
@@ -74,6 +72,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
 
   const apkDirs = [...o.apkDir.map((d) => path.resolve(d)), path.resolve(path.dirname(path.resolve(taskPath)), "apks")];
   const loaded = loadTaskFile(path.resolve(taskPath), { apkDirs });
+  const agent = await agentRunOptions(o, loaded);
+  const frameEvery = agent.frameEvery ?? 0;
   for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
   const refused = resetMode === "start-snapshot" ? startSnapshotRefusal(loaded.task) : undefined;
   if (refused) throw new Error(`${taskPath}: --reset start-snapshot is refused: ${refused}`);
