@@ -148,6 +148,8 @@ function goalLine(text: string, where: string, task: GoalsTask | undefined): Goa
     out.params = Object.freeze(params);
   }
   if (out.goal === undefined && out.gameConfig === undefined && out.params === undefined) throw new AgentOptionError(`${where}: an empty line object; give goal, game_config or params (${LINE_SHAPE})`);
+  // Without the task at hand, only a line with params (a family's) may leave the goal out; the scheduler checks the rest.
+  if (!task && out.goal === undefined && out.params === undefined) throw new AgentOptionError(`${where}: field goal: missing; only a task family's line with params may leave it out`);
   if (task) {
     const family = task.family;
     if (!family && out.params !== undefined) throw new AgentOptionError(`${where}: field params: the task is not a task family; only a family (*.family.yaml, libs/task/FAMILIES.md) takes params`);
