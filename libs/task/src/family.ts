@@ -253,7 +253,7 @@ export function parseFamilyText(text: string, file: string, loadTask: LoadRefere
   const root = doc.contents as Node;
   const top = r.map(root, "", ["family", "task", "goal", "params", "setup", "checks", "task_server"], "a family");
 
-  const idNode = r.required(top, "family", root, "", "name the family: family: my_task (1-128 of A-Z a-z 0-9 _ . -)");
+  const idNode = r.required(top, "family", root, "", "name the family: family: my_task, 1-128 of A-Z a-z 0-9 _ . -");
   const id = r.text(idNode, "family", TASK_LIMITS.maxIdChars * 2);
   if (!TASK_ID_PATTERN.test(id)) r.fail(idNode, "family", `'${shortText(id)}' is not a task id`, "use 1-128 letters, digits, '_', '.', '-', starting with a letter or digit", "bad_id");
 
@@ -268,7 +268,7 @@ export function parseFamilyText(text: string, file: string, loadTask: LoadRefere
     } catch (e) {
       if (!(e instanceof TaskLoadError)) throw e;
       const missing = e.code === "read_failed" || e.code === "not_a_file";
-      return r.fail(taskNode, "task", missing ? `cannot read ${shortText(taskRef)}: ${e.detail}` : `the task file does not load: ${formatTaskError(e)}`, missing ? "check the path (relative to this family file)" : "fix the task file", "bad_family_task");
+      return r.fail(taskNode, "task", missing ? `cannot read ${shortText(taskRef)}: ${e.detail}` : `the task file does not load: ${formatTaskError(e)}`, missing ? "check the path; it is relative to this family file" : "fix the task file", "bad_family_task");
     }
   })();
 
@@ -391,7 +391,7 @@ function readParam(r: FamilyReader, e: Entry, scope: Scope, earlier: readonly Pa
         const length = r.number(r.required(mm, "length", value, f, "give length: N"), `${f}.length`, 1, L.maxTextLength, true);
         const a = mm.get("alphabet");
         const alphabet = a ? r.text(a.value, `${f}.alphabet`, L.maxTextLength) : "abcdefghijklmnopqrstuvwxyz";
-        if (a && new Set(alphabet).size !== [...alphabet].length) r.fail(a.value, `${f}.alphabet`, "repeats a character", "list each character once (a repeated one would be drawn more often)");
+        if (a && new Set(alphabet).size !== [...alphabet].length) r.fail(a.value, `${f}.alphabet`, "repeats a character", "list each character once; a repeated one would be drawn more often");
         return { kind, length, alphabet };
       }
       case "date": {
@@ -445,7 +445,7 @@ function readDate(r: FamilyReader, node: Node, field: string): string {
   const s = r.text(node, field, 10);
   const m = DATE.exec(s);
   const t = m ? Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) : NaN;
-  if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== s || Number(m[1]) < 1) r.fail(node, field, `'${shortText(s)}' is not a date`, 'write "YYYY-MM-DD" (quoted), e.g. "2023-10-01"');
+  if (!m || Number.isNaN(t) || new Date(t).toISOString().slice(0, 10) !== s || Number(m[1]) < 1) r.fail(node, field, `'${shortText(s)}' is not a date`, 'write a quoted "YYYY-MM-DD", e.g. "2023-10-01"');
   return s;
 }
 
@@ -522,7 +522,7 @@ function readCheck(r: FamilyReader, node: Node, field: string, index: number, sc
   const compareKind = comparisons[0]!;
   const compareEntry = m.get(compareKind)!;
   if (compareKind === "exists" && sourceKind !== "file" && sourceKind !== "tree") r.fail(compareEntry.key, `${field}.exists`, `a ${sourceKind} check cannot compare exists`, "exists is for file and tree checks; compare the value with equals, regex, number, json or fuzzy");
-  if (sourceKind === "tree" && compareKind !== "exists") r.fail(compareEntry.key, `${field}.${compareKind}`, `a tree check compares exists only, not ${compareKind}`, "write exists: true (a node with these properties is on screen) or exists: false");
+  if (sourceKind === "tree" && compareKind !== "exists") r.fail(compareEntry.key, `${field}.${compareKind}`, `a tree check compares exists only, not ${compareKind}`, "write exists: true for a node with these properties on screen, or exists: false");
   const source = readSource(r, sourceKind, m.get(sourceKind)!, `${field}.${sourceKind}`, scope);
   const compare = readComparison(r, compareKind, compareEntry, `${field}.${compareKind}`, scope, true) as Comparison;
   const n = m.get("name");
@@ -600,7 +600,7 @@ function readComparison(r: FamilyReader, kind: (typeof COMPARISONS)[number], e: 
     case "equals":
     case "not_equals":
     case "fuzzy":
-      if (v === null) r.fail(e.key, f, "has no value", `write ${kind}: "text" (quote an empty text: "")`);
+      if (v === null) r.fail(e.key, f, "has no value", `write ${kind}: "text"; quote an empty text: ""`);
       return { kind, value: r.template(v, f, scope, L.maxTemplateChars, { empty: true }) };
     case "regex":
       return { kind, regex: regexOf(r, v, f) };
@@ -614,7 +614,7 @@ function readComparison(r: FamilyReader, kind: (typeof COMPARISONS)[number], e: 
       if (!top) r.fail(e.key, f, "a json comparison inside a json comparison", "give one path to the value");
       const inner = ["equals", "not_equals", "regex", "number", "fuzzy"] as const;
       const m = r.map(v, f, ["path", ...inner]);
-      const pathNode = r.required(m, "path", v, f, 'give path (e.g. "$.items[0].title") and one comparison');
+      const pathNode = r.required(m, "path", v, f, 'give path, e.g. "$.items[0].title", and one comparison');
       const path = r.text(pathNode, `${f}.path`, 512);
       if (!JSON_PATH.test(path)) r.fail(pathNode, `${f}.path`, `'${shortText(path)}' is not a JSON path of this form`, 'write $ followed by .name, [index] or ["key"] steps, e.g. $.items[0].title');
       const given = inner.filter((k) => m.has(k));
@@ -629,7 +629,7 @@ function readComparison(r: FamilyReader, kind: (typeof COMPARISONS)[number], e: 
 function checkSqlQuery(r: FamilyReader, node: Scalar, query: string, field: string, scope: Scope): void {
   for (const m of query.matchAll(BRACED)) {
     if (m[1] === undefined) continue;
-    r.fail(r.offsetIn(node, m.index), field, `{${shortText(m[1])}} in a SQL query: parameters are bound, never substituted`, `write :${PARAM_NAME_PATTERN.test(m[1]) ? m[1] : "name"} (an SQLite named parameter)`, "bad_template");
+    r.fail(r.offsetIn(node, m.index), field, `{${shortText(m[1])}} in a SQL query: parameters are bound, never substituted`, `write :${PARAM_NAME_PATTERN.test(m[1]) ? m[1] : "name"}, an SQLite named parameter`, "bad_template");
   }
   // `:name` outside quoted literals and identifiers.
   let quote: string | undefined;
@@ -653,7 +653,7 @@ function checkSqlQuery(r: FamilyReader, node: Scalar, query: string, field: stri
 
 function readTaskServer(r: FamilyReader, node: Node | null): TaskServerRef {
   const m = r.map(node, "task_server", ["url", "class", "timeout_sec"]);
-  const urlNode = r.required(m, "url", node, "task_server", 'give url (e.g. "http://127.0.0.1:8765") and class');
+  const urlNode = r.required(m, "url", node, "task_server", 'give url, e.g. "http://127.0.0.1:8765", and class');
   const url = r.text(urlNode, "task_server.url", 2000);
   let parsed: URL | undefined;
   try {
@@ -665,7 +665,7 @@ function readTaskServer(r: FamilyReader, node: Node | null): TaskServerRef {
   if (parsed.username || parsed.password) r.fail(urlNode, "task_server.url", "carries user:password@", "task files are read by every host and the queue; give the server no credentials in its URL");
   const classNode = r.required(m, "class", node, "task_server", "name the task class: class: SystemWifiTurnOn");
   const className = r.text(classNode, "task_server.class", 128);
-  if (!CLASS_NAME.test(className)) r.fail(classNode, "task_server.class", `'${shortText(className)}' is not a class name`, "letters, digits, _ and . (a Python class or module.Class)");
+  if (!CLASS_NAME.test(className)) r.fail(classNode, "task_server.class", `'${shortText(className)}' is not a class name`, "letters, digits, _ and .: a Python class or module.Class");
   const t = m.get("timeout_sec");
   return { url, className, timeoutSec: t ? r.number(t.value, "task_server.timeout_sec", 0.001, 3600) : 60 };
 }
