@@ -122,11 +122,14 @@ class FamilyReader {
     if (!isMap(node)) this.fail(node, field, "must be a map", "write key: value lines or { key: value }");
     const items = (node as YAMLMap).items;
     if (items.length > max) this.fail(items[max]!.key as Node, field, `more than ${max} entries`, `keep at most ${max}`, "out_of_range");
+    const seen = new Set<string>();
     return items.map((pair) => {
       const key = pair.key as Node | null;
       this.plain(key, field);
       if (!isScalar(key) || key.value === null || typeof key.value === "object") this.fail(key ?? node, field, "a key must be a string or a number", "write a plain key");
       const k = scalarText(key as Scalar, this.source);
+      if (seen.has(k)) this.fail(key, `${field}.${shortText(k)}`, `'${shortText(k)}' is written twice`, "keep one", "syntax");
+      seen.add(k);
       const problem = keyOk(k);
       if (problem) this.fail(key, `${field}.${shortText(k)}`, problem, "see FAMILIES.md", "bad_param");
       const value = nullToNull(pair.value as Node | null);

@@ -179,6 +179,7 @@ const BAD: [string, string, string, string, RegExp][] = [
   ["a bad date directive", `${HEAD}params:\n  a: { date: { from: "2023-02-01", to: "2023-03-01", format: "%Y/%q" } }\n`, "4:66", "params.a.date.format", /%q is not a supported directive/],
   ["a parameter used before it is declared", `${HEAD}params:\n  a: { format: "x{b}" }\n  b: { const: 1 }\n`, "4:18", "params.a.format", /\{b\} is used before it is declared \(line 5\)/],
   ["a map of a later parameter", `${HEAD}params:\n  a: { map: { param: b, values: { x: 1 } } }\n  b: { const: x }\n`, "4:22", "params.a.map.param", /'b' is used before it is declared/],
+  ["a map key twice, as a number and as text", `${HEAD}params:\n  s: { const: 1 }\n  v: { map: { param: s, values: { 1: a, "1": b } } }\n`, "5:41", "params.v.map.values.1", /'1' is written twice/],
   ["a map missing a choice's value", `${HEAD}params:\n  s: { choice: [on, off] }\n  v: { map: { param: s, values: { on: 1 } } }\n`, "5:33", "params.v.map.values", /no entry for 'off'/],
   ["an unknown {name} in the goal", `${HEAD}goal: "Turn it {stat}"\nparams:\n  state: { choice: [a] }\n`, "3:16", "goal", /\{stat\} names no parameter.*declared: state/],
   ["a non-parameter {Name}", `${HEAD}goal: "Turn it {State}"\n`, "3:16", "goal", /not a parameter name/],

@@ -264,7 +264,7 @@ export class Scheduler {
       throw new SchedulerError("CAMPAIGN_CONFLICT", `campaign '${spec.id}' already exists with a different task, policy, episodes, seed or options; choose another --id`);
     }
     if (r.created) {
-      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0 }, "campaign submitted");
+      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0, ...(task.family ? { family: true, fixedParams: spec.goals?.filter((g) => g.params !== undefined).length ?? 0 } : {}) }, "campaign submitted");
     } else {
       this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
     }
