@@ -39,7 +39,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     s.add_argument("--reset", choices=["steps", "setup-snapshot", "start-snapshot"],
                    help="how each episode starts (options.resetMode; default steps)")
     s.add_argument("--goals", metavar="FILE.jsonl",
-                   help='one {"goal": ..., "game_config": {...}} a line; episode i gets line i mod N')
+                   help='one {"goal": ..., "game_config": {...}, "params": {...}} a line (params: a task family\'s fixed parameters); episode i gets line i mod N')
     s.add_argument("--a11y-every", type=int, help="record the screen as a tree every N steps (options.a11yEvery)")
     s.add_argument("--wait", action="store_true", help="watch until the campaign is done; print the final status")
     for name in ("status", "watch", "cancel"):

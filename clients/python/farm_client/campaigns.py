@@ -4,12 +4,15 @@
     c = CampaignClient("http://127.0.0.1:8420", token=None)
     c.submit("classic_2048", episodes=10, policy="random")
     c.submit("todo_create_note", episodes=100, goals=load_goals("goals.jsonl"), options={"a11yEvery": 1})
+    c.submit("example_wifi", episodes=10, goals=[{"params": {"state": "on"}}, {"goal": "Wi-Fi off", "params": {"state": "off"}}])
     for status in c.watch(campaign_id): print(status["finished"], "/", status["episodes"])
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 import time
 import urllib.error
 import urllib.parse
@@ -23,6 +26,11 @@ MAX_GOALS = 10_000
 GOAL_MAX_CHARS = 2000
 GAME_CONFIG_MAX_CHARS = 4096
 GOALS_MAX_BYTES = 1 << 20
+#: Bounds of a task family's fixed parameters (libs/task/FAMILIES.md), as the scheduler checks them.
+PARAMS_MAX = 64
+PARAM_VALUE_MAX_CHARS = 2000
+_PARAM_NAME = re.compile(r"[a-z][a-z0-9_]{0,63}")
+_LINE_SHAPE = '{"goal": "...", "game_config": {...}, "params": {...}}'
 
 
 class FarmApiError(Exception):
@@ -63,9 +71,38 @@ def _game_config_problem(config: Any) -> Optional[str]:
     return None
 
 
+def _bad_chars(text: str) -> bool:
+    return any((ord(c) < 32 and c not in "\t\n") or 127 <= ord(c) <= 159 or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for c in text)
+
+
+def params_problem(params: Any) -> Optional[str]:
+    """Why ``params`` is not a task family's fixed parameters (an object of at most 64 names ``[a-z][a-z0-9_]{0,63}``
+    → a string of at most 2000 characters, a finite number or a boolean), or None. Whether the family declares them
+    (and of which type) the scheduler checks against the family."""
+    if not isinstance(params, dict):
+        return 'must be a JSON object of parameter values, e.g. {"state": "on"}'
+    if len(params) > PARAMS_MAX:
+        return f"{len(params)} parameters; at most {PARAMS_MAX}"
+    for name, value in params.items():
+        if not isinstance(name, str) or not _PARAM_NAME.fullmatch(name):
+            return f"{json.dumps(str(name)[:64])} is not a parameter name (1-64 lower case letters, digits and _, starting with a letter)"
+        if isinstance(value, str):
+            if len(value) > PARAM_VALUE_MAX_CHARS:
+                return f"{name}: {len(value)} characters; at most {PARAM_VALUE_MAX_CHARS}"
+            if _bad_chars(value):
+                return f"{name}: no control characters (tab and newline are fine)"
+        elif isinstance(value, bool) or (isinstance(value, (int, float)) and math.isfinite(value)):
+            continue
+        else:
+            return f"{name}: must be a string, a finite number or a boolean"
+    return None
+
+
 def load_goals(path: str) -> List[Dict[str, Any]]:
-    """Reads a goals file (JSON Lines, each ``{"goal": "...", "game_config": {...}}``, ``game_config`` optional,
-    blank lines skipped), as ``farm submit --goals`` does; raises GoalsFileError naming ``file:line`` and the field."""
+    """Reads a goals file (JSON Lines, each ``{"goal": "...", "game_config": {...}, "params": {...}}``, blank lines
+    skipped), as ``farm submit --goals`` does; raises GoalsFileError naming ``file:line`` and the field. ``game_config``
+    and ``params`` (a task family's fixed parameters, libs/task/FAMILIES.md) are optional; ``goal`` may be left out
+    on a line with ``params`` (the family renders its goal template)."""
     try:
         with open(path, encoding="utf-8") as f:
             text_all = f.read(GOALS_MAX_BYTES + 1)
@@ -84,40 +121,51 @@ def load_goals(path: str) -> List[Dict[str, Any]]:
         try:
             line = json.loads(text)
         except ValueError as e:
-            raise GoalsFileError(f"{where}: not JSON ({e}); each line is {{\"goal\": \"...\", \"game_config\": {{...}}}}") from None
+            raise GoalsFileError(f"{where}: not JSON ({e}); each line is {_LINE_SHAPE}") from None
         if not isinstance(line, dict):
-            raise GoalsFileError(f'{where}: a line is a JSON object {{"goal": "...", "game_config": {{...}}}}')
-        unknown = [k for k in line if k not in ("goal", "game_config")]
+            raise GoalsFileError(f"{where}: a line is a JSON object {_LINE_SHAPE}")
+        unknown = [k for k in line if k not in ("goal", "game_config", "params")]
         if unknown:
-            raise GoalsFileError(f"{where}: unknown field {unknown[0]!r}; a line has \"goal\" and optionally \"game_config\"")
-        if "goal" not in line:
-            raise GoalsFileError(f"{where}: field goal: missing")
-        problem = _goal_problem(line["goal"])
-        if problem:
-            raise GoalsFileError(f"{where}: field goal: {problem}")
+            raise GoalsFileError(f"{where}: unknown field {unknown[0]!r}; a line has \"goal\", and optionally \"game_config\" and \"params\"")
+        if "goal" not in line and "params" not in line:
+            raise GoalsFileError(f"{where}: field goal: missing; only a task family's line with params may leave it out")
+        if "goal" in line:
+            problem = _goal_problem(line["goal"])
+            if problem:
+                raise GoalsFileError(f"{where}: field goal: {problem}")
+        if "params" in line:
+            problem = params_problem(line["params"])
+            if problem:
+                raise GoalsFileError(f"{where}: field params: {problem}")
         if "game_config" in line:
             problem = _game_config_problem(line["game_config"])
             if problem:
                 raise GoalsFileError(f"{where}: field game_config: {problem}")
         goals.append(line)
     if not goals:
-        raise GoalsFileError(f'{path}: no goals (one JSON object a line: {{"goal": "...", "game_config": {{...}}}})')
+        raise GoalsFileError(f"{path}: no goals (one JSON object a line: {_LINE_SHAPE})")
     return goals
 
 
 def goals_body(goals: Sequence[Goal]) -> List[Dict[str, Any]]:
-    """The API's ``goals`` from texts or ``{"goal", "game_config"}`` mappings (``gameConfig`` accepted too)."""
+    """The API's ``goals`` from texts or ``{"goal", "game_config", "params"}`` mappings (``gameConfig`` accepted too);
+    ``goal`` may be left out of a mapping with ``params`` (a task family renders its goal from them)."""
     out: List[Dict[str, Any]] = []
     for i, g in enumerate(goals):
         if isinstance(g, str):
             out.append({"goal": g})
             continue
-        if not isinstance(g, Mapping) or "goal" not in g:
-            raise ValueError(f"goals[{i}]: a text or a mapping with 'goal' (and optionally 'game_config')")
-        item: Dict[str, Any] = {"goal": g["goal"]}
+        if not isinstance(g, Mapping) or ("goal" not in g and "params" not in g):
+            raise ValueError(f"goals[{i}]: a text or a mapping with 'goal' and/or 'params' (and optionally 'game_config')")
+        item: Dict[str, Any] = {"goal": g["goal"]} if "goal" in g else {}
         config = g.get("game_config", g.get("gameConfig"))
         if config is not None:
             item["gameConfig"] = config
+        if "params" in g:
+            problem = params_problem(g["params"])
+            if problem:
+                raise ValueError(f"goals[{i}].params: {problem}")
+            item["params"] = dict(g["params"])
         out.append(item)
     return out
 
@@ -156,8 +204,10 @@ class CampaignClient:
                options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None) -> Dict[str, Any]:
         """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False).
 
-        ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...}}``
-        (``load_goals`` reads a file of them); without goals every episode's goal is the task's description.
+        ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...},
+        "params": {...}}`` (``load_goals`` reads a file of them); without goals every episode's goal is the task's
+        description. ``params`` fix a task family's parameters for those episodes (the family draws the others from
+        the episode's seed); ``goal`` may then be left out (the family's goal template rendered with them).
         ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``."""
         body: Dict[str, Any] = {"taskId": task_id, "episodes": episodes, "policy": policy}
         if campaign_id is not None:

@@ -7,7 +7,7 @@ import os
 import tempfile
 import unittest
 
-from farm_client.campaigns import GoalsFileError, goals_body, load_goals
+from farm_client.campaigns import GoalsFileError, goals_body, load_goals, params_problem
 
 
 class LoadGoalsTest(unittest.TestCase):
@@ -68,3 +68,42 @@ class GoalsBodyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FamilyParamsTest(unittest.TestCase):
+    """A task family's fixed params (libs/task/FAMILIES.md) in goals files and in ``goals=[...]``."""
+
+    def setUp(self) -> None:
+        self.dir = tempfile.TemporaryDirectory()
+
+    def tearDown(self) -> None:
+        self.dir.cleanup()
+
+    def write(self, text: str) -> str:
+        path = os.path.join(self.dir.name, "family.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def test_lines_with_params_may_leave_out_the_goal(self) -> None:
+        path = self.write('{"params": {"state": "off"}}\n{"goal": "Wi-Fi on", "params": {"state": "on", "level": 3, "ok": true}}\n')
+        self.assertEqual(load_goals(path), [{"params": {"state": "off"}}, {"goal": "Wi-Fi on", "params": {"state": "on", "level": 3, "ok": True}}])
+        self.assertEqual(goals_body([{"params": {"state": "off"}}, {"goal": "g", "game_config": {"a": 1}, "params": {"state": "on"}}]),
+                         [{"params": {"state": "off"}}, {"goal": "g", "gameConfig": {"a": 1}, "params": {"state": "on"}}])
+
+    def test_bad_params_name_file_line_and_field(self) -> None:
+        cases = [
+            ('{"params": ["on"]}\n', r"family\.jsonl:1: field params: must be a JSON object"),
+            ('{"goal": "a"}\n{"params": {"State": "on"}}\n', r"family\.jsonl:2: field params: \"State\" is not a parameter name"),
+            ('{"params": {"state": {"on": 1}}}\n', r"family\.jsonl:1: field params: state: must be a string, a finite number or a boolean"),
+            ('{"params": {"state": "%s"}}\n' % ("x" * 2001), r"family\.jsonl:1: field params: state: 2001 characters; at most 2000"),
+            ('{"game_config": {}}\n', r"family\.jsonl:1: field goal: missing; only a task family's line with params"),
+        ]
+        for text, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaisesRegex(GoalsFileError, message):
+                    load_goals(self.write(text))
+        self.assertRegex(params_problem({"p%d" % i: i for i in range(65)}) or "", r"65 parameters; at most 64")
+        self.assertRegex(params_problem({"x": float("nan")}) or "", r"x: must be a string, a finite number")
+        with self.assertRaisesRegex(ValueError, r"goals\[0\]\.params: "):
+            goals_body([{"params": {"Bad": 1}}])

@@ -5,5 +5,5 @@
  */
 export type * from "./types.ts";
 export { renderText, renderShell, paramText } from "./render.ts";
-export { drawParams } from "./params.ts";
+export { drawParams, fixedParamsProblem } from "./params.ts";
 export { ScoringError, type ScoringErrorCode } from "./errors.ts";

@@ -10,12 +10,14 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { TaskLoadError } from "./errors.ts";
 import { loadTaskSet } from "./load.ts";
-import type { LoadedTask } from "./model.ts";
+import type { LoadedTask, TaskFamily } from "./model.ts";
 
 /** What a catalog needs of a task: its id and content hash (a LoadedTask, or a stand-in that names one). */
 export interface CatalogTask {
   task: { id: string };
   hash: string;
+  /** Set for a task family (FAMILIES.md): what its campaigns' fixed params are checked against. */
+  family?: TaskFamily;
 }
 
 export interface TaskCatalogOptions {

@@ -31,7 +31,12 @@ export type TaskErrorCode =
   | "empty_file"
   | "bad_text"
   | "bad_id"
-  | "out_of_range";
+  | "out_of_range"
+  // task families (FAMILIES.md)
+  | "bad_template"
+  | "bad_param"
+  | "bad_check"
+  | "bad_family_task";
 
 /** Not retryable: the same file fails the same way until someone edits it. */
 export class TaskLoadError extends FarmError<TaskErrorCode> {
@@ -48,17 +53,20 @@ export class TaskLoadError extends FarmError<TaskErrorCode> {
     readonly detail: string,
     /** What to do about it. */
     readonly hint: string,
+    /** 1-based column, where the file format gives one (task families: `file:line:column`). */
+    readonly column?: number,
   ) {
-    super(code, formatParts(file, line, field, detail, hint));
+    super(code, formatParts(file, line, field, detail, hint, column));
   }
 }
 
-function formatParts(file: string, line: number, field: string, detail: string, hint: string): string {
+function formatParts(file: string, line: number, field: string, detail: string, hint: string, column?: number): string {
   // Control and bidi characters from a file (or its name) are shown escaped, never sent raw to a terminal.
-  return terminalSafe(`${file}:${line}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`);
+  const at = column !== undefined ? `${line}:${column}` : `${line}`;
+  return terminalSafe(`${file}:${at}: ${field ? `${field}: ` : ""}${detail}${hint ? ` (${hint})` : ""}`);
 }
 
-/** `file:line: field: message (hint)` — one line, as printed by `farm task validate`. */
+/** `file:line: field: message (hint)` (families: `file:line:column: …`) — one line, as printed by `farm task validate`. */
 export function formatTaskError(e: TaskLoadError): string {
-  return formatParts(e.file, e.line, e.field, e.detail, e.hint);
+  return formatParts(e.file, e.line, e.field, e.detail, e.hint, e.column);
 }

@@ -7,7 +7,8 @@ export { loadTaskFile, parseTaskText, loadTaskSet, expandTaskPaths, type LoadOpt
 export { TaskLoadError, formatTaskError, type TaskErrorCode } from "./errors.ts";
 export { pyRegex, pyRegexAround, PyRegexError } from "./pyregex.ts";
 export { findApk } from "./apk.ts";
-export { TASK_LIMITS } from "./limits.ts";
+export { TASK_LIMITS, FAMILY_LIMITS, PARAM_NAME_PATTERN } from "./limits.ts";
+export { FAMILY_SUFFIX, isFamilyPath, familyHash } from "./family.ts";
 export { canonicalJson } from "./hash.ts";
 export { TaskCatalog, type CatalogTask, type TaskCatalogOptions } from "./catalog.ts";
 export { taskToText, TaskConvertError, type TargetDialect } from "./write-text.ts";

@@ -35,3 +35,36 @@ export const ALWAYS_FORBIDDEN = /[\u0000\u202a-\u202e\u2066-\u2069]/;
 /** Control characters (C0 but tab and newline, DEL, C1): refused in every text field but descriptions and regexes. */
 export const CONTROL = /[\u0001-\u0008\u000b-\u001f\u007f-\u009f]/;
 
+
+/** Bounds of a task family file (FAMILIES.md; checked by family.ts, and by whatever takes parameters from outside). */
+export const FAMILY_LIMITS = Object.freeze({
+  /** Bytes in one `.family.yaml`. */
+  maxFileBytes: 256 * 1024,
+  /** Nesting of maps and lists. */
+  maxNestingDepth: 16,
+  /** Parameters of one family (and of one campaign line's fixed `params`). */
+  maxParams: 64,
+  /** Items of a `choice` list, and entries of a `map`. */
+  maxChoices: 1000,
+  /** `setup` steps. */
+  maxSetupSteps: 64,
+  /** `checks.items`. */
+  maxChecks: 64,
+  /** Characters of the goal template (the queue's goal bound). */
+  maxGoalChars: 2000,
+  /** Characters of any other template or text (shell commands, file contents, SQL). */
+  maxTemplateChars: 16_384,
+  /** Characters of one parameter value: written in the file, drawn, fixed by a campaign, rendered by `format`. */
+  maxParamValueChars: 2000,
+  /** `words`: words per value. */
+  maxWords: 16,
+  /** `text`: characters per value (and of its alphabet). */
+  maxTextLength: 256,
+  /** `number`: decimals. */
+  maxDecimals: 10,
+  /** `int` / `number` bounds: |min|, |max| (integers stay exact). */
+  maxAbsNumber: 1e15,
+});
+
+/** A parameter name (FAMILIES.md "Parameters"); parameters live in null-prototype objects, so any such name is just a name. */
+export const PARAM_NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;

@@ -13,6 +13,8 @@ import { checkRawValues, checkTaskId } from "./raw-checks.ts";
 import { indexFieldLines, type LineIndex } from "./line-index.ts";
 import type { Dialect, LoadedTask, TaskWarning } from "./model.ts";
 import { normaliseTask } from "./normalise.ts";
+import { FAMILY_LIMITS } from "./limits.ts";
+import { FAMILY_SUFFIX, familyIdLines, isFamilyPath, parseFamilyText } from "./family.ts";
 import { taskType, type SchemaName } from "./schema.ts";
 import { coerceError } from "@farm/errors";
 
@@ -219,7 +221,9 @@ function secondOccurrence(index: LineIndex, name: string, type: protobuf.Type) {
   return undefined;
 }
 
+/** A task file (any dialect), or a task family (`*.family.yaml`, FAMILIES.md) with the task it refers to. */
 export function loadTaskFile(path: string, opts: LoadOptions = {}): LoadedTask {
+  if (isFamilyPath(path)) return parseFamilyText(readTaskText(path, FAMILY_LIMITS.maxFileBytes), path, (taskPath) => loadTaskFile(taskPath, { ...opts, dialect: undefined }));
   return parseTaskText(readTaskText(path), { ...opts, sourcePath: path });
 }
 
@@ -229,7 +233,7 @@ const UTF8 = new TextDecoder("utf-8", { fatal: true });
  * The text of a task file: only a regular file (a FIFO, device or socket is refused, and the open itself never
  * blocks: O_NONBLOCK), at most TASK_LIMITS.maxFileBytes, valid UTF-8.
  */
-function readTaskText(path: string): string {
+function readTaskText(path: string, maxBytes: number = TASK_LIMITS.maxFileBytes): string {
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
@@ -242,12 +246,12 @@ function readTaskText(path: string): string {
       const kind = st.isFIFO() ? "a FIFO" : st.isSocket() ? "a socket" : st.isDirectory() ? "a folder" : "a device or other special file";
       throw new TaskLoadError("not_a_file", path, 1, "", `${kind}, not a regular file`, "name task files (or folders holding them)");
     }
-    if (st.size > TASK_LIMITS.maxFileBytes)
-      throw new TaskLoadError("too_large", path, 1, "", `task file of ${st.size} bytes is larger than the ${TASK_LIMITS.maxFileBytes} allowed`, "install big APKs from a file (install_apk { filesystem { path } }) instead of an inline blob");
-    const buf = Buffer.alloc(Math.min(st.size, TASK_LIMITS.maxFileBytes) + 1);
+    if (st.size > maxBytes)
+      throw new TaskLoadError("too_large", path, 1, "", `task file of ${st.size} bytes is larger than the ${maxBytes} allowed`, "install big APKs from a file (install_apk { filesystem { path } }) instead of an inline blob");
+    const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1);
     let n = 0;
     for (let r = 1; r > 0 && n < buf.length; n += r) r = readSync(fd, buf, n, buf.length - n, null);
-    if (n > TASK_LIMITS.maxFileBytes) throw new TaskLoadError("too_large", path, 1, "", `task file grew beyond ${TASK_LIMITS.maxFileBytes} bytes while being read`, "keep task files small");
+    if (n > maxBytes) throw new TaskLoadError("too_large", path, 1, "", `task file grew beyond ${maxBytes} bytes while being read`, "keep task files small");
     try {
       return UTF8.decode(buf.subarray(0, n));
     } catch {
@@ -263,14 +267,15 @@ function readTaskText(path: string): string {
 
 const TASK_EXTENSIONS = new Set([".textproto", ".pbtxt", ".txtpb", ".textpb"]);
 
-/** Files named directly, plus task files (by extension) found recursively in folders, in sorted order. */
-export function expandTaskPaths(pathsOrDirs: readonly string[]): string[] {
+/** Files named directly, plus task files (by extension) and task families (`*.family.yaml`) found recursively in folders, in sorted order. */
+export function expandTaskPaths(pathsOrDirs: readonly string[], opts: { families?: boolean } = {}): string[] {
+  const families = opts.families ?? true;
   const files: string[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = join(dir, entry.name);
       if (entry.isDirectory()) walk(p);
-      else if (TASK_EXTENSIONS.has(extname(entry.name))) files.push(p);
+      else if (TASK_EXTENSIONS.has(extname(entry.name)) || (families && entry.name.endsWith(FAMILY_SUFFIX))) files.push(p);
     }
   };
   for (const p of pathsOrDirs) {
@@ -298,7 +303,12 @@ export function loadTaskSet(pathsOrDirs: readonly string[], opts: LoadOptions = 
       // The same task written in another dialect (`farm task convert`, tasks/current/): one task, kept once.
       if (first && first.hash === loaded.hash && first.dialect !== loaded.dialect) continue;
       if (first) {
-        errors.push(new TaskLoadError("duplicate_id", file, idLines.get(loaded) ?? 1, "id", `task id "${loaded.task.id}" is already used by ${first.sourcePath}`, "give each task in a set its own id (or file name)"));
+        const familyLine = familyIdLines.get(loaded);
+        errors.push(
+          familyLine !== undefined
+            ? new TaskLoadError("duplicate_id", file, familyLine, "family", `task id "${loaded.task.id}" is already used by ${first.sourcePath}`, "give each family and task in a set its own id", 1)
+            : new TaskLoadError("duplicate_id", file, idLines.get(loaded) ?? 1, "id", `task id "${loaded.task.id}" is already used by ${first.sourcePath}`, "give each task in a set its own id (or file name)"),
+        );
         continue;
       }
       byId.set(loaded.task.id, loaded);

@@ -37,7 +37,7 @@ function roundTrip(file: string, to: TargetDialect): { ok: true } | { inexpressi
 }
 
 test("every corpus file and project task round-trips to the same hash, or names what the dialect cannot hold", (t) => {
-  const files = [...expandTaskPaths([CORPUS]), ...expandTaskPaths([path.join(REPO, "tasks")])];
+  const files = [...expandTaskPaths([CORPUS]), ...expandTaskPaths([path.join(REPO, "tasks")], { families: false })];
   assert.ok(files.length >= 291, `corpus has ${files.length} files`);
   const tally = { loaded: 0, current: 0, legacy: 0, currentInexpressible: 0, legacyInexpressible: 0, unloadable: 0 };
   const noLegacyForm: string[] = [];

@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { agentRunOptions, goalFor, goalsOf, observationOptions, readGoalsFile } from "../src/commands/agent-options.ts";
+import { loadTaskFile } from "@farm/task";
+import { agentRunOptions, goalsOf, observationOptions, readGoalsFile } from "../src/commands/agent-options.ts";
+
+const REPO = path.resolve(import.meta.dirname, "../../..");
+const FAMILY = loadTaskFile(path.join(REPO, "tasks/families/example_wifi.family.yaml"));
+const PLAIN = loadTaskFile(path.join(REPO, "tasks/settings_turn_on_wifi.textproto"));
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "farm-goals-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,9 +45,6 @@ test("a goals file: one goal a line, blank lines skipped, episode i gets line i 
   const f = file("ok.jsonl", `{"goal": "Create a note titled eggs", "game_config": {"title": "eggs"}}\n\n{"goal": "Look around"}\n`);
   const goals = await readGoalsFile(f);
   assert.deepEqual(goals, [{ goal: "Create a note titled eggs", gameConfig: { title: "eggs" } }, { goal: "Look around" }]);
-  assert.deepEqual(goalFor(goals, 0), goals[0]);
-  assert.deepEqual(goalFor(goals, 3), goals[1]);
-  assert.deepEqual(goalFor(undefined, 3), {});
   const run = await agentRunOptions({ goals: f, observe: "a11y", maxInvalidActions: "2" });
   assert.equal(run.gameConfigs, true);
   assert.deepEqual(run.forEpisode(2), { goal: "Create a note titled eggs", gameConfig: { title: "eggs" }, a11yEvery: 1, limits: { maxInvalidActions: 2 } });
@@ -64,7 +66,7 @@ const badLines: [string, string, RegExp][] = [
 
 badLines.forEach(([what, text, message], i) => {
   test(`a goals file with ${what} is refused naming file:line and the field`, async () => {
-    await assert.rejects(readGoalsFile(file(`bad${i + 1}.jsonl`, text)), message);
+    await assert.rejects(readGoalsFile(file(`bad${i + 1}.jsonl`, text), PLAIN), message);
   });
 });
 
@@ -73,4 +75,34 @@ test("too many goals, a missing file, and --goal with --goals are refused", asyn
   await assert.rejects(readGoalsFile(path.join(dir, "absent.jsonl")), /--goals .*absent\.jsonl: cannot read it/);
   await assert.rejects(goalsOf({ goal: "a", goals: "x.jsonl" }), /either --goal TEXT or --goals FILE\.jsonl, not both/);
   await assert.rejects(goalsOf({ goal: "" }), /--goal: must not be empty/);
+});
+
+test("a task family's goals file: params fixed per line, the goal then optional; episode i gets line i mod N", async () => {
+  const f = file("family.jsonl", `{"params": {"state": "off"}}\n{"goal": "Wi-Fi on, please", "params": {"state": "on"}}\n{"goal": "Any state"}\n`);
+  const goals = await readGoalsFile(f, FAMILY);
+  assert.deepEqual(goals.map((g) => ({ ...g, ...(g.params ? { params: { ...g.params } } : {}) })), [{ params: { state: "off" } }, { goal: "Wi-Fi on, please", params: { state: "on" } }, { goal: "Any state" }]);
+  assert.equal(Object.getPrototypeOf(goals[0]!.params), null);
+  const run = await agentRunOptions({ goals: f }, FAMILY);
+  assert.deepEqual({ ...run.paramsFor(4) }, { state: "on" });
+  assert.equal(run.paramsFor(2), undefined);
+  assert.deepEqual(run.forEpisode(3), {}); // line 0: params only (the family renders the goal)
+  assert.deepEqual(run.forEpisode(1), { goal: "Wi-Fi on, please" });
+  // Without the task (farm submit <task id>), lines are checked for their shape only; the scheduler checks the rest.
+  assert.equal((await readGoalsFile(file("unknown-task.jsonl", `{"params": {"anything": 1}}\n`))).length, 1);
+});
+
+const badFamilyLines: [string, string, unknown, RegExp][] = [
+  ["params that are a list", `{"params": ["on"]}\n`, FAMILY, /fbad1\.jsonl:1: field params: must be a JSON object/],
+  ["a parameter the family lacks", `{"goal": "a"}\n{"params": {"mode": "on"}}\n`, FAMILY, /fbad2\.jsonl:2: field params: "mode" is not a parameter of this family \(its parameters: state, command, start_command, wifi_value\)/],
+  ["a value outside the choices", `{"params": {"state": "maybe"}}\n`, FAMILY, /fbad3\.jsonl:1: field params: state: must be one of "on", "off"/],
+  ["a nested value", `{"params": {"state": {"on": 1}}}\n`, undefined, /fbad4\.jsonl:1: field params: state: must be a string, a finite number or a boolean/],
+  ["a bad name", `{"params": {"State": "on"}}\n`, undefined, /fbad5\.jsonl:1: field params: "State" is not a parameter name/],
+  ["params for a task that is not a family", `{"goal": "a", "params": {"state": "on"}}\n`, PLAIN, /fbad6\.jsonl:1: field params: the task is not a task family/],
+  ["an empty object", `{}\n`, FAMILY, /fbad7\.jsonl:1: an empty line object; give goal, game_config or params/],
+];
+
+badFamilyLines.forEach(([what, text, task, message], i) => {
+  test(`a family's goals file with ${what} is refused naming file:line and field params, before anything is submitted`, async () => {
+    await assert.rejects(readGoalsFile(file(`fbad${i + 1}.jsonl`, text), task as never), message);
+  });
 });

@@ -11,6 +11,7 @@ import {
   CAMPAIGN_ID_PATTERN,
   gameConfigSchema,
   goalSchema,
+  paramsSchema,
   CAMPAIGN_PRIORITY_MAX,
   DEFAULT_CAMPAIGN_PRIORITY,
   episodeOptionsSchema,
@@ -19,7 +20,8 @@ import {
   type PolicyRef,
 } from "@farm/queue";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
-import { canonicalJson } from "@farm/task";
+import { fixedParamsProblem } from "@farm/scoring";
+import { canonicalJson, type CatalogTask } from "@farm/task";
 import { SchedulerError } from "./errors.ts";
 
 /** Upper bound on episodes per campaign; the done-bitmap of the largest campaign is 12.5 MB. */
@@ -30,9 +32,35 @@ export const MAX_CAMPAIGN_GOALS = 10_000;
 /** `POST /campaigns` body limit: room for a goals list (was 64 KiB before goals). */
 export const CAMPAIGN_BODY_LIMIT = "1mb";
 
-/** One episode's goal and, optionally, its app's RL_TASK_GAME_CONFIG (a line of `farm submit --goals FILE.jsonl`). */
-export const campaignGoalSchema = z.strictObject({ goal: goalSchema, gameConfig: gameConfigSchema.optional() });
+/**
+ * One episode's goal, optionally its app's RL_TASK_GAME_CONFIG, and for a task family its fixed parameters (a line of
+ * `farm submit --goals FILE.jsonl`). `goal` may be left out only for a family (it renders its goal template from the
+ * episode's parameters): `goalsRefusal` says so against the task.
+ */
+export const campaignGoalSchema = z
+  .strictObject({ goal: goalSchema.optional(), gameConfig: gameConfigSchema.optional(), params: paramsSchema.optional() })
+  .refine((g) => g.goal !== undefined || g.gameConfig !== undefined || g.params !== undefined, "give goal, gameConfig or params");
 export type CampaignGoal = z.infer<typeof campaignGoalSchema>;
+
+/**
+ * Why these goals cannot run with this task, or undefined: `params` for a task that is not a family, a line without
+ * a goal for a task that is not a family (nothing would render it), fixed params that do not fit the family's
+ * declarations (`@farm/scoring` fixedParamsProblem: unknown names, wrong types). A family served by a task server
+ * takes any params (the server declares them). Names `goals.<i>.<field>`.
+ */
+export function goalsRefusal(task: CatalogTask, goals: readonly CampaignGoal[] | undefined): string | undefined {
+  const family = task.family;
+  for (const [i, g] of (goals ?? []).entries()) {
+    if (!family) {
+      if (g.params !== undefined) return `goals.${i}.params: task '${task.task.id}' is not a task family; only a family takes params (libs/task/FAMILIES.md)`;
+      if (g.goal === undefined) return `goals.${i}.goal: missing; only a task family renders its goal from params`;
+    } else if (g.params !== undefined && !family.taskServer) {
+      const problem = fixedParamsProblem(family.params, g.params);
+      if (problem) return `goals.${i}.params: ${problem}`;
+    }
+  }
+  return undefined;
+}
 
 /** What a client submits (CLI, HTTP body). `policy` may be a bare spec string. */
 export const campaignInputSchema = z.strictObject({
@@ -45,7 +73,7 @@ export const campaignInputSchema = z.strictObject({
   baseSeed: z.int().min(0).max(MAX_SEED).default(0),
   priority: z.int().min(0).max(CAMPAIGN_PRIORITY_MAX).default(DEFAULT_CAMPAIGN_PRIORITY),
   options: episodeOptionsSchema.default({}),
-  /** Episode i gets goals[i mod N]; absent: every episode's goal is the task's description. */
+  /** Episode i gets goals[i mod N] (queue goalForEpisode); absent: every episode's goal is the task's description (a family's: its template). */
   goals: z.array(campaignGoalSchema).min(1).max(MAX_CAMPAIGN_GOALS).optional(),
 });
 
@@ -71,12 +99,6 @@ export interface CampaignSpec {
   priority: number;
   options: EpisodeOptions;
   goals?: CampaignGoal[];
-}
-
-/** Episode `index`'s goal and game config (goals[index mod N]); nothing when the campaign has no goals. */
-export function goalOf(spec: Pick<CampaignSpec, "goals">, index: number): { goal?: string; gameConfig?: Record<string, unknown> } {
-  const g = spec.goals?.length ? spec.goals[index % spec.goals.length] : undefined;
-  return g ? { goal: g.goal, ...(g.gameConfig !== undefined ? { gameConfig: g.gameConfig } : {}) } : {};
 }
 
 export function parseCampaignInput(input: unknown): z.output<typeof campaignInputSchema> {

@@ -34,6 +34,7 @@ import {
   failureCodeOf,
   parseEpisodeJobId,
   parseEpisodeJobResult,
+  goalForEpisode,
   redactRedisUrl,
   bullConnection,
   type RedisClient as Redis,
@@ -45,7 +46,7 @@ import {
 } from "@farm/queue";
 import { silentLogger, type Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { deriveCampaignId, campaignIdentity, episodeSeed, goalOf, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
+import { deriveCampaignId, campaignIdentity, episodeSeed, goalsRefusal, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
 import { CampaignStore, type CampaignRecord, type EpisodeTally } from "./campaign-store.ts";
 import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError } from "./errors.ts";
@@ -253,6 +254,8 @@ export class Scheduler {
     const configured = parsed.goals?.findIndex((g) => g.gameConfig !== undefined) ?? -1;
     const gameRefused = configured >= 0 ? gameConfigRefusal(task.task, parsed.options.resetMode ?? (parsed.options.resetFromSnapshot ? "setup-snapshot" : "steps")) : undefined;
     if (gameRefused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: goals.${configured}.gameConfig is refused: ${gameRefused}`);
+    const goalsRefused = goalsRefusal(task, parsed.goals);
+    if (goalsRefused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: ${goalsRefused}`);
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
     const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options, ...(parsed.goals ? { goals: parsed.goals } : {}) };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
@@ -261,7 +264,7 @@ export class Scheduler {
       throw new SchedulerError("CAMPAIGN_CONFLICT", `campaign '${spec.id}' already exists with a different task, policy, episodes, seed or options; choose another --id`);
     }
     if (r.created) {
-      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0 }, "campaign submitted");
+      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0, ...(task.family ? { family: true, fixedParams: spec.goals?.filter((g) => g.params !== undefined).length ?? 0 } : {}) }, "campaign submitted");
     } else {
       this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
     }
@@ -431,7 +434,7 @@ export class Scheduler {
         policy: spec.policy,
         seed: episodeSeed(spec.baseSeed, index),
         options: spec.options,
-        ...goalOf(spec, index),
+        ...goalForEpisode(spec.goals, index),
       },
       opts: { ...defaultEpisodeJobOptions, jobId: episodeJobId(spec.id, index), priority: bullPriority(spec.priority) },
     };

@@ -82,8 +82,43 @@ test("the OpenAPI document describes goals, their bounds and the observation opt
   const input = doc.components.schemas.CampaignInput;
   assert.equal(input.properties.goals.maxItems, 10_000);
   assert.equal(input.properties.goals.items.properties.goal.maxLength, 2000);
-  assert.deepEqual(input.properties.goals.items.required, ["goal"]);
+  assert.equal(input.properties.goals.items.required, undefined, "goal is optional: a task family renders its own");
+  assert.ok(input.properties.goals.items.properties.params);
+  assert.match(input.description, /`params` \(task families only/);
   assert.ok(input.properties.options.properties.a11yEvery);
   assert.ok(input.properties.options.properties.maxInvalidActions);
   assert.match(input.description, /goals\[i mod N\]/);
 });
+
+// ---- task families (issue 41): goals lines with params; the goal is then optional ----
+
+test("a family's goals fix params per episode: each job carries goals[i mod N]'s params (the goal only where given)", async () => {
+  const goals = [{ params: { state: "off" } }, { goal: "Switch Wi-Fi on", params: { state: "on" } }, { goal: "Any state" }];
+  const r = await post({ taskId: "example_wifi", episodes: 4, goals });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const id = r.body.campaign.id;
+  const jobs = await Promise.all([0, 1, 2, 3].map((i) => service.running.scheduler.queue.getJob(episodeJobId(id, i))));
+  assert.deepEqual(jobs.map((j) => [j?.data.goal, j?.data.params]), [[undefined, { state: "off" }], ["Switch Wi-Fi on", { state: "on" }], ["Any state", undefined], [undefined, { state: "off" }]]);
+  // Params are part of the work: other params, another campaign.
+  const other = await post({ taskId: "example_wifi", episodes: 4, goals: [{ params: { state: "on" } }] });
+  assert.equal(other.status, 201);
+  assert.notEqual(other.body.campaign.id, id);
+});
+
+const badParams: [string, string, unknown, RegExp][] = [
+  ["params for a task that is not a family", "todo_create_note", [{ goal: "g", params: { state: "on" } }], /goals\.0\.params: task 'todo_create_note' is not a task family/],
+  ["a parameter the family does not declare", "example_wifi", [{ params: { state: "on" } }, { params: { mode: "x" } }], /goals\.1\.params: "mode" is not a parameter of this family/],
+  ["a value outside the choices", "example_wifi", [{ params: { state: "maybe" } }], /goals\.0\.params: state: must be one of "on", "off"/],
+  ["a nested value", "example_wifi", [{ params: { state: ["on"] } }], /goals\.0\.params: state: must be a string, a finite number or a boolean/],
+  ["too many params", "example_wifi", [{ params: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`p${i}`, i])) }], /goals\.0\.params: 65 parameters; at most 64/],
+  ["an empty goals line", "example_wifi", [{}], /goals\.0: give goal, gameConfig or params/],
+];
+
+for (const [what, taskId, goals, message] of badParams) {
+  test(`${what} is refused with 400 naming goals.<i>.params, before anything is enqueued`, async () => {
+    const r = await post({ taskId, episodes: 2, goals });
+    assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+    assert.equal(r.body.error.code, "SPEC_INVALID");
+    assert.match(r.body.error.message, message);
+  });
+}

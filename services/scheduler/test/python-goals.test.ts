@@ -72,3 +72,23 @@ test("a bad goals file line is named (file:line, field) and nothing is submitted
   assert.match(r.stderr, /^farm_client: .*bad\.jsonl:2: field game_config: must be a JSON object/);
   assert.equal((await service.running.scheduler.list()).length, before);
 });
+
+test("a task family's goals from Python: params fix each episode's parameters, the goal may be left out", async () => {
+  const script = `
+import json, sys
+from farm_client import CampaignClient, FarmApiError
+c = CampaignClient(sys.argv[1])
+r = c.submit("example_wifi", 3, goals=[{"params": {"state": "off"}}, {"goal": "Wi-Fi on", "params": {"state": "on"}}])
+print(r["campaign"]["id"])
+try:
+    c.submit("example_wifi", 1, goals=[{"params": {"state": "maybe"}}])
+except FarmApiError as e:
+    print(e.status, e.code, e.message)
+`;
+  const r = await py(["-c", script, service.running.http.url]);
+  assert.equal(r.code, 0, r.stderr);
+  const [id, refusal] = r.stdout.trim().split("\n");
+  const jobs = await Promise.all([0, 1, 2].map((i) => service.running.scheduler.queue.getJob(episodeJobId(id!, i))));
+  assert.deepEqual(jobs.map((j) => [j?.data.goal, j?.data.params]), [[undefined, { state: "off" }], ["Wi-Fi on", { state: "on" }], [undefined, { state: "off" }]]);
+  assert.match(refusal!, /^400 SPEC_INVALID invalid campaign: goals\.0\.params: state: must be one of "on", "off"/);
+});

@@ -11,18 +11,27 @@
 import { readFile, stat } from "node:fs/promises";
 import type { Command } from "commander";
 import { FarmError } from "@farm/errors";
-import { gameConfigProblem, goalSchema } from "@farm/queue";
+import { gameConfigProblem, goalForEpisode, goalSchema, paramsProblem, type EpisodeGoal } from "@farm/queue";
+import { fixedParamsProblem } from "@farm/scoring";
+import type { TaskFamily, TaskParams } from "@farm/task";
 import { terminalSafe } from "@farm/terminal-text";
 import { parseIntOption, shown } from "./options.ts";
 
 export const OBSERVE_KINDS = ["pixels", "a11y"] as const;
 export type ObserveKind = (typeof OBSERVE_KINDS)[number];
 
-/** One episode's goal and optional game config, as the scheduler's API and `RunEpisodeOptions` take them. */
-export interface GoalLine {
-  goal: string;
-  gameConfig?: Record<string, unknown>;
+/**
+ * One episode's goal, optional game config and, for a task family, fixed params (FAMILIES.md), as the scheduler's
+ * API takes them. `goal` is absent only on a family's line with params (the family renders its goal template).
+ */
+export type GoalLine = EpisodeGoal;
+
+/** What a goals file is checked against when the task is known: a family's parameters, or a plain task (no params). */
+export interface GoalsTask {
+  family?: Pick<TaskFamily, "params" | "taskServer">;
 }
+
+const LINE_SHAPE = '{"goal": "...", "game_config": {...}, "params": {...}} (each optional, at least one)';
 
 /** Bounds of a goals file: the scheduler takes at most 10,000 goals in a request of at most 1 MiB. */
 export const GOALS_MAX_LINES = 10_000;
@@ -86,10 +95,11 @@ export function parseGoalOption(v: string | undefined): string | undefined {
 }
 
 /**
- * A goals file: JSON Lines, each `{"goal": "...", "game_config": {...}?}` (blank lines skipped); episode i gets
- * line i mod N. Every problem names file:line and the field.
+ * A goals file: JSON Lines, each `{"goal"?: "...", "game_config"?: {...}, "params"?: {...}}` (blank lines skipped);
+ * episode i gets line i mod N. Every problem names file:line and the field. With `task`, lines are also checked
+ * against it: params only for a family and fitting its declarations, a goal on every line of a plain task.
  */
-export async function readGoalsFile(file: string): Promise<GoalLine[]> {
+export async function readGoalsFile(file: string, task?: GoalsTask): Promise<GoalLine[]> {
   // The whole path (an editor jumps to file:line), printable; the OS bounds its length.
   const name = terminalSafe(file);
   const size = await stat(file).then((s) => s.size, (e: unknown) => {
@@ -102,30 +112,52 @@ export async function readGoalsFile(file: string): Promise<GoalLine[]> {
     const text = lines[i]!.trim();
     if (text === "") continue;
     if (goals.length === GOALS_MAX_LINES) throw new AgentOptionError(`${name}:${i + 1}: more than ${GOALS_MAX_LINES} goals; at most ${GOALS_MAX_LINES} per campaign`);
-    goals.push(goalLine(text, `${name}:${i + 1}`));
+    goals.push(goalLine(text, `${name}:${i + 1}`, task));
   }
-  if (goals.length === 0) throw new AgentOptionError(`--goals ${name}: no goals (one JSON object a line: {"goal": "...", "game_config": {...}})`);
+  if (goals.length === 0) throw new AgentOptionError(`--goals ${name}: no goals (one JSON object a line: ${LINE_SHAPE})`);
   return goals;
 }
 
-function goalLine(text: string, where: string): GoalLine {
+function goalLine(text: string, where: string, task: GoalsTask | undefined): GoalLine {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new AgentOptionError(`${where}: not JSON (${(e as Error).message}); each line is {"goal": "...", "game_config": {...}}`);
+    throw new AgentOptionError(`${where}: not JSON (${(e as Error).message}); each line is ${LINE_SHAPE}`);
   }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new AgentOptionError(`${where}: a line is a JSON object {"goal": "...", "game_config": {...}}`);
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new AgentOptionError(`${where}: a line is a JSON object ${LINE_SHAPE}`);
   const line = v as Record<string, unknown>;
-  const unknown = Object.keys(line).find((k) => k !== "goal" && k !== "game_config");
-  if (unknown !== undefined) throw new AgentOptionError(`${where}: unknown field '${shown(unknown)}'; a line has "goal" and optionally "game_config"`);
-  if (!Object.hasOwn(line, "goal")) throw new AgentOptionError(`${where}: field goal: missing`);
-  const goal = goalSchema.safeParse(line.goal);
-  if (!goal.success) throw new AgentOptionError(`${where}: field goal: ${typeof line.goal === "string" ? (goal.error.issues[0]?.message ?? "invalid") : "must be text"}`);
-  if (!Object.hasOwn(line, "game_config")) return { goal: goal.data };
-  const problem = gameConfigProblem(line.game_config);
-  if (problem) throw new AgentOptionError(`${where}: field game_config: ${problem}`);
-  return { goal: goal.data, gameConfig: line.game_config as Record<string, unknown> };
+  const unknown = Object.keys(line).find((k) => k !== "goal" && k !== "game_config" && k !== "params");
+  if (unknown !== undefined) throw new AgentOptionError(`${where}: unknown field '${shown(unknown)}'; a line has "goal", "game_config" and "params" (each optional)`);
+  const out: GoalLine = {};
+  if (Object.hasOwn(line, "goal")) {
+    const goal = goalSchema.safeParse(line.goal);
+    if (!goal.success) throw new AgentOptionError(`${where}: field goal: ${typeof line.goal === "string" ? (goal.error.issues[0]?.message ?? "invalid") : "must be text"}`);
+    out.goal = goal.data;
+  }
+  if (Object.hasOwn(line, "game_config")) {
+    const problem = gameConfigProblem(line.game_config);
+    if (problem) throw new AgentOptionError(`${where}: field game_config: ${problem}`);
+    out.gameConfig = line.game_config as Record<string, unknown>;
+  }
+  if (Object.hasOwn(line, "params")) {
+    const problem = paramsProblem(line.params);
+    if (problem) throw new AgentOptionError(`${where}: field params: ${problem}`);
+    const params: Record<string, string | number | boolean> = Object.create(null);
+    for (const [k, value] of Object.entries(line.params as Record<string, string | number | boolean>)) params[k] = value;
+    out.params = Object.freeze(params);
+  }
+  if (out.goal === undefined && out.gameConfig === undefined && out.params === undefined) throw new AgentOptionError(`${where}: an empty line object; give goal, game_config or params (${LINE_SHAPE})`);
+  // Without the task at hand, only a line with params (a family's) may leave the goal out; the scheduler checks the rest.
+  if (!task && out.goal === undefined && out.params === undefined) throw new AgentOptionError(`${where}: field goal: missing; only a task family's line with params may leave it out`);
+  if (task) {
+    const family = task.family;
+    if (!family && out.params !== undefined) throw new AgentOptionError(`${where}: field params: the task is not a task family; only a family (*.family.yaml, libs/task/FAMILIES.md) takes params`);
+    if (!family && out.goal === undefined) throw new AgentOptionError(`${where}: field goal: missing; only a task family renders its goal from params`);
+    const problem = family && out.params && !family.taskServer ? fixedParamsProblem(family.params, out.params) : undefined;
+    if (problem) throw new AgentOptionError(`${where}: field params: ${problem}`);
+  }
+  return out;
 }
 
 /** The flags of `addAgentOptions` (and `--frame-every`, which both commands had before). */
@@ -142,38 +174,43 @@ export function addAgentOptions(cmd: Command, which: "run" | "submit"): Command 
     .option("--a11y-every <n>", "record the screen as a tree every N steps (0 = none)")
     .option("--max-invalid-actions <n>", "end an episode (truncated, invalid_actions) after N invalid agent answers (0 = no limit)")
     .option("--goal <text>", `the goal of ${each} (default: the task's description)`)
-    .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG)`);
+    .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?, "params": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG; params: a task family's fixed parameters, the goal then optional)`);
 }
 
-/** The goals the flags give: `--goal` (one) or `--goals FILE` (many), not both; undefined for neither. */
-export async function goalsOf(o: AgentFlags): Promise<GoalLine[] | undefined> {
+/**
+ * The goals the flags give: `--goal` (one) or `--goals FILE` (many), not both; undefined for neither. With `task`
+ * (the task file was loaded here), a goals file is checked against it (readGoalsFile).
+ */
+export async function goalsOf(o: AgentFlags, task?: GoalsTask): Promise<GoalLine[] | undefined> {
   if (o.goal !== undefined && o.goals !== undefined) throw new AgentOptionError("use either --goal TEXT or --goals FILE.jsonl, not both");
   const one = parseGoalOption(o.goal);
   if (one !== undefined) return [{ goal: one }];
-  return o.goals !== undefined ? readGoalsFile(o.goals) : undefined;
+  return o.goals !== undefined ? readGoalsFile(o.goals, task) : undefined;
 }
 
-/** Episode `i`'s goal and game config (line i mod N). */
-export function goalFor(goals: readonly GoalLine[] | undefined, i: number): { goal?: string; gameConfig?: Record<string, unknown> } {
-  const g = goals?.length ? goals[i % goals.length] : undefined;
-  return g ? { goal: g.goal, ...(g.gameConfig !== undefined ? { gameConfig: g.gameConfig } : {}) } : {};
-}
-
-/** What `farm run` passes to each `runEpisode` from the agent flags. */
-export async function agentRunOptions(o: AgentFlags): Promise<{
+/** What `farm run` passes to each `runEpisode` from the agent flags (`task`: the loaded task the goals are checked against). */
+export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<{
   frameEvery?: number;
   gameConfigs: boolean;
   forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions: number } };
+  /** Episode i's fixed family parameters (its goals line's `params`), for the episode's task instance; undefined: all drawn. */
+  paramsFor(i: number): TaskParams | undefined;
 }> {
   const obs = observationOptions(o);
-  const goals = await goalsOf(o);
+  const goals = await goalsOf(o, task);
   return {
     ...(obs.frameEvery !== undefined ? { frameEvery: obs.frameEvery } : {}),
     gameConfigs: goals?.some((g) => g.gameConfig !== undefined) ?? false,
+    paramsFor: (i) => goalForEpisode(goals, i).params,
     forEpisode: (i) => ({
-      ...goalFor(goals, i),
+      ...withoutParams(goalForEpisode(goals, i)),
       ...(obs.a11yEvery !== undefined ? { a11yEvery: obs.a11yEvery } : {}),
       ...(obs.maxInvalidActions !== undefined ? { limits: { maxInvalidActions: obs.maxInvalidActions } } : {}),
     }),
   };
+}
+
+function withoutParams(g: GoalLine): { goal?: string; gameConfig?: Record<string, unknown> } {
+  const { params: _params, ...rest } = g;
+  return rest;
 }

@@ -80,9 +80,10 @@ export const campaignCommands: CommandModule = {
       const isFile = existsSync(taskArg) && statSync(taskArg).isFile();
       let taskId = taskArg;
       let taskHash: string | undefined;
+      let loaded: import("@farm/task").LoadedTask | undefined;
       if (isFile) {
         const { loadTaskFile } = await import("@farm/task");
-        const t = loadTaskFile(taskArg);
+        const t = (loaded = loadTaskFile(taskArg));
         taskId = t.task.id;
         taskHash = t.hash;
       }
@@ -96,7 +97,7 @@ export const campaignCommands: CommandModule = {
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
         ...(o.policyTimeoutMs !== undefined ? { policyTimeoutMs: parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100) } : {}),
       };
-      const goals = await goalsOf(o);
+      const goals = await goalsOf(o, loaded); // a task file: its goals lines are checked against it here
       const input = {
         taskId,
         ...(taskHash ? { taskHash } : {}),

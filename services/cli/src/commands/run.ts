@@ -68,8 +68,6 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100);
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
-  const agent = await agentRunOptions(o);
-  const frameEvery = agent.frameEvery ?? 0;
   const choice = llmPolicyChoice(o.policy, o, loadPromptTemplate);
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
@@ -77,6 +75,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
 
   const apkDirs = [...o.apkDir.map((d) => path.resolve(d)), path.resolve(path.dirname(path.resolve(taskPath)), "apks")];
   const loaded = loadTaskFile(path.resolve(taskPath), { apkDirs });
+  const agent = await agentRunOptions(o, loaded);
+  const frameEvery = agent.frameEvery ?? 0;
   for (const w of loaded.warnings) logger.warn({ line: w.line, field: w.field }, w.message);
   const refused = resetMode === "start-snapshot" ? startSnapshotRefusal(loaded.task) : undefined;
   if (refused) throw new Error(`${taskPath}: --reset start-snapshot is refused: ${refused}`);

@@ -16,7 +16,7 @@ export interface ConvertOptions {
 }
 
 export async function convertTaskFiles(paths: string[], opts: ConvertOptions): Promise<number> {
-  const { expandTaskPaths, loadTaskFile, parseTaskText, taskToText, TaskConvertError, TaskLoadError, formatTaskError } = await import("@farm/task");
+  const { expandTaskPaths, loadTaskFile, parseTaskText, taskToText, TaskConvertError, TaskLoadError, formatTaskError, isFamilyPath } = await import("@farm/task");
   const isDir = (p: string) => {
     try {
       return statSync(p).isDirectory();
@@ -24,7 +24,7 @@ export async function convertTaskFiles(paths: string[], opts: ConvertOptions): P
       return false;
     }
   };
-  const files = expandTaskPaths(paths);
+  const files = expandTaskPaths(paths, { families: false });
   const single = files.length === 1 && !isDir(paths[0]!);
   if (!single && !opts.out) {
     process.stderr.write("farm task convert: several files need --out DIR (one file without --out goes to stdout)\n");
@@ -35,6 +35,7 @@ export async function convertTaskFiles(paths: string[], opts: ConvertOptions): P
     const root = paths.find((p) => isDir(p) && path.resolve(file).startsWith(path.resolve(p) + path.sep));
     const dest = !opts.out ? undefined : single && !isDir(opts.out) ? opts.out : path.join(opts.out, root ? path.relative(root, file) : path.basename(file));
     try {
+      if (isFamilyPath(file)) throw new TaskConvertError("a task family (FAMILIES.md) is not converted; convert the task file it refers to");
       const loaded = loadTaskFile(file);
       const header = `converted by farm task convert --to ${opts.to} from ${path.basename(file)} (${loaded.dialect} dialect); task hash ${loaded.hash}`;
       const text = taskToText(loaded.task, opts.to, header);

@@ -5,21 +5,25 @@ import { collect } from "./options.ts";
 import { convertTaskFiles } from "./task-convert.ts";
 import type { CommandModule } from "./types.ts";
 
-/** JSON for `task show`: regexes as their Python source, bytes as base64. */
+/** JSON for `task show`: regexes as their Python source, bytes as base64, a family's `map` values as an object. */
 function taskJsonReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Uint8Array) return Buffer.from(value).toString("base64");
+  if (value instanceof Map) return Object.fromEntries(value);
   return value; // regexes serialise as their Python source (PyRegex.toJSON)
 }
 
-/** `farm task validate <paths...>` and `farm task show <file>`: check and inspect task definitions (libs/task). */
+/**
+ * `farm task validate <paths...>` and `farm task show <file>`: check and inspect task definitions (libs/task): task
+ * files of every dialect and task families (`*.family.yaml`, libs/task/FAMILIES.md; errors at file:line:column).
+ */
 export const taskCommand: CommandModule = {
   register(program: Command) {
-    const task = program.command("task").description("task definitions (AndroidEnv textproto, all three dialects)");
+    const task = program.command("task").description("task definitions (AndroidEnv textproto, all three dialects; task families *.family.yaml)");
 
     task
       .command("validate")
-      .description("check task files and folders; prints file:line: message per invalid file, then a count")
-      .argument("<paths...>", "task files or folders (searched recursively for *.textproto)")
+      .description("check task files, task families and folders; prints file:line: message (families: file:line:column) per invalid file, then a count")
+      .argument("<paths...>", "task files, *.family.yaml or folders (searched recursively for *.textproto and *.family.yaml)")
       .option("--apk-dir <dir>", "folder to look for APKs in (repeatable)", collect, [])
       .option("-v, --verbose", "also print warnings (to stderr)", false)
       .option("--timing", "print how long loading took (to stderr)", false)
@@ -57,15 +61,15 @@ export const taskCommand: CommandModule = {
 
     task
       .command("show")
-      .description("print the normalised task (with its id, content hash and dialect) as JSON")
-      .argument("<file>", "task file")
+      .description("print the normalised task (with its id, content hash and dialect; a family's parameters, set-up and checks) as JSON")
+      .argument("<file>", "task file or *.family.yaml")
       .option("--apk-dir <dir>", "folder to look for APKs in (repeatable)", collect, [])
       .action(async (file: string, opts: { apkDir: string[] }) => {
         const { loadTaskFile, formatTaskError, TaskLoadError } = await import("@farm/task");
         try {
           const loaded = loadTaskFile(file, { apkDirs: opts.apkDir });
-          const { task: model, hash, dialect, sourcePath, warnings } = loaded;
-          process.stdout.write(`${terminalSafeJson(JSON.stringify({ id: model.id, hash, dialect, sourcePath, warnings, task: model }, taskJsonReplacer, 2))}\n`);
+          const { task: model, hash, dialect, sourcePath, warnings, family } = loaded;
+          process.stdout.write(`${terminalSafeJson(JSON.stringify({ id: model.id, hash, dialect, sourcePath, warnings, ...(family ? { family } : {}), task: model }, taskJsonReplacer, 2))}\n`);
         } catch (e) {
           if (!(e instanceof TaskLoadError)) throw e;
           process.stdout.write(`${formatTaskError(e)}\n`);
