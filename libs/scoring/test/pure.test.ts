@@ -46,9 +46,9 @@ import sqlite3, shutil, sys
 d = sys.argv[1]
 c = sqlite3.connect(d + "/live.db", isolation_level=None)
 c.execute("PRAGMA journal_mode=DELETE"); c.execute("PRAGMA cache_size=2")
-c.execute("CREATE TABLE t (v TEXT)")
+c.execute("CREATE TABLE t (v TEXT)"); c.execute("CREATE TABLE u (v TEXT)")
 c.execute("BEGIN"); [c.execute("INSERT INTO t VALUES (?)", ("before" + str(i),)) for i in range(50)]; c.execute("COMMIT")
-c.execute("BEGIN"); [c.execute("INSERT INTO t VALUES (?)", ("x" * 500,)) for i in range(400)]; c.execute("UPDATE t SET v = 'changed'")
+c.execute("BEGIN"); c.execute("UPDATE t SET v = 'changed'"); [c.execute("INSERT INTO u VALUES (?)", ("x" * 500,)) for i in range(400)]
 shutil.copy(d + "/live.db", d + "/copy.db"); shutil.copy(d + "/live.db-journal", d + "/copy.db-journal")
 c.execute("ROLLBACK"); c.close()
 `, dir]);
