@@ -66,6 +66,7 @@ function duckType(t: ColumnType): string {
     case "image": return "STRUCT(bytes BLOB, path VARCHAR)";
     case "images": return "STRUCT(bytes BLOB, path VARCHAR)[]";
     case "list": return `${el[t.element]!}${"[]".repeat(t.rank)}`;
+    case "structs": return `STRUCT(${t.fields.map((f) => `"${f.name}" ${el[f.element]!}`).join(", ")})[]`;
   }
 }
 
@@ -74,6 +75,7 @@ function duckValue(v: unknown, t: ColumnType, depth = 0): DuckDBValue {
   if (t.kind === "image") return structValue({ bytes: blobValue((v as { bytes: Uint8Array }).bytes), path: null });
   if (t.kind === "images") return listValue((v as unknown[]).map((x) => duckValue(x, { kind: "image" })));
   if (t.kind === "list" && depth < t.rank) return listValue((v as unknown[]).map((x) => duckValue(x, t, depth + 1)));
+  if (t.kind === "structs") return listValue((v as Record<string, DuckDBValue>[]).map((x) => structValue(x)));
   return v as DuckDBValue;
 }
 

@@ -34,6 +34,8 @@ export function arrowType(t: ColumnType): arrow.DataType {
       return imageType();
     case "images":
       return new arrow.List(new arrow.Field("item", imageType(), true));
+    case "structs":
+      return new arrow.List(new arrow.Field("item", new arrow.Struct(t.fields.map((f) => new arrow.Field(f.name, elementType(f.element), true))), true));
     case "list": {
       let inner: arrow.DataType = elementType(t.element);
       for (let level = 0; level < t.rank; level++) inner = new arrow.List(new arrow.Field("item", inner, true));

@@ -65,6 +65,8 @@ export function datasetCard(m: Manifest): string {
     "",
     `SQL: \`farm trajectories query "SELECT goal, avg((episode_return > 0)::INT) AS success_rate FROM episodes GROUP BY 1" <folder>\` (views \`${data}\` and \`episodes\`)`,
     "",
+    "Episodes scored by the device's state (a task family's checks) carry `success` (0..1), `params` (JSON), `checks` (what each check read, and whether it passed) and `score_error` (the score could not be computed: never read it as 0): `SELECT task_id, avg(success) AS mean_success, count(score_error) AS score_errors FROM episodes GROUP BY 1`.",
+    "",
     nested ? "## trajectories (one row per episode, steps as lists)" : "## steps (one row per step)",
     "",
     "| column | meaning |",

@@ -16,6 +16,9 @@ function yamlOfType(t: ColumnType, indent: string): string[] {
       return [`${indent}sequence: image`];
     case "timestamp":
       return [`${indent}dtype: timestamp[ms, tz=UTC]`];
+    case "structs":
+      // A Python list of dicts (`[{...}]`): `list:` with the dict's fields.
+      return [`${indent}list:`, ...t.fields.flatMap((f) => [`${indent}- name: ${yamlString(f.name)}`, `${indent}  dtype: ${f.element}`])];
     case "list": {
       // sequence:\n  sequence: int32  (rank 2) — the innermost level is written inline.
       const lines: string[] = [];
@@ -57,6 +60,8 @@ function jsonOfType(t: ColumnType): JsonFeature {
       return { feature: { _type: "Image" }, _type: "Sequence" };
     case "timestamp":
       return { dtype: "timestamp[ms, tz=UTC]", _type: "Value" };
+    case "structs":
+      return [Object.fromEntries(t.fields.map((f) => [f.name, { dtype: f.element, _type: "Value" }]))] as unknown as JsonFeature;
     case "list": {
       let f: JsonFeature = { dtype: t.element, _type: "Value" };
       for (let level = 0; level < t.rank; level++) f = { feature: f, _type: "Sequence" };

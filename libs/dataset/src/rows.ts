@@ -169,6 +169,7 @@ export class ShardRows {
       e.steps.map((s) => (s.ui?.resolved ? JSON.stringify(s.ui.resolved) : null)),
       e.steps.map((s) => s.ui?.invalid ?? null),
       e.steps.map((s) => s.reward),
+      ...scoreCells(e),
     ];
     row.forEach((value, i) => this.steps[i]!.push(value));
   }
@@ -185,9 +186,22 @@ export class ShardRows {
       this.layout === "steps" ? image(screens.frames[n]) : null,
       this.layout === "steps" ? elementsJson(screens.a11y[n]) : null,
       this.layout === "steps" ? (screens.a11y[n]?.tree ?? null) : null,
+      ...scoreCells(e),
     ];
     row.forEach((value, i) => this.episodes[i]!.push(value));
   }
+}
+
+/** `success`, `params`, `checks`, `score_error` (tables.ts SCORE_COLUMNS) of an episode. */
+function scoreCells(e: StoredEpisode): unknown[] {
+  let params: string | null = null;
+  if (e.params) {
+    const sorted = Object.create(null) as Record<string, unknown>;
+    for (const k of Object.keys(e.params).sort()) sorted[k] = e.params[k];
+    params = JSON.stringify(sorted);
+  }
+  const checks = (e.checks ?? []).map((c) => ({ name: c.name, kind: c.kind, passed: c.passed, observed: c.observed, expected: c.expected, error: c.error ?? null }));
+  return [e.success ?? null, params, checks, e.scoreError ?? null];
 }
 
 /** Counters with sorted keys, so the JSON text does not depend on insertion order. */
@@ -204,7 +218,7 @@ function sortedCounters(c: Record<string, number>): Record<string, number> {
 export function episodeBound(e: StoredEpisode, extras: readonly ExtraColumn[]): { boundBytes: number; frameBytes: number } {
   const names = new Set(extras.map((c) => c.name));
   const goal = (e.goal?.length ?? 0) * 3;
-  let bound = 256 + e.episodeId.length * 4 + e.causeDetail.length * 3 + goal + (e.answer?.length ?? 0) * 3 + a11yBound(e.initialA11y);
+  let bound = 256 + e.episodeId.length * 4 + e.causeDetail.length * 3 + goal + (e.answer?.length ?? 0) * 3 + a11yBound(e.initialA11y) + scoreBound(e);
   let frames = e.initialFrame?.byteLength ?? 0;
   bound += frames;
   for (const s of e.steps) {
@@ -217,6 +231,14 @@ export function episodeBound(e: StoredEpisode, extras: readonly ExtraColumn[]): 
     }
   }
   return { boundBytes: bound, frameBytes: frames };
+}
+
+/** Upper bound of the score columns: parameters as JSON, each check's texts, the error (UTF-8, escapes included). */
+function scoreBound(e: StoredEpisode): number {
+  let n = 32 + (e.scoreError?.length ?? 0) * 3;
+  if (e.params) for (const [k, v] of Object.entries(e.params)) n += 8 + (k.length + String(v).length) * 6;
+  for (const c of e.checks ?? []) n += 48 + (c.name.length + c.kind.length + c.observed.length + c.expected.length + (c.error?.length ?? 0)) * 3;
+  return n;
 }
 
 /** Upper bound of a recorded screen's text columns: the tree as it is, the elements as JSON (escapes included). */

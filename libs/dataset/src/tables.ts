@@ -14,7 +14,9 @@ export type ColumnType =
   /** A list of Hugging Face Images (Sequence(Image)): list<struct<bytes, path>>. */
   | { kind: "images" }
   /** Milliseconds since the epoch, UTC. */
-  | { kind: "timestamp" };
+  | { kind: "timestamp" }
+  /** A list of records with these scalar fields (Arrow list<struct>; Hugging Face `[{…}]`). */
+  | { kind: "structs"; fields: readonly { name: string; element: ElementType }[] };
 
 export interface ColumnDef {
   name: string;
@@ -23,6 +25,18 @@ export interface ColumnDef {
 }
 
 const v = (element: ElementType): ColumnType => ({ kind: "value", element });
+
+/** Issue 41: an episode's task instance score, in `episodes` and in the episodes-nested layout. */
+const SCORE_COLUMNS: readonly ColumnDef[] = [
+  { name: "success", type: v("float64"), doc: "0..1 from the task instance's final score (a family's checks combined, or a task server's); null without one or when the score was an error (`score_error`)" },
+  { name: "params", type: v("string"), doc: "the task instance's parameters as a JSON object (drawn from the seed or fixed by the campaign); null without an instance" },
+  {
+    name: "checks",
+    type: { kind: "structs", fields: [{ name: "name", element: "string" }, { name: "kind", element: "string" }, { name: "passed", element: "bool" }, { name: "observed", element: "string" }, { name: "expected", element: "string" }, { name: "error", element: "string" }] },
+    doc: "each check of the final score: name, kind (its source: shell, setting, file, sql, tree, activity, answer, remote), passed, observed (what was read, ≤ 1024 characters), expected (the comparison rendered), error (why it could not run; null when it ran); [] without checks",
+  },
+  { name: "score_error", type: v("string"), doc: "why the final score could not be computed (a check that could not run, a task server that failed); then `success` is null, never a silent 0" },
+];
 
 /**
  * How the data table (`data/`) is laid out: `steps`, one row per step (RL and per-step SFT), or
@@ -122,6 +136,7 @@ export const EPISODE_COLUMNS: readonly ColumnDef[] = [
   { name: "final_screenshot", type: { kind: "image" }, doc: "the screen after the last step (Hugging Face Image); null when its frame was not kept, and in the episodes-nested layout (the last item of `screenshots`)" },
   { name: "final_elements", type: v("string"), doc: "the element list of the screen after the last step (JSON array, as `elements`); null when not recorded, and in the episodes-nested layout" },
   { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded, and in the episodes-nested layout" },
+  ...SCORE_COLUMNS,
 ];
 
 /** `--layout episodes-nested`: one row per episode, its steps as parallel lists (AndroidControl's shape). */
@@ -152,6 +167,7 @@ export const NESTED_COLUMNS: readonly ColumnDef[] = [
   { name: "actions_resolved", type: { kind: "list", rank: 1, element: "string" }, doc: "N: what each UI action did on the device (JSON); null items for touches and invalid answers" },
   { name: "actions_invalid", type: { kind: "list", rank: 1, element: "string" }, doc: "N: why each answer was invalid; null items otherwise" },
   { name: "rewards", type: { kind: "list", rank: 1, element: "float64" }, doc: "N rewards, one per action" },
+  ...SCORE_COLUMNS,
 ];
 
 export { columnFor };

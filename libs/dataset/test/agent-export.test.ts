@@ -24,7 +24,7 @@ function agentEpisodes(n: number): EpisodeRecord[] {
 /** The v2 schema (today's without the fields v3 added), to write a file as a v2 writer did. */
 function v2Schema(): typeof episodeSchema {
   const s = structuredClone(episodeSchema);
-  const v3 = ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentStatus", "answer", "invalidActions"];
+  const v3 = ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentStatus", "answer", "invalidActions", "params", "success", "checks", "scoreError"];
   s.fields = s.fields.filter((f) => !v3.includes(f.name));
   const step = (s.fields.find((f) => f.name === "steps")!.type as { items: typeof episodeSchema }).items;
   step.fields = step.fields.filter((f) => f.name !== "a11y" && f.name !== "ui");

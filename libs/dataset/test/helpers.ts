@@ -101,6 +101,9 @@ function typeOf(node: Awaited<ReturnType<typeof hyparquetSchema>>): Record<strin
   const lt = el.logical_type as { type?: string; bitWidth?: number; isSigned?: boolean; unit?: string; isAdjustedToUTC?: boolean } | undefined;
   if (lt?.type === "LIST" || el.converted_type === "LIST") {
     const inner = node.children[0]!.children[0]!; // <name> (LIST) → list (repeated) → element
+    // A list of records (not an image): the card's `list:` of the record's fields.
+    const innerList = (inner.element.logical_type as { type?: string } | undefined)?.type === "LIST" || inner.element.converted_type === "LIST";
+    if (!innerList && inner.children.length > 0 && inner.children.map((c) => c.element.name).join(",") !== "bytes,path") return { list: inner.children.map(featureOf) };
     const t = typeOf(inner);
     return { sequence: "dtype" in t ? t.dtype : t };
   }

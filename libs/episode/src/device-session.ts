@@ -187,6 +187,11 @@ export class DeviceSession {
       liftFinger: () => this.liftFinger(),
       sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
       screenTree: () => readTree(this.device, c.adbCallTimeoutMs),
+      deviceCalls: () => ({
+        execute: (request, o) => this.device.execute(request, { timeoutMs: o?.timeoutMs ?? c.adbCallTimeoutMs, apkDirs: c.apkDirs }),
+        shell: (commandLine, o) => this.device.shell(commandLine, { timeoutMs: o?.timeoutMs ?? c.adbCallTimeoutMs }),
+        screenTree: () => readTree(this.device, c.adbCallTimeoutMs),
+      }),
       actuate: (ui, elements, signal) => actuateUi(ui, elements, { device: this.device, channel: this.channel, screen: () => this.screen, orientation: () => this.orientation, adbCallTimeoutMs: c.adbCallTimeoutMs }, signal),
       runResetSteps: (seed, counters, signal, mode, gameConfig) => this.runResetSteps(seed, counters, signal, mode, gameConfig),
       lostReason: () => this.lost,

@@ -27,6 +27,7 @@ import { TaskNotRunnableError } from "./errors.ts";
 import { gameConfigRefusal, startSnapshotRefusal, type ResetMode } from "@farm/task";
 import { sleep } from "@farm/time";
 import type { TaskInstance } from "@farm/scoring";
+import { EpisodeScoring } from "./episode-scoring.ts";
 import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepRecord } from "./trajectory-types.ts";
 import { compactTree, elementsOf } from "./ui-elements.ts";
 import { usageExtras } from "./policy-usage.ts";
@@ -110,7 +111,9 @@ export class EpisodeRun {
   private episodeSteps = 0;
   /** The policy was reset for this episode, so it is told when the episode ends. */
   private policyStarted = false;
-  private readonly goal: string;
+  private goal: string;
+  /** The task instance (opts.instance): its set-up, mid-episode and final scores (episode-scoring.ts). */
+  private readonly scoring: EpisodeScoring | undefined;
   private readonly a11yEvery: number;
   private readonly runCounters: Record<string, number> = {};
   private previous: StepOutcome | undefined;
@@ -132,6 +135,7 @@ export class EpisodeRun {
     this.resetMode = resetModeOf(opts);
     this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
     this.goal = opts.goal ?? port.task.task.description ?? "";
+    this.scoring = opts.instance ? new EpisodeScoring(port, opts.instance, opts.index) : undefined;
     this.a11yEvery = opts.a11yEvery ?? 0;
     this.frames = port.frames(opts.frameEncoding);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
@@ -140,6 +144,16 @@ export class EpisodeRun {
 
   /** Checks the options (a bad override is the caller's error: RangeError before anything runs) and the session's readiness. */
   static async start(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
+    try {
+      return await EpisodeRun.open(port, opts);
+    } catch (e) {
+      // The run never started: its task instance is closed here (a started run closes it in finish()).
+      await opts.instance?.close().catch(() => undefined);
+      throw e;
+    }
+  }
+
+  private static async open(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
     const limits = effectiveLimits(port.task.task, port.config, opts.limits, opts.policy);
     if (resetModeOf(opts) === "start-snapshot") {
       const refused = startSnapshotRefusal(port.task.task);
@@ -204,6 +218,11 @@ export class EpisodeRun {
     const stepsOk = ran.steps;
     if (!stepsOk.ok) {
       return trunc(stepsOk.status === "cancelled" ? "cancelled" : "reset_failed", `reset step ${stepsOk.stepIndex + 1} (line ${stepsOk.line}): ${stepsOk.message}`);
+    }
+    if (this.scoring) {
+      const init = await this.scoring.initialize(this.ac.signal);
+      if ("fail" in init) return trunc("reset_failed", init.fail);
+      if (init.goal !== "") this.goal = init.goal;
     }
     this.taskStart = performance.now();
     this.lastObsAt = this.taskStart;
@@ -330,7 +349,9 @@ export class EpisodeRun {
     const tr = decideTransition(facts, this.limits);
     if (!tr.last) {
       const agentEnd = this.agentEnd(done.ui);
-      return agentEnd ? this.stop(agentEnd) : true;
+      if (agentEnd) return this.stop(agentEnd);
+      const goal = await this.scoring?.midEpisode(this.episodeSteps, this.answerText, this.ac.signal);
+      return goal?.reached ? this.stop({ outcome: "terminated", cause: "goal_reached", detail: goal.detail }) : true;
     }
     const expectedActivity = this.port.task.task.expectedAppScreen?.activity;
     return this.stop(transitionEnd(tr, { episodeSteps: this.episodeSteps, elapsedMs, expectedActivity, verdictMatch: view.verdict?.match }, this.limits));
@@ -489,6 +510,7 @@ export class EpisodeRun {
     this.end = end;
     this.opts.signal?.removeEventListener("abort", this.onAbort);
     await this.drainLateLines(end);
+    await this.finalScore(end);
     const p = this.port;
     p.log.pause();
     p.recordEnd(end.cause, this.episodeSteps);
@@ -506,6 +528,23 @@ export class EpisodeRun {
     if (this.opts.sink) await this.opts.sink(trajectory);
     await p.settle(end.cause, end.detail, this.opts.deferRecovery ?? false);
     return trajectory;
+  }
+
+  /** The task instance's final score: its reward goes to the last step (or to a step recorded for it); the instance is closed. */
+  private async finalScore(end: End): Promise<void> {
+    if (!this.scoring) return;
+    try {
+      const s = await this.scoring.finish(end.cause, this.answerText, this.ac.signal);
+      if (!s || s.error !== undefined || !(s.reward !== 0 && Number.isFinite(s.reward))) return;
+      const last = this.steps[this.steps.length - 1];
+      if (last) last.reward += s.reward;
+      else {
+        const a = repeat();
+        this.steps.push({ index: 1, timeOffsetMs: Math.round(performance.now() - this.taskStart), action: { actionType: a.actionType, touchPosition: [a.touchPosition[0], a.touchPosition[1]] }, reward: s.reward, extras: [] });
+      }
+    } finally {
+      await this.scoring.close();
+    }
   }
 
   /** A device that no answer came from may be gone rather than hung: ask the adb server (when the driver can). */
@@ -540,6 +579,10 @@ export class EpisodeRun {
     if (this.appScreenChecks > 0) counters.app_screen_checks = this.appScreenChecks;
     for (const [k, v] of Object.entries(this.runCounters)) counters[k] = v;
     if (this.invalidActions > 0) counters.invalid_actions = this.invalidActions;
+    if (this.scoring) {
+      for (const [k, v] of Object.entries(this.scoring.counters)) counters[k] = v;
+      if (this.scoring.final) counters.instance_score_ms = Math.round(this.scoring.finalMs);
+    }
     const initialFrame = await this.frames.attach(this.steps, counters);
     const lastScore = p.log.lastScore;
     return {
@@ -572,6 +615,7 @@ export class EpisodeRun {
       ...(this.initialA11y ? { initialA11y: this.initialA11y } : {}),
       ...(this.agentStatus ? { agentStatus: this.agentStatus } : {}),
       ...(this.answerText !== undefined ? { answer: this.answerText } : {}),
+      ...this.scoring?.fields(),
     };
   }
 }

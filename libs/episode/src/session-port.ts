@@ -8,6 +8,7 @@ import type { Logger } from "@farm/log";
 import type { FrameSpec } from "@farm/frames";
 import type { Action, UiAction, UiElement } from "@farm/policy";
 import type { LoadedTask, ResetMode } from "@farm/task";
+import type { DeviceCalls } from "@farm/scoring";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import type { CompiledEpisodeConfig } from "./config.ts";
 import type { EpisodeEvent } from "./events.ts";
@@ -54,6 +55,8 @@ export interface SessionPort {
   sendAction(action: Action): Promise<StepResult | undefined>;
   /** The screen as a tree (the driver's `screenTree`, within the adb call deadline). Never throws. */
   screenTree(): Promise<ScreenTree | ScreenTreeFailure>;
+  /** The device as a task instance may use it (@farm/scoring): AdbRequests, shell lines and the tree, each within the session's adb call deadline unless given one. */
+  deviceCalls(): DeviceCalls;
   /** Carries out a UI action against the element list it was chosen on (ui-actuator.ts). Never throws. */
   actuate(ui: UiAction, elements: readonly UiElement[] | undefined, signal: AbortSignal): Promise<UiActuation>;
   /**

@@ -21,6 +21,7 @@ import { createCampaignMetrics } from "./groups/campaigns.ts";
 import { createCommitMetrics } from "./groups/commits.ts";
 import { createDeviceMetrics } from "./groups/devices.ts";
 import { createEpisodeMetrics } from "./groups/episodes.ts";
+import { createScoreMetrics } from "./groups/scores.ts";
 import { createPolicyMetrics } from "./groups/policy.ts";
 import { createTrajectoryMetrics } from "./groups/trajectories.ts";
 import { createMetricContext, type FarmMetricsOptions } from "./metric-context.ts";
@@ -28,6 +29,7 @@ import { createMetricContext, type FarmMetricsOptions } from "./metric-context.t
 export type { FarmMetricsOptions } from "./metric-context.ts";
 export type { EpisodeFinished, EpisodeOrigin } from "./groups/episodes.ts";
 export type { AdbCall } from "./groups/adb.ts";
+export type { ScoreResult } from "./groups/scores.ts";
 
 export type FarmMetrics = ReturnType<typeof createFarmMetrics>;
 
@@ -38,6 +40,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   const ctx = createMetricContext(opts, registry);
   const groups = {
     ...createEpisodeMetrics(ctx),
+    ...createScoreMetrics(ctx),
     ...createStepMetrics(ctx),
     ...createAgentMetrics(ctx),
     ...createPolicyMetrics(ctx),

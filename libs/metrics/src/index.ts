@@ -6,7 +6,7 @@
  *   const server = await startMetricsServer({ port: 9464, metrics });
  *   metrics.episodeFinished({ taskId, outcome, cause, durationSec, steps, reward });
  */
-export { createFarmMetrics, type FarmMetrics, type FarmMetricsOptions, type EpisodeFinished, type EpisodeOrigin, type AdbCall } from "./farm-metrics.ts";
+export { createFarmMetrics, type FarmMetrics, type FarmMetricsOptions, type EpisodeFinished, type EpisodeOrigin, type AdbCall, type ScoreResult } from "./farm-metrics.ts";
 export { startMetricsServer, type MetricsServer, type MetricsServerOptions, type MetricsSource } from "./metrics-server.ts";
 export type { QueueDepthSample, QueueDepthSource } from "./queue-depth.ts";
 export { METRIC, type MetricName } from "./names.ts";

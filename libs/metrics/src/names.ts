@@ -28,6 +28,8 @@ export const METRIC = {
   deviceTransports: "farm_device_transports",
   snapshotFallbacks: "farm_snapshot_reset_fallbacks_total",
   episodeResets: "farm_episode_resets_total",
+  episodeScores: "farm_episode_scores_total",
+  episodeScoreDuration: "farm_episode_score_duration_seconds",
   emulatorRelaunches: "farm_emulator_relaunches_total",
   trajectoryBytes: "farm_trajectory_bytes_total",
   trajectoryFiles: "farm_trajectory_files_total",

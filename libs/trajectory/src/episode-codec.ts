@@ -72,6 +72,20 @@ export interface AvroEpisode {
   agentStatus?: string | null;
   answer?: string | null;
   invalidActions?: number;
+  /** v4 (absent when read with an older reader schema) */
+  params?: Record<string, string>;
+  success?: number | null;
+  checks?: AvroCheck[];
+  scoreError?: string | null;
+}
+
+interface AvroCheck {
+  name: string;
+  kind: string;
+  passed: boolean;
+  observed: string;
+  expected: string;
+  error: string | null;
 }
 
 function invalid(record: EpisodeRecord, why: string): TrajectoryError {
@@ -203,7 +217,41 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     agentStatus: r.agentStatus ?? null,
     answer: r.answer ?? null,
     invalidActions: r.invalidActions ?? 0,
+    ...scoreFieldsToAvro(r),
   };
+}
+
+/** v4: parameters as JSON text by name, the final score's success, checks and error. */
+function scoreFieldsToAvro(r: EpisodeRecord): Pick<AvroEpisode, "params" | "success" | "checks" | "scoreError"> {
+  const params: Record<string, string> = {};
+  if (r.params) for (const [k, v] of Object.entries(r.params)) params[k] = JSON.stringify(v);
+  if (r.success !== undefined && !(Number.isFinite(r.success) && r.success >= 0 && r.success <= 1)) throw invalid(r, `success must be a number in [0, 1], not ${r.success}`);
+  return {
+    params,
+    success: r.success ?? null,
+    checks: (r.checks ?? []).map((c) => ({ name: c.name, kind: c.kind, passed: c.passed, observed: c.observed, expected: c.expected, error: c.error ?? null })),
+    scoreError: r.scoreError ?? null,
+  };
+}
+
+/** v4 fields: set only when the record has them (no instance: no params, success, checks or error). */
+function scoreFieldsFromAvro(a: AvroEpisode, out: StoredEpisode): void {
+  if (a.params && Object.keys(a.params).length > 0) {
+    const params: Record<string, string | number | boolean> = Object.create(null);
+    for (const [k, text] of Object.entries(a.params)) {
+      let v: unknown;
+      try {
+        v = JSON.parse(text);
+      } catch {
+        v = text;
+      }
+      params[k] = typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? v : text;
+    }
+    out.params = params;
+  }
+  if (a.success !== null && a.success !== undefined) out.success = a.success;
+  if (a.checks && a.checks.length > 0) out.checks = a.checks.map((c) => ({ name: c.name, kind: c.kind, passed: c.passed, observed: c.observed, expected: c.expected, ...(c.error !== null ? { error: c.error } : {}) }));
+  if (a.scoreError !== null && a.scoreError !== undefined) out.scoreError = a.scoreError;
 }
 
 export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadLimits, "maxShapeNodes"> = resolveReadLimits()): StoredEpisode {
@@ -260,6 +308,7 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
   out.resetKind = (a.resetKind ?? "steps") as StoredEpisode["resetKind"];
   if (a.resetMs !== null && a.resetMs !== undefined) out.resetMs = a.resetMs;
   agentFieldsFromAvro(a, out);
+  scoreFieldsFromAvro(a, out);
   return out;
 }
 

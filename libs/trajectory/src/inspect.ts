@@ -63,6 +63,18 @@ export interface TrajectorySummary {
   invalidActions: number;
   /** The agents' answers (first 100, each cut to 200 characters). */
   answers: { episodeId: string; answer: string }[];
+  /** v4 scored episodes (a task instance's final score), by task: scored = success recorded or score error. */
+  scores: Record<string, TaskScores>;
+  /** Why scores could not be computed (first 100, each cut to 200 characters). */
+  scoreErrors: { episodeId: string; error: string }[];
+}
+
+/** A task's scored episodes: `successes` have success 1, `meanSuccess` over those with a success, `errors` have a score error. */
+export interface TaskScores {
+  scored: number;
+  successes: number;
+  meanSuccess: number;
+  errors: number;
 }
 
 const TEXT_CUT = 200;
@@ -81,6 +93,8 @@ interface EpisodeFacts extends Identified {
   agentStatus?: string;
   answer?: string;
   invalidActions: number;
+  success?: number;
+  scoreError?: string;
 }
 
 function factsOf(e: StoredEpisode): EpisodeFacts {
@@ -91,6 +105,8 @@ function factsOf(e: StoredEpisode): EpisodeFacts {
   if (e.goal) facts.goal = cut(e.goal);
   if (e.agentStatus) facts.agentStatus = e.agentStatus;
   if (e.answer !== undefined) facts.answer = cut(e.answer);
+  if (e.success !== undefined) facts.success = e.success;
+  if (e.scoreError !== undefined) facts.scoreError = cut(e.scoreError);
   return facts;
 }
 
@@ -116,7 +132,10 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
     agentStatuses: {},
     invalidActions: 0,
     answers: [],
+    scores: {},
+    scoreErrors: [],
   };
+  const scores = new Map<string, TaskScores & { successSum: number }>();
   const identities: Identified[] = [];
   // Keys come from files (task ids, causes): count in Maps, never on plain objects (`__proto__`, `constructor`).
   const schemaVersions = new Map<string, number>();
@@ -156,6 +175,18 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
       if (e.agentStatus !== undefined) bump(statuses, e.agentStatus);
       if (e.answer !== undefined && s.answers.length < MAX_ANSWERS) s.answers.push({ episodeId: e.episodeId, answer: e.answer });
       s.invalidActions += e.invalidActions;
+      if (e.success !== undefined || e.scoreError !== undefined) {
+        let t = scores.get(e.taskId);
+        if (!t) scores.set(e.taskId, (t = { scored: 0, successes: 0, meanSuccess: 0, errors: 0, successSum: 0 }));
+        t.scored++;
+        if (e.scoreError !== undefined) {
+          t.errors++;
+          if (s.scoreErrors.length < MAX_ANSWERS) s.scoreErrors.push({ episodeId: e.episodeId, error: e.scoreError });
+        } else {
+          t.successSum += e.success!;
+          if (e.success === 1) t.successes++;
+        }
+      }
       rewardSum += e.totalReward;
       min = Math.min(min, e.totalReward);
       max = Math.max(max, e.totalReward);
@@ -168,6 +199,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
   s.tasks = Object.fromEntries(tasks);
   s.goals = Object.fromEntries(goals);
   s.agentStatuses = Object.fromEntries(statuses);
+  s.scores = Object.fromEntries([...scores].map(([task, { successSum, ...t }]) => [task, { ...t, meanSuccess: t.scored > t.errors ? successSum / (t.scored - t.errors) : 0 }]));
   s.outcomes = Object.fromEntries([...outcomes].map(([o, m]) => [o, Object.fromEntries(m)]));
   if (s.episodes > 0) s.reward = { mean: rewardSum / s.episodes, min, max };
   s.duplicates = findDuplicates(identities);
@@ -195,6 +227,15 @@ export function formatSummary(s: TrajectorySummary): string {
     lines.push(`agent status: ${kv(s.agentStatuses)}; invalid actions: ${s.invalidActions}; answers: ${s.answers.length}`);
     for (const a of s.answers.slice(0, 20)) lines.push(`  ${a.episodeId}: answer ${JSON.stringify(a.answer)}`);
     if (s.answers.length > 20) lines.push(`  … ${s.answers.length - 20} more (use --json)`);
+  }
+  const scored = Object.entries(s.scores);
+  if (scored.length > 0) {
+    const all = scored.reduce((a, [, t]) => ({ scored: a.scored + t.scored, successes: a.successes + t.successes, errors: a.errors + t.errors }), { scored: 0, successes: 0, errors: 0 });
+    const rate = (t: { scored: number; successes: number; errors: number }) => (t.scored > t.errors ? fmt(t.successes / (t.scored - t.errors)) : "-");
+    lines.push(`scores: ${all.scored} scored episodes; success rate ${rate(all)} (success = 1 among those scored without error); score errors: ${all.errors}`);
+    for (const [task, t] of scored.slice(0, 50)) lines.push(`  ${task}: scored=${t.scored} success_rate=${rate(t)} mean_success=${fmt(t.meanSuccess)} errors=${t.errors}`);
+    for (const e of s.scoreErrors.slice(0, 20)) lines.push(`  ${e.episodeId}: score error ${JSON.stringify(e.error)}`);
+    if (s.scoreErrors.length > 20) lines.push(`  … ${s.scoreErrors.length - 20} more score errors (use --json)`);
   }
   lines.push(`duplicates: ${s.duplicates.length}`);
   for (const d of s.duplicates.slice(0, 20)) {

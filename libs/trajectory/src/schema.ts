@@ -7,7 +7,7 @@
 import type { schema as AvroSchema } from "avsc";
 
 /** Bump on every change of `episodeSchema`; also stored in each record and in the file metadata. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 export const SCHEMA_NAMESPACE = "farm.trajectory";
 
@@ -125,6 +125,21 @@ const stepSchema: AvroSchema.RecordType = {
   ],
 };
 
+/** v4: one check of a task instance's final score (issue 41). */
+const checkSchema: AvroSchema.RecordType = {
+  type: "record",
+  name: "Check",
+  doc: "v4: one check of the task instance's final score: what it read from the device and how it compared.",
+  fields: [
+    { name: "name", type: "string", doc: "The check's name (`name:` in the family, else `checks[i] <source>`; a task server's own)." },
+    { name: "kind", type: "string", doc: "Its source: shell, setting, file, sql, tree, activity, answer, or remote (a task server's)." },
+    { name: "passed", type: "boolean" },
+    { name: "observed", type: "string", doc: "What was read from the device (at most 1024 characters, cut with …); \"\" when nothing was read." },
+    { name: "expected", type: "string", doc: "What it was compared with, rendered (== \"1\", regex ^on$, exists, …)." },
+    { name: "error", type: ["null", "string"], default: null, doc: "Why the check could not run (then passed is false and the episode's scoreError is set)." },
+  ],
+};
+
 /** The writer's schema (and the default reader schema) of this version. */
 export const episodeSchema: AvroSchema.RecordType = {
   type: "record",
@@ -159,7 +174,7 @@ export const episodeSchema: AvroSchema.RecordType = {
       type: "string",
       doc:
         "Why it ended: episode_end, step_limit, time_limit, app_left, reset_failed, action_failed, " +
-        "observation_failed, device_hung, device_lost, policy_failed, cancelled, agent_status, invalid_actions (a string so new causes need no schema change).",
+        "observation_failed, device_hung, device_lost, policy_failed, cancelled, agent_status, invalid_actions, goal_reached (a string so new causes need no schema change).",
     },
     { name: "causeDetail", type: "string", doc: "Human-readable detail of the cause; may be empty." },
     { name: "totalReward", type: "double" },
@@ -189,5 +204,14 @@ export const episodeSchema: AvroSchema.RecordType = {
     { name: "agentStatus", type: ["null", "string"], default: null, doc: "v3: what the agent declared with a status action (complete, infeasible); the reward still says whether it succeeded." },
     { name: "answer", type: ["null", "string"], default: null, doc: "v3: the agent's answer text (the last one), when it gave one." },
     { name: "invalidActions", type: "int", default: 0, doc: "v3: answers recorded as invalid (malformed JSON, index out of range, unknown app, ...)." },
+    {
+      name: "params",
+      type: { type: "map", values: "string" },
+      default: {},
+      doc: "v4: the task instance's parameters (a family's, drawn from the seed or fixed by the campaign; a task server's), each value as JSON text (\"on\", 3, true); {} without an instance.",
+    },
+    { name: "success", type: ["null", "double"], default: null, doc: "v4: 0..1 from the task instance's final score (its checks combined); null without an instance or when the score was an error." },
+    { name: "checks", type: { type: "array", items: checkSchema }, default: [], doc: "v4: each check of the final score, with its observed and expected values." },
+    { name: "scoreError", type: ["null", "string"], default: null, doc: "v4: why the final score could not be computed (a check that could not run, a task server that failed); then success is null, never a silent 0." },
   ],
 };

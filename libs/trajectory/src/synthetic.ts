@@ -27,6 +27,8 @@ export interface SyntheticEpisodeOptions {
    * actions (every 4th invalid), policy usage extras, an initial frame when `frames`, a status at the end.
    */
   agent?: boolean;
+  /** A scored episode (a family with checks, issue 41): parameters, success, the final score's checks; every 5th a score error. */
+  scored?: boolean;
 }
 
 /** The seeded PRNG (@farm/seeded-random) started from the seed itself as its 32-bit state. */
@@ -113,6 +115,7 @@ export function syntheticEpisode(seed: number, o: SyntheticEpisodeOptions = {}):
     counters: { malformed_log_lines: Math.floor(r() * 3) },
   };
   if (o.agent) makeAgentEpisode(record, seed, o);
+  if (o.scored) makeScoredEpisode(record, seed);
   return record;
 }
 
@@ -174,4 +177,21 @@ function makeAgentEpisode(e: EpisodeRecord, seed: number, o: SyntheticEpisodeOpt
   }
   if (seed % 3 === 0) e.answer = "There are 2 notes";
   e.invalidActions = e.steps.filter((s) => s.ui?.invalid !== undefined).length;
+}
+
+/** Adds a task instance's parameters and final score (deterministic for the seed). */
+function makeScoredEpisode(e: EpisodeRecord, seed: number): void {
+  const state = seed % 2 === 0 ? "on" : "off";
+  e.params = { state, level: seed % 7, strict: seed % 3 === 0 };
+  if (seed % 5 === 4) {
+    e.checks = [{ name: "notes", kind: "sql", passed: false, observed: "", expected: '== "1"', error: "no database at /data/data/com.farm.simapps.todo/databases/todo.db" }];
+    e.scoreError = "notes: no database at /data/data/com.farm.simapps.todo/databases/todo.db";
+    return;
+  }
+  const passed = seed % 4 !== 1;
+  e.checks = [
+    { name: "wifi", kind: "setting", passed, observed: passed ? (state === "on" ? "1" : "0") : "2", expected: `== "${state === "on" ? "1" : "0"}"` },
+    { name: "checks[1] answer", kind: "answer", passed: true, observed: "There are 2 notes", expected: 'fuzzy "there are 2 notes"' },
+  ];
+  e.success = passed ? 1 : 0;
 }

@@ -29,14 +29,18 @@ const V2_FIELDS = ["frameEncoding", "resetKind", "resetMs"];
 /** The fields version 3 added: on Episode, and on Step. */
 const V3_FIELDS = ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentStatus", "answer", "invalidActions"];
 const V3_STEP_FIELDS = ["a11y", "ui"];
+/** The fields version 4 added (issue 41: scored by the device). */
+const V4_FIELDS = ["params", "success", "checks", "scoreError"];
 
 /** Today's schema as it was at `version` (SCHEMA.md history: later versions only added fields). */
-function schemaOfVersion(version: 1 | 2): AvroSchema.RecordType {
+function schemaOfVersion(version: 1 | 2 | 3): AvroSchema.RecordType {
   const s = structuredClone(episodeSchema);
-  const drop = [...V3_FIELDS, ...(version < 2 ? V2_FIELDS : [])];
+  const drop = [...V4_FIELDS, ...(version < 3 ? V3_FIELDS : []), ...(version < 2 ? V2_FIELDS : [])];
   s.fields = s.fields.filter((f) => !drop.includes(f.name));
-  const stepRecord = (s.fields.find((f) => f.name === "steps")!.type as AvroSchema.ArrayType).items as AvroSchema.RecordType;
-  stepRecord.fields = stepRecord.fields.filter((f) => !V3_STEP_FIELDS.includes(f.name));
+  if (version < 3) {
+    const stepRecord = (s.fields.find((f) => f.name === "steps")!.type as AvroSchema.ArrayType).items as AvroSchema.RecordType;
+    stepRecord.fields = stepRecord.fields.filter((f) => !V3_STEP_FIELDS.includes(f.name));
+  }
   return s;
 }
 
@@ -203,14 +207,14 @@ print(json.dumps([[x["episodeId"], x["emulatorImage"], x["steps"][0]["latencyMs"
     assert.deepEqual(back[0]!.steps.map((s) => [s.index, "a11y" in s, "ui" in s, s.frame?.[4]]), [[1, false, false, 1], [2, false, false, 2], [3, false, false, 3]]);
   });
 
-  it("a version 3 agent file is read by a version 2 reader schema (ours and python3-avro): the new fields are skipped", async () => {
+  it("a version 3+ agent file is read by a version 2 reader schema (ours and python3-avro): the new fields are skipped", async () => {
     const dir = await tempDir();
     const recs = [0, 1].map((seed) => ({ ...syntheticEpisode(seed, { agent: true, frames: true, steps: 4 }), frameEvery: 2 }));
     await writeEpisodes(dir, recs, { frameEvery: 2 });
     const v2 = schemaOfVersion(2);
     const ours = [];
     for await (const e of readTrajectories(dir, { readerSchema: v2 })) ours.push(e);
-    assert.deepEqual(ours.map((e) => [e.episodeId, e.schemaVersion, "goal" in e, e.steps.some((s) => "a11y" in s || "ui" in s)]), recs.map((r) => [r.episodeId, 3, false, false]));
+    assert.deepEqual(ours.map((e) => [e.episodeId, e.schemaVersion, "goal" in e, e.steps.some((s) => "a11y" in s || "ui" in s)]), recs.map((r) => [r.episodeId, SCHEMA_VERSION, false, false]));
     assert.deepEqual(ours[0]!.steps.filter((s) => s.frame).map((s) => s.index), [2, 4]);
 
     requireInteropTools();
@@ -231,6 +235,68 @@ print(json.dumps([[x["episodeId"], x["schemaVersion"], "goal" in x, sorted(x["st
       schemaFile,
     );
     const stepKeys = ["action", "extras", "frame", "index", "reward", "timeOffsetMs"];
-    assert.deepEqual(JSON.parse(py), recs.map((r) => [r.episodeId, 3, false, stepKeys]));
+    assert.deepEqual(JSON.parse(py), recs.map((r) => [r.episodeId, SCHEMA_VERSION, false, stepKeys]));
+  });
+
+  it("a version 4 scored file round-trips params (typed), success, checks and scoreError", async () => {
+    const dir = await tempDir();
+    const recs = [0, 1, 4].map((seed) => syntheticEpisode(seed, { scored: true, steps: 2 }));
+    await writeEpisodes(dir, recs);
+    const back = [];
+    for await (const e of readTrajectories(dir)) back.push(e);
+    back.sort((a, b) => a.episodeIndex - b.episodeIndex);
+    assert.deepEqual(back.map((e) => [{ ...e.params }, e.success, e.checks, e.scoreError]), recs.map((r) => [{ ...r.params }, r.success, r.checks, r.scoreError]));
+    assert.equal(back[2]!.success, undefined);
+    assert.match(back[2]!.scoreError!, /no database/);
+    // An episode without an instance keeps none of them.
+    const plainDir = await tempDir();
+    await writeEpisodes(plainDir, [syntheticEpisode(9, { steps: 1 })]);
+    for await (const e of readTrajectories(plainDir)) for (const k of V4_FIELDS) assert.ok(!(k in e), k);
+  });
+
+  it("a version 3 file is read by today's reader without scores; a version 4 scored file by a version 3 reader schema (ours and python3-avro)", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "v3.avro");
+    const rec = syntheticEpisode(7, { steps: 2, agent: true });
+    const v4Value = (await import("../src/episode-codec.ts")).episodeToAvro(rec, 0);
+    const v3Value: Record<string, unknown> = { ...v4Value, schemaVersion: 3 };
+    for (const k of V4_FIELDS) delete v3Value[k];
+    const encoder = new avro.streams.BlockEncoder(avroTypeFor(schemaOfVersion(3)), { codec: "deflate" });
+    const done = pipeline(encoder, createWriteStream(file));
+    encoder.end(v3Value);
+    await done;
+    const back = [];
+    for await (const e of readTrajectories(file)) back.push(e);
+    assert.equal(back[0]!.schemaVersion, 3);
+    assert.equal(back[0]!.goal, rec.goal);
+    for (const k of V4_FIELDS) assert.ok(!(k in back[0]!), k);
+
+    const scoredDir = await tempDir();
+    const scored = [syntheticEpisode(2, { scored: true, steps: 2 })];
+    await writeEpisodes(scoredDir, scored);
+    const v3 = schemaOfVersion(3);
+    const ours = [];
+    for await (const e of readTrajectories(scoredDir, { readerSchema: v3 })) ours.push(e);
+    assert.deepEqual(ours.map((e) => [e.episodeId, "success" in e, "checks" in e]), [[scored[0]!.episodeId, false, false]]);
+    requireInteropTools();
+    const { files } = await listTrajectoryFiles([scoredDir]);
+    const schemaFile = path.join(scoredDir, "v3.avsc");
+    await writeFile(schemaFile, JSON.stringify(v3));
+    const py = python(
+      `
+import sys, json, avro.schema
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+with DataFileReader(open(sys.argv[1], "rb"), DatumReader()) as r:
+    full = list(r)
+v3 = avro.schema.parse(open(sys.argv[2]).read())
+with DataFileReader(open(sys.argv[1], "rb"), DatumReader(readers_schema=v3)) as r:
+    old = list(r)
+print(json.dumps([full[0]["params"], full[0]["success"], [c["name"] for c in full[0]["checks"]], "success" in old[0]]))
+`,
+      files[0]!,
+      schemaFile,
+    );
+    assert.deepEqual(JSON.parse(py), [{ state: '"on"', level: "2", strict: "false" }, 1, ["wifi", "checks[1] answer"], false]);
   });
 });

@@ -62,10 +62,28 @@ describe("inspect and duplicates", () => {
     assert.ok(!text.includes("\u001b"), "control bytes from a goal are escaped");
   });
 
+  it("v4: success rates and score errors of scored episodes, by task", async () => {
+    const dir = await tempDir();
+    // Seeds 0..9: seed % 5 == 4 is a score error (4, 9); seed % 4 == 1 fails (1, 5); the rest succeed.
+    const recs = Array.from({ length: 10 }, (_, i) => syntheticEpisode(i, { steps: 2, scored: true, taskId: i < 5 ? "wifi_set" : "notes_add" }));
+    await writeEpisodes(dir, [...recs, syntheticEpisode(20, { steps: 2 })]);
+    const s = await inspectTrajectories([dir]);
+    assert.deepEqual(s.scores, {
+      wifi_set: { scored: 5, successes: 3, meanSuccess: 0.75, errors: 1 },
+      notes_add: { scored: 5, successes: 3, meanSuccess: 0.75, errors: 1 },
+    });
+    assert.deepEqual(s.scoreErrors.map((e) => e.episodeId).sort(), [recs[4]!.episodeId, recs[9]!.episodeId]);
+    const text = formatSummary(s);
+    assert.match(text, /scores: 10 scored episodes; success rate 0\.7500 .*; score errors: 2/);
+    assert.match(text, /  wifi_set: scored=5 success_rate=0\.7500 mean_success=0\.7500 errors=1/);
+    assert.ok(text.includes(`${recs[4]!.episodeId}: score error "notes: no database at`), text);
+  });
+
   it("a campaign without agent episodes prints no goal or agent lines", async () => {
     const s = await inspectTrajectories([await dataset()]);
     assert.deepEqual([s.goals, s.agentStatuses, s.invalidActions, s.answers], [{}, {}, 0, []]);
-    assert.doesNotMatch(formatSummary(s), /goals:|agent status:/);
+    assert.doesNotMatch(formatSummary(s), /goals:|agent status:|scores:/);
+    assert.deepEqual([s.scores, s.scoreErrors], [{}, []]);
   });
 
   it("findDuplicates groups by episode id", () => {

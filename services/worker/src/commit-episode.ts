@@ -20,6 +20,7 @@ import type { EpisodeRecord, StoredEpisode } from "@farm/trajectory";
 import type { EpisodeTrajectory } from "@farm/episode";
 import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
+import { scoreOutcome } from "./task-instance.ts";
 
 type ResultFacts = Pick<EpisodeTrajectory, "outcome" | "cause" | "totalReward" | "startedAt" | "endedAt"> & { steps: unknown[] };
 
@@ -125,4 +126,6 @@ function countFinished(d: CommitDeps, c: EpisodeCommit, bytes: number): void {
     reward: r.totalReward,
     origin: c.origin,
   });
+  const score = scoreOutcome(r);
+  if (score) d.metrics.episodeScored(c.taskId, score.result, score.seconds);
 }

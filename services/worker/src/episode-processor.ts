@@ -42,6 +42,7 @@ import type { PolicyTransport } from "./policy-transport.ts";
 import { attemptsLeft, decideAttempt, type AttemptDecision, type AttemptFacts } from "./retry-decision.ts";
 import { DEVICE_UNUSABLE_CODE, sessionFailureCode } from "./failure-codes.ts";
 import { coerceError } from "@farm/errors";
+import { jobParams, taskInstanceFor } from "./task-instance.ts";
 
 /** What the processor needs from its device slot. */
 export interface ProcessorContext {
@@ -191,12 +192,15 @@ class EpisodeProcessor {
   }
 
   /** Runs the episode, cancelled by a drain past its grace or by BullMQ losing the lock; device trouble is a retry elsewhere. */
-  private async runOnSession(session: DeviceSession, job: Job, data: EpisodeJobData, policy: Policy, bullSignal: AbortSignal | undefined, facts: JobAttempts, log: Logger): Promise<EpisodeTrajectory> {
+  private async runOnSession(session: DeviceSession, job: Job, data: EpisodeJobData, task: LoadedTask, policy: Policy, bullSignal: AbortSignal | undefined, facts: JobAttempts, log: Logger): Promise<EpisodeTrajectory> {
     const ac = new AbortController();
     const onAbort = () => ac.abort();
     this.ctx.drainSignal.addEventListener("abort", onAbort, { once: true });
     bullSignal?.addEventListener("abort", onAbort, { once: true });
     if (this.ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
+    // A family's instance: the same parameters for episode i on every retry and host (drawn from the job's seed).
+    const fixedParams = jobParams(data);
+    const instance = taskInstanceFor(task, { campaignId: data.campaignId, index: data.episodeIndex, seed: data.seed, ...(fixedParams ? { fixedParams } : {}), ...(data.goal !== undefined ? { goal: data.goal } : {}) });
     try {
       // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
       return await session.runEpisode({
@@ -211,6 +215,7 @@ class EpisodeProcessor {
         ...(data.options.resetFromSnapshot ? { resetFromSnapshot: true } : {}),
         ...(data.options.resetMode ? { resetMode: data.options.resetMode } : {}),
         ...agentOptionsOf(data),
+        ...(instance ? { instance } : {}),
       });
     } catch (e) {
       // The task cannot run this way anywhere (e.g. start-snapshot for a seeded reset): no retry.
@@ -297,7 +302,7 @@ class EpisodeProcessor {
       // Which goal this episode pursues (clipped; goals are checked printable when the job is read).
       const agent = { ...(data.goal !== undefined ? { goal: data.goal.slice(0, 120) } : {}), ...(data.gameConfig !== undefined ? { gameConfig: true } : {}) };
       log.info({ event: "episode:start", episodeId, taskId: task.task.id, seed: data.seed, attempt, ...agent }, "episode started");
-      const traj = await this.runOnSession(session, job, data, policy, bullSignal, facts, log);
+      const traj = await this.runOnSession(session, job, data, task, policy, bullSignal, facts, log);
       const decision = decideAttempt({
         ...facts,
         cause: traj.cause,

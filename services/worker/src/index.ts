@@ -13,3 +13,4 @@ export { resolvePending } from "./commit-flow.ts";
 export { StaticDeviceSource, type DeviceSource } from "./device-source.ts";
 export { DevicePool, PoolClosedError, type DeviceLease, type PoolMember } from "./device-pool.ts";
 export { HostJobPump, type PumpMember } from "./host-job-pump.ts";
+export { taskInstanceFor, jobParams, scoreOutcome } from "./task-instance.ts";

@@ -62,6 +62,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { policyFromSpec, loadPromptTemplate } = await import("@farm/policy");
   const { createLogger } = await import("@farm/log");
   const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
+  const { taskInstanceFor, jobParams } = await import("@farm/worker");
 
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
@@ -140,15 +141,21 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       const outcomes: Record<string, number> = {};
       const causes: Record<string, number> = {};
       const resets: Record<string, number> = {};
+      const scores = { scored: 0, successSum: 0, successes: 0, errors: 0 };
       for (let i = 0; i < episodes && !stop.aborted; i++) {
         if (session.state !== "ready") break;
+        const ep = agent.forEpisode(i);
+        // A task family: its parameters drawn from the episode's seed (or fixed by a --goals line), its set-up and checks.
+        const fixedParams = jobParams(ep);
+        const instance = taskInstanceFor(loaded, { campaignId, index: i, seed: episodeSeed(seed0, i), ...(fixedParams ? { fixedParams } : {}), ...(ep.goal !== undefined ? { goal: ep.goal } : {}) });
         const t = await session.runEpisode({
           seed: episodeSeed(seed0, i),
           index: i,
           policy,
           signal: stop,
           resetMode,
-          ...agent.forEpisode(i),
+          ...ep,
+          ...(instance ? { instance } : {}),
           ...(writer && episodeIdOf
             ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
             : {}),
@@ -159,7 +166,16 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
         causes[t.cause] = (causes[t.cause] ?? 0) + 1;
         resets[t.resetKind ?? "steps"] = (resets[t.resetKind ?? "steps"] ?? 0) + 1;
-        out(`episode=${i} steps=${t.steps.length} reward=${+t.totalReward.toFixed(6)} outcome=${t.outcome} cause=${t.cause}${t.causeDetail ? ` detail=${JSON.stringify(t.causeDetail)}` : ""}`);
+        if (t.success !== undefined || t.scoreError !== undefined) {
+          scores.scored++;
+          if (t.scoreError !== undefined) scores.errors++;
+          else {
+            scores.successSum += t.success!;
+            if (t.success === 1) scores.successes++;
+          }
+        }
+        const scored = t.scoreError !== undefined ? ` score_error=${JSON.stringify(t.scoreError)}` : t.success !== undefined ? ` success=${+t.success.toFixed(6)}` : "";
+        out(`episode=${i} steps=${t.steps.length} reward=${+t.totalReward.toFixed(6)} outcome=${t.outcome} cause=${t.cause}${scored}${t.causeDetail ? ` detail=${JSON.stringify(t.causeDetail)}` : ""}`);
       }
       const summary: Record<string, unknown> = {
         episodes: ran,
@@ -173,6 +189,10 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         device: serial,
         policy: `${policy.name}@${policy.version}`,
       };
+      if (scores.scored > 0) {
+        const ok = scores.scored - scores.errors;
+        summary.scores = { scored: scores.scored, successes: scores.successes, success_mean: ok ? Math.round((scores.successSum / ok) * 1e9) / 1e9 : null, errors: scores.errors };
+      }
       const unusable = session.state === "unusable";
       if (unusable) summary.device_unusable = session.unusableReason;
       if (stop.aborted) summary.cancelled = true;
