@@ -30,6 +30,8 @@ export const METRIC = {
   episodeResets: "farm_episode_resets_total",
   episodeScores: "farm_episode_scores_total",
   episodeScoreDuration: "farm_episode_score_duration_seconds",
+  taskServerCalls: "farm_task_server_calls_total",
+  taskServerRefusals: "farm_task_server_refusals_total",
   emulatorRelaunches: "farm_emulator_relaunches_total",
   trajectoryBytes: "farm_trajectory_bytes_total",
   trajectoryFiles: "farm_trajectory_files_total",

@@ -34,6 +34,8 @@ export interface WorkerConfigInput {
   policyDir?: string;
   /** Hosts `http:` policies of jobs may reach besides loopback (libs/policy url-guard syntax). Env FARM_POLICY_ALLOWED_HOSTS. */
   policyAllowedHosts?: string[];
+  /** Hosts a family's task server (outside task code, libs/task-protocol) may be on besides loopback. Env FARM_TASK_SERVER_ALLOWED_HOSTS. */
+  taskServerAllowedHosts?: string[];
   /** Trajectory output folder. Env FARM_OUT_DIR. Default ./out/trajectories. */
   outDir?: string;
   codec?: CodecName;
@@ -110,6 +112,7 @@ export interface WorkerConfig {
   apkDirs: string[];
   policyDir: string | undefined;
   policyAllowedHosts: string[];
+  taskServerAllowedHosts: string[];
   outDir: string;
   codec: CodecName;
   metricsPort: number;
@@ -172,6 +175,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     apkDirs: r.list("apkDirs", { flag: input.apkDirs, env: "FARM_APK_DIRS", default: [] }).map((p) => path.resolve(p)),
     policyDir: policyDir ? path.resolve(policyDir) : undefined,
     policyAllowedHosts: r.check("policyAllowedHosts", "FARM_POLICY_ALLOWED_HOSTS", r.list("policyAllowedHosts", { flag: input.policyAllowedHosts, env: "FARM_POLICY_ALLOWED_HOSTS", default: [] }), hostAllowList),
+    taskServerAllowedHosts: r.check("taskServerAllowedHosts", "FARM_TASK_SERVER_ALLOWED_HOSTS", r.list("taskServerAllowedHosts", { flag: input.taskServerAllowedHosts, env: "FARM_TASK_SERVER_ALLOWED_HOSTS", default: [] }), hostAllowList),
     outDir: path.resolve(r.string("outDir", { flag: input.outDir, env: "FARM_OUT_DIR", default: "out/trajectories" })),
     codec: r.oneOf("codec", CODECS, { flag: input.codec, env: "FARM_TRAJECTORY_CODEC", default: "deflate" }),
     metricsPort: r.int("metricsPort", { flag: input.metricsPort, env: "FARM_METRICS_PORT", default: 9465, min: 0, max: 65_535 }),

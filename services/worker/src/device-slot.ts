@@ -104,6 +104,7 @@ export class DeviceSlot {
       tasksById: catalog.byId,
       policyDir: config.policyDir,
       policyAllowedHosts: config.policyAllowedHosts,
+      taskServerAllowedHosts: config.taskServerAllowedHosts,
       policyTransport: this.deps.policyTransport,
       store: this.deps.store,
       arbiter: this.deps.arbiter,

@@ -10,6 +10,7 @@
  *                       lock was lost (the attempt that owns the job now decides)
  * What to do after the episode is `decideAttempt` (retry-decision.ts); the commit is `commitEpisode` (commit-episode.ts).
  */
+import { taskServerOptions } from "./task-server-options.ts";
 import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
 import { EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
@@ -52,6 +53,8 @@ export interface ProcessorContext {
   policyDir: string | undefined;
   /** Hosts `http:` policies may reach besides loopback (FARM_POLICY_ALLOWED_HOSTS). */
   policyAllowedHosts?: readonly string[];
+  /** Hosts a family's task server may be on besides loopback (FARM_TASK_SERVER_ALLOWED_HOSTS). */
+  taskServerAllowedHosts?: readonly string[];
   /** The host's remote-policy batcher and exchange metrics. */
   policyTransport?: PolicyTransport;
   store: EpisodeStore;
@@ -200,7 +203,8 @@ class EpisodeProcessor {
     if (this.ctx.drainSignal.aborted || bullSignal?.aborted) ac.abort();
     // A family's instance: the same parameters for episode i on every retry and host (drawn from the job's seed).
     const fixedParams = jobParams(data);
-    const instance = taskInstanceFor(task, { campaignId: data.campaignId, index: data.episodeIndex, seed: data.seed, ...(fixedParams ? { fixedParams } : {}), ...(data.goal !== undefined ? { goal: data.goal } : {}) });
+    const key = { campaignId: data.campaignId, index: data.episodeIndex, seed: data.seed, ...(fixedParams ? { fixedParams } : {}), ...(data.goal !== undefined ? { goal: data.goal } : {}) };
+    const instance = taskInstanceFor(task, key, taskServerOptions(this.ctx.taskServerAllowedHosts ?? [], this.ctx.metrics, log));
     try {
       // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
       return await session.runEpisode({

@@ -5,20 +5,19 @@
 import type { EpisodeTrajectory } from "@farm/episode";
 import type { ScoreResult } from "@farm/metrics";
 import { createFamilyInstance, type InstanceKey, type TaskInstance } from "@farm/scoring";
+import { createRemoteTaskInstance, type RemoteTaskOptions } from "@farm/task-protocol";
+import path from "node:path";
 import type { LoadedTask, TaskParams } from "@farm/task";
 
 /**
  * The task instance of one episode, or undefined when its task is not a family with parameters, set-up, a goal
  * template or checks. THE ONE SWITCH POINT between declarative families and outside task code.
  */
-export function taskInstanceFor(loaded: LoadedTask, key: InstanceKey): TaskInstance | undefined {
+export function taskInstanceFor(loaded: LoadedTask, key: InstanceKey, remote: RemoteTaskOptions = {}): TaskInstance | undefined {
   const f = loaded.family;
   if (!f) return undefined;
-  if (f.taskServer) {
-    // MERGE (lead): a family served by outside task code — return createRemoteTaskInstance(f.taskServer, key)
-    // from @farm/task-protocol (helper "protocol") here. Until then such a family runs unscored.
-    return undefined;
-  }
+  // APKs a task server installs by host path come from the task's own folder only.
+  if (f.taskServer) return createRemoteTaskInstance(f.taskServer, key, { taskDir: path.dirname(f.taskPath), ...remote });
   if (!f.checks && f.params.length === 0 && f.setup.length === 0 && !f.goal) return undefined;
   return createFamilyInstance(f, key, { ...(loaded.task.description ? { description: loaded.task.description } : {}) });
 }
