@@ -174,6 +174,7 @@ export abstract class UiApp implements SimApp {
     if (before.page !== after.page) {
       if (t.activityMs > 0) m.pageIn = span(t.activityMs);
       m.fling = undefined;
+      m.load = undefined; // a list that was loading on the page left behind is no longer shown
       if (after.slow) end = Math.max(end, this.startLoad(now, now));
     }
     if (!before.dialog && after.dialog && t.dialogMs > 0) {
