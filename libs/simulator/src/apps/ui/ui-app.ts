@@ -155,6 +155,9 @@ export abstract class UiApp implements SimApp {
 
   /** Runs an input; then what it changed starts moving. */
   private input<T>(fn: () => T): T {
+    const t = this.host.motionTimings();
+    // Nothing can move (`instant`, or every scale 0 and no slow list): the input alone, as before.
+    if (t.activityMs === 0 && t.dialogMs === 0 && t.keyboardMs === 0 && t.flingMs === 0 && (t.listLoadMs === 0 || this.slowLists.length === 0) && !Object.hasOwn(this.host.config, "list_load_ms")) return fn();
     const now = this.host.now();
     if (!this.motion.started) this.firstLook(now);
     const before = this.look();
