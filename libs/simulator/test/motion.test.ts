@@ -10,7 +10,9 @@ import { createHash } from "node:crypto";
 import { sleep } from "@farm/time";
 import type { SimAndroid } from "../src/android/index.ts";
 import type { A11yEvent } from "../src/android/system/accessibility.ts";
-import { newDevice, sh } from "./android-helpers.ts";
+import { fileURLToPath } from "node:url";
+import { APK_DIR, newDevice, rlStartLine, sh } from "./android-helpers.ts";
+import { adbCli, startRig } from "./transport-helpers.ts";
 import { byDesc, byId, byText, centre, startApp, tapNode, TODO, top } from "./android-apps-ui-helpers.ts";
 
 async function todoAt(profile: "instant" | "emulator-grpc", config = '{"list_load_ms": 0}', settings: string[] = []): Promise<SimAndroid> {
@@ -263,5 +265,32 @@ test("instant: a tap's effect is complete at once, nothing ticks, the tree is fi
     assert.equal(events.length, n, "no events after the tap's own");
   } finally {
     d.close();
+  }
+});
+
+test("through the real adb server at emulator-grpc: screencap right after a tap shows the screen on its way in, uiautomator dump waits for its end", async () => {
+  const rig = await startRig(1);
+  try {
+    const dev = rig.fleet.devices[0]!;
+    const cli = (args: string[]) => adbCli(rig.adb.port, dev.serial, args);
+    assert.equal((await cli(["install", fileURLToPath(new URL("todo.apk", APK_DIR))])).code, 0);
+    dev.android.faults.setLatencyProfile("emulator-grpc");
+    assert.equal((await cli(["shell", rlStartLine(TODO, '{"list_load_ms": 0}', { forceStop: true })])).code, 0);
+    const [x, y] = centre(byText(dev.android, "NEW NOTE"));
+    const shot = async (): Promise<string> => createHash("sha1").update((await cli(["exec-out", "screencap"])).stdout).digest("hex");
+    assert.equal((await cli(["shell", "input", "tap", String(x), String(y)])).code, 0);
+    const early = await shot();
+    const dump = await cli(["exec-out", "uiautomator", "dump", "/dev/tty"]);
+    const xml = dump.stdout.toString("utf8");
+    assert.match(xml, /text="New note"/);
+    assert.match(xml, /resource-id="com\.farm\.simapps\.todo:id\/title_input"[^>]*bounds="\[16,/, "the dump shows the page in its place");
+    const truth = lastSettle(dev.android);
+    assert.ok(truth.settledAt - truth.inputAt >= 295, `${truth.settledAt - truth.inputAt}`);
+    assert.ok(Date.now() >= truth.settledAt, "the dump returned after the screen settled");
+    const late = await shot();
+    assert.notEqual(early, late, "the early frame was mid-transition");
+    assert.equal(await shot(), late, "then the frames stay equal");
+  } finally {
+    await rig.close();
   }
 });
