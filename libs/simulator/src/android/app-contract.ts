@@ -6,6 +6,9 @@
  */
 import type { Canvas } from "../graphics/canvas.ts";
 import type { LogPriority } from "./system/log-buffer.ts";
+import type { MotionTimings } from "./system/latency.ts";
+
+export type { MotionTimings };
 import { KEYCODE } from "@farm/key-codes";
 
 export const KEYCODE_HOME = KEYCODE.HOME;
@@ -72,6 +75,19 @@ export interface AppHost {
   finishTask(): boolean;
   /** Re-evaluates `wantsTicks()`; call after state changes that start or stop real-time play. */
   refreshTicking(): void;
+  /**
+   * How long screen changes take on this device now: the latency profile's timings under the global
+   * animation scales (all 0 under `instant`).
+   */
+  motionTimings(): MotionTimings;
+  /**
+   * The app's screen changed outside an input (a tick of an animation): accessibility looks again
+   * (TYPE_WINDOW_CONTENT_CHANGED); with `scrolled`, the scrollable view at natural-frame point (x, y)
+   * moved by `dy` pixels (TYPE_VIEW_SCROLLED). Ignored unless the app is in front.
+   */
+  contentChanged(scrolled?: { x: number; y: number; dy: number }): void;
+  /** Benchmark ground truth: a transition the latest input started ends at `atMs` (device clock; Infinity: never). */
+  busyUntil(atMs: number): void;
 }
 
 export interface SimApp {

@@ -104,6 +104,21 @@ export class SimAndroid {
     return this.system.activities.foregroundProcess()?.app.state?.();
   }
 
+  /**
+   * BENCHMARK-ONLY ground truth (no real device can tell this; a settle policy must not read it): when
+   * the screen settled for every input delivered up to `atMs` — the end of every transition they
+   * started (screen, dialog, keyboard, fling, a slow list's load); `Infinity` while one never ends;
+   * undefined when no input came by then. Device clock: the `now()` of this device (Date.now by default).
+   */
+  settledAt(atMs: number): number | undefined {
+    return this.system.settle.settledAt(atMs);
+  }
+
+  /** BENCHMARK-ONLY: the last inputs (up to 512, oldest first) with when each one's effect was complete. */
+  settleHistory(): { inputAt: number; settledAt: number }[] {
+    return this.system.settle.history();
+  }
+
   /** Installs simulated APK bytes directly (what `pm install` does), for test and demo set-up. */
   installApk(bytes: Uint8Array): { ok: true; packageName: string } | { ok: false; code: string } {
     const r = this.system.packages.install(bytes);

@@ -67,6 +67,7 @@ const ROW_DP = 56;
 
 class Todo extends UiApp {
   readonly activity = "MainActivity";
+  protected override readonly slowLists = ["notes"]; // the note list loads (a spinner first) each time it comes up
   private screen: "list" | "edit" = "list";
   private notes: Note[] = [];
   private nextId = 1;

@@ -195,6 +195,21 @@ export class Accessibility {
   }
 
   /**
+   * The app in front changed its screen by itself (an animation's tick): a scroll it made is
+   * TYPE_VIEW_SCROLLED on the scrollable node at natural point (x, y), then the change is reported as
+   * checkChanges() does.
+   */
+  contentChanged(scrolled?: { x: number; y: number; dy: number }): void {
+    if (!this.listening) return;
+    if (scrolled) {
+      const p = naturalToDisplay(scrolled.x, scrolled.y, this.screen.width, this.screen.height, this.rotation());
+      const node = this.nodeAt(p.x, p.y, (n) => n.scrollable);
+      if (node) this.emit("TYPE_VIEW_SCROLLED", node, { scrollDeltaX: 0, scrollDeltaY: Math.round(scrolled.dy) });
+    }
+    this.checkChanges();
+  }
+
+  /**
    * Runs `fn` (an input being delivered) without window events in between, so the event about the
    * input itself comes first, as on a device; the caller runs checkChanges() after it.
    */

@@ -9,6 +9,17 @@ import { absoluteClass, flatComponent, relativeClass, shortComponent, type Compo
 import { LAUNCHER_ACTIVITY, LAUNCHER_PACKAGE, type InstalledPackage, type PackageManager } from "./package-manager.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 import { coerceError } from "@farm/errors";
+import { MOTION_PROFILES, type MotionTimings } from "./latency.ts";
+
+/** What app processes ask of the rest of the system about time on screen (android-system.ts wires them). */
+export interface ScreenHooks {
+  motionTimings(): MotionTimings;
+  /** The app in front changed its screen outside an input. */
+  contentChanged(scrolled?: { x: number; y: number; dy: number }): void;
+  busyUntil(atMs: number): void;
+}
+
+const NO_SCREEN_HOOKS: ScreenHooks = { motionTimings: () => MOTION_PROFILES.instant, contentChanged: () => {}, busyUntil: () => {} };
 
 export const SYSTEM_SERVER_PID = 520;
 export const LAUNCHER_PID = 1130;
@@ -61,6 +72,7 @@ export class ActivityManager {
     screen: { width: number; height: number },
     seed: number,
     private readonly appFactoryFor: AppCatalog,
+    hooks: ScreenHooks = NO_SCREEN_HOOKS,
   ) {
     this.nextPid = 3000 + (Math.abs(Math.floor(seed)) % 1000);
     this.env = {
@@ -69,6 +81,11 @@ export class ActivityManager {
       screen,
       finishTask: (proc) => this.finishTaskOf(proc),
       refreshTicking: () => this.refreshTicking(),
+      motionTimings: () => hooks.motionTimings(),
+      contentChanged: (proc, scrolled) => {
+        if (proc === this.foregroundProcess()) hooks.contentChanged(scrolled);
+      },
+      busyUntil: (atMs) => hooks.busyUntil(atMs),
       crash: (proc, error) => this.crashProcess(proc, error),
     };
   }

@@ -14,6 +14,8 @@ import type { LogEntry } from "./log-buffer.ts";
 import { InputDispatcher } from "./input-dispatcher.ts";
 import { Accessibility } from "./accessibility.ts";
 import { hashString } from "./rng.ts";
+import { scaledMotion } from "./latency.ts";
+import { SettleLog } from "./settle-log.ts";
 import { Canvas } from "../../graphics/canvas.ts";
 import { renderLauncher } from "./launcher.ts";
 import { rotateFrame } from "../../graphics/orientation.ts";
@@ -89,6 +91,8 @@ export class AndroidSystem {
   readonly display: DisplayState;
   /** How far the device's clock is set from the host's (`date MMDDhhmm…` as root); 0 on a fresh device. */
   private clockOffsetMs = 0;
+  /** Benchmark-only ground truth: when each input's effect on the screen was complete (settle-log.ts). */
+  readonly settle: SettleLog;
   /** Counts snapshot loads, so input sources holding their own touch state (gRPC) know to forget it. */
   private restores = 0;
   /** Aborted by close(): ends every following logcat and sleep on this device. */
@@ -108,9 +112,14 @@ export class AndroidSystem {
     this.log = new LogBuffer(this.now);
     this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
     this.packages = new PackageManager(this.fs);
-    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed, opts.apps);
+    this.settle = new SettleLog(this.now);
+    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed, opts.apps, {
+      motionTimings: () => scaledMotion(this.faults.profileName, (k) => this.settings.get("global", k)),
+      contentChanged: (scrolled) => this.accessibility.contentChanged(scrolled),
+      busyUntil: (atMs) => this.settle.busyUntil(atMs),
+    });
     this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation(), this.now);
-    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation(), this.accessibility);
+    this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation(), this.accessibility, this.settle);
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };
     this.forwarder = new AccessibilityForwarder(this.accessibility, this.settings, this.log, opts.logger ?? silentLogger);
     this.log.append({ pid: SYSTEM_SERVER_PID, tid: SYSTEM_SERVER_PID, priority: "I", tag: "SystemServer", message: "Entered the Android system server!", buffer: "system" });
@@ -199,6 +208,7 @@ export class AndroidSystem {
     this.fs.restoreState(s.files);
     this.packages.restoreState(s.packages);
     this.input.reset();
+    this.settle.clear();
     this.activities.restoreState(s.activities);
     this.display.override = s.display.override && { ...s.display.override };
     this.display.overrideDensity = s.display.overrideDensity;

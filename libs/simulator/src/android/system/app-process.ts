@@ -1,5 +1,5 @@
 /** One running app process: hosts a SimApp instance, owns its pid and its real-time tick timer. */
-import type { AppHost, SimApp, AppFactory } from "../app-contract.ts";
+import type { AppHost, SimApp, AppFactory, MotionTimings } from "../app-contract.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 import type { InstalledPackage } from "./package-manager.ts";
 import { restoreAppFields, saveAppFields, type SavedValue } from "./app-state.ts";
@@ -24,6 +24,12 @@ export interface ProcessEnv {
   finishTask(proc: AppProcess): boolean;
   /** Re-evaluates which process may tick. */
   refreshTicking(): void;
+  /** What screen changes take now (profile and animation scales). */
+  motionTimings(): MotionTimings;
+  /** The process's screen changed outside an input (see AppHost.contentChanged). */
+  contentChanged(proc: AppProcess, scrolled?: { x: number; y: number; dy: number }): void;
+  /** Ground truth for benchmarks (see AppHost.busyUntil). */
+  busyUntil(atMs: number): void;
   /** A bug in an app is a crash of that app (like an uncaught exception on its main thread). */
   crash(proc: AppProcess, error: unknown): void;
 }
@@ -99,6 +105,18 @@ export class AppProcess implements AppHost {
 
   refreshTicking(): void {
     this.env.refreshTicking();
+  }
+
+  motionTimings(): MotionTimings {
+    return this.env.motionTimings();
+  }
+
+  contentChanged(scrolled?: { x: number; y: number; dy: number }): void {
+    if (!this.dead && !this.quiet) this.env.contentChanged(this, scrolled);
+  }
+
+  busyUntil(atMs: number): void {
+    if (!this.dead && !this.quiet) this.env.busyUntil(atMs);
   }
 
   /** Runs an app callback; an exception kills the process like an uncaught exception would. */

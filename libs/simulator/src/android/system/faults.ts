@@ -38,6 +38,11 @@ export class FaultInjector implements Faults {
     return this.profile === "instant" ? 0 : LATENCY_PROFILES["emulator-grpc"][cls];
   }
 
+  /** The current latency profile (what screen changes take: latency.ts MOTION_PROFILES). */
+  get profileName(): LatencyProfileName {
+    return this.profile;
+  }
+
   /** The current profile's snapshot-load delay. */
   snapshotLoadMs(): number {
     return SNAPSHOT_LOAD_MS[this.profile];

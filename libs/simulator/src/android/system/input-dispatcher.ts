@@ -13,6 +13,7 @@ import { launcherHit } from "./launcher.ts";
 import { sleepMs } from "../shell/io.ts";
 import { displaySize, displayToNatural, type Rotation } from "../../graphics/orientation.ts";
 import type { Accessibility } from "./accessibility.ts";
+import type { SettleLog } from "./settle-log.ts";
 
 /** How long a finger stays down for a long press (ViewConfiguration's DEFAULT_LONG_PRESS_TIMEOUT before Android 12). */
 export const LONG_PRESS_TIMEOUT_MS = 500;
@@ -33,13 +34,17 @@ export class InputDispatcher {
     private readonly rotation: () => Rotation = () => 0,
     /** Where accessibility events about input go (view clicked, text changed, scrolled). */
     private readonly a11y?: Accessibility,
+    /** Benchmark ground truth: each delivered input is recorded before it reaches the app. */
+    private readonly settle?: SettleLog,
   ) {
     this.slop = Math.max(8, Math.round(0.02 * Math.min(screen.width, screen.height)));
   }
 
   /** One `input` event as a whole; false when the fault injector dropped it. */
   private admit(): boolean {
-    return !this.faults.shouldDropInput();
+    if (this.faults.shouldDropInput()) return false;
+    this.settle?.input();
+    return true;
   }
 
   /** Forgets a finger that is down (a snapshot load: the restored device has no touch in progress). */

@@ -79,3 +79,60 @@ export function latencyClassOf(name: string): LatencyClass {
       return "shell";
   }
 }
+
+/**
+ * How long screen changes take on the device (ms at animation scale 1), by profile: what the apps of the
+ * widget toolkit animate (apps/ui/motion.ts). Android's framework durations: config_shortAnimTime 200,
+ * config_mediumAnimTime 400, config_longAnimTime 500; an activity transition ≈ 300 ms, a dialog's window
+ * animation and the input method sliding in ≈ 250 ms; a fling keeps scrolling ≈ 500 ms after the finger
+ * lifts (OverScroller, decelerating); a list whose contents load from storage or the network shows a
+ * spinner ≥ 1 s (apps opt in). "instant" = 0 for all: screens change at once, as before.
+ */
+export interface MotionTimings {
+  /** A new screen (page) slides in. Scaled by `transition_animation_scale`. */
+  activityMs: number;
+  /** A dialog rises (and falls when dismissed). Scaled by `window_animation_scale`. */
+  dialogMs: number;
+  /** The on-screen keyboard slides up (and down). Scaled by `window_animation_scale`. */
+  keyboardMs: number;
+  /** A fling keeps moving after the finger lifts. Physics (OverScroller), not an animation: not scaled. */
+  flingMs: number;
+  /** A slow list's contents appear after this (a spinner until then). Work of the app: not scaled. */
+  listLoadMs: number;
+  /** Whether a spinner's drawing moves (`animator_duration_scale` 0 stops every ValueAnimator). */
+  spinnerAnimates: boolean;
+}
+
+const EMULATOR_MOTION: MotionTimings = { activityMs: 300, dialogMs: 250, keyboardMs: 250, flingMs: 500, listLoadMs: 1200, spinnerAnimates: true };
+
+export const MOTION_PROFILES: Record<LatencyProfileName, MotionTimings> = {
+  instant: { activityMs: 0, dialogMs: 0, keyboardMs: 0, flingMs: 0, listLoadMs: 0, spinnerAnimates: false },
+  "emulator-adb": EMULATOR_MOTION,
+  "emulator-grpc": EMULATOR_MOTION,
+};
+
+/**
+ * An animation scale as the window manager reads it from the global settings (fixScale): a number
+ * clamped to [0, 20], 1 when absent or not a number.
+ */
+export function animationScale(value: string | undefined): number {
+  const v = value === undefined ? NaN : Number.parseFloat(value);
+  if (!Number.isFinite(v)) return 1;
+  return Math.min(20, Math.max(0, v));
+}
+
+/** The profile's timings under the global animation scales (`get` reads `settings get global KEY`). */
+export function scaledMotion(profile: LatencyProfileName, get: (key: string) => string | undefined): MotionTimings {
+  const base = MOTION_PROFILES[profile];
+  const transition = animationScale(get("transition_animation_scale"));
+  const window = animationScale(get("window_animation_scale"));
+  const animator = animationScale(get("animator_duration_scale"));
+  return {
+    activityMs: Math.round(base.activityMs * transition),
+    dialogMs: Math.round(base.dialogMs * window),
+    keyboardMs: Math.round(base.keyboardMs * window),
+    flingMs: base.flingMs,
+    listLoadMs: base.listLoadMs,
+    spinnerAnimates: base.spinnerAnimates && animator > 0,
+  };
+}

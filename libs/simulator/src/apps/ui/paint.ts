@@ -8,6 +8,7 @@ export function paintTree(c: Canvas, w: Widget, dp: number): void {
   const p = w.paint ?? {};
   const b = w.bounds;
   if (p.bg !== undefined) fillBox(c, b, p.bg);
+  if (p.spin !== undefined) return paintSpinner(c, b, p.spin);
   const scale = Math.max(1, Math.round((p.scale ?? 2) * dp));
   const fg = w.enabled === false ? COLORS.muted : (p.fg ?? COLORS.text);
   switch (p.look) {
@@ -22,6 +23,18 @@ export function paintTree(c: Canvas, w: Widget, dp: number): void {
   if (text !== "") textIn(c, b, text, scale, fg, p.align ?? "left");
   if (p.chevron) c.text(b[2] - 10 * scale, (b[1] + b[3]) / 2 - (GLYPH_HEIGHT * scale) / 2, ">", scale, COLORS.muted);
   paintChildren(c, w, dp);
+}
+
+/** Eight dots on a ring, the one at `phase` lit: an indeterminate ProgressBar that turns as its phase does. */
+function paintSpinner(c: Canvas, b: Box, phase: number): void {
+  const cx = (b[0] + b[2]) / 2;
+  const cy = (b[1] + b[3]) / 2;
+  const r = Math.max(2, Math.min(b[2] - b[0], b[3] - b[1]) / 2 - 4);
+  const dot = Math.max(1, Math.round(r / 4));
+  for (let i = 0; i < 8; i++) {
+    const a = (i * Math.PI) / 4;
+    c.circle(Math.round(cx + r * Math.sin(a)), Math.round(cy - r * Math.cos(a)), dot, i === (((phase % 8) + 8) % 8) ? COLORS.accent : COLORS.line);
+  }
 }
 
 function paintChildren(c: Canvas, w: Widget, dp: number): void {

@@ -35,6 +35,8 @@ export interface Paint {
   chevron?: boolean;
   /** An icon button's glyph (drawn, not reported). */
   glyph?: string;
+  /** A spinner's phase 0..7: which of its dots is lit (drawn, not reported; motion.ts). */
+  spin?: number;
 }
 
 export interface Widget extends Omit<ViewNode, "children"> {
