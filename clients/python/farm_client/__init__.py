@@ -6,7 +6,7 @@
   HTTP API.
 """
 
-from .campaigns import CampaignClient, FarmApiError, GoalsFileError, load_goals
+from .campaigns import CampaignClient, FarmApiError, GoalsFileError, load_goals, params_problem
 from .policy_server import Agent, RandomAgent, RandomClickAgent, PolicyServer, StepRequest, EpisodeEnd
 
-__all__ = ["CampaignClient", "FarmApiError", "GoalsFileError", "load_goals", "Agent", "RandomAgent", "RandomClickAgent", "PolicyServer", "StepRequest", "EpisodeEnd"]
+__all__ = ["CampaignClient", "FarmApiError", "GoalsFileError", "load_goals", "params_problem", "Agent", "RandomAgent", "RandomClickAgent", "PolicyServer", "StepRequest", "EpisodeEnd"]

@@ -7,7 +7,7 @@
  * `@farm/seeded-random`'s generator (our own code, no library version in between) and every computation on them is
  * exact integer or IEEE arithmetic, so two hosts draw the same values.
  */
-import { seededRandomFromState, seedToState, type SeededRandom } from "@farm/seeded-random";
+import { seededRandomStream, type SeededRandom } from "@farm/seeded-random";
 import { FAMILY_LIMITS, PARAM_NAME_PATTERN, type ParamDecl, type ParamSpec, type ParamValue, type TaskParams } from "@farm/task";
 import { ScoringError } from "./errors.ts";
 import { paramText, renderText } from "./render.ts";
@@ -70,14 +70,9 @@ function valueProblem(spec: ParamSpec, v: unknown): string | undefined {
   }
 }
 
-/** The parameter's own stream: the episode's seed mixed with the name (FNV-1a, then a murmur3 finaliser). */
+/** The parameter's own stream: the episode's seed and the parameter's name. */
 function streamFor(seed: number, name: string): SeededRandom {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
-  let s = (seedToState(seed) ^ h) >>> 0;
-  s = Math.imul(s ^ (s >>> 16), 0x85ebca6b);
-  s = Math.imul(s ^ (s >>> 13), 0xc2b2ae35);
-  return seededRandomFromState((s ^ (s >>> 16)) >>> 0);
+  return seededRandomStream(seed, name);
 }
 
 /** Uniform in [0, 1) with 53 bits (two 32-bit draws), so ranges up to 2^53 are drawn evenly. */

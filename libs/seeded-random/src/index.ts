@@ -7,5 +7,5 @@
  *   r.int(1, 6);     // 1..6 inclusive
  *   r.pick(["a", "b"]);
  */
-export { createSeededRandom, seededRandomFromState, seededRandomXor, seedToState, type SeededRandom } from "./seeded-random.ts";
+export { createSeededRandom, seededRandomFromState, seededRandomStream, seededRandomXor, seedToState, type SeededRandom } from "./seeded-random.ts";
 export { episodeSeed, MAX_SEED } from "./episode-seed.ts";

@@ -37,6 +37,19 @@ export function createSeededRandom(seed: number): SeededRandom {
 }
 
 /**
+ * A named stream of a seed: the seed's state mixed with the name (FNV-1a, then a murmur3 finaliser), so each name
+ * draws its own sequence for the same seed (task families' parameters: fixing or adding one leaves the others').
+ */
+export function seededRandomStream(seed: number, name: string): SeededRandom {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  let s = (seedToState(seed) ^ h) >>> 0;
+  s = Math.imul(s ^ (s >>> 16), 0x85ebca6b);
+  s = Math.imul(s ^ (s >>> 13), 0xc2b2ae35);
+  return seededRandomFromState((s ^ (s >>> 16)) >>> 0);
+}
+
+/**
  * The stream the simulator (2048 spawns, ball positions, dropped taps) and the episode runner
  * (start_random_activity) have always drawn for a seed: state = (integer part of seed XOR 0x9e3779b9) mod 2^32.
  * One function, so both keep replaying the same runs; new callers take createSeededRandom.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createSeededRandom, seededRandomFromState, seededRandomXor, seedToState } from "@farm/seeded-random";
+import { createSeededRandom, seededRandomFromState, seededRandomStream, seededRandomXor, seedToState } from "@farm/seeded-random";
 
 test("a seed gives a fixed sequence (pinned values: the random policy's stream depends on them)", () => {
   const r = createSeededRandom(42);
@@ -69,4 +69,14 @@ test("seededRandomXor keeps the simulator's and the episode runner's streams (pi
   const next = r.next; // the episode runner takes the bare function
   assert.equal(next(), 0.18967728852294385);
   assert.throws(() => seededRandomXor(Number.POSITIVE_INFINITY), /finite/);
+});
+
+test("seededRandomStream: one sequence per (seed, name), the same every time, others for other names or seeds", () => {
+  const seq = (r: { next(): number }) => Array.from({ length: 5 }, () => r.next());
+  assert.deepEqual(seq(seededRandomStream(7, "title")), seq(seededRandomStream(7, "title")));
+  assert.notDeepEqual(seq(seededRandomStream(7, "title")), seq(seededRandomStream(7, "body")));
+  assert.notDeepEqual(seq(seededRandomStream(7, "title")), seq(seededRandomStream(8, "title")));
+  // Pinned: parameters drawn for episode i must not change between farm versions (task families).
+  const pinned = seededRandomStream(0, "state");
+  assert.deepEqual([pinned.next(), pinned.next()], [0.8809808620717376,0.6155950203537941]);
 });
