@@ -7,6 +7,7 @@ import { coerceError } from "@farm/errors";
 import type { CheckSpec, FamilyChecks, TaskParams } from "@farm/task";
 import { withDeadline } from "@farm/time";
 import { compareValue, type Verdict } from "./compare.ts";
+import { ScoringError } from "./errors.ts";
 import { cut, DEFAULT_SCORE_LIMITS, type ScoreLimits } from "./limits.ts";
 import { readSource, type SourceValue } from "./sources.ts";
 import type { CheckResult, DeviceCalls, TaskScore } from "./types.ts";
@@ -19,8 +20,6 @@ export interface CheckContext {
   signal?: AbortSignal;
   limits?: Partial<ScoreLimits>;
 }
-
-class CheckTimeout extends Error {}
 
 function expectedOf(spec: CheckSpec): string {
   const c = spec.compare;
@@ -50,7 +49,7 @@ export async function runCheck(spec: CheckSpec, ctx: CheckContext): Promise<Chec
     const read: SourceValue = await withDeadline(
       readSource({ device: ctx.device, params: ctx.params, answer: ctx.answer, limits, left: () => timeoutMs - (performance.now() - t0) }, spec.source, existenceOnly),
       timeoutMs,
-      () => new CheckTimeout(`did not finish in ${timeoutMs} ms`),
+      () => new ScoringError("check_timeout", `did not finish in ${timeoutMs} ms`),
     );
     if ("error" in read) return record(false, "", expectedOf(spec), read.error);
     let v: Verdict;
