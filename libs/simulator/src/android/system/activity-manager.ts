@@ -61,6 +61,7 @@ export class ActivityManager {
     screen: { width: number; height: number },
     seed: number,
     private readonly appFactoryFor: AppCatalog,
+    services: Pick<ProcessEnv, "settings" | "fs">,
   ) {
     this.nextPid = 3000 + (Math.abs(Math.floor(seed)) % 1000);
     this.env = {
@@ -70,6 +71,8 @@ export class ActivityManager {
       finishTask: (proc) => this.finishTaskOf(proc),
       refreshTicking: () => this.refreshTicking(),
       crash: (proc, error) => this.crashProcess(proc, error),
+      settings: services.settings,
+      fs: services.fs,
     };
   }
 

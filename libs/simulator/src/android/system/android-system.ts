@@ -101,7 +101,11 @@ export class AndroidSystem {
     this.log = new LogBuffer(this.now);
     this.settings = new SettingsStore(((hashString(opts.serial) ^ opts.seed) >>> 0).toString(16).padStart(16, "0").slice(-16));
     this.packages = new PackageManager(this.fs);
-    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed, opts.apps);
+    this.activities = new ActivityManager(this.packages, this.log, this.now, this.screen, opts.seed, opts.apps, {
+      fs: this.fs,
+      // An app's provider write is heard by the system as `settings put`'s is.
+      settings: { get: (ns, key) => this.settings.get(ns, key), put: (ns, key, value) => (this.settings.put(ns, key, value), this.onSettingChanged(ns, key)) },
+    });
     this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation(), this.now);
     this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation(), this.accessibility);
     this.display = { physical: { ...opts.screen }, override: undefined, physicalDensity: 160, overrideDensity: undefined };

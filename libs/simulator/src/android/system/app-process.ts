@@ -1,5 +1,6 @@
 /** One running app process: hosts a SimApp instance, owns its pid and its real-time tick timer. */
-import type { AppHost, SimApp, AppFactory } from "../app-contract.ts";
+import type { AppFiles, AppHost, AppSettings, SimApp, AppFactory } from "../app-contract.ts";
+import { normalizePath, type SimFileSystem } from "./file-system.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 import type { InstalledPackage } from "./package-manager.ts";
 import { restoreAppFields, saveAppFields, type SavedValue } from "./app-state.ts";
@@ -26,6 +27,29 @@ export interface ProcessEnv {
   refreshTicking(): void;
   /** A bug in an app is a crash of that app (like an uncaught exception on its main thread). */
   crash(proc: AppProcess, error: unknown): void;
+  /** The settings provider, for apps. */
+  settings: AppSettings;
+  /** The device's files (each app reaches its own data folder only). */
+  fs: SimFileSystem;
+}
+
+/** An app's private folder, `/data/data/<package>`, on the device's file system. */
+export function appDataDir(packageName: string): string {
+  return `/data/data/${packageName}`;
+}
+
+function appFiles(fs: SimFileSystem, packageName: string, nowSec: () => number): AppFiles {
+  const dataDir = appDataDir(packageName);
+  const inside = (rel: string): string => {
+    const p = normalizePath(`${dataDir}/${rel}`);
+    if (!p.startsWith(dataDir + "/")) throw new Error(`${rel}: outside the app's data folder ${dataDir}`);
+    return p;
+  };
+  return {
+    dataDir,
+    read: (rel) => fs.read(inside(rel)),
+    write: (rel, data) => fs.write(inside(rel), data, 0o660, nowSec()),
+  };
 }
 
 export class AppProcess implements AppHost {
@@ -34,6 +58,7 @@ export class AppProcess implements AppHost {
   private dead = false;
   /** While a snapshot revives the process: its constructor's log lines are already in the restored log. */
   private quiet = false;
+  readonly files: AppFiles;
 
   constructor(
     private readonly env: ProcessEnv,
@@ -46,6 +71,7 @@ export class AppProcess implements AppHost {
     quiet = false,
   ) {
     this.quiet = quiet;
+    this.files = appFiles(env.fs, pkg.name, () => Math.floor(env.now() / 1000));
     this.app = factory(this, { activity: startActivity });
     this.quiet = false;
   }
@@ -74,6 +100,10 @@ export class AppProcess implements AppHost {
 
   get screen(): { width: number; height: number } {
     return this.env.screen;
+  }
+
+  get settings(): AppSettings {
+    return this.env.settings;
   }
 
   get alive(): boolean {

@@ -71,7 +71,9 @@ export abstract class UiApp implements SimApp {
   onTap(x: number, y: number): void {
     const { root, dialog } = this.tree();
     if (dialog && !inside(dialog.bounds, x, y)) return this.cancelDialog();
-    widgetAt(dialog ?? root, x, y, (w) => w.clickable === true)?.on?.click?.();
+    const w = widgetAt(dialog ?? root, x, y, (v) => v.clickable === true);
+    if (w?.on?.slideTo) w.on.slideTo(x);
+    else w?.on?.click?.();
   }
 
   /** The topmost touchable widget's long click when it has one; else what a tap does (Android clicks on UP then). */
@@ -82,10 +84,13 @@ export abstract class UiApp implements SimApp {
     this.onTap(x, y);
   }
 
-  onSwipe(x1: number, y1: number, _x2: number, y2: number): void {
+  onSwipe(x1: number, y1: number, x2: number, y2: number): void {
     const { root, dialog } = this.tree();
     if (dialog) return;
-    widgetAt(root, x1, y1, (w) => w.scrollable === true)?.on?.drag?.(y1 - y2);
+    const w = widgetAt(root, x1, y1, (v) => v.scrollable === true);
+    // A swipe that starts on a slider drags its thumb to where the finger left the screen.
+    if (w?.on?.slideTo) w.on.slideTo(x2);
+    else w?.on?.drag?.(y1 - y2);
   }
 
   onKey(keycode: number): boolean {
