@@ -38,7 +38,8 @@ export function appDataDir(packageName: string): string {
   return `/data/data/${packageName}`;
 }
 
-function appFiles(fs: SimFileSystem, packageName: string, nowSec: () => number): AppFiles {
+/** `muted`: while a snapshot revives the process, whose constructor's writes are already in the restored files. */
+function appFiles(fs: SimFileSystem, packageName: string, nowSec: () => number, muted: () => boolean): AppFiles {
   const dataDir = appDataDir(packageName);
   const inside = (rel: string): string => {
     const p = normalizePath(`${dataDir}/${rel}`);
@@ -48,7 +49,10 @@ function appFiles(fs: SimFileSystem, packageName: string, nowSec: () => number):
   return {
     dataDir,
     read: (rel) => fs.read(inside(rel)),
-    write: (rel, data) => fs.write(inside(rel), data, 0o660, nowSec()),
+    write: (rel, data) => {
+      const p = inside(rel);
+      if (!muted()) fs.write(p, data, 0o660, nowSec());
+    },
   };
 }
 
@@ -59,6 +63,7 @@ export class AppProcess implements AppHost {
   /** While a snapshot revives the process: its constructor's log lines are already in the restored log. */
   private quiet = false;
   readonly files: AppFiles;
+  readonly settings: AppSettings;
 
   constructor(
     private readonly env: ProcessEnv,
@@ -71,7 +76,9 @@ export class AppProcess implements AppHost {
     quiet = false,
   ) {
     this.quiet = quiet;
-    this.files = appFiles(env.fs, pkg.name, () => Math.floor(env.now() / 1000));
+    this.files = appFiles(env.fs, pkg.name, () => Math.floor(env.now() / 1000), () => this.quiet);
+    // Like its files, a reviving process's provider writes are already in the restored settings.
+    this.settings = { get: (ns, key) => env.settings.get(ns, key), put: (ns, key, value) => void (this.quiet || env.settings.put(ns, key, value)) };
     this.app = factory(this, { activity: startActivity });
     this.quiet = false;
   }
@@ -100,10 +107,6 @@ export class AppProcess implements AppHost {
 
   get screen(): { width: number; height: number } {
     return this.env.screen;
-  }
-
-  get settings(): AppSettings {
-    return this.env.settings;
   }
 
   get alive(): boolean {
