@@ -1,11 +1,12 @@
 /**
- * The task families' solutions (tasks/solutions/<family>.ui.jsonl or .policy.mjs) reach their goals on simulated
- * devices, checked by reading the device's state with adb as the families' checks do (settings get, the Todo
- * database pulled and opened with Python's sqlite3, the agent's answer). The family loader is another part of the
- * farm: here each family's base task runs with the family's set-up, for fixed parameters, appended to its reset
- * steps (the set-up runs after the reset steps, before the first observation, as FAMILIES.md says), and the goal
- * is the family's template rendered by hand. Every drawn value of a choice is tried; words are fixed samples.
- * The seeded random policy is run beside them: it does not reach the goals.
+ * The task families (tasks/families/*.family.yaml) and their solutions (tasks/solutions/<family>.ui.jsonl or
+ * .policy.mjs) on simulated devices: each family file is read here (goal template, parameters, set-up, checks) and
+ * run for fixed parameters (every value of a choice; words as fixed samples; `map`s derived as the file says),
+ * standing in for the farm's family loader: the base task runs with the family's set-up appended to its reset steps
+ * (the set-up runs after the reset steps, before the first observation, as FAMILIES.md says) and the rendered goal;
+ * then the family's checks are read from the device with adb as a check would read them (`settings get`, the Todo
+ * database pulled and queried with Python's sqlite3 with the parameters bound, the agent's answer matched as
+ * AndroidWorld's fuzzy match does). The seeded random policy passes none of the checks.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,6 +15,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { parse as parseYaml } from "yaml";
+import { shQuote } from "@farm/shell-words";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { AdbDriver } from "@farm/adb";
 import { modulePolicy, randomPolicy, scriptedPolicy, type Policy } from "@farm/policy";
@@ -49,13 +52,60 @@ after(async () => {
 
 const q = (s: string): string => JSON.stringify(s);
 
-/** The base task with the family's set-up (device shell lines, as the family renders them) after its reset steps. */
-function withSetup(base: string, setup: string[]): LoadedTask {
-  const file = path.join(TASKS, base);
+type Params = Record<string, string | number>;
+interface Check {
+  name?: string;
+  setting?: { namespace: string; key: string };
+  sql?: { db: string; query: string };
+  answer?: Record<string, never>;
+  equals?: string;
+  fuzzy?: string;
+  number?: { op: ">=" | "==" | "<=" | ">" | "<" | "!="; value: number };
+}
+interface Family {
+  family: string;
+  task: string;
+  goal: string;
+  params: Record<string, { choice?: unknown[]; int?: unknown; words?: unknown; map?: { param: string; values: Record<string, string> } }>;
+  setup?: ({ shell: string } | { setting: { namespace: string; key: string; value: string } })[];
+  checks: { combine?: string; items: Check[] };
+}
+
+function loadFamily(name: string): Family {
+  const f = parseYaml(fs.readFileSync(path.join(TASKS, "families", `${name}.family.yaml`), "utf8")) as Family;
+  assert.equal(f.family, name);
+  return f;
+}
+
+/** The parameters: the given ones, and each `map` from the value of the parameter it names. */
+function paramsOf(f: Family, given: Params): Params {
+  const out: Params = {};
+  for (const [name, decl] of Object.entries(f.params)) {
+    if (decl.map) out[name] = decl.map.values[String(out[decl.map.param])]!;
+    else {
+      assert.ok(Object.hasOwn(given, name), `${f.family}: give ${name}`);
+      if (decl.choice) assert.ok(decl.choice.includes(given[name]), `${f.family}: ${name} ${given[name]} is not a choice`);
+      out[name] = given[name]!;
+    }
+    assert.notEqual(out[name], undefined, `${f.family}: ${name}`);
+  }
+  return out;
+}
+
+const render = (t: string, p: Params, word: (v: string) => string = (v) => v): string => t.replace(/\{([a-z][a-z0-9_]*)\}/g, (_, n: string) => word(String(p[n])));
+
+/** The family's set-up as device shell lines ({name} in a shell step: one quoted word). */
+function setupLines(f: Family, p: Params): string[] {
+  return (f.setup ?? []).map((s) => ("shell" in s ? render(s.shell, p, shQuote) : `settings put ${s.setting.namespace} ${s.setting.key} ${shQuote(render(s.setting.value, p))}`));
+}
+
+/** The family's base task with its set-up (device shell lines) after its reset steps. */
+function withSetup(f: Family, setup: string[]): LoadedTask {
+  const file = path.resolve(TASKS, "families", f.task);
   const text = fs.readFileSync(file, "utf8");
   const marker = "\n]\n\n# ";
   const at = text.indexOf(marker, text.indexOf("reset_steps: ["));
-  assert.ok(at > 0, `${base}: the end of reset_steps`);
+  assert.ok(at > 0, `${f.task}: the end of reset_steps`);
   const steps = setup.map((line) => `,\n  { adb_request: { generic: { args: ["shell", ${q(line)}] } } }`).join("");
   return parseTaskText(text.slice(0, at) + steps + text.slice(at), { sourcePath: file, apkDirs: [path.join(TASKS, "apks")] });
 }
@@ -78,71 +128,93 @@ async function shell(serial: string, line: string): Promise<string> {
   return r.stdout.toString().trim();
 }
 
-/** The Todo database pulled with adb and queried with Python's sqlite3 (parameters bound). */
-async function todoQuery(serial: string, sql: string, params: string[] = []): Promise<string> {
-  const local = path.join(tmp, `todo-${serial}.db`);
-  const r = await adbCli(adb.port, serial, ["pull", "/data/data/com.farm.simapps.todo/databases/todo.db", local]);
+/** A database pulled with adb and queried with Python's sqlite3, the parameters bound by name (:name). */
+async function sqlValue(serial: string, db: string, sql: string, p: Params): Promise<string> {
+  const local = path.join(tmp, `${serial}-${path.basename(db)}`);
+  const r = await adbCli(adb.port, serial, ["pull", db, local]);
   assert.equal(r.code, 0, r.stderr);
-  const py = "import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nprint(c.execute(sys.argv[2], sys.argv[3:]).fetchone()[0])";
-  return execFileSync("python3", ["-c", py, local, sql, ...params], { encoding: "utf8" }).trim();
+  const py = "import sqlite3,sys,json\nc=sqlite3.connect(sys.argv[1])\nrow=c.execute(sys.argv[2], json.loads(sys.argv[3])).fetchone()\nprint('' if row is None or row[0] is None else row[0])";
+  const named = Object.fromEntries(Object.entries(p).filter(([k]) => sql.includes(`:${k}`)));
+  return execFileSync("python3", ["-c", py, local, sql, JSON.stringify(named)], { encoding: "utf8" }).trim();
 }
 
-const solution = (file: string): Promise<Policy> => (file.endsWith(".jsonl") ? Promise.resolve(scriptedPolicy(path.join(TASKS, "solutions", file))) : modulePolicy(path.join(TASKS, "solutions", file)));
+/** AndroidWorld's fuzzy match of an answer: lower case, punctuation and surrounding space removed; numbers as numbers. */
+function fuzzy(a: string, b: string): boolean {
+  const n = (s: string): string => s.toLowerCase().replace(/[^\p{L}\p{N}\s.]/gu, "").replace(/\.$/, "").trim();
+  const [x, y] = [n(a), n(b)];
+  return x === y || (x !== "" && y !== "" && Number.isFinite(Number(x)) && Number(x) === Number(y));
+}
 
-for (const state of ["on", "off"]) {
-  for (const [family, key] of [
-    ["settings_wifi_set", "wifi_on"],
-    ["settings_bluetooth_set", "bluetooth_on"],
-  ] as const) {
-    test(`${family} (${state}): the UI solution leaves global ${key} at ${state === "on" ? 1 : 0}`, async () => {
-      const task = withSetup("settings_app.textproto", [`settings put global ${key} ${state === "on" ? 0 : 1}`]);
-      const goal = `Turn ${family === "settings_wifi_set" ? "Wi-Fi" : "Bluetooth"} ${state}.`;
-      const { serial, t } = await run(task, goal, await solution(`${family}.ui.jsonl`));
-      assert.equal(t.cause, "agent_status", JSON.stringify(t.steps.map((s) => s.ui)));
-      assert.equal(await shell(serial, `settings get global ${key}`), state === "on" ? "1" : "0");
-    });
+/** Each of the family's checks, read from the device: the names of those that fail. */
+async function failedChecks(f: Family, p: Params, serial: string, t: EpisodeTrajectory): Promise<string[]> {
+  const failed: string[] = [];
+  for (const [i, c] of f.checks.items.entries()) {
+    let value: string;
+    if (c.setting) value = await shell(serial, `settings get ${c.setting.namespace} ${c.setting.key}`);
+    else if (c.sql) value = await sqlValue(serial, c.sql.db, c.sql.query, p);
+    else if (c.answer) value = t.answer ?? "";
+    else throw new Error(`${f.family}: checks[${i}]: a source this test does not read`);
+    const ok =
+      c.equals !== undefined
+        ? value === render(c.equals, p)
+        : c.fuzzy !== undefined
+          ? fuzzy(value, render(c.fuzzy, p))
+          : c.number !== undefined
+            ? ({ ">=": (a: number, b: number) => a >= b, "==": (a: number, b: number) => a === b, "<=": (a: number, b: number) => a <= b, ">": (a: number, b: number) => a > b, "<": (a: number, b: number) => a < b, "!=": (a: number, b: number) => a !== b })[c.number.op](Number(value), c.number.value)
+            : assert.fail(`${f.family}: checks[${i}]: a comparison this test does not make`);
+    if (!ok) failed.push(`${c.name ?? `checks[${i}]`} (saw ${JSON.stringify(value)})`);
   }
+  return failed;
 }
 
-for (const level of ["max", "min"]) {
-  test(`settings_brightness_set (${level}): the module solution leaves system screen_brightness at ${level === "max" ? 255 : 1}`, async () => {
-    const task = withSetup("settings_app.textproto", ["settings put system screen_brightness_mode 0", `settings put system screen_brightness ${level === "max" ? 1 : 255}`]);
-    const { serial, t } = await run(task, `Turn brightness to the ${level} value.`, await solution("settings_brightness_set.policy.mjs"));
-    assert.equal(t.cause, "agent_status", JSON.stringify(t.steps.map((s) => s.ui)));
-    assert.equal(await shell(serial, "settings get system screen_brightness"), level === "max" ? "255" : "1");
-  });
-}
+const solutionFile = (family: string): string => {
+  for (const ext of [".ui.jsonl", ".policy.mjs"]) if (fs.existsSync(path.join(TASKS, "solutions", family + ext))) return path.join(TASKS, "solutions", family + ext);
+  throw new Error(`no solution for ${family}`);
+};
+const solution = (family: string): Promise<Policy> => {
+  const file = solutionFile(family);
+  return file.endsWith(".jsonl") ? Promise.resolve(scriptedPolicy(file)) : modulePolicy(file);
+};
 
-test("todo_note_create: the module solution saves the drawn note; the database holds it", async () => {
-  const [title, body] = ["river lamp", "quiet orange tiger"];
-  const { serial, t } = await run(withSetup("todo_app.textproto", []), `Create a note in Todo titled "${title}" with the text "${body}".`, await solution("todo_note_create.policy.mjs"));
-  assert.equal(t.cause, "agent_status", JSON.stringify(t.steps.map((s) => s.ui)));
-  assert.equal(await todoQuery(serial, "SELECT count(*) FROM notes WHERE title = ? AND body = ?", [title, body]), "1");
+const CASES: [family: string, params: Params][] = [
+  ["settings_wifi_set", { state: "on" }],
+  ["settings_wifi_set", { state: "off" }],
+  ["settings_bluetooth_set", { state: "on" }],
+  ["settings_bluetooth_set", { state: "off" }],
+  ["settings_brightness_set", { max_or_min: "max" }],
+  ["settings_brightness_set", { max_or_min: "min" }],
+  ["todo_note_create", { title: "river lamp", body: "quiet orange tiger" }],
+  ["todo_check_item", { title: "Buy bread" }],
+  ["todo_check_item", { title: "Walk dog" }],
+  ["todo_count_question", { count: 1 }],
+  ["todo_count_question", { count: 5 }],
+  ["todo_count_question", { count: 7 }],
+];
+
+test("every family file has a solution and a case here", () => {
+  const families = fs.readdirSync(path.join(TASKS, "families")).filter((f) => f.endsWith(".family.yaml")).map((f) => f.replace(/\.family\.yaml$/, ""));
+  assert.ok(families.length >= 6, families.join(" "));
+  for (const f of families) {
+    assert.ok(CASES.some(([c]) => c === f), `${f}: no case`);
+    assert.ok(solutionFile(f));
+  }
 });
 
-for (const title of ["Buy bread", "Walk dog"]) {
-  test(`todo_check_item (${title}): the module solution marks it done, and nothing else`, async () => {
-    const { serial, t } = await run(withSetup("todo_app.textproto", []), `Mark the note "${title}" as done in Todo.`, await solution("todo_check_item.policy.mjs"));
+for (const [family, given] of CASES) {
+  test(`${family} ${JSON.stringify(given)}: the solution passes every check, read from the device`, async () => {
+    const f = loadFamily(family);
+    const p = paramsOf(f, given);
+    const { serial, t } = await run(withSetup(f, setupLines(f, p)), render(f.goal, p), await solution(family));
     assert.equal(t.cause, "agent_status", JSON.stringify(t.steps.map((s) => s.ui)));
-    assert.equal(await todoQuery(serial, "SELECT done FROM notes WHERE title = ?", [title]), "1");
-    assert.equal(await todoQuery(serial, "SELECT count(*) FROM notes WHERE done = 1 AND title != ?", [title]), "0");
+    assert.deepEqual(await failedChecks(f, p, serial, t), []);
   });
 }
 
-for (const count of [1, 5, 7]) {
-  test(`todo_count_question (${count}): the set-up leaves ${count} notes and the module solution answers ${count}`, async () => {
-    // The family's set-up line with {count} rendered as one shell word between the two double-quoted parts.
-    const setup = `sqlite3 /data/data/com.farm.simapps.todo/databases/todo.db "DELETE FROM notes; WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < "${count}") INSERT INTO notes (title, body) SELECT 'Errand ' || i, 'item ' || i FROM n"`;
-    const { serial, t } = await run(withSetup("todo_app.textproto", [setup]), "How many notes are there in the Todo app? Answer with the number only.", await solution("todo_count_question.policy.mjs"));
-    assert.equal(await todoQuery(serial, "SELECT count(*) FROM notes"), String(count));
-    assert.equal(t.answer, String(count));
+for (const [family, given] of [CASES[1]!, CASES[6]!, CASES[10]!]) {
+  test(`${family} ${JSON.stringify(given)}: the seeded random policy fails its checks`, async () => {
+    const f = loadFamily(family);
+    const p = paramsOf(f, given);
+    const { serial, t } = await run(withSetup(f, setupLines(f, p)), render(f.goal, p), randomPolicy({ seed: 3 }));
+    assert.notDeepEqual(await failedChecks(f, p, serial, t), []);
   });
 }
-
-test("the seeded random policy reaches none of the goals", async () => {
-  const wifi = await run(withSetup("settings_app.textproto", ["settings put global wifi_on 1"]), "Turn Wi-Fi off.", randomPolicy({ seed: 3 }));
-  assert.equal(await shell(wifi.serial, "settings get global wifi_on"), "1");
-  const note = await run(withSetup("todo_app.textproto", []), 'Create a note in Todo titled "river lamp" with the text "quiet orange tiger".', randomPolicy({ seed: 3 }));
-  assert.equal(await todoQuery(note.serial, "SELECT count(*) FROM notes WHERE title = ?", ["river lamp"]), "0");
-  assert.equal(note.t.answer, undefined);
-});
