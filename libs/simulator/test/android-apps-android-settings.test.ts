@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { newDevice, sh } from "./android-helpers.ts";
 import { byDesc, byId, byText, centre, tapNode, top } from "./android-apps-ui-helpers.ts";
 import type { SimAndroid } from "../src/android/index.ts";
+import { SETTINGS_ACTIVITIES } from "../src/apps/sim-settings.ts";
 
 const MAIN = "com.android.settings/.Settings";
 
@@ -39,6 +40,8 @@ test("com.android.settings is a system app with a launcher icon and the intent f
   assert.deepEqual(d.system.packages.queryIntentActivities("android.settings.SETTINGS"), [{ packageName: "com.android.settings", className: "com.android.settings.Settings" }]);
   assert.deepEqual(d.system.packages.queryIntentActivities("android.settings.WIFI_SETTINGS"), [{ packageName: "com.android.settings", className: "com.android.settings.Settings$WifiSettingsActivity" }]);
   assert.deepEqual(d.system.packages.queryIntentActivities("android.settings.NO_SUCH"), []);
+  // Every activity the package declares is one the app knows (a screen of its own).
+  assert.deepEqual(pkg.activities.map((a) => a.replace("com.android.settings.", "")), SETTINGS_ACTIVITIES.map((a) => a.activity));
   // The launcher's Settings icon opens the Settings app's main list (not an empty screen).
   const icon = d.system.accessibility.snapshot().windows.at(-1)!.nodes.find((n) => n.text === "Settings");
   assert.ok(icon);

@@ -59,15 +59,18 @@ const BRIGHTNESS_INITIAL = 102;
 /** `system font_scale` for Small, Default, Large, Largest (Android's values). */
 export const FONT_SCALES = ["0.85", "1.0", "1.15", "1.3"] as const;
 
-/** The activities of `com.android.settings`, the intent actions they take (`am start -a`) and the screen each opens; the first is the main one. */
-export const SETTINGS_ACTIVITIES: readonly { activity: string; actions: readonly string[]; screen: ScreenName }[] = [
-  { activity: "Settings", actions: ["android.intent.action.MAIN", "android.settings.SETTINGS"], screen: "main" },
-  { activity: "Settings$NetworkDashboardActivity", actions: ["android.settings.WIRELESS_SETTINGS", "android.settings.AIRPLANE_MODE_SETTINGS", "android.settings.DATA_ROAMING_SETTINGS"], screen: "network" },
-  { activity: "Settings$WifiSettingsActivity", actions: ["android.settings.WIFI_SETTINGS", "android.settings.panel.action.INTERNET_CONNECTIVITY"], screen: "internet" },
-  { activity: "Settings$ConnectedDeviceDashboardActivity", actions: ["android.settings.BLUETOOTH_SETTINGS", "android.settings.NFC_SETTINGS"], screen: "devices" },
-  { activity: "Settings$DisplaySettingsActivity", actions: ["android.settings.DISPLAY_SETTINGS"], screen: "display" },
-  { activity: "Settings$SecurityDashboardActivity", actions: ["android.settings.SECURITY_SETTINGS"], screen: "security" },
-  { activity: "Settings$MyDeviceInfoActivity", actions: ["android.settings.DEVICE_INFO_SETTINGS"], screen: "system" },
+/**
+ * The activities of `com.android.settings` and the screen each opens; the first is the main one. The intents they
+ * take (`am start -a`) are the package's intent filters (android/system/package-manager.ts), which name these classes.
+ */
+export const SETTINGS_ACTIVITIES: readonly { activity: string; screen: ScreenName }[] = [
+  { activity: "Settings", screen: "main" },
+  { activity: "Settings$NetworkDashboardActivity", screen: "network" },
+  { activity: "Settings$WifiSettingsActivity", screen: "internet" },
+  { activity: "Settings$ConnectedDeviceDashboardActivity", screen: "devices" },
+  { activity: "Settings$DisplaySettingsActivity", screen: "display" },
+  { activity: "Settings$SecurityDashboardActivity", screen: "security" },
+  { activity: "Settings$MyDeviceInfoActivity", screen: "system" },
 ];
 
 /** One row of a screen's list. */
