@@ -42,7 +42,7 @@ test("the project's own tasks load, in the intended dialects, and their APK path
   assert.deepEqual(errors, []);
   const tasks = all.filter((t) => !t.family); // families (tasks/families/): test/family.test.ts
   const byId = new Map(tasks.map((t) => [t.task.id, t]));
-  assert.deepEqual([...byId.keys()].sort(), ["catch_the_ball", "classic_2048", "classic_2048_heavy_reset", "settings_font_size_large", "settings_turn_on_wifi", "sim_notes", "sim_notes_pinned", "todo_check_item", "todo_create_note"]);
+  assert.deepEqual([...byId.keys()].sort(), ["catch_the_ball", "classic_2048", "classic_2048_heavy_reset", "settings_app", "settings_font_size_large", "settings_turn_on_wifi", "sim_notes", "sim_notes_pinned", "todo_app", "todo_check_item", "todo_create_note"]);
   assert.equal(byId.get("classic_2048")!.dialect, "seed-2021");
   for (const id of ["catch_the_ball", "sim_notes", "sim_notes_pinned"]) assert.equal(byId.get(id)!.dialect, "current");
   const pinned = (id: string): boolean => byId.get(id)!.task.resetSteps.some((s) => s.action?.kind === "adb" && s.action.request.cmd.command === "start_screen_pinning");
@@ -51,6 +51,7 @@ test("the project's own tasks load, in the intended dialects, and their APK path
   for (const t of tasks) {
     assert.deepEqual(t.warnings, [], t.task.id);
     assert.ok(t.task.maxEpisodeSteps > 0 && t.task.maxEpisodeSec > 0, t.task.id);
+    if (t.task.id === "settings_app") continue; // Android's Settings, a system app: nothing to install
     const install = t.task.setupSteps[0]?.action;
     assert.ok(install?.kind === "adb" && install.request.cmd.command === "install_apk", t.task.id);
     const location = install.request.cmd.location;

@@ -9,6 +9,7 @@ import type { LogPriority } from "./system/log-buffer.ts";
 import type { MotionTimings } from "./system/latency.ts";
 
 export type { MotionTimings };
+import type { SettingsNamespace } from "./system/settings-store.ts";
 import { KEYCODE } from "@farm/key-codes";
 
 export const KEYCODE_HOME = KEYCODE.HOME;
@@ -59,8 +60,28 @@ export interface ViewNode {
 /** The accessibility actions an app may carry out on one of its views (AccessibilityNodeInfo.ACTION_*). */
 export type ViewAction = "click" | "long_click" | "focus" | "scroll_forward" | "scroll_backward" | "set_text";
 
+/** The settings provider as an app's ContentResolver reaches it (Settings.System / Secure / Global). */
+export interface AppSettings {
+  get(ns: SettingsNamespace, key: string): string | undefined;
+  /** Writes the value; the system hears of it as of any provider write (rotation, the forwarder, accessibility events). */
+  put(ns: SettingsNamespace, key: string, value: string): void;
+}
+
+/** The app's private storage, `/data/data/<package>/`; paths are relative to it and stay inside it. */
+export interface AppFiles {
+  /** `/data/data/<package>` */
+  readonly dataDir: string;
+  /** The file's bytes (the same array until the file is written again), undefined when absent. */
+  read(relPath: string): Uint8Array | undefined;
+  write(relPath: string, data: Uint8Array): void;
+}
+
 export interface AppHost {
   readonly packageName: string;
+  /** The settings provider (the store `settings get|put` and `svc` use). */
+  readonly settings: AppSettings;
+  /** The app's data folder on the device's file system (what `adb pull` and the shell see). */
+  readonly files: AppFiles;
   readonly pid: number;
   readonly screen: { width: number; height: number };
   /** `--ez RL_TASK_ENABLED true` was given at start. */

@@ -121,7 +121,9 @@ class Classic2048 implements SimApp {
       }
     }
     const score: ViewNode = { cls: "android.view.View", key: "score", bounds: [Math.round(width * 0.55), Math.round(height * 0.05), Math.round(width * 0.95), Math.round(height * 0.15)], text: String(this.score), desc: "Score" };
-    const children: ViewNode[] = [score, { cls: "android.view.View", key: "board", bounds: [b.x, b.y, b.x + b.size, b.y + b.size], desc: "Game board", children: cells }];
+    const scale = Math.max(1, Math.floor(width / 120));
+    const title: ViewNode = { cls: "android.widget.TextView", key: "title", bounds: [Math.round(width * 0.05), Math.round(height * 0.06), Math.round(width * 0.5), Math.round(height * 0.06 + 14 * scale)], text: "2048" };
+    const children: ViewNode[] = [title, score, { cls: "android.view.View", key: "board", bounds: [b.x, b.y, b.x + b.size, b.y + b.size], desc: "Game board", children: cells }];
     if (this.over) children.push({ cls: "android.view.View", key: "game_over", bounds: [0, Math.round(b.y + b.size + height * 0.03), width, Math.round(b.y + b.size + height * 0.09)], text: "GAME OVER" });
     return { cls: "com.tpcstld.twozerogame.MainView", id: "app:id/main_view", bounds: [0, 0, width, height], focusable: true, children };
   }

@@ -5,7 +5,7 @@ import { createCatchTheBall } from "./catch-the-ball.ts";
 import { createSimNotes } from "./sim-notes.ts";
 import { staticAppFactory } from "./static-app.ts";
 import { createTodo } from "./todo.ts";
-import { createSimSettings } from "./sim-settings.ts";
+import { createAndroidSettings, createSimSettings } from "./sim-settings.ts";
 
 export const APP_FACTORIES: Readonly<Record<string, AppFactory>> = {
   "classic-2048": createClassic2048,
@@ -13,6 +13,8 @@ export const APP_FACTORIES: Readonly<Record<string, AppFactory>> = {
   "sim-notes": createSimNotes,
   todo: createTodo,
   "sim-settings": createSimSettings,
+  // com.android.settings, a system package (android/system/package-manager.ts).
+  "android-settings": createAndroidSettings,
 };
 
 /** The factory for an implementation id; unknown ids (and system apps) get a static screen titled `label`. */

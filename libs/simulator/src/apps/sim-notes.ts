@@ -118,24 +118,26 @@ class SimNotes implements SimApp {
     }
   }
 
+  /** The same views the screen draws, each with the text it shows; the notes, Exit and Back are clickable (a tap runs them). */
   viewHierarchy(): ViewNode {
     const { width: w, height: h } = this.host.screen;
-    const title: ViewNode = { cls: "android.widget.TextView", id: "app:id/title", bounds: [0, 0, w, Math.round(0.1 * h)] };
+    const title: ViewNode = { cls: "android.widget.TextView", id: "app:id/title", bounds: [0, 0, w, Math.round(0.1 * h)], text: this.openNote === undefined ? "SIM NOTES" : `NOTE ${this.openNote}` };
     const root = (id: string, content: ViewNode[]): ViewNode => ({ cls: "android.widget.LinearLayout", id, bounds: [0, 0, w, h], children: [title, ...content] });
+    const button = (id: string, bounds: Box, text: string): ViewNode => ({ cls: "android.widget.Button", id, bounds, text, clickable: true, focusable: true });
     if (this.openNote === undefined) {
       return root("app:id/notes_root", [
         {
           cls: "android.widget.ListView",
           id: "app:id/notes_list",
           bounds: [0, Math.round(0.15 * h), w, Math.round(0.7 * h)],
-          children: Array.from({ length: NOTE_COUNT }, (_, i) => ({ cls: "android.widget.TextView", id: `app:id/note_${i}`, bounds: noteRowBox(i, w, h) })),
+          children: Array.from({ length: NOTE_COUNT }, (_, i) => ({ cls: "android.widget.TextView", id: `app:id/note_${i}`, bounds: noteRowBox(i, w, h), text: `${i}  ${NOTE_TITLES[i]}`, clickable: true, focusable: true })),
         },
-        { cls: "android.widget.Button", id: "app:id/exit", bounds: exitButtonBox(w, h) },
+        button("app:id/exit", exitButtonBox(w, h), "EXIT"),
       ]);
     }
     return root("app:id/note_root", [
-      { cls: "android.widget.TextView", id: "app:id/note_body", bounds: [Math.round(0.06 * w), Math.round(0.2 * h), Math.round(0.94 * w), Math.round(0.6 * h)] },
-      { cls: "android.widget.Button", id: "app:id/back", bounds: backButtonBox(w, h) },
+      { cls: "android.widget.TextView", id: "app:id/note_body", bounds: [Math.round(0.06 * w), Math.round(0.2 * h), Math.round(0.94 * w), Math.round(0.6 * h)], text: NOTE_TITLES[this.openNote]! },
+      button("app:id/back", backButtonBox(w, h), "BACK"),
     ]);
   }
 }

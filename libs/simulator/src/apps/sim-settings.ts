@@ -15,12 +15,21 @@
  * TOGGLE_NAMES), `{"brightness": N}`, `{"font_size": "small"|"default"|"large"|"largest"}`,
  * `{"password_set": true}`; a change of that setting (or a reset) that reaches it logs `reward: 1` and
  * `episode end`, once per app run.
+ *
+ * The same screens are Android's Settings app, `com.android.settings` (`createAndroidSettings`, a system app):
+ * there every switch that Android keeps in the settings provider reads and writes it, as Android's Settings
+ * does (PROVIDER_KEYS: `global wifi_on`, `bluetooth_on`, `airplane_mode_on`, …), read afresh on every draw, so
+ * `svc wifi disable` or `settings put` before or during an episode shows at once and a tap shows in
+ * `settings get`; brightness is a slider over `system screen_brightness` (1–255) and the font size is
+ * `system font_scale`. Hotspot and NFC are no settings on Android: they stay in the app. Activities: `.Settings`
+ * (the main list) and the deep links `am start -a` resolves to (SETTINGS_ACTIVITIES), each opening its screen.
  */
 import type { AppFactory, AppHost } from "../android/app-contract.ts";
+import type { SettingsNamespace } from "../android/system/settings-store.ts";
 import { alertDialog } from "./ui/dialog.ts";
 import { UiApp } from "./ui/ui-app.ts";
 import type { Box, Widget } from "./ui/widget.ts";
-import { appBar, button, checkbox, label, list, panel, row, switchView, textField } from "./ui/widgets.ts";
+import { appBar, button, checkbox, label, list, panel, row, slider, switchView, textField } from "./ui/widgets.ts";
 
 export const TOGGLE_NAMES = ["wifi", "airplane", "mobile_data", "hotspot", "bluetooth", "nfc", "dnd", "battery_saver", "location", "auto_rotate", "dark_theme", "adaptive_brightness"] as const;
 type ToggleName = (typeof TOGGLE_NAMES)[number];
@@ -29,6 +38,40 @@ export const FONT_SIZES = ["Small", "Default", "Large", "Largest"] as const;
 
 type ScreenName = "main" | "network" | "internet" | "devices" | "display" | "font" | "security" | "system";
 const TITLES: Readonly<Record<ScreenName, string>> = { main: "Sim Settings", network: "Network & internet", internet: "Internet", devices: "Connected devices", display: "Display", font: "Font size", security: "Security", system: "System" };
+
+/** Where each switch lives in the settings provider, with the values Android writes for on and off. */
+export const PROVIDER_KEYS: Readonly<Partial<Record<ToggleName, { ns: SettingsNamespace; key: string; on: string; off: string; initial: string }>>> = {
+  wifi: { ns: "global", key: "wifi_on", on: "1", off: "0", initial: "1" },
+  airplane: { ns: "global", key: "airplane_mode_on", on: "1", off: "0", initial: "0" },
+  mobile_data: { ns: "global", key: "mobile_data", on: "1", off: "0", initial: "1" },
+  bluetooth: { ns: "global", key: "bluetooth_on", on: "1", off: "0", initial: "0" },
+  dnd: { ns: "global", key: "zen_mode", on: "1", off: "0", initial: "0" },
+  battery_saver: { ns: "global", key: "low_power", on: "1", off: "0", initial: "0" },
+  location: { ns: "secure", key: "location_mode", on: "3", off: "0", initial: "3" },
+  auto_rotate: { ns: "system", key: "accelerometer_rotation", on: "1", off: "0", initial: "0" },
+  dark_theme: { ns: "secure", key: "ui_night_mode", on: "2", off: "1", initial: "1" },
+  adaptive_brightness: { ns: "system", key: "screen_brightness_mode", on: "1", off: "0", initial: "0" },
+};
+/** `system screen_brightness` as Android's slider sets it: 1 (its minimum) to 255. */
+export const BRIGHTNESS_MIN = 1;
+export const BRIGHTNESS_MAX = 255;
+const BRIGHTNESS_INITIAL = 102;
+/** `system font_scale` for Small, Default, Large, Largest (Android's values). */
+export const FONT_SCALES = ["0.85", "1.0", "1.15", "1.3"] as const;
+
+/**
+ * The activities of `com.android.settings` and the screen each opens; the first is the main one. The intents they
+ * take (`am start -a`) are the package's intent filters (android/system/package-manager.ts), which name these classes.
+ */
+export const SETTINGS_ACTIVITIES: readonly { activity: string; screen: ScreenName }[] = [
+  { activity: "Settings", screen: "main" },
+  { activity: "Settings$NetworkDashboardActivity", screen: "network" },
+  { activity: "Settings$WifiSettingsActivity", screen: "internet" },
+  { activity: "Settings$ConnectedDeviceDashboardActivity", screen: "devices" },
+  { activity: "Settings$DisplaySettingsActivity", screen: "display" },
+  { activity: "Settings$SecurityDashboardActivity", screen: "security" },
+  { activity: "Settings$MyDeviceInfoActivity", screen: "system" },
+];
 
 /** One row of a screen's list. */
 type Entry =
@@ -58,7 +101,7 @@ function goalFrom(c: Readonly<Record<string, unknown>>): Goal {
 const ROW_DP = 56;
 
 class SimSettings extends UiApp {
-  readonly activity = "MainActivity";
+  activity = "MainActivity";
   private stack: ScreenName[] = ["main"];
   /** Scroll position of each open screen's list, by its depth in the stack. */
   private firsts: number[] = [0];
@@ -71,20 +114,63 @@ class SimSettings extends UiApp {
   private readonly goal: Goal;
   private solved = false;
 
-  constructor(host: AppHost) {
+  /**
+   * `provider`: Android's Settings (`com.android.settings`), whose switches, brightness and font size are the
+   * settings provider's; else Sim Settings, which keeps them in the app. `activity`: the one started.
+   */
+  constructor(
+    host: AppHost,
+    private readonly provider = false,
+    activity = "MainActivity",
+  ) {
     super(host);
     this.goal = goalFrom(host.config);
-    this.resetAll();
+    this.toggles = Object.fromEntries(TOGGLE_NAMES.map((n) => [n, DEFAULT_ON.includes(n)]));
+    if (provider) this.onNewIntent(activity);
+    else this.resetAll();
+  }
+
+  /** A start of one of the package's activities: Android's Settings opens the screen the activity stands for. */
+  onNewIntent(activityClass: string): void {
+    if (!this.provider) return;
+    const a = SETTINGS_ACTIVITIES.find((x) => x.activity === activityClass) ?? SETTINGS_ACTIVITIES[0]!;
+    this.activity = a.activity;
+    this.stack = [a.screen];
+    this.firsts = [0];
+    this.resetDialog = false;
+    this.focus(undefined);
   }
 
   private resetAll(): void {
     this.toggles = Object.fromEntries(TOGGLE_NAMES.map((n) => [n, DEFAULT_ON.includes(n)]));
     this.brightness = 50;
     this.fontSize = 1;
+    if (!this.provider) return;
+    for (const p of Object.values(PROVIDER_KEYS)) this.host.settings.put(p.ns, p.key, p.initial);
+    this.host.settings.put("system", "screen_brightness", String(BRIGHTNESS_INITIAL));
+    this.host.settings.put("system", "font_scale", FONT_SCALES[1]);
   }
 
   state(): unknown {
-    return { screen: this.screen, toggles: { ...this.toggles }, brightness: this.brightness, fontSize: FONT_SIZES[this.fontSize], passwordSet: this.password !== "", dialog: this.resetDialog, focused: this.focused, solved: this.solved };
+    return { screen: this.screen, toggles: Object.fromEntries(TOGGLE_NAMES.map((n) => [n, this.on(n)])), brightness: this.level(), fontSize: FONT_SIZES[this.font()], passwordSet: this.password !== "", dialog: this.resetDialog, focused: this.focused, solved: this.solved };
+  }
+
+  /** The brightness: 0–100 in Sim Settings, `system screen_brightness` (1–255) in Android's Settings. */
+  private level(): number {
+    if (!this.provider) return this.brightness;
+    const v = Number.parseInt(this.host.settings.get("system", "screen_brightness") ?? "", 10);
+    return Number.isFinite(v) ? Math.min(BRIGHTNESS_MAX, Math.max(0, v)) : BRIGHTNESS_INITIAL;
+  }
+
+  /** The font size's index in FONT_SIZES (Android's Settings: the scale nearest `system font_scale`). */
+  private font(): number {
+    if (!this.provider) return this.fontSize;
+    const v = Number.parseFloat(this.host.settings.get("system", "font_scale") ?? "1.0");
+    let best = 1;
+    FONT_SCALES.forEach((f, i) => {
+      if (Math.abs(Number(f) - v) < Math.abs(Number(FONT_SCALES[best]) - v)) best = i;
+    });
+    return best;
   }
 
   private get screen(): ScreenName {
@@ -92,6 +178,11 @@ class SimSettings extends UiApp {
   }
 
   private on(name: ToggleName): boolean {
+    const p = this.provider ? PROVIDER_KEYS[name] : undefined;
+    if (p) {
+      const v = this.host.settings.get(p.ns, p.key);
+      return v !== undefined && v !== "null" && v !== p.off && v !== "";
+    }
     return Object.hasOwn(this.toggles, name) && this.toggles[name] === true;
   }
 
@@ -106,7 +197,12 @@ class SimSettings extends UiApp {
       case "devices":
         return [sw("bluetooth", "Bluetooth"), sw("nfc", "NFC")];
       case "display":
-        return [sw("dark_theme", "Dark theme"), { kind: "label", text: `Brightness level: ${this.brightness}/100` }, { kind: "check", name: "adaptive_brightness", text: "Adaptive brightness" }, link("font")];
+        return [
+          sw("dark_theme", "Dark theme"),
+          { kind: "label", text: this.provider ? `Brightness level: ${Math.round((100 * (this.level() - BRIGHTNESS_MIN)) / (BRIGHTNESS_MAX - BRIGHTNESS_MIN))}%` : `Brightness level: ${this.brightness}/100` },
+          { kind: "check", name: "adaptive_brightness", text: "Adaptive brightness" },
+          link("font"),
+        ];
       case "font":
         return FONT_SIZES.map((_, size): Entry => ({ kind: "radio", size }));
       case "security":
@@ -125,9 +221,14 @@ class SimSettings extends UiApp {
     const d = (v: number): number => this.d(v);
     const s = this.screen;
     const top = this.stack.length > 1;
-    const children: Widget[] = [appBar([l, t, r, t + d(56)], TITLES[s], top ? () => this.back() : undefined)];
+    const children: Widget[] = [appBar([l, t, r, t + d(56)], s === "main" && this.provider ? "Settings" : TITLES[s], top ? () => this.back() : undefined)];
     let listTop = t + d(56);
-    if (s === "display") {
+    if (s === "display" && this.provider) {
+      children.push(
+        slider("brightness", [l, listTop + d(8), r, listTop + d(56)], this.level(), { min: BRIGHTNESS_MIN, max: BRIGHTNESS_MAX, step: 13 }, (v) => this.setLevel(v), { id: "app:id/brightness", desc: "Brightness level", dp: this.dp }),
+      );
+      listTop += d(64);
+    } else if (s === "display") {
       children.push(button("dimmer", [l + d(16), listTop + d(8), l + d(172), listTop + d(56)], "DIMMER", () => this.setBrightness(-10), { id: "app:id/dimmer", desc: "Decrease brightness" }));
       children.push(button("brighter", [l + d(188), listTop + d(8), r - d(16), listTop + d(56)], "BRIGHTER", () => this.setBrightness(10), { id: "app:id/brighter", desc: "Increase brightness" }));
       listTop += d(64);
@@ -157,7 +258,7 @@ class SimSettings extends UiApp {
       case "dialog":
         return row("reset", rb, e.text, () => ((this.resetDialog = true), this.focus(undefined)), { id });
       case "radio":
-        return { ...checkbox(`font/${e.size}`, rb, FONT_SIZES[e.size]!, this.fontSize === e.size, () => this.setFont(e.size), { id }), cls: "android.widget.RadioButton" };
+        return { ...checkbox(`font/${e.size}`, rb, FONT_SIZES[e.size]!, this.font() === e.size, () => this.setFont(e.size), { id }), cls: "android.widget.RadioButton" };
       case "label":
         return label(`label/${i}`, rb, e.text, { id, paint: { fg: 0x616161 } });
     }
@@ -188,8 +289,17 @@ class SimSettings extends UiApp {
   }
 
   private flip(name: ToggleName): void {
-    this.toggles[name] = !this.on(name);
+    const p = this.provider ? PROVIDER_KEYS[name] : undefined;
+    if (p) this.host.settings.put(p.ns, p.key, this.on(name) ? p.off : p.on);
+    else this.toggles[name] = !this.on(name);
     this.changed(name, this.on(name) ? 1 : 0);
+  }
+
+  /** Android's Settings: the brightness slider set `system screen_brightness` to `v`. */
+  private setLevel(v: number): void {
+    if (v === this.level()) return;
+    this.host.settings.put("system", "screen_brightness", String(v));
+    this.changed("brightness", v);
   }
 
   private setBrightness(delta: number): void {
@@ -201,6 +311,7 @@ class SimSettings extends UiApp {
 
   private setFont(size: number): void {
     this.fontSize = size;
+    if (this.provider) this.host.settings.put("system", "font_scale", FONT_SCALES[size] ?? FONT_SCALES[1]);
     this.changed("font_size", size);
   }
 
@@ -237,9 +348,9 @@ class SimSettings extends UiApp {
       case "toggle":
         return this.on(g.name) === g.on;
       case "brightness":
-        return this.brightness === g.value;
+        return this.level() === g.value;
       case "font":
-        return this.fontSize === g.size;
+        return this.font() === g.size;
       case "password":
         return this.password !== "";
       case "none":
@@ -249,3 +360,5 @@ class SimSettings extends UiApp {
 }
 
 export const createSimSettings: AppFactory = (host) => new SimSettings(host);
+/** Android's Settings app (`com.android.settings`): Sim Settings' screens over the settings provider. */
+export const createAndroidSettings: AppFactory = (host, launch) => new SimSettings(host, true, launch.activity);

@@ -22,7 +22,8 @@ class StaticApp implements SimApp {
 
   viewHierarchy(): ViewNode {
     const { width, height } = this.host.screen;
-    return { cls: "android.widget.FrameLayout", id: "app:id/root", bounds: [0, 0, width, height] };
+    const title: ViewNode = { cls: "android.widget.TextView", id: "android:id/title", bounds: [0, 0, width, Math.round(height * 0.08)], text: this.title.slice(0, 20) };
+    return { cls: "android.widget.FrameLayout", id: "app:id/root", bounds: [0, 0, width, height], children: [title] };
   }
 }
 

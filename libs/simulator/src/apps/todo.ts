@@ -17,14 +17,30 @@
  *   {"goal": "check", "title": T}      note T is marked done
  *   {"goal": "delete", "title": T}     no note T is left
  * Any other "goal", or a title that is not a string, names no goal. Reaching it logs `reward: 1` and `episode end` once per app run.
+ *
+ * The notes live in a SQLite database, `/data/data/com.farm.simapps.todo/databases/todo.db` (TODO_DB; sql.js),
+ * table `notes(id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT, body TEXT, done INTEGER 0|1, created INTEGER,
+ * modified INTEGER)` (ms since the epoch), newest first by id; Android's `android_metadata` table beside it.
+ * Every change is written to the file at once; the list is read from it again whenever the file changed (a
+ * note put in by `sqlite3` or `adb push` shows up, before or after the start). A start with
+ * `--ez RL_TASK_ENABLED true` (an AndroidEnv episode) begins from the sample notes (`prefill`), as a reset that
+ * clears the app's data would; any other start (launcher, `am start` without it) opens the database as it is,
+ * creating it with the 12 sample notes when it does not exist.
  */
 import type { AppFactory, AppHost } from "../android/app-contract.ts";
+import { openDatabase, type Database, type SqlValue } from "../android/system/sql-engine.ts";
 import { alertDialog } from "./ui/dialog.ts";
 import { UiApp } from "./ui/ui-app.ts";
 import type { Box, Widget } from "./ui/widget.ts";
 import { appBar, button, checkbox, COLORS, iconButton, list, panel, row, textField } from "./ui/widgets.ts";
 
 export const TODO_PACKAGE = "com.farm.simapps.todo";
+/** The database, relative to the app's data folder (`/data/data/com.farm.simapps.todo/`). */
+export const TODO_DB = "databases/todo.db";
+const SCHEMA = [
+  "CREATE TABLE IF NOT EXISTS android_metadata (locale TEXT)",
+  "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY AUTOINCREMENT, title TEXT NOT NULL, body TEXT NOT NULL DEFAULT '', done INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL DEFAULT 0, modified INTEGER NOT NULL DEFAULT 0)",
+];
 
 const SAMPLES: readonly [string, string][] = [
   ["Buy bread", "whole grain"],
@@ -65,12 +81,18 @@ function goalFrom(config: Readonly<Record<string, unknown>>): Goal {
 
 const ROW_DP = 56;
 
+/** The notes a Todo process last read, by the file bytes they came from (outside the app's fields: snapshots copy those). */
+const readCache = new WeakMap<object, { bytes: Uint8Array | undefined; notes: Note[] }>();
+
+function rowsToNotes(db: Database): Note[] {
+  const r = db.exec("SELECT id, title, body, done FROM notes ORDER BY id DESC");
+  return (r[0]?.values ?? []).map((v: SqlValue[]) => ({ id: Number(v[0]), title: String(v[1] ?? ""), body: String(v[2] ?? ""), done: Number(v[3]) !== 0 }));
+}
+
 class Todo extends UiApp {
   readonly activity = "MainActivity";
   protected override readonly slowLists = ["notes"]; // the note list loads (a spinner first) each time it comes up
   private screen: "list" | "edit" = "list";
-  private notes: Note[] = [];
-  private nextId = 1;
   private first = 0;
   private query = "";
   /** The note the editor holds (undefined: a new one) and its unsaved fields. */
@@ -85,9 +107,65 @@ class Todo extends UiApp {
   constructor(host: AppHost) {
     super(host);
     this.goal = goalFrom(host.config);
-    const prefill = typeof host.config.prefill === "number" && Number.isInteger(host.config.prefill) ? Math.min(Math.max(host.config.prefill, 0), SAMPLES.length) : SAMPLES.length;
-    // Newest first: the first sample is the newest note.
-    for (const [title, body] of SAMPLES.slice(0, prefill).reverse()) this.notes.unshift({ id: this.nextId++, title, body, done: false });
+    if (host.rlEnabled || host.files.read(TODO_DB) === undefined) {
+      const prefill = typeof host.config.prefill === "number" && Number.isInteger(host.config.prefill) ? Math.min(Math.max(host.config.prefill, 0), SAMPLES.length) : SAMPLES.length;
+      const now = host.now();
+      // Newest first: the first sample is the newest note (the highest id).
+      const rows = SAMPLES.slice(0, prefill).reverse();
+      this.write(
+        (db) => {
+          for (const [title, body] of rows) db.run("INSERT INTO notes (title, body, done, created, modified) VALUES (?, ?, 0, ?, ?)", [title, body, now, now]);
+        },
+        true,
+      );
+    }
+  }
+
+  /** The notes, newest first, as the database file holds them now (read again only when the file changed). */
+  private get notes(): Note[] {
+    const bytes = this.host.files.read(TODO_DB);
+    const cached = readCache.get(this);
+    if (cached && cached.bytes === bytes) return cached.notes;
+    let notes: Note[] = [];
+    if (bytes !== undefined && bytes.length > 0) {
+      let db: Database | undefined;
+      try {
+        db = openDatabase(bytes);
+        notes = rowsToNotes(db);
+      } catch (e) {
+        // A file that is no database, or has no notes table: an empty list (the next change writes a fresh schema).
+        this.host.log("E", "SQLiteLog", `(1) ${e instanceof Error ? e.message : String(e)}`);
+      } finally {
+        db?.close();
+      }
+    }
+    readCache.set(this, { bytes, notes });
+    return notes;
+  }
+
+  /**
+   * Runs `change` on the database and writes the file back; `fresh`: a new database instead of the file's.
+   * Returns the row id of the last INSERT.
+   */
+  private write(change: (db: Database) => void, fresh = false): number {
+    const bytes = fresh ? undefined : this.host.files.read(TODO_DB);
+    let db: Database;
+    try {
+      db = openDatabase(bytes);
+      db.exec("SELECT count(*) FROM sqlite_master");
+    } catch {
+      db = openDatabase(); // not a database: the app starts over, as SQLiteOpenHelper deletes a corrupt file
+    }
+    try {
+      for (const sql of SCHEMA) db.run(sql);
+      if (db.exec("SELECT count(*) FROM android_metadata")[0]?.values[0]?.[0] === 0) db.run("INSERT INTO android_metadata VALUES ('en_US')");
+      change(db);
+      const id = Number(db.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0);
+      this.host.files.write(TODO_DB, db.export());
+      return id;
+    } finally {
+      db.close();
+    }
   }
 
   state(): unknown {
@@ -207,22 +285,24 @@ class Todo extends UiApp {
   private save(): void {
     const title = this.draftTitle.trim();
     if (title === "") return;
-    const n = this.notes.find((x) => x.id === this.editing);
-    if (n) {
-      n.title = title;
-      n.body = this.draftBody.trim();
+    const body = this.draftBody.trim();
+    const now = this.host.now();
+    const existing = this.notes.find((x) => x.id === this.editing);
+    let id: number;
+    if (existing) {
+      id = existing.id;
+      this.write((db) => db.run("UPDATE notes SET title = ?, body = ?, modified = ? WHERE id = ?", [title, body, now, id]));
     } else {
-      this.notes.unshift({ id: this.nextId++, title, body: this.draftBody.trim(), done: false });
+      id = this.write((db) => db.run("INSERT INTO notes (title, body, done, created, modified) VALUES (?, ?, 0, ?, ?)", [title, body, now, now]));
       this.first = 0;
     }
     this.closeEditor();
-    this.changed(n ?? this.notes[0]);
+    this.changed(this.notes.find((x) => x.id === id));
   }
 
   private toggleDone(id: number): void {
-    const n = this.notes.find((x) => x.id === id);
-    if (!n) return;
-    n.done = !n.done;
+    if (!this.notes.some((x) => x.id === id)) return;
+    this.write((db) => db.run("UPDATE notes SET done = 1 - done, modified = ? WHERE id = ?", [this.host.now(), id]));
     this.changed();
   }
 
@@ -232,7 +312,7 @@ class Todo extends UiApp {
   }
 
   private remove(id: number): void {
-    this.notes = this.notes.filter((x) => x.id !== id);
+    this.write((db) => db.run("DELETE FROM notes WHERE id = ?", [id]));
     this.confirmDelete = undefined;
     if (this.editing === id) this.closeEditor();
     this.changed();

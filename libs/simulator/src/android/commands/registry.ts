@@ -17,6 +17,7 @@ import { miscCommands } from "./misc.ts";
 import { textToolCommands } from "./text-tools.ts";
 import { svcCommands } from "./svc.ts";
 import { uiautomatorCommands } from "./uiautomator.ts";
+import { sqlite3Commands } from "./sqlite3.ts";
 
 let all: CommandTable | undefined;
 
@@ -40,6 +41,7 @@ function table(): CommandTable {
     ...textToolCommands,
     ...svcCommands,
     ...uiautomatorCommands,
+    ...sqlite3Commands,
   };
   return all;
 }

@@ -19,7 +19,6 @@ export interface ScreenHooks {
   busyUntil(atMs: number): void;
 }
 
-const NO_SCREEN_HOOKS: ScreenHooks = { motionTimings: () => MOTION_PROFILES.instant, contentChanged: () => {}, busyUntil: () => {} };
 
 export const SYSTEM_SERVER_PID = 520;
 export const LAUNCHER_PID = 1130;
@@ -72,7 +71,7 @@ export class ActivityManager {
     screen: { width: number; height: number },
     seed: number,
     private readonly appFactoryFor: AppCatalog,
-    hooks: ScreenHooks = NO_SCREEN_HOOKS,
+    services: ScreenHooks & Pick<ProcessEnv, "settings" | "fs">,
   ) {
     this.nextPid = 3000 + (Math.abs(Math.floor(seed)) % 1000);
     this.env = {
@@ -81,12 +80,14 @@ export class ActivityManager {
       screen,
       finishTask: (proc) => this.finishTaskOf(proc),
       refreshTicking: () => this.refreshTicking(),
-      motionTimings: () => hooks.motionTimings(),
+      motionTimings: () => services.motionTimings(),
       contentChanged: (proc, scrolled) => {
-        if (proc === this.foregroundProcess()) hooks.contentChanged(scrolled);
+        if (proc === this.foregroundProcess()) services.contentChanged(scrolled);
       },
-      busyUntil: (atMs) => hooks.busyUntil(atMs),
+      busyUntil: (atMs) => services.busyUntil(atMs),
       crash: (proc, error) => this.crashProcess(proc, error),
+      settings: services.settings,
+      fs: services.fs,
     };
   }
 

@@ -117,6 +117,9 @@ export class AndroidSystem {
       motionTimings: () => scaledMotion(this.faults.profileName, (k) => this.settings.get("global", k)),
       contentChanged: (scrolled) => this.accessibility.contentChanged(scrolled),
       busyUntil: (atMs) => this.settle.busyUntil(atMs),
+      fs: this.fs,
+      // An app's provider write is heard by the system as `settings put`'s is.
+      settings: { get: (ns, key) => this.settings.get(ns, key), put: (ns, key, value) => (this.settings.put(ns, key, value), this.onSettingChanged(ns, key)) },
     });
     this.accessibility = new Accessibility(this.activities, this.packages, this.screen, () => this.rotation(), this.now);
     this.input = new InputDispatcher(this.activities, this.packages, this.faults, this.screen, () => this.rotation(), this.accessibility, this.settle);

@@ -1,5 +1,6 @@
 /** One running app process: hosts a SimApp instance, owns its pid and its real-time tick timer. */
-import type { AppHost, SimApp, AppFactory, MotionTimings } from "../app-contract.ts";
+import type { AppFiles, AppHost, AppSettings, SimApp, AppFactory, MotionTimings } from "../app-contract.ts";
+import { normalizePath, type SimFileSystem } from "./file-system.ts";
 import type { LogBuffer, LogPriority } from "./log-buffer.ts";
 import type { InstalledPackage } from "./package-manager.ts";
 import { restoreAppFields, saveAppFields, type SavedValue } from "./app-state.ts";
@@ -32,6 +33,33 @@ export interface ProcessEnv {
   busyUntil(atMs: number): void;
   /** A bug in an app is a crash of that app (like an uncaught exception on its main thread). */
   crash(proc: AppProcess, error: unknown): void;
+  /** The settings provider, for apps. */
+  settings: AppSettings;
+  /** The device's files (each app reaches its own data folder only). */
+  fs: SimFileSystem;
+}
+
+/** An app's private folder, `/data/data/<package>`, on the device's file system. */
+export function appDataDir(packageName: string): string {
+  return `/data/data/${packageName}`;
+}
+
+/** `muted`: while a snapshot revives the process, whose constructor's writes are already in the restored files. */
+function appFiles(fs: SimFileSystem, packageName: string, nowSec: () => number, muted: () => boolean): AppFiles {
+  const dataDir = appDataDir(packageName);
+  const inside = (rel: string): string => {
+    const p = normalizePath(`${dataDir}/${rel}`);
+    if (!p.startsWith(dataDir + "/")) throw new Error(`${rel}: outside the app's data folder ${dataDir}`);
+    return p;
+  };
+  return {
+    dataDir,
+    read: (rel) => fs.read(inside(rel)),
+    write: (rel, data) => {
+      const p = inside(rel);
+      if (!muted()) fs.write(p, data, 0o660, nowSec());
+    },
+  };
 }
 
 export class AppProcess implements AppHost {
@@ -40,6 +68,8 @@ export class AppProcess implements AppHost {
   private dead = false;
   /** While a snapshot revives the process: its constructor's log lines are already in the restored log. */
   private quiet = false;
+  readonly files: AppFiles;
+  readonly settings: AppSettings;
 
   constructor(
     private readonly env: ProcessEnv,
@@ -52,6 +82,9 @@ export class AppProcess implements AppHost {
     quiet = false,
   ) {
     this.quiet = quiet;
+    this.files = appFiles(env.fs, pkg.name, () => Math.floor(env.now() / 1000), () => this.quiet);
+    // Like its files, a reviving process's provider writes are already in the restored settings.
+    this.settings = { get: (ns, key) => env.settings.get(ns, key), put: (ns, key, value) => void (this.quiet || env.settings.put(ns, key, value)) };
     this.app = factory(this, { activity: startActivity });
     this.quiet = false;
   }

@@ -14,15 +14,42 @@ export interface InstalledPackage {
   apkPath: string;
   uid: number;
   granted: Set<string>;
+  /** The intents its activities take (`am start -a ACTION`), as its manifest's intent filters; absent: none but the launcher's. */
+  intentFilters?: IntentFilter[];
+}
+
+/** One activity's intent filter: the actions (and categories) it takes. */
+export interface IntentFilter {
+  /** Fully qualified activity class name. */
+  activity: string;
+  actions: string[];
+  categories: string[];
 }
 
 export const LAUNCHER_PACKAGE = "com.android.launcher3";
 export const LAUNCHER_ACTIVITY = "com.android.launcher3.Launcher";
 
-const SYSTEM_PACKAGES: { name: string; activities: string[]; label: string }[] = [
+export const SETTINGS_PACKAGE = "com.android.settings";
+const S = (cls: string): string => `${SETTINGS_PACKAGE}.${cls}`;
+/**
+ * Android's Settings: its main activity and the deep links intents reach (the screens of
+ * src/apps/sim-settings.ts SETTINGS_ACTIVITIES, which must name the same classes).
+ */
+const SETTINGS_FILTERS: IntentFilter[] = [
+  { activity: S("Settings"), actions: ["android.intent.action.MAIN"], categories: ["android.intent.category.LAUNCHER", "android.intent.category.DEFAULT"] },
+  { activity: S("Settings"), actions: ["android.settings.SETTINGS"], categories: ["android.intent.category.DEFAULT"] },
+  { activity: S("Settings$NetworkDashboardActivity"), actions: ["android.settings.WIRELESS_SETTINGS", "android.settings.AIRPLANE_MODE_SETTINGS", "android.settings.DATA_ROAMING_SETTINGS"], categories: ["android.intent.category.DEFAULT"] },
+  { activity: S("Settings$WifiSettingsActivity"), actions: ["android.settings.WIFI_SETTINGS", "android.settings.panel.action.INTERNET_CONNECTIVITY"], categories: ["android.intent.category.DEFAULT"] },
+  { activity: S("Settings$ConnectedDeviceDashboardActivity"), actions: ["android.settings.BLUETOOTH_SETTINGS", "android.settings.NFC_SETTINGS"], categories: ["android.intent.category.DEFAULT"] },
+  { activity: S("Settings$DisplaySettingsActivity"), actions: ["android.settings.DISPLAY_SETTINGS"], categories: ["android.intent.category.DEFAULT"] },
+  { activity: S("Settings$SecurityDashboardActivity"), actions: ["android.settings.SECURITY_SETTINGS"], categories: ["android.intent.category.DEFAULT"] },
+  { activity: S("Settings$MyDeviceInfoActivity"), actions: ["android.settings.DEVICE_INFO_SETTINGS"], categories: ["android.intent.category.DEFAULT"] },
+];
+
+const SYSTEM_PACKAGES: { name: string; activities: string[]; label: string; app?: string; filters?: IntentFilter[] }[] = [
   { name: "android", activities: [], label: "Android System" },
   { name: LAUNCHER_PACKAGE, activities: [LAUNCHER_ACTIVITY], label: "Quickstep" },
-  { name: "com.android.settings", activities: ["com.android.settings.Settings", "com.android.settings.Settings$WifiSettingsActivity", "com.android.settings.Settings$BluetoothSettingsActivity"], label: "Settings" },
+  { name: SETTINGS_PACKAGE, activities: [...new Set(SETTINGS_FILTERS.map((f) => f.activity))], label: "Settings", app: "android-settings", filters: SETTINGS_FILTERS },
   { name: "com.android.systemui", activities: [], label: "System UI" },
   { name: "com.android.shell", activities: [], label: "Shell" },
   { name: "com.android.providers.settings", activities: [], label: "Settings Storage" },
@@ -33,7 +60,7 @@ const SYSTEM_PACKAGES: { name: string; activities: string[]; label: string }[] =
 ];
 
 /** An activity's `<intent-filter>`: an action (with CATEGORY_DEFAULT, so implicit starts reach it) and the activity. */
-export interface IntentFilter {
+export interface DeclaredIntentFilter {
   action: string;
   /** Categories besides DEFAULT the filter lists. */
   categories?: readonly string[];
@@ -45,7 +72,7 @@ export interface IntentFilter {
  * The filters packages' manifests declare, by package name: the system image's apps, and whatever
  * package of that name is installed in their place (AOSP Settings' and DeskClock's own manifests).
  */
-const DECLARED_FILTERS = new Map<string, readonly IntentFilter[]>([
+const DECLARED_FILTERS = new Map<string, readonly DeclaredIntentFilter[]>([
   [
     "com.android.settings",
     [
@@ -68,7 +95,7 @@ export class PackageManager {
   constructor(private readonly fs: SimFileSystem) {
     let uid = 1000;
     for (const p of SYSTEM_PACKAGES) {
-      this.packages.set(p.name, { name: p.name, versionCode: 29, activities: p.activities, app: "static", label: p.label, system: true, apkPath: `/system/app/${p.label.replace(/[^A-Za-z0-9]/g, "")}.apk`, uid: uid++, granted: new Set() });
+      this.packages.set(p.name, { name: p.name, versionCode: 29, activities: p.activities, app: p.app ?? "static", label: p.label, system: true, apkPath: `/system/app/${p.label.replace(/[^A-Za-z0-9]/g, "")}.apk`, uid: uid++, granted: new Set(), intentFilters: p.filters });
       this.fs.mkdirs(`/data/data/${p.name}`);
     }
   }
@@ -82,6 +109,10 @@ export class PackageManager {
     if (!intent.action) return undefined;
     for (const pkg of this.list()) {
       if (intent.packageName !== undefined && pkg.name !== intent.packageName) continue;
+      for (const f of pkg.intentFilters ?? []) {
+        if (!f.actions.includes(intent.action) || !pkg.activities.includes(f.activity)) continue;
+        if (intent.categories.every((c) => c === CATEGORY_DEFAULT || f.categories.includes(c))) return { packageName: pkg.name, className: f.activity };
+      }
       for (const f of DECLARED_FILTERS.get(pkg.name) ?? []) {
         if (f.action !== intent.action || !pkg.activities.includes(f.activity)) continue;
         const cats = new Set([CATEGORY_DEFAULT, ...(f.categories ?? [])]);
@@ -93,6 +124,30 @@ export class PackageManager {
 
   get(name: string): InstalledPackage | undefined {
     return this.packages.get(name);
+  }
+
+  /**
+   * The activities whose intent filters take `action` (and every category given), as PackageManager's
+   * queryIntentActivities lists them: system packages first, then by package name. An installed app's launcher
+   * activity takes `android.intent.action.MAIN` with category LAUNCHER (its APK declares no other filter).
+   */
+  queryIntentActivities(action: string, categories: readonly string[] = []): { packageName: string; className: string }[] {
+    const out: { packageName: string; className: string; system: boolean }[] = [];
+    for (const p of this.list()) {
+      const filters = p.intentFilters ?? (p.activities[0] && p.name !== LAUNCHER_PACKAGE ? [{ activity: p.activities[0], actions: ["android.intent.action.MAIN"], categories: ["android.intent.category.LAUNCHER"] }] : []);
+      for (const f of filters) {
+        if (!f.actions.includes(action) || !categories.every((c) => f.categories.includes(c))) continue;
+        if (!out.some((o) => o.packageName === p.name && o.className === f.activity)) out.push({ packageName: p.name, className: f.activity, system: p.system });
+      }
+    }
+    return out.sort((a, b) => Number(b.system) - Number(a.system)).map(({ packageName, className }) => ({ packageName, className }));
+  }
+
+  /** What `pm clear` removes besides stopping the app: its data folder `/data/data/<package>` (databases, files, prefs). */
+  clearData(name: string): boolean {
+    if (!this.packages.has(name)) return false;
+    this.fs.remove(`/data/data/${name}`, true);
+    return true;
   }
 
   list(): InstalledPackage[] {
@@ -130,12 +185,18 @@ export class PackageManager {
   }
 
   saveState(): { nextUid: number; packages: (Omit<InstalledPackage, "granted"> & { granted: string[] })[] } {
-    return { nextUid: this.nextUid, packages: [...this.packages.values()].map((p) => ({ ...p, activities: [...p.activities], granted: [...p.granted] })) };
+    return { nextUid: this.nextUid, packages: [...this.packages.values()].map((p) => ({ ...p, activities: [...p.activities], granted: [...p.granted], intentFilters: p.intentFilters?.map((f) => ({ ...f, actions: [...f.actions], categories: [...f.categories] })) })) };
   }
 
   restoreState(state: ReturnType<PackageManager["saveState"]>): void {
     this.packages.clear();
-    for (const p of state.packages) this.packages.set(p.name, { ...p, activities: [...p.activities], granted: new Set(p.granted) });
+    for (const p of state.packages) {
+      const pkg: InstalledPackage = { ...p, activities: [...p.activities], granted: new Set(p.granted) };
+      // A snapshot from before Settings was an app of its own keeps the system package as this device has it.
+      const sys = p.system ? SYSTEM_PACKAGES.find((x) => x.name === p.name) : undefined;
+      if (sys?.filters && !p.intentFilters) Object.assign(pkg, { activities: [...sys.activities], app: sys.app ?? pkg.app, intentFilters: sys.filters });
+      this.packages.set(p.name, pkg);
+    }
     this.nextUid = state.nextUid;
   }
 

@@ -1,4 +1,9 @@
-/** The three settings tables (`settings get|put|delete|list|reset`), preset like a fresh emulator. */
+/**
+ * The three settings tables (`settings get|put|delete|list|reset`), preset like a fresh emulator image
+ * (a `google_apis` x86_64 one: Wi-Fi and mobile data on, Bluetooth off, brightness 102 of 255, manual).
+ * Listeners (`onChange`) hear every write, whoever makes it: `settings put`, `svc`, an app (the Settings
+ * app follows the provider as Android's does), a snapshot load.
+ */
 
 export type SettingsNamespace = "system" | "secure" | "global";
 export const SETTINGS_NAMESPACES: readonly SettingsNamespace[] = ["system", "secure", "global"];
@@ -8,6 +13,7 @@ const DEFAULTS: Record<SettingsNamespace, Record<string, string>> = {
     accelerometer_rotation: "0",
     user_rotation: "0",
     screen_brightness: "102",
+    screen_brightness_mode: "0",
     screen_off_timeout: "2147483647",
     show_touches: "0",
     pointer_location: "0",
@@ -20,10 +26,17 @@ const DEFAULTS: Record<SettingsNamespace, Record<string, string>> = {
     accessibility_enabled: "0",
     default_input_method: "com.android.inputmethod.latin/.LatinIME",
     immersive_mode_confirmations: "confirmed",
+    location_mode: "3",
+    ui_night_mode: "1",
   },
   global: {
     adb_enabled: "1",
     airplane_mode_on: "0",
+    bluetooth_on: "0",
+    mobile_data: "1",
+    wifi_on: "1",
+    zen_mode: "0",
+    low_power: "0",
     animator_duration_scale: "1.0",
     transition_animation_scale: "1.0",
     window_animation_scale: "1.0",
@@ -33,8 +46,12 @@ const DEFAULTS: Record<SettingsNamespace, Record<string, string>> = {
   },
 };
 
+/** A change of one setting (`key` "*" when a whole namespace was reset or a snapshot loaded). */
+export type SettingsListener = (ns: SettingsNamespace, key: string) => void;
+
 export class SettingsStore {
   private readonly tables = new Map<SettingsNamespace, Map<string, string>>();
+  private readonly listeners = new Set<SettingsListener>();
 
   constructor(androidId: string) {
     for (const ns of SETTINGS_NAMESPACES) this.tables.set(ns, new Map(Object.entries(DEFAULTS[ns])));
@@ -47,10 +64,23 @@ export class SettingsStore {
 
   put(ns: SettingsNamespace, key: string, value: string): void {
     this.tables.get(ns)!.set(key, value);
+    this.notify(ns, key);
   }
 
   delete(ns: SettingsNamespace, key: string): boolean {
-    return this.tables.get(ns)!.delete(key);
+    const had = this.tables.get(ns)!.delete(key);
+    if (had) this.notify(ns, key);
+    return had;
+  }
+
+  /** Calls `listener` after every change; returns what removes it (an app process removes its own when it dies). */
+  onChange(listener: SettingsListener): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private notify(ns: SettingsNamespace, key: string): void {
+    for (const l of [...this.listeners]) l(ns, key);
   }
 
   list(ns: SettingsNamespace): [string, string][] {
@@ -61,7 +91,8 @@ export class SettingsStore {
   reset(ns: SettingsNamespace): void {
     const keep = ns === "secure" ? this.get("secure", "android_id") : undefined;
     this.tables.set(ns, new Map(Object.entries(DEFAULTS[ns])));
-    if (keep !== undefined) this.put("secure", "android_id", keep);
+    if (keep !== undefined) this.tables.get("secure")!.set("android_id", keep);
+    this.notify(ns, "*");
   }
 
   saveState(): Record<SettingsNamespace, [string, string][]> {
@@ -72,6 +103,7 @@ export class SettingsStore {
 
   restoreState(state: Record<SettingsNamespace, readonly [string, string][]>): void {
     for (const ns of SETTINGS_NAMESPACES) this.tables.set(ns, new Map(state[ns]));
+    for (const ns of SETTINGS_NAMESPACES) this.notify(ns, "*");
   }
 
   /** Display rotation 0..3: `user_rotation` applies while `accelerometer_rotation` is 0 (as on a real device). */

@@ -2,7 +2,7 @@
 import { Canvas } from "../../graphics/canvas.ts";
 import { GLYPH_HEIGHT } from "../../graphics/font.ts";
 import type { Box, Widget } from "./widget.ts";
-import { COLORS } from "./widgets.ts";
+import { COLORS, SLIDER_INSET_DP } from "./widgets.ts";
 
 export function paintTree(c: Canvas, w: Widget, dp: number): void {
   const p = w.paint ?? {};
@@ -18,6 +18,8 @@ export function paintTree(c: Canvas, w: Widget, dp: number): void {
       return void (paintSwitch(c, w, scale, fg), paintChildren(c, w, dp));
     case "field":
       return void (paintField(c, w, scale), paintChildren(c, w, dp));
+    case "slider":
+      return void paintSlider(c, w, dp);
   }
   const text = p.glyph ?? w.text ?? "";
   if (text !== "") textIn(c, b, text, scale, fg, p.align ?? "left");
@@ -90,4 +92,16 @@ function paintField(c: Canvas, w: Widget, scale: number): void {
     const x = b[0] + 4 * scale + Math.min([...shown].length, room) * 6 * scale;
     c.rect(x, (b[1] + b[3]) / 2 - 5 * scale, Math.max(1, scale / 2), 10 * scale, COLORS.accent);
   }
+}
+
+function paintSlider(c: Canvas, w: Widget, dp: number): void {
+  const b = w.bounds;
+  const inset = Math.round(SLIDER_INSET_DP * dp);
+  const mid = Math.round((b[1] + b[3]) / 2);
+  const width = b[2] - b[0] - 2 * inset;
+  const x = b[0] + inset + Math.round(Math.min(1, Math.max(0, w.paint?.fraction ?? 0)) * width);
+  c.rect(b[0] + inset, mid - 2, width, 4, COLORS.line);
+  c.rect(b[0] + inset, mid - 2, x - b[0] - inset, 4, COLORS.accent);
+  const knob = Math.round(8 * dp);
+  c.rect(x - knob, mid - knob, 2 * knob, 2 * knob, COLORS.accent);
 }

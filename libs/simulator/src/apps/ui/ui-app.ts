@@ -261,7 +261,9 @@ export abstract class UiApp implements SimApp {
   private tap(x: number, y: number): void {
     const { root, dialog } = this.tree();
     if (dialog && !inside(dialog.bounds, x, y)) return this.cancelDialog();
-    widgetAt(dialog ?? root, x, y, (w) => w.clickable === true)?.on?.click?.();
+    const w = widgetAt(dialog ?? root, x, y, (v) => v.clickable === true);
+    if (w?.on?.slideTo) w.on.slideTo(x);
+    else w?.on?.click?.();
   }
 
   /** The topmost touchable widget's long click when it has one; else what a tap does (Android clicks on UP then). */
@@ -274,12 +276,14 @@ export abstract class UiApp implements SimApp {
     });
   }
 
-  onSwipe(x1: number, y1: number, _x2: number, y2: number): void {
+  onSwipe(x1: number, y1: number, x2: number, y2: number): void {
     this.input(() => {
       const { root, dialog } = this.tree();
       if (dialog) return;
-      const list = widgetAt(root, x1, y1, (w) => w.scrollable === true);
-      if (list?.on?.drag?.(y1 - y2)) this.startFling(list, x1, y1, y1 - y2);
+      const w = widgetAt(root, x1, y1, (v) => v.scrollable === true);
+      // A swipe that starts on a slider drags its thumb to where the finger left the screen.
+      if (w?.on?.slideTo) w.on.slideTo(x2);
+      else if (w?.on?.drag?.(y1 - y2)) this.startFling(w, x1, y1, y1 - y2);
     });
   }
 

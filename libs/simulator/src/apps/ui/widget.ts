@@ -21,6 +21,8 @@ export interface Handlers {
   setText?(text: string): void;
   /** KEYCODE_ENTER (or the keyboard's enter key) in a focused field. */
   submit?(): void;
+  /** A slider's touch at screen x (a tap on its track, or where a swipe that began on it ended). */
+  slideTo?(x: number): void;
 }
 
 export interface Paint {
@@ -30,7 +32,9 @@ export interface Paint {
   scale?: number;
   align?: "left" | "center";
   /** How the view's state is drawn beside its text. */
-  look?: "text" | "check" | "switch" | "field";
+  look?: "text" | "check" | "switch" | "field" | "slider";
+  /** A slider's position, 0..1 of its track. */
+  fraction?: number;
   /** A `>` at the right: the row opens another screen (drawn, not reported). */
   chevron?: boolean;
   /** An icon button's glyph (drawn, not reported). */

@@ -141,3 +141,31 @@ export function list(key: string, bounds: Box, rowHeight: number, count: number,
 export function rowsThatFit(bounds: Box, rowHeight: number): number {
   return Math.max(1, Math.floor((bounds[3] - bounds[1]) / rowHeight));
 }
+
+/** Inset of a slider's track from its bounds (a touch within it of an end sets that end's value). */
+export const SLIDER_INSET_DP = 16;
+
+/**
+ * A horizontal slider (SeekBar) over the integers [min, max]: a tap on it, or a swipe that starts on it,
+ * sets the value where the finger is (or ends) along its track; the accessibility scroll moves it by `step`.
+ */
+export function slider(key: string, bounds: Box, value: number, range: { min: number; max: number; step: number }, set: (v: number) => void, opts: Common & { dp: number }): Widget {
+  const inset = Math.round(SLIDER_INSET_DP * opts.dp);
+  const [l, , r] = bounds;
+  const clamp = (v: number): number => Math.min(range.max, Math.max(range.min, Math.round(v)));
+  const fraction = range.max > range.min ? (value - range.min) / (range.max - range.min) : 0;
+  const slideTo = (x: number): void => {
+    const f = Math.min(1, Math.max(0, (x - (l + inset)) / Math.max(1, r - l - 2 * inset)));
+    set(clamp(range.min + f * (range.max - range.min)));
+  };
+  const on: Handlers = {
+    slideTo,
+    scroll: (dir) => {
+      const next = clamp(value + dir * range.step);
+      if (next === value) return false;
+      set(next);
+      return true;
+    },
+  };
+  return { cls: "android.widget.SeekBar", key, id: opts.id, bounds, desc: opts.desc, clickable: true, focusable: true, scrollable: true, enabled: opts.enabled, on, paint: { look: "slider", fraction, ...opts.paint } };
+}
