@@ -153,6 +153,8 @@ export async function runPm(argsIn: string[], ctx: CommandContext): Promise<numb
         return 1;
       }
       sys.activities.forceStop(p.name);
+      // Its data goes too (databases, files, prefs), as PackageManager.clearApplicationUserData does.
+      sys.packages.clearData(p.name);
       ctx.out("Success\n");
       return 0;
     }

@@ -147,6 +147,7 @@ export class PackageManager {
   clearData(name: string): boolean {
     if (!this.packages.has(name)) return false;
     this.fs.remove(`/data/data/${name}`, true);
+    this.fs.mkdirs(`/data/data/${name}`); // emptied, not gone: the app still owns its data folder
     return true;
   }
 
