@@ -96,9 +96,9 @@ function scriptJson(v: unknown): string {
 export function pageHtml(p: PageSpec): string {
   const css = p.assets.filter((a) => a.endsWith(".css"));
   const js = p.assets.filter((a) => a.endsWith(".js"));
-  const head = p.inline
-    ? [...css.map((a) => `<style>\n${assetText(a)}\n</style>`), ...js.map((a) => `<script>\n${assetText(a).replace(/<\/script/gi, "<\\/script")}\n</script>`)]
-    : [...css.map((a) => `<link rel="stylesheet" href="/web/${a}">`), ...js.map((a) => `<script src="/web/${a}" defer></script>`)];
+  const styles = p.inline ? css.map((a) => `<style>\n${assetText(a)}\n</style>`) : css.map((a) => `<link rel="stylesheet" href="/web/${a}">`);
+  // Inline scripts run where they stand: after the body's elements. Linked ones are deferred.
+  const scripts = p.inline ? js.map((a) => `<script>\n${assetText(a).replace(/<\/script/gi, "<\\/script")}\n</script>`) : js.map((a) => `<script src="/web/${a}" defer></script>`);
   const data = p.data === undefined ? "" : `<script type="application/json" id="page-data">${scriptJson(p.data)}</script>\n`;
   return `<!doctype html>
 <html lang="en">
@@ -106,11 +106,13 @@ export function pageHtml(p: PageSpec): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(p.title)}</title>
-${data}${head.join("\n")}
+${data}${styles.join("\n")}
+${p.inline ? "" : scripts.join("\n")}
 </head>
 <body data-page="${escapeHtml(p.page)}">
 <header id="farm-header"><h1>Android episode farm</h1><span id="updated" class="muted">loading…</span></header>
 <main id="content">${p.body ?? ""}</main>
+${p.inline ? scripts.join("\n") : ""}
 </body>
 </html>
 `;

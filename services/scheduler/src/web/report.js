@@ -65,11 +65,12 @@
     );
   }
 
+  const ev2 = (name) => (data.evaluation.other && name === "base" ? "First: " : "Episodes of ");
   function side(s, name) {
     return el(
       "section",
       { "data-side": name },
-      el("h2", {}, `${name === "other" ? "Compared with: " : ""}${s.label}`),
+      el("h2", {}, `${name === "other" ? "Second: " : ev2(name)}${s.label}`),
       el("h3", {}, "Per campaign"),
       rateTable(s.campaigns, ["campaignId", "policy"], `${name}-campaigns`),
       el("h3", {}, "Per task (a family's instances share its task id)"),
