@@ -32,7 +32,8 @@
 
   function draw(s) {
     latest = s;
-    window.FarmFleetSeries = s; // the last answer, for the tests and the console
+    window.FarmFleetSeries = s; // the last answer and the charts, for the tests and the console
+    window.FarmCharts = charts;
     const xs = s.t.map((t) => t / 1000);
     const camp = Object.keys(s.campaigns);
     const hosts = Object.keys(s.hosts);
@@ -40,12 +41,12 @@
       const c = chart(id, title, byCampaign, extra);
       c.setData([xs, ...keys.map(pick)], keys.map((k) => ({ label: k })));
     };
-    put("campaign-episodes", "episodes/s per campaign", true, camp, (k) => s.campaigns[k].episodesPerSec, (i) => `finished ${camp.map((k) => `${k} ${s.campaigns[k].finished[i]}`).join(", ")}`);
-    put("host-episodes", "episodes/s per host", false, hosts, (k) => s.hosts[k].episodesPerSec, (i) => `done ${hosts.map((k) => `${k} ${s.hosts[k].episodesDone[i]}`).join(", ")}`);
+    put("campaign-episodes", "episodes/s per campaign", true, camp, (k) => s.campaigns[k].episodesPerSec, (i) => `finished ${Object.keys(latest.campaigns).map((k) => `${k} ${latest.campaigns[k].finished[i]}`).join(", ")}`);
+    put("host-episodes", "episodes/s per host", false, hosts, (k) => s.hosts[k].episodesPerSec, (i) => `done ${Object.keys(latest.hosts).map((k) => `${k} ${latest.hosts[k].episodesDone[i]}`).join(", ")}`);
     put("campaign-steps", "steps/s per campaign", true, camp, (k) => s.campaigns[k].stepsPerSec);
     put("host-steps", "steps/s per host", false, hosts, (k) => s.hosts[k].stepsPerSec);
     put("campaign-latency", "start latency (s) per campaign", true, camp, (k) => s.campaigns[k].startLatencySec);
-    put("campaign-failures", "failed episodes per sample, per campaign", true, camp, (k) => s.campaigns[k].failures, (i) => `failed ${camp.map((k) => `${k} ${s.campaigns[k].failed[i]}`).join(", ")}`);
+    put("campaign-failures", "failed episodes per sample, per campaign", true, camp, (k) => s.campaigns[k].failures, (i) => `failed ${Object.keys(latest.campaigns).map((k) => `${k} ${latest.campaigns[k].failed[i]}`).join(", ")}`);
     put("host-errors", "device errors per sample, per host", false, hosts, (k) => s.hosts[k].deviceErrors);
     box.setAttribute("data-points", String(s.t.length));
     box.setAttribute("data-last-t", String(s.t[s.t.length - 1] || ""));
