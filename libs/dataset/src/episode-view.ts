@@ -203,7 +203,8 @@ export function episodeViewOf(e: StoredEpisode): EpisodeView {
         reward: st.reward,
         timeOffsetMs: st.timeOffsetMs,
         given: st.ui?.given ?? null,
-        action: st.ui ? (st.ui.action ?? null) : JSON.stringify({ action_type: st.action.actionType, touch_position: st.action.touchPosition }),
+        // As the data set's action_json: the action read from the answer, else the answer when it was not invalid.
+        action: st.ui ? (st.ui.action ?? (st.ui.invalid ? null : st.ui.given)) : JSON.stringify({ action_type: st.action.actionType, touch_position: st.action.touchPosition }),
         resolved: (st.ui?.resolved as Record<string, unknown> | undefined) ?? null,
         invalid: st.ui?.invalid ?? null,
         touch: isTouch ? { type: st.action.actionType, x: st.action.touchPosition[0], y: st.action.touchPosition[1] } : null,

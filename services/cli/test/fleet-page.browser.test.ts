@@ -210,7 +210,8 @@ test("the fleet page shows the devices and the campaign, in a real browser; farm
   assert.equal(u.pathname, "/view/");
   assert.equal(Number(u.searchParams.get("to")) - Number(u.searchParams.get("from")), 60_000, "one minute");
   assert.equal(u.searchParams.get("campaign"), campaign.id, "of the campaign under the pointer");
-  await popup.waitForSelector("tr[data-episode]", { timeout: 30_000 });
+  await popup.waitForSelector("#count, #load-error", { timeout: 30_000 });
+  assert.ok((await popup.locator("tr[data-episode]").count()) > 0, `episodes of that minute in the viewer: ${popup.url()}: ${await popup.locator("main").textContent()}`);
   for (const id of await popup.locator("tr[data-episode]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-episode")))) assert.ok(id!.startsWith(`${campaign.id}-`));
   await popup.close();
 
