@@ -35,7 +35,17 @@
             u.over.style.cursor = "pointer";
             u.over.addEventListener("click", () => {
               const i = u.cursor.idx;
-              if (i !== null && i !== undefined) o.onClick(i, u.data[0][i], focused ? api.labels[focused - 1] : null);
+              if (i === null || i === undefined) return;
+              // The series whose point at this x is nearest the pointer (uPlot's focus when it has one).
+              let best = focused;
+              let dist = Infinity;
+              for (let s = 1; s < u.data.length; s++) {
+                const v = u.data[s][i];
+                if (v === null || v === undefined) continue;
+                const d = Math.abs(u.valToPos(v, u.series[s].scale || "y") - u.cursor.top);
+                if (d < dist) (dist = d), (best = s);
+              }
+              o.onClick(i, u.data[0][i], best ? api.labels[best - 1] : null);
             });
           },
         ],
