@@ -58,3 +58,36 @@ export async function mountWebPages(o: WebPagesOptions): Promise<WebPages> {
     },
   };
 }
+
+const SUMMARIES: Record<string, string> = {
+  "/fleet/series": "the fleet page's chart series: the last hour of samples per campaign and host (JSON)",
+  "/view/": "the episode viewer's list of episodes (HTML; ?campaign, task, from, to, limit)",
+  "/view/episode": "one episode with its step player (HTML; ?id=…#step=N)",
+  "/api/episodes": "episodes of the trajectory folders (JSON; ?campaign, task, from, to: ms since the epoch, limit)",
+  "/api/episodes/{id}": "one episode: summary, checks, steps without screens (JSON)",
+  "/api/episodes/{id}/screens/{n}/image": "screen n of an episode (0 = initial, n = after step n) as PNG, JPEG or WebP",
+  "/api/episodes/{id}/screens/{n}/elements": "screen n's element list, device size and tree (JSON)",
+  "/report": "the evaluation report of a campaign (?campaign, compare), or the campaigns to report on (HTML)",
+  "/web/session.json": "what the pages' header shows: whether a login guards the server, the pages (JSON)",
+};
+
+/** The OpenAPI path items of WEB_PAGE_ROUTES (openapi.ts spreads them into the document). */
+export function webPagesOpenApi(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [route] of WEB_PAGE_ROUTES) {
+    const p = route.replace(/:([A-Za-z]+)/g, "{$1}");
+    const params = [...p.matchAll(/\{([A-Za-z]+)\}/g)].map((m) => ({ name: m[1], in: "path", required: true, schema: { type: "string" } }));
+    const asset = p.startsWith("/web/") && p !== "/web/session.json";
+    const type = p.endsWith(".css") ? "text/css" : p.endsWith(".js") ? "text/javascript" : p.includes("/image") ? "image/png" : p.startsWith("/api/") || p.endsWith(".json") || p === "/fleet/series" ? "application/json" : "text/html";
+    const id = `web${p.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`;
+    out[p] = {
+      get: {
+        operationId: id,
+        summary: SUMMARIES[p] ?? (asset ? `a shared asset of the farm's pages (${p.slice(5)})` : p),
+        ...(params.length ? { parameters: params } : {}),
+        responses: { "200": { description: type, content: { [type]: { schema: { type: "string" } } } }, "404": { description: "not found (no trajectories configured, no such episode or screen)" } },
+      },
+    };
+  }
+  return out;
+}
