@@ -18,6 +18,7 @@ import path from "node:path";
 import express, { type Response, type Router } from "express";
 import { evaluate, type EpisodeSource } from "@farm/dataset";
 import type { Logger } from "@farm/log";
+import { FarmError } from "@farm/errors";
 import { pageHtml, PAGE_HEADERS } from "./web-assets.ts";
 import { reportHtml } from "./report-page.ts";
 
@@ -64,7 +65,13 @@ function optionalInt(v: unknown, name: string, max: number): number | undefined 
   return n;
 }
 
-class BadQuery extends Error {}
+/** A viewer or report request the server cannot answer as asked (400). */
+class BadQuery extends FarmError<"BAD_REQUEST"> {
+  constructor(message: string) {
+    super("BAD_REQUEST", message, { retryable: false });
+    this.name = "BadQuery";
+  }
+}
 
 export function viewerRoutes(o: ViewerRoutesOptions): Router {
   const r = express.Router();
