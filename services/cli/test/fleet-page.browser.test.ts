@@ -215,6 +215,13 @@ test("the fleet page shows the devices and the campaign, in a real browser; farm
   for (const id of await popup.locator("tr[data-episode]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-episode")))) assert.ok(id!.startsWith(`${campaign.id}-`));
   await popup.close();
 
+  // The same campaign's report, live on the scheduler (its workers' Avro files through the report's SQL).
+  await page.goto(`${scheduler.http.url}/report?campaign=${campaign.id}`);
+  const reportRow = page.locator(`#base-tasks tr[data-campaign="${campaign.id}"][data-task="classic_2048"]`);
+  await reportRow.waitFor({ timeout: 60_000 });
+  assert.equal(Number(await reportRow.getAttribute("data-episodes")), 9);
+  assert.equal(await page.locator("header form.logout").count(), 1);
+
   // Without a token the same page has no log-out button.
   const open = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix, port: 0, tasks: [path.join(REPO, "tasks")] }, {}), { log: silentLogger });
   try {
