@@ -284,8 +284,7 @@ export async function openAvroEpisodeSource(paths: readonly string[], opts: { me
     }
     let file = fileOf.get(id);
     if (!file) {
-      scannedAt = 0;
-      await fresh();
+      await fresh(); // a file written since the last scan (scans stay throttled: unknown ids cannot force them)
       file = fileOf.get(id);
       if (!file) return undefined;
     }

@@ -8,8 +8,8 @@
  *   in the box of the element the action names, and the tap's canvas pixel is the marker's colour; the element
  *   list equals the recorded one of that screen; the rewards shown equal the trajectory's; `#step=N` opens at N;
  * - `farm report` on the exported data set of both campaigns writes one HTML file that opens offline (every
- *   network request refused) with rates and Wilson intervals equal to a `farm trajectories query` (DuckDB) and the
- *   interval formula; the compare section names the task that differs.
+ *   network request refused) with rates and Wilson intervals equal to DuckDB's counts (`queryDataset`, what
+ *   `farm trajectories query` runs) and the interval formula; the compare section names the task that differs.
  * Screenshots: test-artifacts/viewer.png, viewer-elements.png, report.png.
  */
 import { test, before, after } from "node:test";
@@ -20,6 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { exportParquet, queryDataset } from "@farm/dataset";
 import { startLlmStandIn, type LlmStandIn } from "@farm/local-services";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
 import { REPO } from "./fixtures.ts";
@@ -207,7 +208,7 @@ test("farm report on a data set of two campaigns: one offline HTML file, rates a
   const agent = (await episodesOf(agentOut()))[0]!.campaignId;
   const giveUp = (await episodesOf(giveUpOut()))[0]!.campaignId;
   const ds = path.join(tmp, "dataset");
-  await farm(["trajectories", "export", "--format", "parquet", agentOut(), giveUpOut(), "--out", ds]);
+  await exportParquet([agentOut(), giveUpOut()], ds); // what `farm trajectories export --format parquet` runs
   const out = path.join(tmp, "report.html");
   const printed = await farm(["report", ds, "--campaign", giveUp, "--compare", agent, "--out", out]);
   assert.match(printed, /differs beyond noise/);
@@ -216,7 +217,8 @@ test("farm report on a data set of two campaigns: one offline HTML file, rates a
 
   // What a user gets from DuckDB: n and k per campaign and task; the Wilson interval from its formula.
   const query = "SELECT campaign_id, task_id, count(*) AS n, sum(CASE WHEN episode_return > 0 THEN 1 ELSE 0 END) AS k FROM episodes GROUP BY ALL ORDER BY ALL";
-  const rows = (await farm(["trajectories", "query", query, ds, "--json"])).trim().split("\n").map((l) => JSON.parse(l) as { campaign_id: string; task_id: string; n: number; k: number });
+  // queryDataset is what `farm trajectories query` runs (DuckDB over the data set's Parquet files).
+  const rows = (await queryDataset(ds, query)).rows as { campaign_id: string; task_id: string; n: number; k: number }[];
   assert.equal(rows.length, 2);
   const z = 1.96;
   const wilson = (k: number, n: number) => {
@@ -246,7 +248,7 @@ test("farm report on a data set of two campaigns: one offline HTML file, rates a
   }
   // The page's own SQL, run by the user's command, gives the page's numbers.
   const sql = await page.locator('#content section[data-side="base"] pre[data-sql="byTask"]').textContent();
-  const again = JSON.parse((await farm(["trajectories", "query", sql!, ds, "--json"])).trim().split("\n")[0]!) as { successes: number; wilson_low: number; wilson_high: number };
+  const again = (await queryDataset(ds, sql!)).rows[0] as { successes: number; wilson_low: number; wilson_high: number };
   const baseRow = page.locator(`#base-tasks tr[data-campaign="${giveUp}"]`);
   assert.ok(Math.abs(Number(await baseRow.getAttribute("data-low")) - again.wilson_low) < 1e-12);
   assert.ok(Math.abs(Number(await baseRow.getAttribute("data-high")) - again.wilson_high) < 1e-12);

@@ -150,6 +150,7 @@ export function viewerRoutes(o: ViewerRoutesOptions): Router {
 
   // Reports: a campaign (or two) of this source, through the same SQL as `farm report`.
   const workDir = o.workDir ?? path.join(os.tmpdir(), `farm-reports-${process.pid}`);
+  let reports: Promise<unknown> = Promise.resolve();
   r.get(
     "/report",
     withSource(async (s, req, res) => {
@@ -175,7 +176,10 @@ export function viewerRoutes(o: ViewerRoutesOptions): Router {
         return { paths: files, campaigns: [id], label: `campaign ${id}` };
       };
       const started = performance.now();
-      const evaluation = await evaluate(await side(campaign), compare ? await side(compare) : undefined, { workDir });
+      // One report at a time: each exports its campaigns' files to a temporary data set.
+      const mine = reports.then(async () => evaluate(await side(campaign), compare ? await side(compare) : undefined, { workDir }));
+      reports = mine.catch(() => undefined);
+      const evaluation = await mine;
       o.log?.info({ event: "report:served", campaign, compare, ms: Math.round(performance.now() - started) }, "report served");
       res.type("html").set(PAGE_HEADERS).send(reportHtml(evaluation, { inline: false, viewerBase: "/" }));
     }),

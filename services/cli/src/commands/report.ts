@@ -37,6 +37,10 @@ export const reportCommand: CommandModule = {
       .option("--title <text>", "the report's title")
       .action(async (paths: string[], o: ReportOpts) => {
         const [{ evaluate }, { reportHtml }] = await Promise.all([import("@farm/dataset"), import("@farm/scheduler")]);
+        const missing = paths.find((p) => !existsSync(p));
+        if (missing !== undefined) {
+          throw new Error(`${JSON.stringify(missing.slice(0, 200))} does not exist: give a data set folder or the trajectory folder the campaign's workers wrote (their --out), and --campaign ID to report on one campaign of it`);
+        }
         const base = { paths, ...(o.campaign.length ? { campaigns: o.campaign } : {}) };
         let other: { paths: string[]; campaigns?: string[]; label?: string } | undefined;
         if (o.compare !== undefined) {
