@@ -22,7 +22,7 @@
       cursor: { drag: { x: false, y: false }, focus: { prox: 30 } },
       focus: { alpha: 0.35 },
       legend: { show: labels.length > 0 && o.legend !== false },
-      series: [{ label: o.xLabel || (o.time === false ? "step" : "time") }, ...labels.map((s, i) => ({ label: s.label, stroke: s.color || COLORS[i % COLORS.length], width: 1.5, points: { show: o.points === false ? false : (u, si, i0, i1) => i1 - i0 < 80 }, paths: o.bars ? window.uPlot.paths.bars({ size: [0.6, 40] }) : undefined, fill: o.bars ? (s.color || COLORS[i % COLORS.length]) + "88" : undefined }))],
+      series: [{ label: o.xLabel || (o.time === false ? "step" : "time") }, ...labels.map((s, i) => ({ label: s.label, stroke: s.color || COLORS[i % COLORS.length], width: 1.5, spanGaps: !!o.spanGaps, points: { show: o.points === false ? false : (u, si, i0, i1) => i1 - i0 < 80 }, paths: o.bars ? window.uPlot.paths.bars({ size: [0.6, 40] }) : undefined, fill: o.bars ? (s.color || COLORS[i % COLORS.length]) + "88" : undefined }))],
       hooks: {
         setSeries: [
           (u, i, so) => {

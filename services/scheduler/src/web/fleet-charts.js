@@ -16,7 +16,7 @@
     window.open(`/view/?${Farm.qs(q)}`, "_blank", "noopener");
   }
 
-  function chart(id, title, byCampaign, extra) {
+  function chart(id, title, byCampaign, extra, spanGaps) {
     if (!charts[id]) {
       charts[id] = Farm.chart(box, {
         id,
@@ -24,6 +24,7 @@
         time: true,
         onClick: (i, ts, label) => openMinute(ts, label, byCampaign),
         nowExtra: extra,
+        spanGaps,
       });
       charts[id].el.setAttribute("data-by", byCampaign ? "campaign" : "host");
     }
@@ -37,15 +38,15 @@
     const xs = s.t.map((t) => t / 1000);
     const camp = Object.keys(s.campaigns);
     const hosts = Object.keys(s.hosts);
-    const put = (id, title, byCampaign, keys, pick, extra) => {
-      const c = chart(id, title, byCampaign, extra);
+    const put = (id, title, byCampaign, keys, pick, extra, spanGaps) => {
+      const c = chart(id, title, byCampaign, extra, spanGaps);
       c.setData([xs, ...keys.map(pick)], keys.map((k) => ({ label: k })));
     };
     put("campaign-episodes", "episodes/s per campaign", true, camp, (k) => s.campaigns[k].episodesPerSec, (i) => `finished ${Object.keys(latest.campaigns).map((k) => `${k} ${latest.campaigns[k].finished[i]}`).join(", ")}`);
     put("host-episodes", "episodes/s per host", false, hosts, (k) => s.hosts[k].episodesPerSec, (i) => `done ${Object.keys(latest.hosts).map((k) => `${k} ${latest.hosts[k].episodesDone[i]}`).join(", ")}`);
     put("campaign-steps", "steps/s per campaign", true, camp, (k) => s.campaigns[k].stepsPerSec);
     put("host-steps", "steps/s per host", false, hosts, (k) => s.hosts[k].stepsPerSec);
-    put("campaign-latency", "start latency (s) per campaign", true, camp, (k) => s.campaigns[k].startLatencySec);
+    put("campaign-latency", "start latency (s) per campaign", true, camp, (k) => s.campaigns[k].startLatencySec, undefined, true);
     put("campaign-failures", "failed episodes per sample, per campaign", true, camp, (k) => s.campaigns[k].failures, (i) => `failed ${Object.keys(latest.campaigns).map((k) => `${k} ${latest.campaigns[k].failed[i]}`).join(", ")}`);
     put("host-errors", "device errors per sample, per host", false, hosts, (k) => s.hosts[k].deviceErrors);
     box.setAttribute("data-points", String(s.t.length));
