@@ -12,3 +12,39 @@ export { ExtrasSpec, type ExtraColumn } from "./extras-spec.ts";
 export { parquetBytes, type ParquetCompression } from "./parquet-file.ts";
 export { arrowSchema, buildTable } from "./arrow-table.ts";
 export { ShardRows } from "./rows.ts";
+export { openDatasetDb, DatasetReadError, type DatasetDb, type DatasetReadErrorCode } from "./dataset-db.ts";
+export {
+  evaluateDataset,
+  evaluateInput,
+  evaluate,
+  type EvaluationInput,
+  compareSides,
+  wilsonInterval,
+  rateDifference,
+  WILSON_Z,
+  type Evaluation,
+  type EvaluationSide,
+  type EvaluationRow,
+  type OutcomeRow,
+  type TaskDifference,
+  type Interval,
+  type Difference,
+  type EvaluateOptions,
+} from "./evaluation.ts";
+export {
+  openEpisodeSource,
+  openAvroEpisodeSource,
+  openDatasetEpisodeSource,
+  episodeViewOf,
+  imageType,
+  screenSizeOf,
+  MAX_LIST,
+  type EpisodeSource,
+  type EpisodeListItem,
+  type EpisodeView,
+  type EpisodeFilter,
+  type StepView,
+  type CheckView,
+  type ScreenElements,
+  type ScreenAvailability,
+} from "./episode-view.ts";

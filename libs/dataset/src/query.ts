@@ -49,7 +49,7 @@ function jsonSafe(v: unknown): unknown {
   return v;
 }
 
-function jsonSafeRow(row: Record<string, unknown>): Record<string, unknown> {
+export function jsonSafeRow(row: Record<string, unknown>): Record<string, unknown> {
   return jsonSafe(row) as Record<string, unknown>;
 }
 

@@ -162,7 +162,7 @@ async function waitUntilBound(worker: WorkerService, count: number, timeoutMs: n
 async function startScheduler(o: LocalFarmOptions, redisUrl: string, worker: WorkerService, releasers: Releasers): Promise<{ scheduler: Scheduler; service?: RunningScheduler }> {
   const s = o.scheduler ?? {};
   if (s.http) {
-    const flags = { redisUrl, prefix: o.queuePrefix, port: 0, tasks: o.taskPaths, ...(s.tickMs ? { tickMs: s.tickMs } : {}), ...(s.windowSize ? { windowSize: s.windowSize } : {}) };
+    const flags = { redisUrl, prefix: o.queuePrefix, port: 0, tasks: o.taskPaths, trajectories: [o.outDir], ...(s.tickMs ? { tickMs: s.tickMs } : {}), ...(s.windowSize ? { windowSize: s.windowSize } : {}) };
     const service = await runScheduler(loadSchedulerConfig(flags, {}), { log: o.logger });
     releasers.add("scheduler", () => service.close());
     return { scheduler: service.scheduler, service };

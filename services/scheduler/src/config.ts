@@ -12,6 +12,7 @@
  *   FARM_TASKS             task files/folders, comma-separated              (default tasks)
  *   FARM_WINDOW_SIZE       most in-flight episodes per campaign             (default 1000)
  *   FARM_LOG_LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
+ *   FARM_TRAJECTORIES      trajectory folders the workers write, comma-separated: the episode viewer and reports read them (default none)
  */
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
@@ -33,6 +34,8 @@ export interface SchedulerFlags {
   tickMs?: number | string;
   reconcileMs?: number | string;
   logLevel?: string;
+  trajectories?: string[] | string;
+  seriesSampleMs?: number | string;
 }
 
 export interface SchedulerConfig {
@@ -48,6 +51,10 @@ export interface SchedulerConfig {
   tickMs: number;
   reconcileMs: number;
   logLevel: LogLevel;
+  /** Trajectory folders for the viewer and reports (may be empty). */
+  trajectories: string[];
+  /** How often the fleet page's charts sample Redis. */
+  seriesSampleMs: number;
 }
 
 /** Ports other services of a farm host own: binding one of them is a mistake worth stopping at. */
@@ -85,5 +92,7 @@ export function loadSchedulerConfig(flags: SchedulerFlags = {}, env: Environment
     tickMs: r.int("tickMs", { flag: flags.tickMs, default: 2000, min: 50, max: 600_000 }),
     reconcileMs: r.int("reconcileMs", { flag: flags.reconcileMs, default: 15_000, min: 100, max: 3_600_000 }),
     logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: flags.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
+    trajectories: r.list("trajectories", { flag: flags.trajectories, env: "FARM_TRAJECTORIES", default: [] }),
+    seriesSampleMs: r.int("seriesSampleMs", { flag: flags.seriesSampleMs, default: 10_000, min: 100, max: 600_000 }),
   };
 }

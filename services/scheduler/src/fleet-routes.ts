@@ -2,7 +2,8 @@
  * The fleet page and what it reads:
  *
  *   GET /                                  the page (plain HTML; polls the two JSON routes every 2 s)
- *   GET /fleet/fleet.js, /fleet/fleet.css  its script and style
+ *   GET /fleet/fleet.js                    its script (style and charts: the shared front end, web-assets.ts)
+ *   GET /fleet/series                      the charts' last hour (fleet-series.ts)
  *   GET /devices                           { devices: DeviceBeat[], invalid } from the workers' heartbeats
  *   GET /devices/:worker/:serial/screen    the device's current screen (JPEG thumbnail) from its worker
  *
@@ -14,20 +15,19 @@ import { readFileSync } from "node:fs";
 import express, { type Response, type Router } from "express";
 import { DEVICE_SERIAL_PATTERN, WORKER_NAME_PATTERN } from "@farm/queue";
 import type { Scheduler } from "./scheduler.ts";
+import type { FleetSampler } from "./fleet-series.ts";
+import { PAGE_HEADERS } from "./web-assets.ts";
 
 type SendError = (res: Response, status: number, code: string, message: string) => void;
 
 const MAX_SCREEN_BYTES = 2 * 1024 * 1024;
 const SCREEN_TIMEOUT_MS = 10_000;
 const asset = (name: string) => readFileSync(new URL(`./fleet-page/${name}`, import.meta.url), "utf8");
-/** The page loads only its own script, style and images. */
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-export function fleetRoutes(scheduler: Scheduler, sendError: SendError): Router {
-  const page = { html: asset("index.html"), js: asset("fleet.js"), css: asset("fleet.css") };
+export function fleetRoutes(scheduler: Scheduler, sendError: SendError, sampler?: FleetSampler): Router {
+  const page = { html: asset("index.html"), js: asset("fleet.js") };
   const r = express.Router();
   const send = (type: string, body: string) => (_req: express.Request, res: Response) => {
-    res.type(type).set({ "content-security-policy": CSP, "cache-control": "no-cache", "x-content-type-options": "nosniff" }).send(body);
+    res.type(type).set(PAGE_HEADERS).send(body);
   };
   r.get("/", send("html", page.html));
   // Browsers ask for it on every page (the login form too): no icon, and no 401/404 in their console.
@@ -35,7 +35,10 @@ export function fleetRoutes(scheduler: Scheduler, sendError: SendError): Router 
     res.status(204).end();
   });
   r.get("/fleet/fleet.js", send("application/javascript", page.js));
-  r.get("/fleet/fleet.css", send("text/css", page.css));
+  r.get("/fleet/series", (_req, res) => {
+    if (!sampler) return sendError(res, 404, "NO_SERIES", "this server keeps no chart series");
+    res.set("cache-control", "no-store").json(sampler.series());
+  });
   r.get("/devices", async (_req, res) => {
     res.set("cache-control", "no-store").json(await scheduler.devices());
   });

@@ -10,6 +10,7 @@
  *   POST /campaigns/:id/cancel    CampaignStatus
  *   /ui                           bull-board for the queues
  *   GET  /, /fleet/*, /devices, /devices/:worker/:serial/screen   the fleet page (fleet-routes.ts)
+ *   GET  /web/*, /view/*, /api/episodes/*, /report               shared assets, episode viewer, reports (web-pages.ts)
  *
  *   GET|POST /login, POST /logout  browser login (session cookie) for the queue UI
  *
@@ -34,7 +35,7 @@ import { openApiDocument } from "./openapi.ts";
 import { readFileSync } from "node:fs";
 
 const FARM_VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
-import { fleetRoutes } from "./fleet-routes.ts";
+import { mountWebPages, WEB_PAGE_ROUTES } from "./web-pages.ts";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface SchedulerHttpOptions {
@@ -50,6 +51,10 @@ export interface SchedulerHttpOptions {
   /** Require the token for /metrics too on a non-loopback bind (FARM_API_PROTECT_METRICS). */
   protectMetrics?: boolean;
   log?: Logger;
+  /** Trajectory folders the workers write: the episode viewer and reports read them (FARM_TRAJECTORIES). */
+  trajectories?: readonly string[];
+  /** How often the fleet page's charts sample Redis (default 10 s). */
+  seriesSampleMs?: number;
 }
 
 export interface SchedulerHttp {
@@ -73,9 +78,9 @@ export const ROUTE_METHODS: [string, string][] = [
   ["/", "GET, HEAD"],
   ["/favicon.ico", "GET, HEAD"],
   ["/fleet/fleet.js", "GET, HEAD"],
-  ["/fleet/fleet.css", "GET, HEAD"],
   ["/devices", "GET, HEAD"],
   ["/devices/:worker/:serial/screen", "GET, HEAD"],
+  ...WEB_PAGE_ROUTES,
 ];
 
 /** Every route of the API and its pages (tests walk this list). `/ui/*` is bull-board's. */
@@ -99,7 +104,8 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   app.use(access.guard);
   app.use(access.loginRoutes());
 
-  app.use(fleetRoutes(scheduler, sendError));
+  const pages = await mountWebPages({ scheduler, sendError, login: !!token, log, ...(opts.trajectories ? { trajectories: opts.trajectories } : {}), ...(opts.seriesSampleMs ? { seriesSampleMs: opts.seriesSampleMs } : {}) });
+  app.use(pages.router);
   app.get("/healthz", (_req, res) => {
     res.type("text/plain").send("ok\n");
   });
@@ -154,8 +160,11 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     sendError(res, 500, "INTERNAL", "internal error; see the scheduler's log");
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
+  const server: Server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(opts.port, host, (err?: Error) => (err ? reject(new Error(`scheduler API: cannot listen on ${host}:${opts.port}: ${err.message}`)) : resolve(s)));
+  }).catch((e: unknown) => {
+    pages.close();
+    throw e;
   });
   // Slow clients (slow-loris) cannot hold sockets for long: headers within 10 s, a whole request within 30 s.
   server.headersTimeout = 10_000;
@@ -168,6 +177,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     port,
     url,
     close() {
+      pages.close();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

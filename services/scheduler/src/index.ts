@@ -24,3 +24,5 @@ export type { CampaignStatus, CampaignSummary } from "./campaign-status.ts";
 export type { CampaignState } from "./campaign-store.ts";
 export { staticTaskCatalog, folderTaskCatalog, type TaskCatalog, type CatalogTask } from "./task-catalog.ts";
 export { SchedulerError, type SchedulerErrorCode } from "./errors.ts";
+export { startViewerServer, DEFAULT_VIEWER_PORT, type ViewerServer, type ViewerServerOptions } from "./viewer-server.ts";
+export { reportHtml, type ReportPageOptions } from "./report-page.ts";

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { campaignInputSchema, campaignListQuerySchema } from "./campaign-spec.ts";
+import { webPagesOpenApi } from "./web-pages.ts";
 
 const errorSchema = z.strictObject({
   error: z.strictObject({ code: z.string().describe("stable error code, e.g. SPEC_INVALID, TASK_UNKNOWN, NOT_FOUND"), message: z.string() }),
@@ -56,6 +57,7 @@ const HTTP_TEXT: Record<number, string> = {
 };
 const idParam = { name: "id", in: "path", required: true, schema: { type: "string", pattern: "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$" } };
 
+
 export function openApiDocument(version: string): Record<string, unknown> {
   const limit = schemaOf(campaignListQuerySchema.shape.limit, "input");
   return {
@@ -102,7 +104,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       "/": { get: { operationId: "fleetPage", summary: "the fleet page (HTML): hosts, devices, campaigns", responses: { "200": { description: "HTML", content: { "text/html": { schema: { type: "string" } } } } } } },
       "/favicon.ico": { get: { operationId: "favicon", summary: "the fleet page's icon", responses: { "200": { description: "icon" }, "204": { description: "no icon" } } } },
       "/fleet/fleet.js": { get: { operationId: "fleetScript", summary: "the fleet page's script", responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } } } } },
-      "/fleet/fleet.css": { get: { operationId: "fleetStyle", summary: "the fleet page's style sheet", responses: { "200": { description: "CSS", content: { "text/css": { schema: { type: "string" } } } } } } },
+      ...webPagesOpenApi(),
       "/devices": {
         get: {
           operationId: "listDevices",

@@ -2,6 +2,7 @@ import { benchCommand } from "./bench.ts";
 import { campaignCommands } from "./campaign.ts";
 import { demoCommand } from "./demo.ts";
 import { devicesCommand } from "./devices.ts";
+import { reportCommand } from "./report.ts";
 import { runCommand } from "./run.ts";
 import { schedulerCommand } from "./scheduler.ts";
 import { simCommand } from "./sim.ts";
@@ -16,6 +17,7 @@ export const commandModules: CommandModule[] = [
   campaignCommands,
   demoCommand,
   devicesCommand,
+  reportCommand,
   runCommand,
   schedulerCommand,
   simCommand,

@@ -15,6 +15,7 @@ interface SchedulerCliOptions {
   port?: string;
   tasks: string[];
   window?: string;
+  trajectories: string[];
 }
 
 export const schedulerCommand: CommandModule = {
@@ -28,6 +29,7 @@ export const schedulerCommand: CommandModule = {
       .option("--port <port>", "HTTP port, 0 = a free one (default: FARM_SCHEDULER_PORT or 8420)")
       .option("--tasks <path>", "task file or folder (repeatable; default: FARM_TASKS or tasks)", collect, [] as string[])
       .option("--window <n>", "most in-flight episodes per campaign (default: FARM_WINDOW_SIZE or 1000)")
+      .option("--trajectories <dir>", "trajectory folder the workers write, for the episode viewer and reports (repeatable; default: FARM_TRAJECTORIES)", collect, [] as string[])
       .action(async (o: SchedulerCliOptions) => {
         const { loadSchedulerConfig, runSchedulerUntilSignal } = await import("@farm/scheduler");
         const config = loadSchedulerConfig({
@@ -37,6 +39,7 @@ export const schedulerCommand: CommandModule = {
           ...(o.port !== undefined ? { port: parseIntOption("port", o.port, 0) } : {}),
           ...(o.tasks.length ? { tasks: o.tasks } : {}),
           ...(o.window !== undefined ? { windowSize: parseIntOption("window", o.window, 1) } : {}),
+          ...(o.trajectories.length ? { trajectories: o.trajectories } : {}),
         });
         await runSchedulerUntilSignal(config, (r) => {
           process.stdout.write(`${JSON.stringify({ event: "scheduler:ready", api: r.http.url, ui: `${r.http.url}/ui`, metrics: `${r.http.url}/metrics` })}\n`);

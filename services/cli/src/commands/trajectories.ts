@@ -1,6 +1,7 @@
 import { cliConfig } from "../config.ts";
 import type { Command } from "commander";
 import type { CommandModule } from "./types.ts";
+import { registerViewCommand } from "./view.ts";
 import { coerceError } from "@farm/errors";
 import { terminalSafe, terminalSafeJson } from "@farm/terminal-text";
 
@@ -93,6 +94,7 @@ export const trajectoriesCommand: CommandModule = {
         await exportParquetCommand(paths, opts);
       });
 
+    registerViewCommand(cmd);
     cmd
       .command("query")
       .description("SQL over an exported Parquet data set with DuckDB: tables `steps` (`trajectories` in the episodes-nested layout) and `episodes`")

@@ -1,20 +1,11 @@
-// The fleet page: polls the scheduler's GET /devices and GET /campaigns every 2 s and renders them.
+// The fleet page (shared pieces in /web/farm.js): polls the scheduler's GET /devices and GET /campaigns every 2 s and renders them.
 // Everything from the network goes in with textContent (never innerHTML).
 "use strict";
 const POLL_MS = 2000;
 /** Screens the user asked for, by "worker/serial" → last loaded object URL. */
 const screensShown = new Set();
 
-function el(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") e.className = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
-  }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
+const { el, getJson } = window.Farm;
 
 function ago(ms) {
   const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
@@ -92,7 +83,7 @@ function campaignRow(c) {
   return el(
     "tr",
     { "data-campaign": c.id, "data-state": c.state },
-    el("td", {}, c.id),
+    el("td", {}, c.id, " ", el("a", { href: `/view/?campaign=${encodeURIComponent(c.id)}`, class: "muted" }, "episodes"), " ", el("a", { href: `/report?campaign=${encodeURIComponent(c.id)}`, class: "muted" }, "report")),
     el("td", {}, c.spec.taskId),
     el("td", {}, el("span", { class: `state state-${c.state}` }, c.state)),
     el("td", {}, bar, ` ${c.finished}/${c.episodes}`),
@@ -112,27 +103,18 @@ function renderCampaigns(list) {
   box.replaceChildren(el("table", { class: "campaigns" }, el("thead", {}, head), el("tbody", {}, ...list.campaigns.map(campaignRow))));
 }
 
-async function getJson(path) {
-  const r = await fetch(path, { headers: { accept: "application/json" }, credentials: "same-origin" });
-  if (r.status === 401) {
-    location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
-    throw new Error("not logged in");
-  }
-  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
-  return r.json();
-}
-
 async function refresh() {
   try {
     const [fleet, campaigns] = await Promise.all([getJson("/devices"), getJson("/campaigns?limit=20")]);
     renderDevices(fleet);
     renderCampaigns(campaigns);
-    document.getElementById("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    window.Farm.status(`updated ${new Date().toLocaleTimeString()}`);
   } catch (e) {
-    document.getElementById("updated").textContent = `update failed: ${e.message}`;
+    window.Farm.status(`update failed: ${e.message}`);
   } finally {
     setTimeout(refresh, POLL_MS);
   }
 }
 
+window.Farm.header("fleet");
 refresh();
