@@ -60,10 +60,8 @@ export function underDeadline<T>(h: { destroy(): void }, timeoutMs: number, op: 
     work = Promise.reject(e);
   }
   Promise.resolve(work).catch(() => undefined);
-  return withDeadline(work, timeoutMs, () => {
-    h.destroy();
-    return new DeadlineError(op, timeoutMs);
-  }).catch((e: unknown) => {
+  // The connections are released once the race is decided, so their closing cannot win it.
+  return withDeadline(work, timeoutMs, () => new DeadlineError(op, timeoutMs)).catch((e: unknown) => {
     h.destroy();
     throw e;
   });
