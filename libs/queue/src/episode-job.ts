@@ -7,6 +7,7 @@
  * cannot make a worker run unbounded episodes.
  */
 import { parseFrameSpec } from "@farm/frames";
+import { terminalSafe } from "@farm/terminal-text";
 import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
@@ -164,20 +165,15 @@ export type EpisodeJobResult = z.infer<typeof episodeJobResultSchema>;
 function describeIssues(error: z.ZodError): string {
   const shown = error.issues.slice(0, 5).map((i) => {
     const path = i.path.length ? i.path.map((p) => (typeof p === "number" ? String(p) : /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(String(p)) ? String(p) : JSON.stringify(String(p).slice(0, 40)))).join(".") : "(root)";
-    return `${path}: ${printable(i.message).slice(0, 200)}`;
+    return `${path}: ${terminalSafe(i.message).slice(0, 200)}`;
   });
   return shown.join("; ") + (error.issues.length > 5 ? `; … ${error.issues.length - 5} more` : "");
-}
-
-/** Control and bidi characters as \u escapes: the message ends up in logs and the queue UI. */
-function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** A job id for messages: printable and bounded (ids of hostile jobs may be anything). */
 export function jobIdForMessage(jobId: string | undefined): string {
   if (jobId === undefined) return "(no id)";
-  const p = printable(jobId);
+  const p = terminalSafe(jobId);
   return p.length > 100 ? `${p.slice(0, 97)}...` : p;
 }
 
