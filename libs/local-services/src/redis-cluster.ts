@@ -17,6 +17,7 @@ import { promisify } from "node:util";
 import { startManagedChild, type ManagedChild } from "./child.ts";
 import { freePort, portFree, waitForPort } from "@farm/net-ports";
 import { pollUntil } from "@farm/time";
+import { coerceError } from "@farm/errors";
 
 const run = promisify(execFile);
 
@@ -69,7 +70,7 @@ async function cli(port: number, ...args: string[]): Promise<string> {
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   let last = "";
-  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = (e as Error).message) });
+  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = coerceError(e).message) });
   if (value === undefined) throw new Error(`Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last})` : ""}`);
   return value;
 }

@@ -14,6 +14,7 @@ import { promisify } from "node:util";
 import { pollUntil } from "@farm/time";
 import type { NetLab } from "./lab.ts";
 import { ip, NetLabError } from "./netns.ts";
+import { coerceError } from "@farm/errors";
 
 const run = promisify(execFile);
 const NODE_NET = "10.232";
@@ -48,7 +49,7 @@ export async function clusterCli(address: string, ...args: string[]): Promise<st
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   let last = "";
-  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = (e as Error).message) });
+  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = coerceError(e).message) });
   if (value === undefined) throw new NetLabError(`lab Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last.slice(0, 300)})` : ""}`);
   return value;
 }

@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { FarmError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 
 const run = promisify(execFile);
 
@@ -37,7 +37,7 @@ export async function labUnavailableReason(): Promise<string | undefined> {
     await ip("netns", "del", probe);
     return undefined;
   } catch (e) {
-    return `cannot make a network namespace: ${(e as Error).message} (Debian: apt-get install iproute2; run as root)`;
+    return `cannot make a network namespace: ${coerceError(e).message} (Debian: apt-get install iproute2; run as root)`;
   }
 }
 

@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import express, { type Response, type Router } from "express";
 import { DEVICE_SERIAL_PATTERN, WORKER_NAME_PATTERN } from "@farm/queue";
 import type { Scheduler } from "./scheduler.ts";
+import { coerceError } from "@farm/errors";
 
 type SendError = (res: Response, status: number, code: string, message: string) => void;
 
@@ -51,7 +52,7 @@ export function fleetRoutes(scheduler: Scheduler, sendError: SendError): Router 
     try {
       upstream = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(SCREEN_TIMEOUT_MS) });
     } catch (e) {
-      return sendError(res, 502, "WORKER_UNREACHABLE", `worker ${worker} at ${url.origin}: ${(e as Error).message}`);
+      return sendError(res, 502, "WORKER_UNREACHABLE", `worker ${worker} at ${url.origin}: ${coerceError(e).message}`);
     }
     const type = upstream.headers.get("content-type") ?? "";
     const body = Buffer.from(await upstream.arrayBuffer());

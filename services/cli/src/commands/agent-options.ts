@@ -10,7 +10,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import type { Command } from "commander";
-import { FarmError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 import { gameConfigProblem, goalSchema } from "@farm/queue";
 import { terminalSafe } from "@farm/terminal-text";
 import { parseIntOption, shown } from "./options.ts";
@@ -93,7 +93,7 @@ export async function readGoalsFile(file: string): Promise<GoalLine[]> {
   // The whole path (an editor jumps to file:line), printable; the OS bounds its length.
   const name = terminalSafe(file);
   const size = await stat(file).then((s) => s.size, (e: unknown) => {
-    throw new AgentOptionError(`--goals ${name}: cannot read it (${(e as Error).message})`);
+    throw new AgentOptionError(`--goals ${name}: cannot read it (${coerceError(e).message})`);
   });
   if (size > GOALS_MAX_BYTES) throw new AgentOptionError(`--goals ${name}: ${size} bytes; at most ${GOALS_MAX_BYTES} (split the campaign)`);
   const goals: GoalLine[] = [];
@@ -113,7 +113,7 @@ function goalLine(text: string, where: string): GoalLine {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new AgentOptionError(`${where}: not JSON (${(e as Error).message}); each line is {"goal": "...", "game_config": {...}}`);
+    throw new AgentOptionError(`${where}: not JSON (${coerceError(e).message}); each line is {"goal": "...", "game_config": {...}}`);
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new AgentOptionError(`${where}: a line is a JSON object {"goal": "...", "game_config": {...}}`);
   const line = v as Record<string, unknown>;
