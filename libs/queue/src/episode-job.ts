@@ -8,6 +8,7 @@
  */
 import { parseFrameSpec } from "@farm/frames";
 import { terminalSafe } from "@farm/terminal-text";
+import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS as LLM, PROMPT_TEMPLATE_MAX_CHARS } from "@farm/policy";
 import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
@@ -26,22 +27,24 @@ const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowerca
  * resolves from its own allow-list, never a path), `http:<http(s) url>` (a remote policy server) or
  * `llm:<model>@<endpoint>` (a model behind an OpenAI-compatible API; its settings in `llm`).
  */
-export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?:\/\/[^\s]{1,2000}|llm:[A-Za-z0-9][A-Za-z0-9._:\/+-]{0,127}@https?:\/\/[^\s]{1,2000})$/;
+export const POLICY_SPEC_PATTERN = new RegExp(
+  `^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?://[^\\s]{1,2000}|llm:${LLM_MODEL_PATTERN.source.slice(1, -1)}@https?://[^\\s]{1,2000})$`,
+);
 
 /**
  * How an `llm:<model>@<endpoint>` policy asks its model (@farm/policy LlmPolicyOptions, same names). The API key is
  * never here: each worker reads its own FARM_LLM_API_KEY.
  */
 export const llmPolicySettingsSchema = z.strictObject({
-  maxTokens: z.int().min(1).max(32_768).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  timeoutMs: z.int().min(100).max(600_000).optional(),
+  maxTokens: z.int().min(LLM.maxTokens.min).max(LLM.maxTokens.max).optional(),
+  temperature: z.number().min(LLM.temperature.min).max(LLM.temperature.max).optional(),
+  timeoutMs: z.int().min(LLM.timeoutMs.min).max(LLM.timeoutMs.max).optional(),
   /** Requests in flight at once to the endpoint from one worker process. */
-  concurrency: z.int().min(1).max(1024).optional(),
+  concurrency: z.int().min(LLM.concurrency.min).max(LLM.concurrency.max).optional(),
   screenshot: z.boolean().optional(),
-  screenshotMaxSide: z.int().min(32).max(4096).optional(),
+  screenshotMaxSide: z.int().min(LLM.screenshotMaxSide.min).max(LLM.screenshotMaxSide.max).optional(),
   /** The prompt template's text (placeholders: @farm/policy llm/prompt.ts); default: the policy's own. */
-  promptTemplate: z.string().min(1).max(64_000).optional(),
+  promptTemplate: z.string().min(1).max(PROMPT_TEMPLATE_MAX_CHARS).optional(),
 });
 
 export const policyRefSchema = z.strictObject({
