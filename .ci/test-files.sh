@@ -15,9 +15,15 @@ if ((${#files[@]} == 0)); then
 fi
 # Node's own reporter (spec on a terminal, tap otherwise) unless one is chosen, and always the root-skips check
 # (.ci/root-skips-reporter.mjs: a root-only test that skips under root fails the run).
-if [[ " ${options[*]-} " != *" --test-reporter"* ]]; then
+reporters=0 destinations=0
+for o in ${options[@]+"${options[@]}"}; do
+  case "$o" in --test-reporter=*) reporters=$((reporters + 1)) ;; --test-reporter-destination=*) destinations=$((destinations + 1)) ;; esac
+done
+if ((reporters == 0)); then
   if [[ -t 1 ]]; then options+=(--test-reporter=spec); else options+=(--test-reporter=tap); fi
-  options+=(--test-reporter-destination=stdout)
+  reporters=1
 fi
+# Node pairs reporters with destinations: a reporter given without one writes to stdout, as it would alone.
+while ((destinations < reporters)); do options+=(--test-reporter-destination=stdout); destinations=$((destinations + 1)); done
 options+=(--test-reporter=./.ci/root-skips-reporter.mjs --test-reporter-destination=stderr)
 exec node --import tsx --test --test-concurrency=2 --test-timeout=300000 "${options[@]}" "${files[@]}"
