@@ -7,6 +7,10 @@
 #   bash .ci/path-clone.sh FILE…           # other test files (paths relative to the checkout)
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
+# The clone borrows this checkout's node_modules: installed first when missing (FARM_INSTALL_NPM_PACKAGES=0: stop, naming npm ci).
+# shellcheck source=../deploy/npm-packages.sh
+source "$repo/deploy/npm-packages.sh"
+farm_npm_packages "$repo"
 files=("$@")
 if ((${#files[@]} == 0)); then
   files=(

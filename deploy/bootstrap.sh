@@ -67,11 +67,6 @@ if [ ${#need_svc[@]} -gt 0 ]; then
 fi
 
 # npm ci when node_modules is missing or older than the lock file.
-if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "bootstrap: installing npm packages" >&2
-  if [ -f package-lock.json ]; then
-    npm ci --no-audit --no-fund --loglevel=error
-  else
-    npm install --no-audit --no-fund --loglevel=error
-  fi
-fi
+# shellcheck source=npm-packages.sh
+source deploy/npm-packages.sh
+farm_npm_packages "$PWD"

@@ -30,6 +30,11 @@ die() { log "FAIL: $*"; exit 1; }
 source "$repo_root/deploy/image/host-packages.sh"
 farm_ensure_host_packages e2e "$engine" "${compose_cmd[0]}" || die "host packages missing (above)"
 command -v node >/dev/null || die "node (Node 20, as the root README installs it) is needed on the host"
+# The host's `farm` submits the campaign: the workspace's npm packages (tsx and the rest), installed here from a
+# fresh clone, or the script stops naming `npm ci` (FARM_INSTALL_NPM_PACKAGES=0).
+# shellcheck source=../npm-packages.sh
+source "$repo_root/deploy/npm-packages.sh"
+farm_npm_packages "$repo_root" || die "npm packages missing (above)"
 [ "$(id -u)" = 0 ] || die "run as root (a rootful container engine; see deploy/README.md)"
 # The host settings podman needs here (runtime, ulimits), for podman-compose's podman calls too.
 # shellcheck source=../image/podman-host.sh

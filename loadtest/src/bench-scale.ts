@@ -40,7 +40,7 @@ import { intOpt } from "./options.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
 import { campaignStarts } from "./scale-starts.ts";
 import { procCpuSplit, type Quantiles } from "./stats.ts";
-import { sleep } from "@farm/time";
+import { sleep, withDeadline } from "@farm/time";
 import { benchLogLevel, scaleDebug } from "./settings.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -74,13 +74,13 @@ function startHost(name: string, devices: number, nice: number, env: Record<stri
     if (hostLog) appendFileSync(`${hostLog}.${name}`, b);
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const ready = new Promise<void>((resolve, reject) => {
+  const bound = new Promise<void>((resolve, reject) => {
     child.stdout!.on("data", (b: Buffer) => {
       if (b.toString().includes("ready")) resolve();
     });
     child.once("exit", (code) => reject(new Error(`scale host ${name} exited (code ${code}) before its devices were bound:\n${err}`)));
-    setTimeout(() => reject(new Error(`scale host ${name}: devices not bound within 300 s:\n${err}`)), 300_000).unref();
   });
+  const ready = withDeadline(bound, 300_000, () => new Error(`scale host ${name}: devices not bound within 300 s:\n${err}`));
   return { child, ready, exited };
 }
 

@@ -14,6 +14,7 @@ import { startLocalFarm } from "@farm/local-farm";
 import { createLogger } from "@farm/log";
 import type { RunningScheduler } from "@farm/scheduler";
 import type { WorkerService } from "@farm/worker";
+import { withDeadline } from "@farm/time";
 import { simChildDevices } from "./sim-child.ts";
 import { benchLogLevel } from "./settings.ts";
 
@@ -34,14 +35,14 @@ export async function startPythonPolicyServer(): Promise<PolicyServerChild> {
   let err = "";
   child.stderr!.on("data", (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
+  const listening = new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const m = /listening on (http:\/\/\S+)/.exec(line);
       if (m) resolve(m[1]!);
     });
     void exited.then(() => reject(new Error(`python policy server exited early:\n${err}`)));
-    setTimeout(() => reject(new Error(`python policy server did not start in 20 s:\n${err}`)), 20_000).unref();
   });
+  const url = await withDeadline(listening, 20_000, () => new Error(`python policy server did not start in 20 s:\n${err}`));
   return {
     url,
     child,

@@ -34,9 +34,6 @@ export const PROTO_FILES = [
   "android_env/proto/a11y/rect.proto",
 ] as const;
 
-/** Full service name, for method paths in logs (`/android_env.A11yService/Bidi`). */
-export const A11Y_SERVICE = "android_env.A11yService";
-
 /**
  * How messages look in JavaScript: field names as in the .proto, enums and 64-bit integers as
  * numbers, absent fields filled with defaults, and a `payload` field naming the oneof member set.

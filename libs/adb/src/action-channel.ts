@@ -14,6 +14,7 @@ import type { ActionChannel, StepResult, StepStatus } from "./types.ts";
 import { checkInputText } from "./validate.ts";
 import { isKeyCodeText } from "@farm/key-codes";
 import { shQuote } from "@farm/shell-words";
+import { orTimeout } from "@farm/time";
 
 const MARK = "__FARM_ACK_";
 
@@ -186,27 +187,15 @@ export class ShellActionChannel implements ActionChannel {
     const s = this.stream;
     if (!s) return Promise.resolve({ status: "adb_error", message: "action channel is not open", output: "" });
     const marker = `${MARK}${++this.seq}__`;
-    return new Promise((resolve) => {
-      let finished = false;
-      const timer = setTimeout(() => {
-        if (finished) return;
-        finished = true;
-        this.pending = undefined;
-        // The stream state is unknown after a missed marker: drop it; the next action reopens.
-        this.teardown("action timed out");
-        resolve({ status: "timeout", message: `action on '${this.ctx.serial}' did not complete within ${Math.round(timeoutMs)} ms`, output: "" });
-      }, timeoutMs);
-      this.pending = {
-        marker,
-        out: [],
-        resolve: (r) => {
-          if (finished) return;
-          finished = true;
-          clearTimeout(timer);
-          resolve(r);
-        },
-      };
-      s.write(`${commandLine}; echo ${marker}\n`);
+    const answer = new Promise<{ status: StepStatus; message: string; output: string }>((resolve) => {
+      this.pending = { marker, out: [], resolve };
+    });
+    s.write(`${commandLine}; echo ${marker}\n`);
+    return orTimeout(answer, timeoutMs, () => {
+      this.pending = undefined;
+      // The stream state is unknown after a missed marker: drop it; the next action reopens.
+      this.teardown("action timed out");
+      return { status: "timeout" as const, message: `action on '${this.ctx.serial}' did not complete within ${Math.round(timeoutMs)} ms`, output: "" };
     });
   }
 

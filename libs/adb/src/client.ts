@@ -6,6 +6,7 @@ import adbkit from "@devicefarmer/adbkit";
 import type { Duplex } from "node:stream";
 import type { ResolvedAdbConfig } from "./config.ts";
 import { DeadlineError } from "./result.ts";
+import { withDeadline } from "@farm/time";
 
 const { Adb } = adbkit;
 
@@ -59,39 +60,10 @@ export function underDeadline<T>(h: { destroy(): void }, timeoutMs: number, op: 
     work = Promise.reject(e);
   }
   Promise.resolve(work).catch(() => undefined);
-  return withDeadline(work, timeoutMs, op, () => h.destroy()).catch((e: unknown) => {
+  // The connections are released once the race is decided, so their closing cannot win it.
+  return withDeadline(work, timeoutMs, () => new DeadlineError(op, timeoutMs)).catch((e: unknown) => {
     h.destroy();
     throw e;
-  });
-}
-
-/** Races `work` against a timer; on expiry calls `onExpire` (which must release resources) and rejects with DeadlineError. */
-function withDeadline<T>(work: PromiseLike<T>, timeoutMs: number, op: string, onExpire: () => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const timer = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      try {
-        onExpire();
-      } finally {
-        reject(new DeadlineError(op, timeoutMs));
-      }
-    }, timeoutMs);
-    Promise.resolve(work).then(
-      (v) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (e: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
   });
 }
 

@@ -14,7 +14,7 @@ import { findApk, type AdbCommand, type AdbRequest, type AppScreen, type ApkLoca
 import { fail, ok, stepResult } from "./result.ts";
 import type { ActionChannel, AppScreenMatch, Device, DeviceState, LogcatOptions, LogcatRecord, LogcatStream, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { expandActivity } from "./validate.ts";
-import { sleep } from "@farm/time";
+import { orTimeout, sleep } from "@farm/time";
 
 /** What an app can do from its hooks. */
 export interface FakeAppContext {
@@ -181,16 +181,13 @@ export class FakeDevice implements Device {
     const ms = timeoutMs ?? this.defaultTimeoutMs;
     if (this.gone) return fail("adb_error", `device '${this.serial}' not found`);
     if (this.hung) {
-      const released = await new Promise<boolean>((resolve) => {
-        const done = (v: boolean) => {
-          clearTimeout(t);
-          this.unhang.delete(wake);
-          resolve(v);
-        };
-        const wake = () => done(true);
-        const t = setTimeout(() => done(false), ms);
+      let wake!: () => void;
+      const woken = new Promise<boolean>((resolve) => {
+        wake = () => resolve(true);
         this.unhang.add(wake);
       });
+      const released = await orTimeout(woken, ms, () => false);
+      this.unhang.delete(wake);
       if (!released) return stepResult("timeout", `device '${this.serial}' did not answer within ${ms} ms`, "", ms);
     }
     await new Promise<void>((r) => setImmediate(r)); // an answer is never synchronous

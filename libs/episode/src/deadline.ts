@@ -1,4 +1,5 @@
 /** Deadlines for device calls: a late answer is data (`timedOut`), never an exception. */
+import { orTimeout } from "@farm/time";
 
 export type Timed<T> = { timedOut: false; value: T } | { timedOut: true };
 
@@ -7,28 +8,11 @@ export type Timed<T> = { timedOut: false; value: T } | { timedOut: true };
  * rejection is swallowed. A rejection inside the deadline is rethrown.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number): Promise<Timed<T>> {
-  return new Promise<Timed<T>>((resolve, reject) => {
-    let settled = false;
-    const t = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      resolve({ timedOut: true });
-    }, Math.max(0, ms));
-    work.then(
-      (value) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(t);
-        resolve({ timedOut: false, value });
-      },
-      (err: unknown) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(t);
-        reject(err);
-      },
-    );
-  });
+  return orTimeout(
+    work.then((value): Timed<T> => ({ timedOut: false, value })),
+    ms,
+    (): Timed<T> => ({ timedOut: true }),
+  );
 }
 
 /** Milliseconds since `t0` (from performance.now()). */

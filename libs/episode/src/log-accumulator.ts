@@ -4,6 +4,7 @@
  * reset) lines are discarded, as upstream, but message waiters (wait_for_message) still see them.
  */
 import type { LogcatRecord } from "@farm/adb";
+import { orTimeout } from "@farm/time";
 import type { ArraySpec, LogParsing, PyRegex } from "@farm/task";
 import { ExtrasBuffer, checkExtra } from "./extras.ts";
 import { LOG_LIMITS } from "./log-bounds.ts";
@@ -141,19 +142,17 @@ export class LogAccumulator {
     };
     this.waiters.add(fn);
     return {
-      wait: (timeoutMs, signal) =>
-        new Promise<boolean>((resolve) => {
-          if (matched) return resolve(true);
-          const done = () => {
-            clearTimeout(t);
-            signal?.removeEventListener("abort", done);
-            wake = undefined;
-            resolve(matched);
-          };
-          const t = setTimeout(done, Math.max(0, timeoutMs));
-          wake = done;
-          signal?.addEventListener("abort", done, { once: true });
-        }),
+      wait: async (timeoutMs, signal) => {
+        if (matched || signal?.aborted) return matched;
+        let woken!: () => void;
+        const wakeUp = new Promise<void>((resolve) => (woken = resolve));
+        wake = woken;
+        signal?.addEventListener("abort", woken, { once: true });
+        await orTimeout(wakeUp, timeoutMs, () => undefined);
+        signal?.removeEventListener("abort", woken);
+        wake = undefined;
+        return matched;
+      },
       dispose: () => {
         this.waiters.delete(fn);
       },

@@ -6,17 +6,13 @@
  * and saves anew (counted); a save that fails leaves the session resetting by steps (counted, one log line).
  */
 import { createHash } from "node:crypto";
-import { SNAPSHOT_NAME, type Device, type StepStatus } from "@farm/adb";
-import type { Logger } from "@farm/log";
-import { coerceError } from "./errors.ts";
+import { SNAPSHOT_NAME } from "@farm/adb";
+import { loadSnapshot, saveSnapshot, type SnapshotFlowSession } from "./snapshot-flow.ts";
 import type { StepsOutcome } from "./step-interpreter.ts";
 import type { ResetKind } from "./snapshot-reset.ts";
 
 /** What a start-snapshot reset needs of its session (DeviceSession hands it over from its private state). */
-export interface StartSnapshotSession {
-  readonly device: Device;
-  readonly config: { resetTimeoutMs: number };
-  readonly logger: Logger;
+export interface StartSnapshotSession extends SnapshotFlowSession {
   /** This session's start snapshot, once saved; "" after a save failed (reset by steps from then on). */
   startSnapshot: string | undefined;
   /** Episodes run since the last bind; the snapshot must hold setup + reset steps only, so it is saved at 0. */
@@ -25,10 +21,6 @@ export interface StartSnapshotSession {
   snapshotName(): string;
   /** The task's reset steps, as in mode `steps`. */
   runResetSteps(): Promise<StepsOutcome>;
-  /** Binds again (setup steps included); false if that failed. */
-  setupAgain(reason: string): Promise<boolean>;
-  /** Told once per fallback (the metric); `reason` is the failed load's status. */
-  onFallback?(reason: StepStatus): void;
 }
 
 const NO_STEPS: StepsOutcome = { ok: true };
@@ -51,14 +43,9 @@ export async function startSnapshotReset(s: StartSnapshotSession, counters: Reco
   const dev = s.device;
   if (!dev.snapshot || s.startSnapshot === "") return { steps: await s.runResetSteps(), kind: "steps" };
   if (s.startSnapshot !== undefined) {
-    const name = s.startSnapshot;
-    const r = await dev.snapshot("load", name, { timeoutMs: s.config.resetTimeoutMs });
-    if (r.status === "ok") return { steps: NO_STEPS, kind: "start_snapshot" };
-    counters.snapshot_fallback = (counters.snapshot_fallback ?? 0) + 1;
-    s.logger.warn({ event: "episode:snapshot-fallback", mode: "start-snapshot", name, status: r.status, message: r.message }, "start snapshot did not load; setup + reset steps");
-    s.onFallback?.(r.status);
-    s.startSnapshot = undefined;
-    if (!(await s.setupAgain(`start snapshot ${name} did not load: ${r.message}`))) return { fail: `start snapshot ${name} did not load (${r.status}: ${r.message}) and setup failed too` };
+    const loaded = await loadSnapshot(s, counters, "start-snapshot", s.startSnapshot, () => (s.startSnapshot = undefined));
+    if (loaded === "loaded") return { steps: NO_STEPS, kind: "start_snapshot" };
+    if (loaded !== "set_up_again") return loaded;
     return saveAfterReset(s, counters, "snapshot_fallback");
   }
   // The first start-snapshot episode of a session that already ran others: set up again, so the snapshot holds
@@ -71,23 +58,12 @@ export async function startSnapshotReset(s: StartSnapshotSession, counters: Reco
 async function saveAfterReset(s: StartSnapshotSession, counters: Record<string, number>, kind: ResetKind): Promise<{ steps: StepsOutcome; kind: ResetKind }> {
   const steps = await s.runResetSteps();
   if (!steps.ok) return { steps, kind };
-  let name: string;
-  try {
-    name = s.snapshotName();
-  } catch (e) {
-    return saveFailed(s, counters, kind, steps, "(unsafe)", "failed_precondition", coerceError(e).message);
+  const name = await saveSnapshot(s, counters, "start-snapshot", () => s.snapshotName());
+  // A save that failed leaves this session resetting by steps ("").
+  s.startSnapshot = name ?? "";
+  if (name !== undefined) {
+    counters.start_snapshot_saved = (counters.start_snapshot_saved ?? 0) + 1;
+    s.logger.info({ event: "episode:start-snapshot-saved", name }, "start snapshot saved");
   }
-  const r = await s.device.snapshot!("save", name, { timeoutMs: s.config.resetTimeoutMs });
-  if (r.status !== "ok") return saveFailed(s, counters, kind, steps, name, r.status, r.message);
-  s.startSnapshot = name;
-  counters.start_snapshot_saved = (counters.start_snapshot_saved ?? 0) + 1;
-  s.logger.info({ event: "episode:start-snapshot-saved", name }, "start snapshot saved");
-  return { steps, kind };
-}
-
-function saveFailed(s: StartSnapshotSession, counters: Record<string, number>, kind: ResetKind, steps: StepsOutcome, name: string, status: string, message: string) {
-  s.startSnapshot = "";
-  counters.snapshot_save_failed = (counters.snapshot_save_failed ?? 0) + 1;
-  s.logger.warn({ event: "episode:snapshot-save-failed", mode: "start-snapshot", name, status, message }, "start snapshot not saved; this session resets by steps");
   return { steps, kind };
 }

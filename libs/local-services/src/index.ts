@@ -12,5 +12,5 @@ export { freePort } from "@farm/net-ports";
 export { startRedis, type LocalRedis } from "./redis.ts";
 export { startAdbServer, adbServerAnswers, adbServerDevices, type LocalAdbServer } from "./adb-server.ts";
 export { startManagedChild, type ManagedChild } from "./child.ts";
-export { startRedisCluster, type LocalRedisCluster, type ClusterNode, type StartRedisClusterOptions } from "./redis-cluster.ts";
+export { startRedisCluster, assembleRedisCluster, redisClusterNodeArgs, redisClusterCli, slotRangesInclude, type LocalRedisCluster, type ClusterNode, type StartRedisClusterOptions } from "./redis-cluster.ts";
 export { startLlmStandIn, type LlmStandIn, type LlmStandInOptions, type RecordedRequest, type StandInEntry, type StandInReply, type StandInAction, type PromptElement } from "./llm-stand-in.ts";

@@ -17,6 +17,7 @@ import { promisify } from "node:util";
 import { startManagedChild, type ManagedChild } from "./child.ts";
 import { freePort, portFree, waitForPort } from "@farm/net-ports";
 import { pollUntil } from "@farm/time";
+import { coerceError } from "@farm/errors";
 
 const run = promisify(execFile);
 
@@ -62,16 +63,58 @@ async function clusterPort(taken: Set<number>): Promise<number> {
   throw new Error("no free port pair (port, port+10000) for a Redis Cluster node after 200 tries");
 }
 
-async function cli(port: number, ...args: string[]): Promise<string> {
-  const { stdout } = await run("redis-cli", ["-h", "127.0.0.1", "-p", String(port), ...args], { timeout: 10_000 });
+/** `redis-cli -h HOST -p PORT …args` (10 s bound): its output. */
+export async function redisClusterCli(host: string, port: number, ...args: string[]): Promise<string> {
+  const { stdout } = await run("redis-cli", ["-h", host, "-p", String(port), ...args], { timeout: 10_000 });
   return stdout;
 }
 
+const cli = (port: number, ...args: string[]): Promise<string> => redisClusterCli("127.0.0.1", port, ...args);
+
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   let last = "";
-  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = (e as Error).message) });
+  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = coerceError(e).message) });
   if (value === undefined) throw new Error(`Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last})` : ""}`);
   return value;
+}
+
+/**
+ * The redis-server arguments of one cluster node listening on `port` (its bus on +10000), its files in `dir`.
+ * `announceIp`: the address other nodes and clients must learn (a node in a network namespace of its own).
+ */
+export function redisClusterNodeArgs(o: { port: number; bind: string; dir: string; nodeTimeoutMs: number; announceIp?: string }): string[] {
+  return [
+    "--port", String(o.port), "--bind", o.bind, "--protected-mode", o.bind === "127.0.0.1" ? "yes" : "no", "--save", "", "--appendonly", "no", "--dir", o.dir,
+    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(o.nodeTimeoutMs),
+    ...(o.announceIp ? ["--cluster-announce-ip", o.announceIp] : []),
+    // A replica always stands for election (the default refuses one whose link looks stale on a busy machine).
+    "--cluster-replica-validity-factor", "0",
+    // Sync a new replica at once (the default waits 5 s for more replicas to attach before a diskless
+    // sync): until then a replica holds nothing, and a failover in those seconds loses every key.
+    "--repl-diskless-sync-delay", "0",
+    "--loglevel", "notice", "--logfile", path.join(o.dir, "redis.log"),
+  ];
+}
+
+/**
+ * Makes running cluster-mode nodes one cluster (`redis-cli --cluster create … --cluster-replicas R --cluster-yes`)
+ * and waits until every node reports cluster_state:ok and every replica holds its master's data (initial sync
+ * done, link up), so a failover keeps the keys. Each wait is bounded by `timeoutMs` and names what it waited for.
+ */
+export async function assembleRedisCluster(nodes: readonly { host: string; port: number }[], replicas: number, timeoutMs: number): Promise<void> {
+  await run("redis-cli", ["--cluster", "create", ...nodes.map((n) => `${n.host}:${n.port}`), "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: timeoutMs }).catch((e: unknown) => {
+    const err = e as { stdout?: string; stderr?: string };
+    throw new Error(`redis-cli --cluster create failed: ${coerceError(e).message}\n${(err.stdout ?? "").slice(-2000)}${(err.stderr ?? "").slice(-1000)}`);
+  });
+  // Every node must see the whole cluster as ok before clients use it.
+  for (const n of nodes) await until(`node ${n.host}:${n.port} reporting cluster_state:ok`, timeoutMs, async () => ((await redisClusterCli(n.host, n.port, "cluster", "info")).includes("cluster_state:ok") ? true : undefined));
+  for (const n of nodes) {
+    await until(`replica ${n.host}:${n.port} in sync with its master`, timeoutMs, async () => {
+      const info = await redisClusterCli(n.host, n.port, "info", "replication");
+      if (info.includes("role:master")) return true;
+      return info.includes("master_link_status:up") && !info.includes("master_sync_in_progress:1") ? true : undefined;
+    });
+  }
 }
 
 /** Starts masters × (1 + replicas) redis-server nodes in cluster mode and creates the cluster. */
@@ -93,16 +136,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
     for (const port of ports) {
       const nodeDir = path.join(dir, String(port));
       fs.mkdirSync(nodeDir);
-      const args = [
-        "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", nodeDir,
-        "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(opts.nodeTimeoutMs ?? 1000),
-        // A replica always stands for election (the default refuses one whose link looks stale on a busy machine).
-        "--cluster-replica-validity-factor", "0",
-        // Sync a new replica at once (the default waits 5 s for more replicas to attach before a diskless
-        // sync): until then a replica holds nothing, and a failover in those seconds loses every key.
-        "--repl-diskless-sync-delay", "0",
-        "--protected-mode", "yes", "--loglevel", "notice", "--logfile", path.join(nodeDir, "redis.log"),
-      ];
+      const args = redisClusterNodeArgs({ port, bind: "127.0.0.1", dir: nodeDir, nodeTimeoutMs: opts.nodeTimeoutMs ?? 1000 });
       children.set(port, startManagedChild(bin, args));
     }
     for (const port of ports) {
@@ -110,20 +144,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
         throw new Error(`redis-server (cluster node) did not start on port ${port} (is redis-server installed? run: bash deploy/bootstrap.sh)\n${children.get(port)!.output()}`, { cause: e });
       });
     }
-    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: timeoutMs }).catch((e: unknown) => {
-      const err = e as { stdout?: string; stderr?: string; message: string };
-      throw new Error(`redis-cli --cluster create failed: ${err.message}\n${(err.stdout ?? "").slice(-2000)}${(err.stderr ?? "").slice(-1000)}`);
-    });
-    // Every node must see the whole cluster as ok before clients use it.
-    for (const port of ports) await until(`node ${port} reporting cluster_state:ok`, timeoutMs, async () => ((await cli(port, "cluster", "info")).includes("cluster_state:ok") ? true : undefined));
-    // And every replica must hold its master's data (initial sync done, link up) before a failover can keep it.
-    for (const port of ports) {
-      await until(`replica ${port} in sync with its master`, timeoutMs, async () => {
-        const info = await cli(port, "info", "replication");
-        if (info.includes("role:master")) return true;
-        return info.includes("master_link_status:up") && !info.includes("master_sync_in_progress:1") ? true : undefined;
-      });
-    }
+    await assembleRedisCluster(ports.map((port) => ({ host: "127.0.0.1", port })), replicas, timeoutMs);
     const nodes = ports.map<ClusterNode>((port) => ({ port, kill: () => children.get(port)!.process.kill("SIGKILL") }));
     const alive = () => nodes.filter((n) => children.get(n.port)!.process.exitCode === null && children.get(n.port)!.process.signalCode === null);
     const cluster: LocalRedisCluster = {
@@ -137,7 +158,7 @@ export async function startRedisCluster(opts: StartRedisClusterOptions = {}): Pr
             if (!role.startsWith("master")) continue;
             const shards = await cli(n.port, "cluster", "nodes");
             const self = shards.split("\n").find((l) => l.includes("myself"));
-            if (self && ownsSlot(self, slot)) return n;
+            if (self && slotRangesInclude(self.trim().split(/\s+/).slice(8), slot)) return n;
           }
           return undefined;
         });
@@ -167,9 +188,9 @@ function ownsSlotRange(line: string): boolean {
   return line.trim().split(/\s+/).slice(8).some((r) => !r.startsWith("["));
 }
 
-/** Whether a `CLUSTER NODES` line's slot ranges (fields 9…) include `slot`. */
-function ownsSlot(line: string, slot: number): boolean {
-  for (const range of line.trim().split(/\s+/).slice(8)) {
+/** Whether `CLUSTER NODES` slot fields (9…: `0-5460`, `5461`, `[…]` migrations) include `slot`. */
+export function slotRangesInclude(ranges: readonly string[], slot: number): boolean {
+  for (const range of ranges) {
     if (range.startsWith("[")) continue;
     const [a, b] = range.split("-").map(Number);
     if (slot >= a! && slot <= (b ?? a)!) return true;

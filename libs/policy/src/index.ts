@@ -16,4 +16,6 @@ export { PolicyBatcher, type PolicyBatcherOptions } from "./http-batcher.ts";
 export { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
 export type { WireRequest, WireEpisodeEnd, WireEpisode, WireObservation, WirePixels, PixelEncoding } from "./wire.ts";
 export { llmPolicy, LLM_API_KEY_ENV, llmApiKeyProblem, loadPromptTemplate, type LlmPolicyOptions } from "./llm/index.ts";
+export { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS } from "./llm/bounds.ts";
+export { PROMPT_TEMPLATE_MAX_CHARS } from "./llm/prompt.ts";
 export { policyFromSpec, type PolicySpecOptions, type ParsedPolicySpec } from "./spec.ts";

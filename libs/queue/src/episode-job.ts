@@ -7,6 +7,8 @@
  * cannot make a worker run unbounded episodes.
  */
 import { parseFrameSpec } from "@farm/frames";
+import { terminalSafe } from "@farm/terminal-text";
+import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS as LLM, PROMPT_TEMPLATE_MAX_CHARS } from "@farm/policy";
 import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
@@ -25,22 +27,24 @@ const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowerca
  * resolves from its own allow-list, never a path), `http:<http(s) url>` (a remote policy server) or
  * `llm:<model>@<endpoint>` (a model behind an OpenAI-compatible API; its settings in `llm`).
  */
-export const POLICY_SPEC_PATTERN = /^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?:\/\/[^\s]{1,2000}|llm:[A-Za-z0-9][A-Za-z0-9._:\/+-]{0,127}@https?:\/\/[^\s]{1,2000})$/;
+export const POLICY_SPEC_PATTERN = new RegExp(
+  `^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?://[^\\s]{1,2000}|llm:${LLM_MODEL_PATTERN.source.slice(1, -1)}@https?://[^\\s]{1,2000})$`,
+);
 
 /**
  * How an `llm:<model>@<endpoint>` policy asks its model (@farm/policy LlmPolicyOptions, same names). The API key is
  * never here: each worker reads its own FARM_LLM_API_KEY.
  */
 export const llmPolicySettingsSchema = z.strictObject({
-  maxTokens: z.int().min(1).max(32_768).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  timeoutMs: z.int().min(100).max(600_000).optional(),
+  maxTokens: z.int().min(LLM.maxTokens.min).max(LLM.maxTokens.max).optional(),
+  temperature: z.number().min(LLM.temperature.min).max(LLM.temperature.max).optional(),
+  timeoutMs: z.int().min(LLM.timeoutMs.min).max(LLM.timeoutMs.max).optional(),
   /** Requests in flight at once to the endpoint from one worker process. */
-  concurrency: z.int().min(1).max(1024).optional(),
+  concurrency: z.int().min(LLM.concurrency.min).max(LLM.concurrency.max).optional(),
   screenshot: z.boolean().optional(),
-  screenshotMaxSide: z.int().min(32).max(4096).optional(),
+  screenshotMaxSide: z.int().min(LLM.screenshotMaxSide.min).max(LLM.screenshotMaxSide.max).optional(),
   /** The prompt template's text (placeholders: @farm/policy llm/prompt.ts); default: the policy's own. */
-  promptTemplate: z.string().min(1).max(64_000).optional(),
+  promptTemplate: z.string().min(1).max(PROMPT_TEMPLATE_MAX_CHARS).optional(),
 });
 
 export const policyRefSchema = z.strictObject({
@@ -228,20 +232,15 @@ export type EpisodeJobResult = z.infer<typeof episodeJobResultSchema>;
 function describeIssues(error: z.ZodError): string {
   const shown = error.issues.slice(0, 5).map((i) => {
     const path = i.path.length ? i.path.map((p) => (typeof p === "number" ? String(p) : /^[A-Za-z_][A-Za-z0-9_]{0,40}$/.test(String(p)) ? String(p) : JSON.stringify(String(p).slice(0, 40)))).join(".") : "(root)";
-    return `${path}: ${printable(i.message).slice(0, 200)}`;
+    return `${path}: ${terminalSafe(i.message).slice(0, 200)}`;
   });
   return shown.join("; ") + (error.issues.length > 5 ? `; … ${error.issues.length - 5} more` : "");
-}
-
-/** Control and bidi characters as \u escapes: the message ends up in logs and the queue UI. */
-function printable(s: string): string {
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /** A job id for messages: printable and bounded (ids of hostile jobs may be anything). */
 export function jobIdForMessage(jobId: string | undefined): string {
   if (jobId === undefined) return "(no id)";
-  const p = printable(jobId);
+  const p = terminalSafe(jobId);
   return p.length > 100 ? `${p.slice(0, 97)}...` : p;
 }
 

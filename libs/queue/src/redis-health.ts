@@ -10,6 +10,7 @@ import type { Logger } from "@farm/log";
 import { redactRedisUrl } from "./connection.ts";
 import { QueueError } from "./errors.ts";
 import { withDeadline } from "@farm/time";
+import { coerceError } from "@farm/errors";
 
 const CONNECTION_ERROR = /ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|connect ETIMEDOUT|MaxRetriesPerRequest|Socket closed unexpectedly|Socket timeout|Command timed out|LOADING/;
 
@@ -24,7 +25,7 @@ const ACL_ERROR = /NOPERM/;
 
 /** A refusal no reconnect can fix (bad credentials, ACL): the process must stop and say so. */
 export function isAccessError(err: unknown): boolean {
-  const m = (err as Error | undefined)?.message ?? "";
+  const m = err == null ? "" : coerceError(err).message;
   return AUTH_ERROR.test(m) || ACL_ERROR.test(m);
 }
 
@@ -122,7 +123,7 @@ export async function checkRedisAccess(client: Redis, url: string, prefix: strin
     };
     await withDeadline(check(), timeoutMs, () => lastError ?? new Error(`no answer within ${timeoutMs} ms`));
   } catch (e) {
-    const err = isAccessError(lastError) ? lastError! : (e as Error);
+    const err = isAccessError(lastError) ? lastError! : coerceError(e);
     if (isAccessError(err)) {
       const what = ACL_ERROR.test(err.message) ? "refused a command for this user (ACL)" : "refused the credentials";
       throw new QueueError("REDIS_ACCESS_DENIED", `Redis at ${where} ${what}: ${err.message}; fix the user/password in REDIS_URL (or --redis) or the user's ACL (it needs PING, EVAL and the keys under '${prefix}')`);

@@ -1,7 +1,15 @@
 #!/usr/bin/env node
 // The `emulator` command (a simulated Android emulator): registers tsx so the TypeScript sources run
 // directly, then hands over to the command's main (src/cli/emulator.ts).
-import { register } from "tsx/esm/api";
+import { fileURLToPath } from "node:url";
+
+// A fresh clone has no node_modules: say which command installs them instead of a module-not-found trace.
+const { register } = await import("tsx/esm/api").catch((e) => {
+  if (e?.code !== "ERR_MODULE_NOT_FOUND") throw e;
+  const root = fileURLToPath(new URL("../../..", import.meta.url));
+  process.stderr.write(`emulator: the farm's npm packages are not installed (tsx is missing); run: cd '${root}' && npm ci   (or bash deploy/bootstrap.sh)\n`);
+  process.exit(1);
+});
 
 register();
 const { emulatorMain } = await import("../src/cli/emulator.ts");

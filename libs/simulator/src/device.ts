@@ -12,7 +12,7 @@ import { registerEmulator } from "@farm/adb-wire";
 import { waitListedAsDevice } from "./adb-listing.ts";
 import { createServiceRouter } from "./transport/services.ts";
 import { DeviceSnapshots } from "./snapshot/device-snapshots.ts";
-import { sleep } from "@farm/time";
+import { sleep, withDeadline } from "@farm/time";
 
 export type LatencyProfile = "instant" | "emulator-adb" | "emulator-grpc";
 
@@ -163,17 +163,17 @@ export class SimDevice {
   /** Resolves once an adb server has connected and completed the handshake. */
   waitOnline(timeoutMs: number): Promise<void> {
     if (this.isOnline) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const done = () => {
-        clearTimeout(timer);
+    let done!: () => void;
+    const online = new Promise<void>((resolve) => {
+      done = () => {
         this.onlineWaiters.delete(done);
         resolve();
       };
-      const timer = setTimeout(() => {
-        this.onlineWaiters.delete(done);
-        reject(new Error(`${this.serial} did not come online within ${timeoutMs} ms (adb server on port ${this.opts.adbPort}?)`));
-      }, timeoutMs);
       this.onlineWaiters.add(done);
+    });
+    return withDeadline(online, timeoutMs, () => {
+      this.onlineWaiters.delete(done);
+      return new Error(`${this.serial} did not come online within ${timeoutMs} ms (adb server on port ${this.opts.adbPort}?)`);
     });
   }
 

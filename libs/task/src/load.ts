@@ -52,7 +52,7 @@ export function parseTaskText(text: string, opts: ParseOptions): LoadedTask {
       const type = taskType(schema);
       return { raw: type.toObject(textformat.fromText(type, prepared), TO_OBJECT) as Obj };
     } catch (e) {
-      return { error: e as Error };
+      return { error: coerceError(e) };
     }
   };
 

@@ -56,14 +56,29 @@ export async function pollUntil<T>(
  *
  *   await withDeadline(queue.waitUntilReady(), 5000, () => new SchedulerError("REDIS_UNAVAILABLE", "…"));
  */
-export async function withDeadline<T>(work: Promise<T>, ms: number, timeoutError: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError()), ms);
+export function withDeadline<T>(work: PromiseLike<T>, ms: number, timeoutError: () => Error): Promise<T> {
+  return orTimeout(work, ms, () => {
+    throw timeoutError();
   });
-  try {
-    return await Promise.race([work, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
+}
+
+/**
+ * `work`'s value, unless `ms` pass first: then what `onTimeout()` returns (or its error, when it throws); a
+ * late value or rejection of `work` is dropped. For a wait whose running out is an answer, not an error
+ * (`{ timedOut: true }`, a "timeout" step result). The timer is cleared either way; `work` is not cancelled.
+ *
+ *   const forest = await orTimeout(nextForest, 2000, () => failure("timeout"));
+ */
+export function orTimeout<T, U>(work: PromiseLike<T>, ms: number, onTimeout: () => U): Promise<T | U> {
+  let timer: NodeJS.Timeout | undefined;
+  const expiry = new Promise<U>((resolve, reject) => {
+    timer = setTimeout(() => {
+      try {
+        resolve(onTimeout());
+      } catch (e) {
+        reject(e);
+      }
+    }, Math.max(0, ms));
+  });
+  return Promise.race([work, expiry]).finally(() => clearTimeout(timer));
 }

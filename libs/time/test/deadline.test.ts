@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { pollUntil, withDeadline } from "../src/index.ts";
+import { orTimeout, pollUntil, withDeadline } from "../src/index.ts";
 
 test("pollUntil resolves with the first value that is not undefined or false", async () => {
   let calls = 0;
@@ -36,4 +36,15 @@ test("withDeadline passes the work's value and error through, and rejects with t
   assert.equal(await withDeadline(Promise.resolve(7), 1000, () => new Error("late")), 7);
   await assert.rejects(withDeadline(Promise.reject(new Error("own")), 1000, () => new Error("late")), /own/);
   await assert.rejects(withDeadline(new Promise(() => undefined), 5, () => new RangeError("late")), RangeError);
+});
+
+test("orTimeout answers with the work's value, or with onTimeout's once late, and drops a late rejection", async () => {
+  assert.equal(await orTimeout(Promise.resolve(7), 1000, () => "late"), 7);
+  await assert.rejects(orTimeout(Promise.reject(new Error("own")), 1000, () => "late"), /own/);
+  let fail!: (e: Error) => void;
+  const work = new Promise<number>((_, reject) => (fail = reject));
+  assert.equal(await orTimeout(work, 5, () => "late"), "late");
+  fail(new Error("after the deadline")); // no unhandled rejection follows
+  await new Promise((r) => setImmediate(r));
+  await assert.rejects(orTimeout(new Promise(() => undefined), 5, () => { throw new RangeError("thrown"); }), RangeError);
 });

@@ -14,6 +14,8 @@ import { promisify } from "node:util";
 import { pollUntil } from "@farm/time";
 import type { NetLab } from "./lab.ts";
 import { ip, NetLabError } from "./netns.ts";
+import { coerceError } from "@farm/errors";
+import { assembleRedisCluster, redisClusterCli, redisClusterNodeArgs, slotRangesInclude } from "@farm/local-services";
 
 const run = promisify(execFile);
 const NODE_NET = "10.232";
@@ -41,14 +43,13 @@ export interface LabClusterOptions {
 }
 
 /** `redis-cli -h ADDRESS -p 6379 …args`, from this process's namespace over the lab's routes. */
-export async function clusterCli(address: string, ...args: string[]): Promise<string> {
-  const { stdout } = await run("redis-cli", ["-h", address, "-p", String(CLUSTER_NODE_PORT), ...args], { timeout: 10_000 });
-  return stdout;
+export function clusterCli(address: string, ...args: string[]): Promise<string> {
+  return redisClusterCli(address, CLUSTER_NODE_PORT, ...args);
 }
 
 async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
   let last = "";
-  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = (e as Error).message) });
+  const value = await pollUntil(probe, { timeoutMs, intervalMs: 200, onError: (e) => (last = coerceError(e).message) });
   if (value === undefined) throw new NetLabError(`lab Redis Cluster: ${what} did not happen within ${timeoutMs} ms${last ? ` (last error: ${last.slice(0, 300)})` : ""}`);
   return value;
 }
@@ -120,34 +121,16 @@ export class LabCluster {
     await ip("-n", namespace, "route", "replace", "default", "via", hubAddress);
     const nodeDir = path.join(this.dir, `r${n}`);
     mkdirSync(nodeDir);
-    const child = this.lab.spawn(namespace, "redis-server", [
-      "--port", String(CLUSTER_NODE_PORT), "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no", "--dir", nodeDir,
-      "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", String(nodeTimeoutMs),
-      // Other nodes and clients must learn the node's lab address, never one they cannot route to.
-      "--cluster-announce-ip", address,
-      // A replica always stands for election (the default refuses one whose link looks stale on a busy machine).
-      "--cluster-replica-validity-factor", "0",
-      // Sync a new replica at once: until then it holds nothing, and a failover then would lose every key.
-      "--repl-diskless-sync-delay", "0",
-      "--loglevel", "notice", "--logfile", path.join(nodeDir, "redis.log"),
-    ]);
+    // Other nodes and clients must learn the node's lab address, never one they cannot route to.
+    const child = this.lab.spawn(namespace, "redis-server", redisClusterNodeArgs({ port: CLUSTER_NODE_PORT, bind: "0.0.0.0", dir: nodeDir, nodeTimeoutMs, announceIp: address }));
     return { index: n, namespace, address, hubAddress, hubEnd, nodeEnd, child };
   }
 
   private async create(replicas: number, timeoutMs: number): Promise<void> {
     for (const n of this.nodes) await until(`node ${n.address} answering PING`, 30_000, async () => ((await clusterCli(n.address, "ping")).trim() === "PONG" ? true : undefined));
-    await run("redis-cli", ["--cluster", "create", ...this.nodes.map((n) => `${n.address}:${CLUSTER_NODE_PORT}`), "--cluster-replicas", String(replicas), "--cluster-yes"], { timeout: timeoutMs }).catch((e: unknown) => {
-      const err = e as { stdout?: string; stderr?: string; message: string };
-      throw new NetLabError(`redis-cli --cluster create in the lab failed: ${err.message}\n${(err.stdout ?? "").slice(-2000)}${(err.stderr ?? "").slice(-1000)}`);
+    await assembleRedisCluster(this.nodes.map((n) => ({ host: n.address, port: CLUSTER_NODE_PORT })), replicas, timeoutMs).catch((e: unknown) => {
+      throw new NetLabError(`lab Redis Cluster: ${coerceError(e).message}`);
     });
-    for (const n of this.nodes) await until(`node ${n.address} reporting cluster_state:ok`, timeoutMs, async () => ((await clusterCli(n.address, "cluster", "info")).includes("cluster_state:ok") ? true : undefined));
-    for (const n of this.nodes) {
-      await until(`replica ${n.address} in sync with its master`, timeoutMs, async () => {
-        const info = await clusterCli(n.address, "info", "replication");
-        if (info.includes("role:master")) return true;
-        return info.includes("master_link_status:up") && !info.includes("master_sync_in_progress:1") ? true : undefined;
-      });
-    }
   }
 
   /** The master serving `key`'s slot now, asked of the nodes that answer. */
@@ -158,7 +141,7 @@ export class LabCluster {
       const view = await clusterCli(live[0]!.address, "cluster", "nodes");
       for (const line of view.split("\n")) {
         const f = line.trim().split(/\s+/);
-        if (!/\bmaster\b/.test(f[2] ?? "") || /\bfail\b/.test(f[2] ?? "") || !ownsSlot(f.slice(8), slot)) continue;
+        if (!/\bmaster\b/.test(f[2] ?? "") || /\bfail\b/.test(f[2] ?? "") || !slotRangesInclude(f.slice(8), slot)) continue;
         const node = live.find((n) => f[1]?.startsWith(`${n.address}:`));
         if (node) return node;
       }
@@ -213,14 +196,4 @@ export class LabCluster {
     for (const n of this.nodes) await ip("netns", "del", n.namespace).catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
   }
-}
-
-/** Whether `CLUSTER NODES` slot fields (`0-5460`, `5461`, `[…]` migrations) include `slot`. */
-function ownsSlot(ranges: readonly string[], slot: number): boolean {
-  for (const range of ranges) {
-    if (range.startsWith("[")) continue;
-    const [a, b] = range.split("-").map(Number);
-    if (slot >= a! && slot <= (b ?? a)!) return true;
-  }
-  return false;
 }

@@ -7,6 +7,7 @@
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { sleep } from "@farm/time";
 import { NetLabError, pidAlive } from "./netns.ts";
+import { coerceError } from "@farm/errors";
 
 export const LAB_LOCK_PATH = "/run/lock/farm-net-lab.lock";
 
@@ -35,7 +36,7 @@ export async function acquireLabLock(runId: string, timeoutMs = 600_000, path = 
         }
       };
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new NetLabError(`cannot take the lab lock ${path}: ${(e as Error).message}`);
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new NetLabError(`cannot take the lab lock ${path}: ${coerceError(e).message}`);
     }
     const holder = holderPid(path);
     if (holder === undefined || !pidAlive(holder)) {

@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { FarmError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 
 const run = promisify(execFile);
 
@@ -28,16 +28,22 @@ export async function ip(...args: string[]): Promise<string> {
   }
 }
 
-/** Why namespaces cannot be made here, or undefined when they can (root, iproute2, a kernel that allows it). */
+/** What a root-only test's skip reason starts with: under root such a skip fails the suite (.ci/root-skips-reporter.mjs). */
+export const ROOT_ONLY = "[root-only]";
+
+/**
+ * Why namespaces cannot be made here, or undefined when they can (root, iproute2, a kernel that allows it); marked
+ * ROOT_ONLY, so a test skipped with it counts as a failure when the suite runs as root.
+ */
 export async function labUnavailableReason(): Promise<string | undefined> {
-  if (process.getuid?.() !== 0) return "the network lab needs root (ip netns add)";
+  if (process.getuid?.() !== 0) return `${ROOT_ONLY} the network lab needs root (ip netns add)`;
   const probe = `${LAB_PREFIX}probe${process.pid}`;
   try {
     await ip("netns", "add", probe);
     await ip("netns", "del", probe);
     return undefined;
   } catch (e) {
-    return `cannot make a network namespace: ${(e as Error).message} (Debian: apt-get install iproute2; run as root)`;
+    return `${ROOT_ONLY} cannot make a network namespace: ${coerceError(e).message} (Debian: apt-get install iproute2; run as root)`;
   }
 }
 

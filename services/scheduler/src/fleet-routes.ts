@@ -15,6 +15,7 @@ import { readFileSync } from "node:fs";
 import express, { type Response, type Router } from "express";
 import { DEVICE_SERIAL_PATTERN, WORKER_NAME_PATTERN } from "@farm/queue";
 import type { Scheduler } from "./scheduler.ts";
+import { coerceError } from "@farm/errors";
 import type { FleetSampler } from "./fleet-series.ts";
 import { PAGE_HEADERS } from "./web-assets.ts";
 
@@ -54,7 +55,7 @@ export function fleetRoutes(scheduler: Scheduler, sendError: SendError, sampler?
     try {
       upstream = await fetch(url, { redirect: "error", signal: AbortSignal.timeout(SCREEN_TIMEOUT_MS) });
     } catch (e) {
-      return sendError(res, 502, "WORKER_UNREACHABLE", `worker ${worker} at ${url.origin}: ${(e as Error).message}`);
+      return sendError(res, 502, "WORKER_UNREACHABLE", `worker ${worker} at ${url.origin}: ${coerceError(e).message}`);
     }
     const type = upstream.headers.get("content-type") ?? "";
     const body = Buffer.from(await upstream.arrayBuffer());

@@ -193,7 +193,7 @@ export class Scheduler {
       return await withDeadline(fn(), timeoutMs, unavailable);
     } catch (e) {
       if (e instanceof SchedulerError) throw e;
-      if ((e as Error).message && /ECONNREFUSED|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable/.test((e as Error).message)) throw unavailable();
+      if (/ECONNREFUSED|Connection is closed|MaxRetriesPerRequest|Stream isn't writeable/.test(coerceError(e).message)) throw unavailable();
       throw e;
     }
   }

@@ -18,7 +18,7 @@ import {
 } from "@farm/queue";
 import type { EpisodeRecord, StoredEpisode } from "@farm/trajectory";
 import type { EpisodeTrajectory } from "@farm/episode";
-import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
+import { claimFile, settleAgainstClaim, type CommitDeps, type LocalFile } from "./commit-flow.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { scoreOutcome } from "./task-instance.ts";
 
@@ -72,7 +72,7 @@ export type CommitOutcome =
 
 /** Publishes the episode on this host, then claims it farm-wide (only while `owner` still holds the job's lock). */
 export async function commitEpisode(d: CommitDeps, c: EpisodeCommit): Promise<CommitOutcome> {
-  const { ref, record, finalFile, log } = c;
+  const { ref, record, finalFile } = c;
   const done = d.store.beginCommit(finalFile);
   try {
     await d.store.markPending({ ...ref, file: finalFile });
@@ -82,31 +82,44 @@ export async function commitEpisode(d: CommitDeps, c: EpisodeCommit): Promise<Co
     // A file already at the path (an earlier attempt on this storage) is the one to claim.
     const earlier = p.created ? undefined : p.existing;
     const result = earlier ? fromStored(earlier, p.path) : parseEpisodeJobResult(resultOf(record, p.path, d.workerName, c.device), c.jobId);
-    const claim = await claimFile(d, ref, p, earlier ? earlier.attempt : record.attempt, result, c.owner);
-    if (claim.kind === "not-owner") return claim;
-    if (claim.kind === "taken") {
-      await settleTaken(d, c, p, claim.claim);
-      return claim;
-    }
-    await d.store.clearPending(finalFile);
-    c.faults?.at("crash-after-claim");
-    d.metrics.commit("committed");
-    if (p.created) countFinished(d, c, p.bytes);
-    log.info({ event: "episode:committed", episodeId: record.episodeId, file: p.path, bytes: p.bytes, origin: c.origin }, "episode committed");
-    return { kind: "committed", result, file: p.path };
+    const out = await claimPublished(d, c, p, earlier ? earlier.attempt : record.attempt, result);
+    if (out.kind === "committed" && p.created) countFinished(d, c, p.bytes);
+    return out;
   } finally {
     done();
   }
 }
 
+/** What claimPublished needs of a commit: whose episode, under which lock, for which log line. */
+export type ClaimContext = Pick<EpisodeCommit, "ref" | "owner" | "origin" | "log" | "faults"> & { record: { episodeId: string } };
+
+/**
+ * Claims a file published on this host's storage (this attempt's, or one an earlier attempt left there) as the
+ * episode's commit, and settles its pending marker: the claim step of every commit, of an episode just run
+ * (commitEpisode) and of a file an earlier start of the job left unclaimed (the episode processor's adoption).
+ */
+export async function claimPublished(d: CommitDeps, c: ClaimContext, p: LocalFile & { created: boolean }, attempt: number, result: EpisodeJobResult): Promise<CommitOutcome> {
+  const claim = await claimFile(d, c.ref, p, attempt, result, c.owner);
+  if (claim.kind === "not-owner") return claim;
+  if (claim.kind === "taken") {
+    await settleTaken(d, c, p, claim.claim);
+    return claim;
+  }
+  await d.store.clearPending(p.path);
+  c.faults?.at("crash-after-claim");
+  d.metrics.commit("committed");
+  c.log.info({ event: "episode:committed", episodeId: c.record.episodeId, file: p.path, bytes: p.bytes, origin: c.origin, ...(p.created ? {} : { adopted: true }) }, "episode committed");
+  return { kind: "committed", result, file: p.path };
+}
+
 /** Another attempt's claim stands: a different file of ours is a prevented duplicate (quarantined); the marker goes. */
-async function settleTaken(d: CommitDeps, c: EpisodeCommit, p: { path: string; checksum: string }, claim: EpisodeClaim): Promise<void> {
+async function settleTaken(d: CommitDeps, c: ClaimContext, p: { path: string; checksum: string }, claim: EpisodeClaim): Promise<void> {
   if (claim.checksum !== p.checksum) {
     await d.arbiter.count(c.ref.campaignId, "duplicatesPrevented");
     d.metrics.commit("duplicate_prevented");
     await settleAgainstClaim(d, c.ref, p.path, claim, p.checksum);
   }
-  await d.store.clearPending(c.finalFile);
+  await d.store.clearPending(p.path);
   c.log.info(
     { event: "episode:already-committed", episodeId: c.record.episodeId, committedBy: claim.host, file: claim.location, origin: c.origin },
     "another attempt committed this episode first; its record stands",

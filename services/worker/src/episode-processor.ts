@@ -33,8 +33,8 @@ import {
 } from "@farm/queue";
 import { episodeIdOf, type EpisodeRecord } from "@farm/trajectory";
 import type { LoadedTask } from "@farm/task";
-import { claimFile, settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
-import { commitEpisode, fromStored } from "./commit-episode.ts";
+import { settleAgainstClaim, type CommitDeps } from "./commit-flow.ts";
+import { claimPublished, commitEpisode, fromStored } from "./commit-episode.ts";
 import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { frameEncodingOf } from "./frame-encoding.ts";
@@ -162,15 +162,10 @@ class EpisodeProcessor {
   private async adoptUnclaimedFile(ref: EpisodeRef, localFile: string, owner: ClaimOwner | undefined, log: Logger, episodeId: string): Promise<EpisodeJobResult | undefined> {
     const record = await this.ctx.store.readRecord(localFile);
     if (!record) return undefined;
-    const file = { path: localFile, checksum: await this.ctx.store.checksum(localFile), bytes: (await stat(localFile)).size };
-    const result = fromStored(record, localFile);
-    const c = await claimFile(this.commitDeps, ref, file, record.attempt, result, owner);
-    if (c.kind === "not-owner") this.lockLost(ref, log, episodeId);
-    if (c.kind === "taken") return this.completeFromClaim(ref, c.claim, localFile, log, episodeId);
-    await this.ctx.store.clearPending(localFile);
-    this.ctx.metrics.commit("committed");
-    log.info({ event: "episode:committed", episodeId, file: localFile, adopted: true }, "unclaimed file of an earlier attempt committed");
-    return result;
+    const file = { path: localFile, checksum: await this.ctx.store.checksum(localFile), bytes: (await stat(localFile)).size, created: false };
+    const out = await claimPublished(this.commitDeps, { ref, owner, origin: "campaign", log, record: { episodeId } }, file, record.attempt, fromStored(record, localFile));
+    if (out.kind === "not-owner") return this.lockLost(ref, log, episodeId);
+    return out.kind === "taken" ? out.claim.result : out.result;
   }
 
   /** The device's session for the task, ready to run; a task that cannot run is rejected, an unusable device retried elsewhere. */

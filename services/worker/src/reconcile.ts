@@ -10,6 +10,7 @@ import path from "node:path";
 import type { CommitArbiter } from "@farm/queue";
 import { listTrajectoryFiles, readEpisodeFile } from "@farm/trajectory";
 import { EpisodeStore, fileChecksum } from "./episode-store.ts";
+import { coerceError } from "@farm/errors";
 
 export interface ReconcileReport {
   campaignId: string;
@@ -49,7 +50,7 @@ export async function reconcileFolders(o: ReconcileOptions): Promise<ReconcileRe
     try {
       files = (await listTrajectoryFiles([folder])).files;
     } catch (e) {
-      report.unreadable.push({ file: folder, error: (e as Error).message });
+      report.unreadable.push({ file: folder, error: coerceError(e).message });
       continue;
     }
     for (const file of files) {
@@ -57,7 +58,7 @@ export async function reconcileFolders(o: ReconcileOptions): Promise<ReconcileRe
       try {
         rec = await readEpisodeFile(file);
       } catch (e) {
-        report.unreadable.push({ file, error: (e as Error).message });
+        report.unreadable.push({ file, error: coerceError(e).message });
         continue;
       }
       if (!rec || rec.campaignId !== o.campaignId) continue;

@@ -198,7 +198,7 @@ export class WorkerService {
         const r = await resolvePending(this.commitDeps);
         if (r.quarantined > 0 || r.settled > 0) this.logger.info({ event: "commit:pending-resolved", ...r }, "pending episode files settled against their claims");
       } catch (e) {
-        this.logger.warn({ event: "commit:resolve-failed", err: (e as Error).message }, "settling pending episode files failed (tried again later)");
+        this.logger.warn({ event: "commit:resolve-failed", err: coerceError(e).message }, "settling pending episode files failed (tried again later)");
       }
     });
     return this.resolving;

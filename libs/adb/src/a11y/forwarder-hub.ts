@@ -8,6 +8,7 @@
 import { a11yGrpc, grpc, type ClientToServerMsg, type ServerToClientMsg } from "@farm/a11y-grpc";
 import { silentLogger, type Logger } from "@farm/log";
 import { shQuote } from "@farm/shell-words";
+import { orTimeout } from "@farm/time";
 import type { Device, StepResult } from "../types.ts";
 import { forestToTree } from "./forest.ts";
 import type { ScreenTree, ScreenTreeFailure, TreeLimits } from "./types.ts";
@@ -124,25 +125,29 @@ export class A11yForwarderHub implements ForestSource {
   read(serial: string, timeoutMs: number, limits: TreeLimits): Promise<Omit<ScreenTree, "durationMs"> | ScreenTreeFailure> {
     const stream = this.streams.get(serial);
     if (!stream) return Promise.resolve(failure("adb_error", "adb_error", `no accessibility forwarder of '${serial}' is connected to this host's A11yService`));
-    return new Promise((resolve) => {
-      const list = this.waiters.get(serial) ?? [];
-      this.waiters.set(serial, list);
-      const timer = setTimeout(() => w.settle(failure("timeout", "timeout", `the forwarder of '${serial}' sent no forest within ${timeoutMs} ms`)), timeoutMs);
-      const w: Waiter = {
+    const list = this.waiters.get(serial) ?? [];
+    this.waiters.set(serial, list);
+    let w!: Waiter;
+    const answer = new Promise<Omit<ScreenTree, "durationMs"> | ScreenTreeFailure>((resolve) => {
+      w = {
         limits,
         settle: (r) => {
-          clearTimeout(timer);
           const at = list.indexOf(w);
           if (at >= 0) list.splice(at, 1);
           resolve(r);
         },
       };
-      list.push(w);
-      try {
-        stream.write({ get_forest: {} });
-      } catch (e) {
-        w.settle(failure("adb_error", "adb_error", `asking the forwarder of '${serial}' for a forest failed: ${e instanceof Error ? e.message : String(e)}`));
-      }
+    });
+    list.push(w);
+    try {
+      stream.write({ get_forest: {} });
+    } catch (e) {
+      w.settle(failure("adb_error", "adb_error", `asking the forwarder of '${serial}' for a forest failed: ${e instanceof Error ? e.message : String(e)}`));
+    }
+    return orTimeout(answer, timeoutMs, () => {
+      const late = failure("timeout", "timeout", `the forwarder of '${serial}' sent no forest within ${timeoutMs} ms`);
+      w.settle(late);
+      return late;
     });
   }
 

@@ -47,9 +47,6 @@ export interface A11yNodeInfo {
   drawingOrder: number;
 }
 
-/** AndroidAccessibilityWindowInfo.WindowType. */
-export const WINDOW_TYPES = { UNKNOWN_TYPE: 0, TYPE_APPLICATION: 1, TYPE_INPUT_METHOD: 2, TYPE_SYSTEM: 3, TYPE_ACCESSIBILITY_OVERLAY: 4, TYPE_SPLIT_SCREEN_DIVIDER: 5 } as const;
-
 export interface A11yWindowInfo {
   boundsInScreen: ProtoRect;
   displayId: number;

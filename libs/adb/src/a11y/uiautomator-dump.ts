@@ -4,7 +4,7 @@
  * by `UI hierchary dumped to: /dev/tty`, or the tool's error line. Everything is bounded by TreeLimits.
  */
 import type { A11yNodeInfo, A11yWindowInfo, ProtoRect, ScreenTree, TreeLimits } from "./types.ts";
-import { WINDOW_TYPES } from "./types.ts";
+import { WindowType } from "@farm/a11y-grpc";
 import { decodeUtf8, readXml, XmlRefused } from "./xml.ts";
 
 export const NOT_IDLE = "ERROR: could not get idle state.";
@@ -93,7 +93,7 @@ function newWindow(index: number, over: Partial<A11yWindowInfo>): A11yWindowInfo
     id: 0,
     layer: index,
     title: "",
-    windowType: WINDOW_TYPES.TYPE_APPLICATION,
+    windowType: WindowType.TYPE_APPLICATION,
     isAccessibilityFocused: false,
     isActive: false,
     isFocused: false,
@@ -115,7 +115,7 @@ function finishWindow(b: Building): void {
 }
 
 function typeNumber(name: string | undefined): number {
-  return name !== undefined && Object.hasOwn(WINDOW_TYPES, name) ? WINDOW_TYPES[name as keyof typeof WINDOW_TYPES] : WINDOW_TYPES.UNKNOWN_TYPE;
+  return name !== undefined && Object.hasOwn(WindowType, name) ? WindowType[name as keyof typeof WindowType] : WindowType.UNKNOWN_TYPE;
 }
 
 /** Widgets that take typed text (EditText and its subclasses in the framework and AndroidX). */

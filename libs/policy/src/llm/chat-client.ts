@@ -54,12 +54,6 @@ function retriable(e: unknown): e is PolicyError {
   return e.code === "timeout" || (e.code === "http_status" && RETRIED_STATUSES.has(e.httpStatus ?? 0));
 }
 
-export interface ChatResult {
-  reply: ChatReply;
-  /** HTTP exchanges made (1 + retries). */
-  exchanges: number;
-}
-
 export class ChatClient {
   readonly endpoint: HttpEndpoint;
   private readonly gate: GateTicket;

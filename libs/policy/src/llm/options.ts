@@ -5,6 +5,7 @@
 import type { Logger } from "@farm/log";
 import { PolicyError } from "../errors.ts";
 import type { ForeignBodyListener } from "../foreign-body.ts";
+import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS } from "./bounds.ts";
 
 /**
  * The environment variable the API key comes from (never a flag, a job or a spec: those are readable by others).
@@ -70,8 +71,7 @@ export const LLM_DEFAULTS = {
   historySteps: 20,
 } as const;
 
-/** Model names as servers spell them: `Qwen/Qwen2.5-VL-7B-Instruct`, `llama3.2-vision:11b`, `gpt-4o-mini`. */
-export const LLM_MODEL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/+-]{0,127}$/;
+export { LLM_MODEL_PATTERN };
 
 function intIn(name: string, v: number | undefined, def: number, min: number, max: number): number {
   if (v === undefined) return def;
@@ -82,18 +82,18 @@ function intIn(name: string, v: number | undefined, def: number, min: number, ma
 export function resolveLlmOptions(o: LlmPolicyOptions, template: string): ResolvedLlmOptions {
   if (!LLM_MODEL_PATTERN.test(o.model ?? "")) throw new PolicyError("bad_spec", `llm policy: model ${JSON.stringify(String(o.model).slice(0, 60))} must be 1-128 letters, digits and . _ : / + -`);
   const temperature = o.temperature ?? LLM_DEFAULTS.temperature;
-  if (!(Number.isFinite(temperature) && temperature >= 0 && temperature <= 2)) throw new PolicyError("bad_spec", `llm policy: temperature must be from 0 to 2, got ${temperature}`);
+  if (!(Number.isFinite(temperature) && temperature >= LLM_SETTING_BOUNDS.temperature.min && temperature <= LLM_SETTING_BOUNDS.temperature.max)) throw new PolicyError("bad_spec", `llm policy: temperature must be from 0 to 2, got ${temperature}`);
   const apiKey = o.apiKey;
   if (apiKey !== undefined && llmApiKeyProblem(apiKey)) throw new PolicyError("bad_spec", `llm policy: the API key (${LLM_API_KEY_ENV}) ${llmApiKeyProblem(apiKey)}`);
   return {
     endpoint: o.endpoint,
     model: o.model,
-    maxTokens: intIn("maxTokens", o.maxTokens, LLM_DEFAULTS.maxTokens, 1, 32_768),
+    maxTokens: intIn("maxTokens", o.maxTokens, LLM_DEFAULTS.maxTokens, LLM_SETTING_BOUNDS.maxTokens.min, LLM_SETTING_BOUNDS.maxTokens.max),
     temperature,
-    timeoutMs: intIn("timeoutMs", o.timeoutMs, LLM_DEFAULTS.timeoutMs, 100, 600_000),
-    concurrency: intIn("concurrency", o.concurrency, LLM_DEFAULTS.concurrency, 1, 1024),
+    timeoutMs: intIn("timeoutMs", o.timeoutMs, LLM_DEFAULTS.timeoutMs, LLM_SETTING_BOUNDS.timeoutMs.min, LLM_SETTING_BOUNDS.timeoutMs.max),
+    concurrency: intIn("concurrency", o.concurrency, LLM_DEFAULTS.concurrency, LLM_SETTING_BOUNDS.concurrency.min, LLM_SETTING_BOUNDS.concurrency.max),
     screenshot: o.screenshot ?? LLM_DEFAULTS.screenshot,
-    screenshotMaxSide: intIn("screenshotMaxSide", o.screenshotMaxSide, LLM_DEFAULTS.screenshotMaxSide, 32, 4096),
+    screenshotMaxSide: intIn("screenshotMaxSide", o.screenshotMaxSide, LLM_DEFAULTS.screenshotMaxSide, LLM_SETTING_BOUNDS.screenshotMaxSide.min, LLM_SETTING_BOUNDS.screenshotMaxSide.max),
     promptTemplate: template,
     invalidRetries: intIn("invalidRetries", o.invalidRetries, LLM_DEFAULTS.invalidRetries, 0, 10),
     httpRetries: intIn("httpRetries", o.httpRetries, LLM_DEFAULTS.httpRetries, 0, 10),

@@ -10,7 +10,7 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import type { Command } from "commander";
-import { FarmError } from "@farm/errors";
+import { FarmError, coerceError } from "@farm/errors";
 import { gameConfigProblem, goalForEpisode, goalSchema, paramsProblem, type EpisodeGoal } from "@farm/queue";
 import { fixedParamsProblem } from "@farm/scoring";
 import type { TaskFamily, TaskParams } from "@farm/task";
@@ -103,7 +103,7 @@ export async function readGoalsFile(file: string, task?: GoalsTask): Promise<Goa
   // The whole path (an editor jumps to file:line), printable; the OS bounds its length.
   const name = terminalSafe(file);
   const size = await stat(file).then((s) => s.size, (e: unknown) => {
-    throw new AgentOptionError(`--goals ${name}: cannot read it (${(e as Error).message})`);
+    throw new AgentOptionError(`--goals ${name}: cannot read it (${coerceError(e).message})`);
   });
   if (size > GOALS_MAX_BYTES) throw new AgentOptionError(`--goals ${name}: ${size} bytes; at most ${GOALS_MAX_BYTES} (split the campaign)`);
   const goals: GoalLine[] = [];
@@ -123,7 +123,7 @@ function goalLine(text: string, where: string, task: GoalsTask | undefined): Goa
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new AgentOptionError(`${where}: not JSON (${(e as Error).message}); each line is ${LINE_SHAPE}`);
+    throw new AgentOptionError(`${where}: not JSON (${coerceError(e).message}); each line is ${LINE_SHAPE}`);
   }
   if (typeof v !== "object" || v === null || Array.isArray(v)) throw new AgentOptionError(`${where}: a line is a JSON object ${LINE_SHAPE}`);
   const line = v as Record<string, unknown>;

@@ -3,6 +3,7 @@
  * (or `--policy llm:<model>@<endpoint>`) and how the model is asked. The API key is never a flag: FARM_LLM_API_KEY.
  */
 import type { Command } from "commander";
+import { LLM_SETTING_BOUNDS as B } from "@farm/policy";
 import { parseIntOption, shown } from "./options.ts";
 
 export interface LlmFlags {
@@ -44,7 +45,7 @@ export function addLlmOptions(cmd: Command): Command {
 function temperatureOf(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = /^\d{1,2}(\.\d{1,6})?$/.test(v) ? Number(v) : NaN;
-  if (!(n >= 0 && n <= 2)) throw new Error(`--llm-temperature must be a number in 0..2, got '${shown(v)}'`);
+  if (!(n >= B.temperature.min && n <= B.temperature.max)) throw new Error(`--llm-temperature must be a number in ${B.temperature.min}..${B.temperature.max}, got '${shown(v)}'`);
   return n;
 }
 
@@ -68,12 +69,12 @@ export function llmPolicyChoice(policy: string, o: LlmFlags, loadPrompt: (file: 
   }
   const temperature = temperatureOf(o.llmTemperature);
   const llm: LlmSettings = {
-    ...(o.llmMaxTokens !== undefined ? { maxTokens: parseIntOption("llm-max-tokens", o.llmMaxTokens, 1, 32_768)! } : {}),
+    ...(o.llmMaxTokens !== undefined ? { maxTokens: parseIntOption("llm-max-tokens", o.llmMaxTokens, B.maxTokens.min, B.maxTokens.max)! } : {}),
     ...(temperature !== undefined ? { temperature } : {}),
-    ...(o.llmTimeoutMs !== undefined ? { timeoutMs: parseIntOption("llm-timeout-ms", o.llmTimeoutMs, 100, 600_000)! } : {}),
-    ...(o.llmConcurrency !== undefined ? { concurrency: parseIntOption("llm-concurrency", o.llmConcurrency, 1, 1024)! } : {}),
+    ...(o.llmTimeoutMs !== undefined ? { timeoutMs: parseIntOption("llm-timeout-ms", o.llmTimeoutMs, B.timeoutMs.min, B.timeoutMs.max)! } : {}),
+    ...(o.llmConcurrency !== undefined ? { concurrency: parseIntOption("llm-concurrency", o.llmConcurrency, B.concurrency.min, B.concurrency.max)! } : {}),
     ...(o.llmNoScreenshot ? { screenshot: false } : {}),
-    ...(o.llmScreenshotMaxSide !== undefined ? { screenshotMaxSide: parseIntOption("llm-screenshot-max-side", o.llmScreenshotMaxSide, 32, 4096)! } : {}),
+    ...(o.llmScreenshotMaxSide !== undefined ? { screenshotMaxSide: parseIntOption("llm-screenshot-max-side", o.llmScreenshotMaxSide, B.screenshotMaxSide.min, B.screenshotMaxSide.max)! } : {}),
     ...(o.llmPrompt !== undefined ? { promptTemplate: loadPrompt(o.llmPrompt) } : {}),
   };
   return Object.keys(llm).length ? { spec, llm } : { spec };

@@ -6,6 +6,7 @@
 import { numbers, scalarNumber, scalarString, type Settings } from "@farm/dm-env-rpc";
 import type { EpisodeLimitOverrides } from "@farm/episode";
 import { invalid } from "./env-error.ts";
+import { coerceError } from "@farm/errors";
 
 export interface WorldSettings {
   taskId: string;
@@ -22,7 +23,7 @@ function check<T>(name: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
-    throw invalid(`setting '${name}': ${(e as Error).message}`);
+    throw invalid(`setting '${name}': ${coerceError(e).message}`);
   }
 }
 

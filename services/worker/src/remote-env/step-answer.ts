@@ -9,6 +9,7 @@ import { ACTION_TYPES, GIVEN_MAX_CHARS, parseUiAction, type Action, type PolicyA
 import { conformActions } from "./action-check.ts";
 import { invalid } from "./env-error.ts";
 import { ACT } from "./specs.ts";
+import { coerceError } from "@farm/errors";
 
 const UI = String(ACT.ui_action);
 
@@ -32,7 +33,7 @@ export function uiAnswer(text: string): PolicyAnswer {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { invalid: `ui_action is not JSON: ${(e as Error).message.slice(0, 200)}`, given };
+    return { invalid: `ui_action is not JSON: ${coerceError(e).message.slice(0, 200)}`, given };
   }
   const parsed = parseUiAction(value);
   if ("invalid" in parsed) return { invalid: parsed.invalid, given };

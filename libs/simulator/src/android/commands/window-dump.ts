@@ -8,7 +8,7 @@
  */
 import { FarmError } from "@farm/errors";
 import type { A11yNode, A11yRect, A11yScreen, A11yWindow } from "../system/accessibility.ts";
-import { WINDOW_TYPE } from "../system/accessibility.ts";
+import { WindowType } from "@farm/a11y-grpc";
 
 export const XML_DECLARATION = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>";
 
@@ -69,11 +69,10 @@ function hierarchy(win: A11yWindow | undefined, rotation: number, opts: DumpOpti
   parts.push("</hierarchy>");
 }
 
+/** AccessibilityWindowInfo.typeToString: the constant's name, `<UNKNOWN>` for a type it has none for. */
 function windowTypeName(type: number): string {
-  if (type === WINDOW_TYPE.application) return "TYPE_APPLICATION";
-  if (type === WINDOW_TYPE.inputMethod) return "TYPE_INPUT_METHOD";
-  if (type === WINDOW_TYPE.system) return "TYPE_SYSTEM";
-  return "<UNKNOWN>";
+  const name = Object.keys(WindowType).find((k) => WindowType[k as keyof typeof WindowType] === type);
+  return type > 0 && name ? name : "<UNKNOWN>";
 }
 
 /** Rebuilds the tree from the pre-order list; compressed drops unimportant nodes (the root stays). */

@@ -8,6 +8,7 @@
  * of keys from the root: ViewNode.key, else its resource id, else its child index) and forgotten once a
  * snapshot of the screen no longer holds that view.
  */
+import { WindowType } from "@farm/a11y-grpc";
 import type { ViewAction, ViewNode } from "../app-contract.ts";
 import { displaySize, naturalToDisplay, type Rotation } from "../../graphics/orientation.ts";
 import type { ActivityManager } from "./activity-manager.ts";
@@ -21,9 +22,6 @@ export interface A11yRect {
   right: number;
   bottom: number;
 }
-
-/** AccessibilityWindowInfo.TYPE_* (the numbers AndroidEnv's forest proto carries). */
-export const WINDOW_TYPE = { application: 1, inputMethod: 2, system: 3 } as const;
 
 /** AccessibilityNodeInfo.ACTION_* ids, as a forest node lists them. */
 export const NODE_ACTION_IDS: Readonly<Record<ViewAction, number>> = {
@@ -264,7 +262,7 @@ export class Accessibility {
     const proc = this.activities.foregroundProcess();
     if (!proc) {
       const root = launcherTree(this.packages, this.screen.width, this.screen.height);
-      return [{ title: "Launcher", packageName: LAUNCHER_PACKAGE, type: WINDOW_TYPE.application, root }];
+      return [{ title: "Launcher", packageName: LAUNCHER_PACKAGE, type: WindowType.TYPE_APPLICATION, root }];
     }
     let root: ViewNode | undefined;
     let dialog: ViewNode | undefined;
@@ -273,8 +271,8 @@ export class Accessibility {
       dialog = proc.app.dialogHierarchy?.();
     });
     const out: WindowSource[] = [];
-    if (root) out.push({ title: proc.pkg.label, packageName: proc.pkg.name, type: WINDOW_TYPE.application, root });
-    if (dialog) out.push({ title: proc.pkg.label, packageName: proc.pkg.name, type: WINDOW_TYPE.application, root: dialog });
+    if (root) out.push({ title: proc.pkg.label, packageName: proc.pkg.name, type: WindowType.TYPE_APPLICATION, root });
+    if (dialog) out.push({ title: proc.pkg.label, packageName: proc.pkg.name, type: WindowType.TYPE_APPLICATION, root: dialog });
     return out;
   }
 
