@@ -15,5 +15,5 @@ export { type ForeignBody, type ForeignBodyListener } from "./foreign-body.ts";
 export { PolicyBatcher, type PolicyBatcherOptions } from "./http-batcher.ts";
 export { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
 export type { WireRequest, WireEpisodeEnd, WireEpisode, WireObservation, WirePixels, PixelEncoding } from "./wire.ts";
-export { llmPolicy, LLM_API_KEY_ENV, llmApiKeyProblem, loadPromptTemplate, type LlmPolicyOptions } from "./llm/index.ts";
+export { llmPolicy, LLM_API_KEY_ENV, llmApiKeyProblem, loadPromptTemplate, type LlmPolicyOptions, LLM_KEY_HOSTS_ENV, DEFAULT_LLM_KEY_HOSTS, parseKeyHosts, keyHostProblem, llmSpecKeyProblem } from "./llm/index.ts";
 export { policyFromSpec, type PolicySpecOptions, type ParsedPolicySpec } from "./spec.ts";
