@@ -14,6 +14,16 @@ export interface EpisodeLimitOverrides {
   stepTimeoutMs?: number;
   /** Invalid policy answers after which the episode ends as `invalid_actions` (`<= 0`: no limit; each still counts as a step). */
   maxInvalidActions?: number;
+  /** Bytes of recorded observations (observation-budget.ts); none: unbounded. */
+  observationBudget?: ObservationBudgetSpec;
+}
+
+/** An episode's byte budget for recorded observations (observation-budget.ts). */
+export interface ObservationBudgetSpec {
+  /** Bytes the episode may record (trees + elements as JSON text, encoded frames, answer texts). */
+  maxBytes: number;
+  /** What happens past it: record no more and go on, or end the episode (`observation_budget`). @default "stop_recording" */
+  onExceeded?: "stop_recording" | "end";
 }
 
 /** The limits one episode actually ran with (recorded on its trajectory). */
@@ -22,6 +32,7 @@ export interface EffectiveEpisodeLimits {
   maxEpisodeSec: number;
   stepTimeoutMs: number;
   maxInvalidActions: number;
+  observationBudget?: ObservationBudgetSpec;
 }
 
 /** Merges the overrides over the task's limits and the config; throws RangeError for a value that is not a usable number. */
@@ -31,7 +42,7 @@ export function effectiveLimits(
   over: EpisodeLimitOverrides = {},
 ): EffectiveEpisodeLimits {
   for (const [k, v] of Object.entries(over)) {
-    if (v === undefined) continue;
+    if (v === undefined || k === "observationBudget") continue;
     if (typeof v !== "number" || !Number.isFinite(v)) throw new RangeError(`episode limit '${k}' must be a finite number, got ${String(v)}`);
   }
   if (over.stepTimeoutMs !== undefined && over.stepTimeoutMs <= 0) throw new RangeError(`episode limit 'stepTimeoutMs' must be > 0, got ${over.stepTimeoutMs}`);
@@ -40,5 +51,6 @@ export function effectiveLimits(
     maxEpisodeSec: over.maxEpisodeSec ?? task.maxEpisodeSec,
     stepTimeoutMs: over.stepTimeoutMs ?? config.stepTimeoutMs,
     maxInvalidActions: over.maxInvalidActions ?? 0,
+    ...(over.observationBudget ? { observationBudget: over.observationBudget } : {}),
   };
 }

@@ -18,6 +18,7 @@ import { adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { decideTransition } from "./limits.ts";
 import type { EpisodeFrames } from "./episode-frames.ts";
+import { ObservationBudget } from "./observation-budget.ts";
 import { extrasByName } from "./extras.ts";
 import { assertCommittable } from "./result-check.ts";
 import { episodeEndInfo, markFirst, markMid, tellEpisodeEnd } from "./policy-feedback.ts";
@@ -91,6 +92,8 @@ export class EpisodeRun {
   private readonly policy: Policy;
   private readonly frameEvery: number;
   private readonly frames: EpisodeFrames;
+  /** Bytes of recorded trees, frames and answers (observation-budget.ts). */
+  private readonly budget: ObservationBudget;
   private resetKind: ResetKind = "steps";
   private readonly resetMode: ResetMode;
   private resetMs = 0;
@@ -134,6 +137,7 @@ export class EpisodeRun {
     this.goal = opts.goal ?? port.task.task.description ?? "";
     this.a11yEvery = opts.a11yEvery ?? 0;
     this.frames = port.frames(opts.frameEncoding);
+    this.budget = new ObservationBudget(limits.observationBudget, () => this.frames.recordedBytes);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
     opts.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -238,9 +242,9 @@ export class EpisodeRun {
    * it, and read as a tree (alongside) only when the policy needs elements or the step's a11y is recorded.
    */
   private async observe(stepIndex: number, wantFrame: boolean): Promise<Observed> {
-    const recordA11y = this.a11yEvery > 0 && stepIndex % this.a11yEvery === 0;
+    const recordA11y = this.a11yEvery > 0 && stepIndex % this.a11yEvery === 0 && this.budget.admit("trees");
     const [shot, tree] = await Promise.all([
-      this.frames.take(stepIndex, this.policy.needsPixels, wantFrame),
+      this.frames.take(stepIndex, this.policy.needsPixels, wantFrame && this.budget.admit("frames")),
       this.policy.needsElements || recordA11y ? this.readElements() : undefined,
     ]);
     if ("fail" in shot) return shot;
@@ -259,6 +263,7 @@ export class EpisodeRun {
     };
     this.lastObsAt = now;
     this.lastA11y = tree;
+    if (tree && recordA11y) this.budget.addTree(tree);
     return { obs: o, ...(tree && recordA11y ? { a11y: tree } : {}) };
   }
 
@@ -329,7 +334,7 @@ export class EpisodeRun {
     const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
     const tr = decideTransition(facts, this.limits);
     if (!tr.last) {
-      const agentEnd = this.agentEnd(done.ui);
+      const agentEnd = this.agentEnd(done.ui) ?? this.budget.end();
       return agentEnd ? this.stop(agentEnd) : true;
     }
     const expectedActivity = this.port.task.task.expectedAppScreen?.activity;
@@ -463,7 +468,7 @@ export class EpisodeRun {
       reward: taken.reward,
       extras: taken.extras,
       ...(view.a11y ? { a11y: view.a11y } : {}),
-      ...(ui ? { ui } : {}),
+      ...(ui ? { ui: this.budget.answer(ui) } : {}),
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
     });
     const p = this.port;
@@ -530,6 +535,7 @@ export class EpisodeRun {
     if (this.appScreenChecks > 0) counters.app_screen_checks = this.appScreenChecks;
     for (const [k, v] of Object.entries(this.runCounters)) counters[k] = v;
     if (this.invalidActions > 0) counters.invalid_actions = this.invalidActions;
+    this.budget.counters(counters);
     const initialFrame = await this.frames.attach(this.steps, counters);
     const lastScore = p.log.lastScore;
     return {

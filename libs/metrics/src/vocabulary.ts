@@ -29,6 +29,7 @@ const causes = {
   agent_status: true,
   invalid_actions: true,
   goal_reached: true,
+  observation_budget: true,
 } satisfies Record<EndCause, true>;
 export const END_CAUSES = Object.keys(causes) as EndCause[];
 

@@ -102,6 +102,7 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
     ...(o.maxEpisodeSec !== undefined ? { maxEpisodeSec: o.maxEpisodeSec } : {}),
     ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.stepTimeoutMs } : {}),
     ...(o.maxInvalidActions !== undefined ? { maxInvalidActions: o.maxInvalidActions } : {}),
+    ...(o.observationBudget ? { observationBudget: { maxBytes: o.observationBudget.maxMb * 1024 * 1024, ...(o.observationBudget.onExceeded ? { onExceeded: o.observationBudget.onExceeded } : {}) } } : {}),
   };
 }
 
