@@ -17,3 +17,4 @@ export { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from
 export type { WireRequest, WireEpisodeEnd, WireEpisode, WireObservation, WirePixels, PixelEncoding } from "./wire.ts";
 export { llmPolicy, LLM_API_KEY_ENV, llmApiKeyProblem, loadPromptTemplate, type LlmPolicyOptions, LLM_KEY_HOSTS_ENV, DEFAULT_LLM_KEY_HOSTS, parseKeyHosts, keyHostProblem, llmSpecKeyProblem } from "./llm/index.ts";
 export { policyFromSpec, type PolicySpecOptions, type ParsedPolicySpec } from "./spec.ts";
+export { shownScreenSize } from "./screen-size.ts";
