@@ -44,6 +44,8 @@ class JitteredDevice extends FakeDevice {
       tap: paced((x, y) => ch.tap(x, y)),
       swipe: paced((x1, y1, x2, y2, ms) => ch.swipe(x1, y1, x2, y2, ms)),
       keyEvent: paced((k) => ch.keyEvent(k)),
+      keyEvents: paced((k) => ch.keyEvents(k)),
+      text: paced((t) => ch.text(t)),
       close: () => ch.close(),
     };
   }

@@ -11,9 +11,9 @@ import { serviceStream } from "./service-stream.ts";
 import { report, type DeviceCtx } from "./exec.ts";
 import { describeError } from "./result.ts";
 import type { ActionChannel, StepResult, StepStatus } from "./types.ts";
-import { checkInputText } from "./validate.ts";
-import { isKeyCodeText } from "@farm/key-codes";
-import { shQuote } from "@farm/shell-words";
+import { checkInputText, keyEventsProblem } from "./validate.ts";
+import { inputTextLine, inputTextPieces } from "./quote.ts";
+import { isKeyCodeText, keyCodeOf } from "@farm/key-codes";
 import { orTimeout } from "@farm/time";
 
 const MARK = "__FARM_ACK_";
@@ -75,11 +75,17 @@ export class ShellActionChannel implements ActionChannel {
     if (!isKeyCodeText(keycode)) return Promise.resolve(this.bad("key", `keyEvent: invalid keycode ${JSON.stringify(keycode)} (expected KEYCODE_… or a number)`));
     return this.run("key", `input keyevent ${keycode}`, this.ctx.cfg.actionTimeoutMs);
   }
-  /** One `input text` with the text as one quoted word (a stream write is not bounded like a `shell:` request). */
+  keyEvents(keycodes: readonly string[]): Promise<StepResult> {
+    const bad = keyEventsProblem(keycodes);
+    if (bad) return Promise.resolve(this.bad("keys", bad));
+    // Numbers, not names: 512 DELs are a 1.5 KB line, well inside a terminal line.
+    return this.run("keys", `input keyevent ${keycodes.map((k) => String(keyCodeOf(k) ?? k)).join(" ")}`, this.ctx.cfg.actionTimeoutMs);
+  }
+  /** `input text` lines of at most 1 KB (a terminal line of the device's shell is bounded), one after another in one turn. */
   text(text: string): Promise<StepResult> {
     const bad = checkInputText(text);
     if (bad) return Promise.resolve(this.bad("text", bad));
-    return this.run("text", `input text ${shQuote(text)}`, this.ctx.cfg.actionTimeoutMs);
+    return this.run("text", inputTextPieces(text).map(inputTextLine), this.ctx.cfg.actionTimeoutMs);
   }
 
   async close(): Promise<void> {
@@ -100,8 +106,17 @@ export class ShellActionChannel implements ActionChannel {
     return { status: "failed_precondition", message, output: "", durationMs: 0 };
   }
 
-  private run(op: string, commandLine: string, timeoutMs: number): Promise<StepResult> {
-    const next = this.queue.then(() => this.runNow(op, commandLine, timeoutMs));
+  /** Several lines run one after another in one turn of the queue, each with its deadline, up to the first failure. */
+  private run(op: string, commandLines: string | readonly string[], timeoutMs: number): Promise<StepResult> {
+    const lines = typeof commandLines === "string" ? [commandLines] : commandLines;
+    const next = this.queue.then(async () => {
+      let r: StepResult | undefined;
+      for (const line of lines) {
+        r = await this.runNow(op, line, timeoutMs);
+        if (r.status !== "ok") break;
+      }
+      return r!;
+    });
     this.queue = next.catch(() => undefined);
     return next;
   }

@@ -302,6 +302,16 @@ class FakeActionChannel implements ActionChannel {
   keyEvent(keycode: string): Promise<StepResult> {
     return this.dev.answer(undefined, () => (this.dev.key(keycode), ok()));
   }
+  keyEvents(keycodes: readonly string[]): Promise<StepResult> {
+    return this.dev.answer(undefined, () => {
+      for (const k of keycodes) this.dev.key(k);
+      return ok();
+    });
+  }
+  /** Typing does nothing to a fake app's state (its apps take touches and keys). */
+  text(_text: string): Promise<StepResult> {
+    return this.dev.answer(undefined, () => ok());
+  }
   async close(): Promise<void> {
     this.down = false;
   }

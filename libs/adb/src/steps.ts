@@ -10,10 +10,10 @@ import { findApk, type AdbCommand, type AdbCommandName, type ApkLocation } from 
 import { shellExec, stateCall, syncCall, type CallOutcome, type DeviceCtx } from "./exec.ts";
 import { parseCurrentActivity, parseResumedActivity, stackListUnavailable, parseOrientation, parsePmInstall, parsePmList, findPinnableTask, amStartFailed, visibleLines, looksLikeDeviceError } from "./parsers.ts";
 import { shJoin, shQuote, shSplit, ShellSyntaxError } from "@farm/shell-words";
-import { quoteExtraArgs } from "./quote.ts";
+import { inputTextLine, inputTextPieces, quoteExtraArgs } from "./quote.ts";
 import { fail, ok, shellToStep } from "./result.ts";
 import type { ShellResult, StepResult } from "./types.ts";
-import { checkActivity, checkComponent, checkDevicePath, checkIdentifier, checkInputText, checkPackage, splitForInput } from "./validate.ts";
+import { checkActivity, checkComponent, checkDevicePath, checkIdentifier, checkInputText, checkPackage } from "./validate.ts";
 
 /** What a handler gets: the device, its deadline, and helpers that spend the time left. */
 export interface StepCtx {
@@ -262,8 +262,8 @@ export const stepHandlers: StepHandlers = {
     if (bad) return precondition(bad);
     // Typed in pieces that fit one adb request on any device (the wire format bounds a request's length).
     let last: StepResult | undefined;
-    for (const piece of splitForInput(cmd.text, shQuote)) {
-      last = shellToStep(await ctx.sh(`input text ${shQuote(piece)}`, "input:text"));
+    for (const piece of inputTextPieces(cmd.text)) {
+      last = shellToStep(await ctx.sh(inputTextLine(piece), "input:text"));
       if (last.status !== "ok") return last;
     }
     return last!;

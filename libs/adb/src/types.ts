@@ -79,11 +79,17 @@ export interface ActionChannel {
   swipe(x1: number, y1: number, x2: number, y2: number, durationMs: number): Promise<StepResult>;
   keyEvent(keycode: string): Promise<StepResult>;
   /**
-   * Types `text` into the focused field: one `input text` on the shell channel, one KeyboardEvent with `text` on
-   * gRPC. Printable characters only, at most INPUT_TEXT_MAX_CHARS (else `failed_precondition`, nothing sent).
-   * Optional so channels of other drivers and test doubles need not have it (callers then use `input text`).
+   * Several keys as one command (`input keyevent K1 K2 …` on the shell channel, one write of key events on gRPC),
+   * at most MAX_KEYS_PER_COMMAND (else `failed_precondition`, nothing sent): e.g. END and the DELs that clear a field.
    */
-  text?(text: string): Promise<StepResult>;
+  keyEvents(keycodes: readonly string[]): Promise<StepResult>;
+  /**
+   * Types `text` into the focused field, the same text on every channel: `%s` is a space, as Android's `input text`
+   * makes it (quote.ts androidInputText), in pieces of at most 1 KB (`input text` lines on the shell channel,
+   * KeyboardEvents with `text` on gRPC). Printable characters only, at most INPUT_TEXT_MAX_CHARS (else
+   * `failed_precondition`, nothing sent).
+   */
+  text(text: string): Promise<StepResult>;
   close(): Promise<void>;
 }
 

@@ -1,5 +1,6 @@
 /** Early validation of values that come from tasks and jobs (a bad value is `failed_precondition`, before any device command). */
 import { MAX_REQUEST_BYTES } from "@farm/adb-wire";
+import { isKeyCodeText } from "@farm/key-codes";
 
 const PACKAGE = /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)+$/;
 const CLASS_PART = "[A-Za-z_$][A-Za-z0-9_$]*";
@@ -82,21 +83,13 @@ export function checkShellRequest(commandLine: string, suffixBytes = 0): string 
   return undefined;
 }
 
-/** `text` cut into pieces whose quoted form is at most `maxBytes` UTF-8 bytes, never splitting a code point. */
-export function splitForInput(text: string, quote: (s: string) => string, maxBytes = INPUT_TEXT_CHUNK_BYTES): string[] {
-  const chunks: string[] = [];
-  let cur = "";
-  let curBytes = 2; // the quotes
-  for (const ch of text) {
-    const b = Buffer.byteLength(quote(ch), "utf8") - 2;
-    if (curBytes + b > maxBytes && cur !== "") {
-      chunks.push(cur);
-      cur = "";
-      curBytes = 2;
-    }
-    cur += ch;
-    curBytes += b;
-  }
-  if (cur !== "") chunks.push(cur);
-  return chunks;
+/** The most keys one `keyEvents` command carries (a field cleared by END + DELs: its text's length, bounded). */
+export const MAX_KEYS_PER_COMMAND = 512;
+
+/** Why `keycodes` cannot go as one `input keyevent` command, or undefined. */
+export function keyEventsProblem(keycodes: readonly string[]): string | undefined {
+  if (keycodes.length === 0) return "keyEvents: no keys";
+  if (keycodes.length > MAX_KEYS_PER_COMMAND) return `keyEvents: ${keycodes.length} keys, more than the ${MAX_KEYS_PER_COMMAND} one command carries`;
+  const bad = keycodes.find((k) => !isKeyCodeText(k));
+  return bad === undefined ? undefined : `keyEvents: invalid keycode ${JSON.stringify(bad.slice(0, 40))} (expected KEYCODE_… or a number)`;
 }

@@ -77,3 +77,43 @@ for (const [i, kind] of [[0, "gRPC"], [1, "shell"]] as const) {
     }
   });
 }
+
+test("input_text with %s, quotes and 2,000 characters types the same text over gRPC and over the shell stream; clearing is one command", async () => {
+  const base = `50%sdone 'single' "double" 100%% %%s $HOME \\ `;
+  const long = (base + "abcdefghij".repeat(200)).slice(0, 2000);
+  assert.equal(long.length, 2000);
+  // As Android's `input text` types it: each %s a space (after a %, the next %s too).
+  const want = long.replace(/%s/g, " ");
+  assert.ok(want.startsWith(`50 done 'single' "double" 100%% %  $HOME \\ `), want.slice(0, 60));
+  const got: string[] = [];
+  for (const i of [0, 1]) {
+    const dev = driver.device(fleet.emulators[i]!.serial);
+    await todo(dev);
+    // What the device's input dispatcher is given to type (its fields keep 200 characters, so the field alone cannot tell).
+    const input = fleet.devices[i]!.android.system.input;
+    const typed: string[] = [];
+    const text = input.text.bind(input);
+    input.text = (t: string) => (typed.push(t), text(t));
+    const ch = await dev.openActionChannel();
+    try {
+      assert.equal((await ch.tap(150, 84)).status, "ok", "focus the search field");
+      const r = await ch.text(long);
+      assert.equal(r.status, "ok", r.message);
+      await pollUntil(() => typed.join("").length >= want.length, { timeoutMs: 5000, intervalMs: 20 });
+      assert.ok(typed.length >= 2, `long text goes in pieces: ${typed.map((p) => p.length).join(",")}`);
+      assert.ok(typed.every((p) => Buffer.byteLength(p) <= 1024), "each piece at most 1 KB");
+      got.push(typed.join(""));
+      assert.equal(await searchText(dev, want.slice(0, 200)), want.slice(0, 200));
+      // Clear: END and 2,000 DELs would be 2,001 keys; one command carries at most 512, refused whole.
+      assert.equal((await ch.keyEvents(["KEYCODE_MOVE_END", ...Array<string>(2000).fill("KEYCODE_DEL")])).status, "failed_precondition");
+      const cleared = await ch.keyEvents(["KEYCODE_MOVE_END", ...Array<string>(150).fill("KEYCODE_DEL")]);
+      assert.equal(cleared.status, "ok", cleared.message);
+      assert.equal(await searchText(dev, want.slice(0, 50)), want.slice(0, 50));
+    } finally {
+      input.text = text;
+      await ch.close();
+    }
+  }
+  assert.equal(got[0], want, "over gRPC");
+  assert.equal(got[1], want, "over the shell stream");
+});

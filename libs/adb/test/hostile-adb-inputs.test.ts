@@ -12,18 +12,21 @@ import { startSimulatedDevices } from "@farm/simulator";
 import type { AdbCommand } from "@farm/task";
 import { AdbDriver, type AdbDevice, type StepResult } from "@farm/adb";
 import { checkInputText } from "@farm/adb";
-import { ADB_REQUEST_MAX_BYTES, checkShellRequest, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS, splitForInput } from "@farm/adb/testing";
+import { ADB_REQUEST_MAX_BYTES, checkShellRequest, INPUT_TEXT_CHUNK_BYTES, INPUT_TEXT_MAX_CHARS, inputTextPieces } from "@farm/adb/testing";
 import { shQuote } from "@farm/shell-words";
 
 describe("input splitting and request limits (pure)", () => {
   test("property: pieces rejoin to the text, each fits one request, no code point is split", { timeout: 60_000 }, () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', "\\", "$", "`", " ", "%", "é", "😀"), fc.string({ unit: "grapheme", maxLength: 1 })), maxLength: 3000 }), (text) => {
-        const pieces = splitForInput(text, shQuote);
+      fc.property(fc.string({ unit: fc.oneof(fc.constantFrom("'", '"', "\\", "$", "`", " ", "%", "%s", "s", "é", "😀"), fc.string({ unit: "grapheme", maxLength: 1 })), maxLength: 3000 }), (text) => {
+        const pieces = inputTextPieces(text);
         assert.equal(pieces.join(""), text);
+        if (Buffer.byteLength(shQuote(text)) > INPUT_TEXT_CHUNK_BYTES) assert.ok(pieces.length > 1, "text over the bound is cut");
+        // Never cut between the % and the s of a %s (each piece's `input text` would then type them as they are).
+        for (let i = 1; i < pieces.length; i++) assert.ok(!(pieces[i - 1]!.endsWith("%") && pieces[i]!.startsWith("s")), "cut inside %s");
         for (const p of pieces) {
           assert.ok(p.length > 0);
-          assert.ok(Buffer.byteLength(shQuote(p)) <= INPUT_TEXT_CHUNK_BYTES + 2, `${Buffer.byteLength(shQuote(p))} bytes`);
+          assert.ok(Buffer.byteLength(shQuote(p)) <= INPUT_TEXT_CHUNK_BYTES, `${Buffer.byteLength(shQuote(p))} bytes`);
           assert.ok(!/^[\udc00-\udfff]/.test(p) && !/[\ud800-\udbff]$/.test(p), "split inside a surrogate pair");
           assert.equal(checkShellRequest(`input text ${shQuote(p)}`, 64), undefined);
         }

@@ -209,6 +209,8 @@ test("action channel seam: a custom transport replaces the shell stream; a faili
     tap: async () => (calls.push("tap"), r),
     swipe: async () => (calls.push("swipe"), r),
     keyEvent: async () => (calls.push("key"), r),
+    keyEvents: async () => (calls.push("keys"), r),
+    text: async () => (calls.push("text"), r),
     close: async () => undefined,
   };
   const port = await freePort();

@@ -11,6 +11,8 @@ import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTree } from "@farm/adb";
 import { FORWARDER_PACKAGE } from "@farm/adb/testing";
+import { a11yGrpc, grpc, type ServerToClientMsg } from "@farm/a11y-grpc";
+import { sleep } from "@farm/time";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 
@@ -57,4 +59,56 @@ test("forwarder and uiautomator give the same clickable nodes of the launcher", 
   assert.ok(isScreenTree(dump), JSON.stringify(dump));
   assert.ok(clickable(forest).length > 0);
   assert.deepEqual(clickable(forest), clickable(dump));
+});
+
+test("a forged forwarder stream for the device's port is refused and the device keeps its own trees", async (t) => {
+  const pkgs = await dev.installedPackages({ timeoutMs: 10_000 });
+  if (!Array.isArray(pkgs) || !pkgs.includes(FORWARDER_PACKAGE)) return t.skip(`the simulated device has no ${FORWARDER_PACKAGE}`);
+  assert.equal((await hub.enable(dev)).status, "ok");
+  const end = Date.now() + 15_000;
+  while (!hub.serves(dev.serial)) {
+    assert.ok(Date.now() < end, "the device's forwarder never connected to the hub");
+    await sleep(50);
+  }
+  const real = await dev.screenTree({ timeoutMs: 10_000 });
+  assert.ok(isScreenTree(real) && real.source === "forwarder", JSON.stringify(real));
+  const port = await hub.portFor(dev.serial);
+  const refusedBefore = hub.refusals;
+  const seen: string[] = [];
+  hub.onRefused = (reason, serial) => seen.push(`${reason}:${serial}`);
+  // Another device's port named in the authority (a second port on the same server: the client's word), and the
+  // real port itself; without the token, and with a wrong one.
+  const other = await hub.portFor("emulator-forged");
+  const forge = async (dialPort: number, token?: string): Promise<string> => {
+    const { A11yService } = a11yGrpc();
+    const client = new A11yService(`127.0.0.1:${dialPort}`, grpc.credentials.createInsecure(), { "grpc.default_authority": `10.0.2.2:${port}` }) as unknown as grpc.Client & {
+      Bidi(md: grpc.Metadata): grpc.ClientDuplexStream<unknown, ServerToClientMsg>;
+    };
+    const md = new grpc.Metadata();
+    if (token !== undefined) md.set("farm-a11y-token", token);
+    const call = client.Bidi(md);
+    // A forged forest, should the stream be taken.
+    call.write({ forest: { windows: [] } });
+    try {
+      return await new Promise<string>((resolve) => {
+        call.on("error", (e: grpc.ServiceError) => resolve(`${grpc.status[e.code]}: ${e.details}`));
+        call.on("data", () => undefined);
+        call.on("end", () => resolve("ended"));
+      });
+    } finally {
+      client.close();
+    }
+  };
+  assert.match(await forge(other), /^PERMISSION_DENIED: not this device's forwarder \(token_missing\)/);
+  assert.match(await forge(port, "00".repeat(16)), /^PERMISSION_DENIED: not this device's forwarder \(bad_token\)/);
+  assert.match(await forge(port, "not hex"), /bad_token/);
+  assert.deepEqual(seen, [`token_missing:${dev.serial}`, `bad_token:${dev.serial}`, `bad_token:${dev.serial}`]);
+  assert.equal(hub.refusals.token_missing - refusedBefore.token_missing, 1);
+  assert.equal(hub.refusals.bad_token - refusedBefore.bad_token, 2);
+  // The device's own stream is still the one read: its trees, not the forged empty forest.
+  assert.ok(hub.serves(dev.serial));
+  const after = await dev.screenTree({ timeoutMs: 10_000 });
+  assert.ok(isScreenTree(after) && after.source === "forwarder", JSON.stringify(after));
+  assert.deepEqual(clickable(after), clickable(real));
+  assert.ok(clickable(after).length > 0);
 });

@@ -126,11 +126,14 @@ test("forwarder: enabling sends AndroidEnv's setting and broadcasts with this de
   assert.equal((await hub.enable(fake, { treeLogs: true })).status, "ok");
   const port = await hub.portFor("emulator-9990");
   assert.equal(await hub.portFor("emulator-9990"), port, "one port per device, kept");
+  // SET_GRPC as AndroidEnv's wrapper sends it (the real receiver reads port and host), plus this device's secret.
+  const token = /--es token ([0-9a-f]{32})$/.exec(lines[3] ?? "")?.[1];
+  assert.ok(token, lines[3]);
   assert.deepEqual(lines, [
     "settings put secure enabled_accessibility_services com.google.androidenv.accessibilityforwarder/com.google.androidenv.accessibilityforwarder.AccessibilityForwarder",
     "am broadcast -n com.google.androidenv.accessibilityforwarder/com.google.androidenv.accessibilityforwarder.FlagsBroadcastReceiver -a accessibility_forwarder.intent.action.ENABLE_ACCESSIBILITY_TREE_LOGS",
     `settings put global no_proxy 10.0.2.2:${port}`,
-    `am broadcast -n com.google.androidenv.accessibilityforwarder/com.google.androidenv.accessibilityforwarder.FlagsBroadcastReceiver -a accessibility_forwarder.intent.action.SET_GRPC --ei port ${port} --es host 10.0.2.2`,
+    `am broadcast -n com.google.androidenv.accessibilityforwarder/com.google.androidenv.accessibilityforwarder.FlagsBroadcastReceiver -a accessibility_forwarder.intent.action.SET_GRPC --ei port ${port} --es host 10.0.2.2 --es token ${token}`,
   ]);
   lines.length = 0;
   assert.equal((await hub.enable(fake)).status, "ok");

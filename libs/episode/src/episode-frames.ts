@@ -59,6 +59,11 @@ export class EpisodeFrames {
     return frames.get(0);
   }
 
+  /** Bytes of the frames encoded so far (the observation budget counts them). */
+  get recordedBytes(): number {
+    return this.recorder.stats.bytes;
+  }
+
   get firstError(): string | undefined {
     return this.recorder.stats.firstError;
   }

@@ -16,6 +16,16 @@ export interface EpisodeLimitOverrides {
   maxInvalidActions?: number;
   /** Overrides the policy deadline (one `act()` / `reset()`) for this episode (> 0). */
   policyTimeoutMs?: number;
+  /** Bytes of recorded observations (observation-budget.ts); none: unbounded. */
+  observationBudget?: ObservationBudgetSpec;
+}
+
+/** An episode's byte budget for recorded observations (observation-budget.ts). */
+export interface ObservationBudgetSpec {
+  /** Bytes the episode may record (trees + elements as JSON text, encoded frames, answer texts). */
+  maxBytes: number;
+  /** What happens past it: record no more and go on, or end the episode (`observation_budget`). @default "stop_recording" */
+  onExceeded?: "stop_recording" | "end";
 }
 
 /** The limits one episode actually ran with (recorded on its trajectory). */
@@ -26,6 +36,7 @@ export interface EffectiveEpisodeLimits {
   maxInvalidActions: number;
   /** One `act()` / `reset()` of the policy; past it the request is aborted and the episode ends as `policy_failed`. */
   policyTimeoutMs: number;
+  observationBudget?: ObservationBudgetSpec;
 }
 
 /** Merges the overrides over the task's limits and the config; throws RangeError for a value that is not a usable number. */
@@ -36,7 +47,7 @@ export function effectiveLimits(
   policy: { actDeadlineMs?: number } = {},
 ): EffectiveEpisodeLimits {
   for (const [k, v] of Object.entries(over)) {
-    if (v === undefined) continue;
+    if (v === undefined || k === "observationBudget") continue;
     if (typeof v !== "number" || !Number.isFinite(v)) throw new RangeError(`episode limit '${k}' must be a finite number, got ${String(v)}`);
   }
   for (const k of ["stepTimeoutMs", "policyTimeoutMs"] as const) {
@@ -49,6 +60,7 @@ export function effectiveLimits(
     stepTimeoutMs: over.stepTimeoutMs ?? config.stepTimeoutMs,
     maxInvalidActions: over.maxInvalidActions ?? 0,
     policyTimeoutMs: policyDeadlineMs(config.policyTimeoutMs, over.policyTimeoutMs, policy.actDeadlineMs),
+    ...(over.observationBudget ? { observationBudget: over.observationBudget } : {}),
   };
 }
 

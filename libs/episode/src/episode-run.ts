@@ -18,6 +18,7 @@ import { adbErrorResult, coerceError } from "./errors.ts";
 import type { StepPhasesMs } from "./events.ts";
 import { decideTransition } from "./limits.ts";
 import type { EpisodeFrames } from "./episode-frames.ts";
+import { ObservationBudget } from "./observation-budget.ts";
 import { extrasByName } from "./extras.ts";
 import { assertCommittable } from "./result-check.ts";
 import { episodeEndInfo, markFirst, markMid, tellEpisodeEnd } from "./policy-feedback.ts";
@@ -92,6 +93,8 @@ export class EpisodeRun {
   private readonly policy: Policy;
   private readonly frameEvery: number;
   private readonly frames: EpisodeFrames;
+  /** Bytes of recorded trees, frames and answers (observation-budget.ts). */
+  private readonly budget: ObservationBudget;
   private resetKind: ResetKind = "steps";
   private readonly resetMode: ResetMode;
   private resetMs = 0;
@@ -138,6 +141,7 @@ export class EpisodeRun {
     this.scoring = opts.instance ? new EpisodeScoring(port, opts.instance, opts.index) : undefined;
     this.a11yEvery = opts.a11yEvery ?? 0;
     this.frames = port.frames(opts.frameEncoding);
+    this.budget = new ObservationBudget(limits.observationBudget, () => this.frames.recordedBytes);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
     opts.signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -257,9 +261,9 @@ export class EpisodeRun {
    * it, and read as a tree (alongside) only when the policy needs elements or the step's a11y is recorded.
    */
   private async observe(stepIndex: number, wantFrame: boolean): Promise<Observed> {
-    const recordA11y = this.a11yEvery > 0 && stepIndex % this.a11yEvery === 0;
+    const recordA11y = this.a11yEvery > 0 && stepIndex % this.a11yEvery === 0 && this.budget.admit("trees");
     const [shot, tree] = await Promise.all([
-      this.frames.take(stepIndex, this.policy.needsPixels, wantFrame),
+      this.frames.take(stepIndex, this.policy.needsPixels, wantFrame && this.budget.admit("frames")),
       this.policy.needsElements || recordA11y ? this.readElements() : undefined,
     ]);
     if ("fail" in shot) return shot;
@@ -278,6 +282,7 @@ export class EpisodeRun {
     };
     this.lastObsAt = now;
     this.lastA11y = tree;
+    if (tree && recordA11y) this.budget.addTree(tree);
     return { obs: o, ...(tree && recordA11y ? { a11y: tree } : {}) };
   }
 
@@ -348,7 +353,7 @@ export class EpisodeRun {
     const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
     const tr = decideTransition(facts, this.limits);
     if (!tr.last) {
-      const agentEnd = this.agentEnd(done.ui);
+      const agentEnd = this.agentEnd(done.ui) ?? this.budget.end();
       if (agentEnd) return this.stop(agentEnd);
       const goal = await this.scoring?.midEpisode(this.episodeSteps, this.answerText, this.ac.signal);
       return goal?.reached ? this.stop({ outcome: "terminated", cause: "goal_reached", detail: goal.detail }) : true;
@@ -494,7 +499,7 @@ export class EpisodeRun {
       reward: taken.reward,
       extras: taken.extras,
       ...(view.a11y ? { a11y: view.a11y } : {}),
-      ...(ui ? { ui } : {}),
+      ...(ui ? { ui: this.budget.answer(ui) } : {}),
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
     });
     const p = this.port;
@@ -583,6 +588,7 @@ export class EpisodeRun {
       for (const [k, v] of Object.entries(this.scoring.counters)) counters[k] = v;
       if (this.scoring.final) counters.instance_score_ms = Math.round(this.scoring.finalMs);
     }
+    this.budget.counters(counters);
     const initialFrame = await this.frames.attach(this.steps, counters);
     const lastScore = p.log.lastScore;
     return {

@@ -14,7 +14,7 @@ export { DeviceSession, type DeviceSessionOptions, type SessionState } from "./d
 export { DEVICE_TROUBLE, type RunEpisodeOptions } from "./runner.ts";
 export { EpisodeRun } from "./episode-run.ts";
 export type { SessionPort, EpisodeLog } from "./session-port.ts";
-export { type EpisodeLimitOverrides, type EffectiveEpisodeLimits } from "./episode-limits.ts";
+export { type EpisodeLimitOverrides, type EffectiveEpisodeLimits, type ObservationBudgetSpec } from "./episode-limits.ts";
 export { episodeConfigDefaults, type EpisodeConfig, type CompiledEpisodeConfig } from "./config.ts";
 export { EpisodeError, TaskNotRunnableError, DeviceUnusableError, type EpisodeErrorCode } from "./errors.ts";
 export { type EpisodeEvent, type EpisodeEventType, type EventHook, type StepPhasesMs } from "./events.ts";

@@ -25,7 +25,8 @@ export type EndCause =
   | "cancelled" // the caller aborted (e.g. worker drain)
   | "agent_status" // termination: the agent answered `status` (complete or infeasible); the task's reward still says whether it succeeded
   | "invalid_actions" // the policy's invalid answers reached the episode's limit
-  | "goal_reached"; // termination: a mid-episode score of the task instance said success = 1 (checks.every_steps)
+  | "goal_reached" // termination: a mid-episode score of the task instance said success = 1 (checks.every_steps)
+  | "observation_budget"; // the recorded observations reached the episode's byte budget (onExceeded: end)
 
 export interface StepExtra {
   name: string;

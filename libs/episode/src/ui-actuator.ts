@@ -9,7 +9,7 @@
 import { checkInputText, type StepResult } from "@farm/adb";
 import type { ResolvedUiAction, UiAction, UiElement } from "@farm/policy";
 import { sleep } from "@farm/time";
-import { OK, onChannel, pressKeys, typeText, type UiActuatorDevice } from "./ui-device-ops.ts";
+import { OK, onChannel, typeText, type UiActuatorDevice } from "./ui-device-ops.ts";
 import { pointOf, scrollPath, shownSize, swipePath, type Path, type Size } from "./ui-geometry.ts";
 import { openApp } from "./ui-open-app.ts";
 
@@ -27,7 +27,7 @@ export const SWIPE_MS = 500;
 export const WAIT_MS = 1000;
 /** DELs sent by clear_text when the field's text is not known from the element list (a bound, not a guess). */
 export const CLEAR_UNKNOWN_DELS = 64;
-/** At most this many DELs, whatever the element says. */
+/** At most this many DELs, whatever the element says (END and the DELs go as one command: MAX_KEYS_PER_COMMAND). */
 const CLEAR_MAX_DELS = 500;
 
 type Ctx = { ui: UiAction; elements: readonly UiElement[] | undefined; dev: UiActuatorDevice; signal: AbortSignal; size: Size; t0: number };
@@ -112,7 +112,7 @@ async function gesture(ctx: Ctx, p: Path, ms: number): Promise<UiActuation> {
   return { resolved: done(ctx, { op: "swipe", x: p.x1, y: p.y1, toX: p.x2, toY: p.y2, ...(p.element !== undefined ? { element: p.element } : {}) }), result: r };
 }
 
-/** input_text: focus the target (index or x,y) with a tap, clear it when asked (END, then DELs), type the text. */
+/** input_text: focus the target (index or x,y) with a tap, clear it when asked (END and the DELs, one command), type the text. */
 async function inputText(ctx: Ctx): Promise<UiActuation> {
   const { ui, dev, signal } = ctx;
   const text = ui.text ?? "";
@@ -128,7 +128,7 @@ async function inputText(ctx: Ctx): Promise<UiActuation> {
   if (p) steps.push(() => onChannel(dev, "input_text: focus", (c) => c.tap(p.x, p.y)));
   if (ui.clear_text) {
     const dels = clearCount(ctx, p?.element);
-    steps.push(() => onChannel(dev, "input_text: clear", (c) => c.keyEvent("KEYCODE_MOVE_END")), () => pressKeys(dev, "KEYCODE_DEL", dels, signal));
+    steps.push(() => onChannel(dev, "input_text: clear", (c) => c.keyEvents(["KEYCODE_MOVE_END", ...Array<string>(dels).fill("KEYCODE_DEL")])));
   }
   if (text !== "") steps.push(() => typeText(dev, text));
   for (const step of steps) {

@@ -2,17 +2,15 @@
  * Where a UI action lands on the screen: an element's centre or x,y (checked against the screen as shown), and the
  * finger paths of scroll and swipe. Pure; an agent's mistake comes back as `{invalid}` with the reason.
  */
-import type { ScrollDirection, UiAction, UiElement } from "@farm/policy";
+import { shownScreenSize, type ScrollDirection, type UiAction, type UiElement } from "@farm/policy";
 
 export type Size = { width: number; height: number };
 export type Point = { x: number; y: number; element?: number };
 export type Path = { x1: number; y1: number; x2: number; y2: number; element?: number };
 export type Invalid = { invalid: string };
 
-/** The screen as shown: width and height swap in landscape (orientation 1 and 3); element bounds use this frame. */
-export function shownSize(natural: Size, orientation: 0 | 1 | 2 | 3 = 0): Size {
-  return orientation % 2 === 1 ? { width: natural.height, height: natural.width } : { ...natural };
-}
+/** The screen as shown: width and height swap in landscape (orientation 1 and 3); element bounds use this frame (@farm/policy's, the one the llm prompt states). */
+export const shownSize: (natural: Size, orientation?: 0 | 1 | 2 | 3) => Size = shownScreenSize;
 
 /** The element `index` points at, or why it cannot be used. */
 export function elementAt(index: number, elements: readonly UiElement[] | undefined): UiElement | Invalid {

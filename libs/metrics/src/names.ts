@@ -14,6 +14,7 @@ export const METRIC = {
   stepPhaseDuration: "farm_step_phase_duration_seconds",
   uiActions: "farm_ui_actions_total",
   screenTreeReads: "farm_screen_tree_reads_total",
+  a11yForwarderRefusals: "farm_a11y_forwarder_refusals_total",
   policyErrors: "farm_policy_errors_total",
   policyRequests: "farm_policy_requests_total",
   policyForeignBodies: "farm_policy_foreign_bodies_total",

@@ -3,7 +3,7 @@
  * adb statuses, policy error codes) the `satisfies Record<…, true>` lists make a new or renamed value
  * there a type error here, so the metrics never silently drift into "other".
  */
-import type { StepStatus } from "@farm/adb";
+import type { ForwarderRefusal, StepStatus } from "@farm/adb";
 import type { EndCause, EpisodeOutcome } from "@farm/episode";
 import type { PolicyErrorCode } from "@farm/policy";
 import type { RelaunchCause } from "@farm/emulator-launcher";
@@ -29,6 +29,7 @@ const causes = {
   agent_status: true,
   invalid_actions: true,
   goal_reached: true,
+  observation_budget: true,
 } satisfies Record<EndCause, true>;
 export const END_CAUSES = Object.keys(causes) as EndCause[];
 
@@ -115,3 +116,5 @@ export const UI_ACTION_OPS = ["tap", "double_tap", "long_press", "type", "key", 
 /** Where a screen tree came from, and what became of the read (@farm/adb's ScreenTreeOutcome): farm_screen_tree_reads_total's labels. */
 export const SCREEN_TREE_SOURCES = ["uiautomator", "forwarder"] as const;
 export const SCREEN_TREE_OUTCOMES = ["ok", "not_idle", "refused", "timeout", "adb_error", "failed"] as const;
+/** Why the accessibility hub refused a forwarder stream (@farm/adb ForwarderRefusal). */
+export const A11Y_FORWARDER_REFUSALS = ["unknown_port", "bad_token", "token_missing", "duplicate"] as const satisfies readonly ForwarderRefusal[];

@@ -37,13 +37,13 @@ export interface UiAction {
   direction?: ScrollDirection;
   goal_status?: GoalStatus;
   app_name?: string;
-  keycode?: string;
   clear_text?: boolean;
 }
 
 /** Longest text an input_text or answer may carry (a bound on what reaches the device and the record). */
 export const UI_TEXT_MAX_CHARS = 2000;
 
+/** AndroidWorld's keys. `keycode` is accepted (a string) and dropped: no action type of the list uses it. */
 const KEYS = new Set(["action_type", "index", "x", "y", "text", "direction", "goal_status", "app_name", "keycode", "clear_text"]);
 const POINTED = new Set<UiActionType>(["click", "double_tap", "long_press"]);
 
@@ -82,7 +82,7 @@ function copyFields(v: Record<string, unknown>, out: UiAction): string | undefin
     if (s === undefined || s === null) continue;
     if (typeof s !== "string") return `${k} must be a string`;
     if (s.length > UI_TEXT_MAX_CHARS) return `${k} is longer than ${UI_TEXT_MAX_CHARS} characters`;
-    out[k] = s;
+    if (k !== "keycode") out[k] = s;
   }
   if (v.direction !== undefined && v.direction !== null) {
     if (!(SCROLL_DIRECTIONS as readonly unknown[]).includes(v.direction)) return `direction must be one of ${SCROLL_DIRECTIONS.join(", ")}`;

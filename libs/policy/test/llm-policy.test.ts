@@ -285,3 +285,20 @@ test("a step waiting for the endpoint's slot ends when its signal aborts, and gi
     await slow.close();
   }
 });
+
+test("a rotated screen: the prompt states the size as shown (width and height swapped), the frame x, y are checked in", async () => {
+  for (const [orientation, size] of [
+    [0, "x\": <0..1080>, \"y\": <0..1920>"],
+    [1, "x\": <0..1920>, \"y\": <0..1080>"],
+    [2, "x\": <0..1080>, \"y\": <0..1920>"],
+    [3, "x\": <0..1920>, \"y\": <0..1080>"],
+  ] as const) {
+    const { d } = await step([{ json: { action_type: "click", x: 1500, y: 900 } }], { screenshot: false }, { ...screenObs(0), orientation, screen: { width: 1080, height: 1920 } });
+    assert.deepEqual(d.action, { action_type: "click", x: 1500, y: 900 });
+    assert.ok(llm.requests.at(-1)!.promptText.includes(size), `orientation ${orientation}: ${size}`);
+  }
+  // A custom template's placeholders get the same numbers.
+  const { d } = await step([{ json: { action_type: "wait" } }], { screenshot: false, promptTemplate: "W={{screen_width}} H={{screen_height}} {{elements}}" }, { ...screenObs(0), orientation: 1, screen: { width: 1080, height: 1920 } });
+  assert.ok(d.action);
+  assert.match(llm.requests.at(-1)!.promptText, /^W=1920 H=1080 /);
+});

@@ -89,6 +89,8 @@ export const episodeOptionsSchema = z.strictObject({
   a11yEvery: z.int().min(0).max(1_000_000).optional(),
   /** Invalid answers (bad UI actions) after which the episode ends truncated (`invalid_actions`); 0 or absent = no limit. */
   maxInvalidActions: z.int().min(0).max(1_000_000).optional(),
+  /** Bytes of recorded observations (trees, frames, answers) per episode, in MiB; past it the episode records no more (`stop_recording`, default) or ends (`end`: cause observation_budget). */
+  observationBudget: z.strictObject({ maxMb: z.int().min(1).max(16_384), onExceeded: z.enum(["stop_recording", "end"]).optional() }).optional(),
 });
 
 /** Bounds of a per-episode goal (issue 28): goal texts of GUI-agent data sets are a sentence or two. */

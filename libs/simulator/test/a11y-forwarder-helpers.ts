@@ -24,8 +24,13 @@ export interface HostA11y {
   close(): Promise<void>;
 }
 
-/** `greet`: write an empty message as a stream opens, as AndroidEnv's servicer does (default true). */
-export async function startHostA11y(port = 0, opts: { greet?: boolean } = {}): Promise<HostA11y> {
+/**
+ * `greet`: write an empty message as a stream opens, as AndroidEnv's servicer does (default true).
+ * `bidiFails`: every `Bidi` fails at once, as AndroidEnv 1.3's servicer on its synchronous server does (an async
+ * generator where an iterator is wanted: status UNKNOWN); the unary calls work.
+ */
+export async function startHostA11y(port = 0, opts: { greet?: boolean; bidiFails?: boolean } = {}): Promise<HostA11y & { bidiCalls(): number }> {
+  let bidiCalls = 0;
   const server = new grpc.Server(CLIENT_CHANNEL_OPTIONS);
   const forests: AccessibilityForestMsg[] = [];
   const events: Record<string, string>[] = [];
@@ -41,6 +46,11 @@ export async function startHostA11y(port = 0, opts: { greet?: boolean } = {}): P
       cb(null, { error: "" });
     },
     Bidi: (call: grpc.ServerDuplexStream<ClientToServerMsg, ServerToClientMsg>) => {
+      bidiCalls++;
+      if (opts.bidiFails) {
+        call.emit("error", { code: grpc.status.UNKNOWN, details: "Exception iterating responses: 'async_generator' object is not an iterator" });
+        return;
+      }
       open.add(call);
       if (opts.greet !== false) call.write({}); // as AndroidEnv's servicer: an empty message first
       call.on("data", (m: ClientToServerMsg) => {
@@ -61,6 +71,7 @@ export async function startHostA11y(port = 0, opts: { greet?: boolean } = {}): P
   );
   return {
     port: bound,
+    bidiCalls: () => bidiCalls,
     forests,
     events,
     streams: () => open.size,

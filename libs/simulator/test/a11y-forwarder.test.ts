@@ -87,7 +87,7 @@ test("ids stay while views live; rotation turns the bounds in the forest", async
   try {
     await installPrebuilt(d, "sim_notes.apk");
     await enable(d, host.port);
-    await until("the Bidi stream", () => d.system.forwarder.connected);
+    await until("the Bidi stream", () => d.system.forwarder.connected && host.streams() > 0);
     const a = await host.getForest();
     const b = await host.getForest();
     const ids = (f: typeof a) => f.windows.flatMap((w) => w.tree.nodes.map((n) => n.unique_id));
@@ -119,13 +119,16 @@ test("a closed port, the device's own address and a vanished host: the device ke
     assert.equal((await sh(d, "input tap 10 10")).code, 0);
     assert.equal(d.system.forwarder.connected, false);
     host = await startHostA11y(port);
-    await until("the reconnect", () => d.system.forwarder.connected);
+    const h1 = host;
+    // Connected (the channel) can come before the host has the stream: ask once it has.
+    await until("the reconnect", () => d.system.forwarder.connected && h1.streams() > 0);
     await host.getForest();
     await host.close(); // the host vanishes
     await until("the forwarder to notice", () => !d.system.forwarder.connected);
     assert.equal((await sh(d, "echo still")).out, "still\n");
     host = await startHostA11y(port); // and restarts
-    await until("the second reconnect", () => d.system.forwarder.connected);
+    const h2 = host;
+    await until("the second reconnect", () => d.system.forwarder.connected && h2.streams() > 0);
     assert.ok((await host.getForest()).windows.length >= 1);
     const log = await sh(d, "logcat -d -s AndroidRLTask");
     assert.match(log.out, /are you sure networking is turned on\?/);
@@ -189,6 +192,34 @@ test("a host that writes nothing until it wants a forest still gets tree logs an
     await sh(d, "settings put system user_rotation 1");
     await until("a window-content event", () => host.events.some((e) => e["event_type"] === "TYPE_WINDOW_CONTENT_CHANGED"));
     assert.ok((await host.getForest()).windows.length >= 1);
+  } finally {
+    d.close();
+    await host.close();
+  }
+});
+
+test("AndroidEnv's servicer (every Bidi fails at once) still gets a forest every period and the events, as from the real app", async () => {
+  const host = await startHostA11y(0, { bidiFails: true });
+  const d = newDevice();
+  try {
+    await installPrebuilt(d, "sim_notes.apk");
+    await enable(d, host.port);
+    await until("the first SendForest", () => host.forests.length >= 1);
+    await until("a failed Bidi", () => host.bidiCalls() >= 1);
+    // Forests every a11yTreePeriodMs (100 ms): over ~1.5 s, several (generous lower bound on a busy machine).
+    const before = host.forests.length;
+    const t0 = Date.now();
+    await until("forests over a second and a half", () => Date.now() - t0 >= 1500 && host.forests.length - before >= 5);
+    assert.equal(d.system.forwarder.connected, false, "no Bidi stream was ever up");
+    assert.equal(host.streams(), 0);
+    const last = host.forests.at(-1)!;
+    assert.ok(last.windows[0]!.tree.nodes.some((n) => n.text === "Sim Notes"));
+    // Events, without any stream.
+    const icon = last.windows[0]!.tree.nodes.find((n) => n.text === "Sim Notes")!.bounds_in_screen;
+    await sh(d, `input tap ${Math.floor((icon.left + icon.right) / 2)} ${Math.floor((icon.top + icon.bottom) / 2)}`);
+    await until("the click event", () => host.events.some((e) => e["event_type"] === "TYPE_VIEW_CLICKED" && e["source_text"] === "Sim Notes"));
+    // The periodic forests follow the screen: the app's window comes in a later one.
+    await until("a forest of Sim Notes", () => host.forests.at(-1)!.windows.some((w) => w.tree.nodes.some((n) => n.package_name === "com.farm.simapps.notes")));
   } finally {
     d.close();
     await host.close();

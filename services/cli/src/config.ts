@@ -10,13 +10,15 @@
  *   FARM_LOG_LEVEL   log level of commands that log (run, demo, export; default: info, demo warn)
  *   FARM_POLICY_ALLOWED_HOSTS  hosts `farm run --policy http:…` (and `llm`) may reach besides loopback
  *   FARM_LLM_API_KEY  bearer token of `farm run --policy llm`'s model server (never logged)
+ *   FARM_LLM_KEY_HOSTS  the only hosts that key goes to (exact names/addresses; https unless loopback; default loopback);
+ *                    also checked by `farm submit` against Redis when set (the workers' value)
  *   FARM_TRAJECTORY_READ_BUDGET_MB  memory budget per trajectory file read by `farm trajectories …` (MiB, default 256)
  *   ADB_BIN          the adb executable (`farm run`; default adb)
  *   FARM_DEBUG       1: print the stack of a fatal error
  */
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
-import { hostAllowList, LLM_API_KEY_ENV, llmApiKeyProblem } from "@farm/policy";
+import { hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy";
 
 export interface CliConfig {
   redisUrl: string | undefined;
@@ -27,6 +29,8 @@ export interface CliConfig {
   logLevel: LogLevel | undefined;
   policyAllowedHosts: string[];
   llmApiKey: string | undefined;
+  /** FARM_LLM_KEY_HOSTS as set (undefined: not set; `farm run` then uses the policy's loopback default). */
+  llmKeyHosts: readonly string[] | undefined;
   adbBin: string;
   /** For the trajectory readers: `{}` = their default. */
   trajectoryRead: { memoryBudgetBytes?: number };
@@ -54,6 +58,7 @@ export function loadCliConfig(env: Environment = process.env): CliConfig {
       const problem = k === undefined ? undefined : llmApiKeyProblem(k);
       if (problem) throw new Error(problem);
     }),
+    llmKeyHosts: r.check("llmKeyHosts", LLM_KEY_HOSTS_ENV, r.list("llmKeyHosts", { env: LLM_KEY_HOSTS_ENV, default: undefined }), (v) => v && parseKeyHosts(v)),
     trajectoryRead: readBudget(r),
     adbBin: r.string("adbBin", { env: "ADB_BIN", default: "adb" }),
     debug: r.bool("debug", { env: "FARM_DEBUG", default: false }),

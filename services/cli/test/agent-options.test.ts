@@ -106,3 +106,19 @@ badFamilyLines.forEach(([what, text, task, message], i) => {
     await assert.rejects(readGoalsFile(file(`fbad${i + 1}.jsonl`, text), task as never), message);
   });
 });
+
+test("--observation-budget-mb N [--on-observation-budget stop|end]: the job's observationBudget, bounded; farm run gets bytes", async () => {
+  assert.deepEqual(observationOptions({ observationBudgetMb: "64" }), { observationBudget: { maxMb: 64 } });
+  assert.deepEqual(observationOptions({ observationBudgetMb: "64", onObservationBudget: "stop" }), { observationBudget: { maxMb: 64 } });
+  assert.deepEqual(observationOptions({ observationBudgetMb: "8", onObservationBudget: "end" }), { observationBudget: { maxMb: 8, onExceeded: "end" } });
+  assert.throws(() => observationOptions({ observationBudgetMb: "0" }), /observation-budget-mb/);
+  assert.throws(() => observationOptions({ observationBudgetMb: "16385" }), /observation-budget-mb/);
+  assert.throws(() => observationOptions({ observationBudgetMb: "8", onObservationBudget: "drop" }), /--on-observation-budget takes stop or end/);
+  assert.throws(() => observationOptions({ onObservationBudget: "end" }), /goes with --observation-budget-mb/);
+  const run = await agentRunOptions({ observationBudgetMb: "2", onObservationBudget: "end" });
+  assert.deepEqual(run.forEpisode(0).limits, { observationBudget: { maxBytes: 2 * 1024 * 1024, onExceeded: "end" } });
+  const { episodeOptionsSchema } = await import("@farm/queue");
+  assert.ok(episodeOptionsSchema.safeParse({ observationBudget: { maxMb: 64, onExceeded: "end" } }).success);
+  assert.ok(!episodeOptionsSchema.safeParse({ observationBudget: { maxMb: 0 } }).success);
+  assert.ok(!episodeOptionsSchema.safeParse({ observationBudget: { maxMb: 64, onExceeded: "drop" } }).success);
+});

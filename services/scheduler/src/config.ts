@@ -11,12 +11,14 @@
  *   FARM_API_PROTECT_METRICS  1/true: /metrics needs the token too on a non-loopback bind (default: open for scrapers)
  *   FARM_TASKS             task files/folders, comma-separated              (default tasks)
  *   FARM_WINDOW_SIZE       most in-flight episodes per campaign             (default 1000)
+ *   FARM_LLM_KEY_HOSTS     the workers' key hosts: an llm campaign naming another endpoint fails at submit (default: no check)
  *   FARM_LOG_LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
  *   FARM_TRAJECTORIES      trajectory folders the workers write, comma-separated: the episode viewer and reports read them (default none)
  */
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
 import { isReservedPort } from "@farm/net-ports";
+import { LLM_KEY_HOSTS_ENV, parseKeyHosts } from "@farm/policy";
 import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 
 export const DEFAULT_SCHEDULER_PORT = 8420;
@@ -50,6 +52,8 @@ export interface SchedulerConfig {
   windowSize: number;
   tickMs: number;
   reconcileMs: number;
+  /** Undefined: llm endpoints are checked by the workers alone. */
+  llmKeyHosts: readonly string[] | undefined;
   logLevel: LogLevel;
   /** Trajectory folders for the viewer and reports (may be empty). */
   trajectories: string[];
@@ -91,6 +95,7 @@ export function loadSchedulerConfig(flags: SchedulerFlags = {}, env: Environment
     windowSize: r.int("windowSize", { flag: flags.windowSize, env: "FARM_WINDOW_SIZE", default: 1000, min: 1, max: 1_000_000 }),
     tickMs: r.int("tickMs", { flag: flags.tickMs, default: 2000, min: 50, max: 600_000 }),
     reconcileMs: r.int("reconcileMs", { flag: flags.reconcileMs, default: 15_000, min: 100, max: 3_600_000 }),
+    llmKeyHosts: r.check("llmKeyHosts", LLM_KEY_HOSTS_ENV, r.list("llmKeyHosts", { env: LLM_KEY_HOSTS_ENV, default: undefined }), (v) => v && parseKeyHosts(v)),
     logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: flags.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
     trajectories: r.list("trajectories", { flag: flags.trajectories, env: "FARM_TRAJECTORIES", default: [] }),
     seriesSampleMs: r.int("seriesSampleMs", { flag: flags.seriesSampleMs, default: 10_000, min: 100, max: 600_000 }),

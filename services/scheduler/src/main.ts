@@ -33,6 +33,7 @@ export async function runScheduler(config: SchedulerConfig, opts: { log?: Logger
     windowSize: config.windowSize,
     tickMs: config.tickMs,
     reconcileMs: config.reconcileMs,
+    ...(config.llmKeyHosts ? { llmKeyHosts: config.llmKeyHosts } : {}),
     log,
     metrics,
   });

@@ -19,6 +19,7 @@
  * counting and finishing.
  */
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
+import { llmSpecKeyProblem } from "@farm/policy";
 import {
   EpisodeQueue,
   QUEUE_NAMES,
@@ -98,6 +99,11 @@ export interface SchedulerOptions {
    * and the metrics that count it, happen in the service.
    */
   enqueueOnSubmit?: boolean;
+  /**
+   * The workers' FARM_LLM_KEY_HOSTS: when given, an `llm:` campaign whose endpoint would not get the workers' API key
+   * (not listed, or plain http to a host that is not loopback) fails at submit instead of at every worker.
+   */
+  llmKeyHosts?: readonly string[];
   log?: Logger;
   metrics?: FarmMetrics;
 }
@@ -127,7 +133,7 @@ export class Scheduler {
     readonly queue: Queue,
     private readonly store: CampaignStore,
     private readonly catalog: TaskCatalog,
-    private readonly cfg: { redisUrl: string | undefined; prefix: string; windowSize: number; tickMs: number; reconcileMs: number; enqueueOnSubmit: boolean },
+    private readonly cfg: { redisUrl: string | undefined; prefix: string; windowSize: number; tickMs: number; reconcileMs: number; enqueueOnSubmit: boolean; llmKeyHosts: readonly string[] | undefined },
     private readonly log: Logger,
     private readonly metrics: FarmMetrics | undefined,
     private readonly health: RedisHealth,
@@ -162,7 +168,7 @@ export class Scheduler {
       void queue.close().catch(() => undefined).then(() => queueConn.close());
       throw new SchedulerError("REDIS_UNAVAILABLE", `cannot reach Redis at ${redactRedisUrl(redisUrl)}: ${coerceError(e).message} (set REDIS_URL or --redis)`);
     }
-    const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true };
+    const cfg = { redisUrl: opts.redisUrl, prefix, windowSize, tickMs: opts.tickMs ?? 2000, reconcileMs: opts.reconcileMs ?? 15_000, enqueueOnSubmit: opts.enqueueOnSubmit ?? true, llmKeyHosts: opts.llmKeyHosts };
     const s = new Scheduler(redis, queue, new CampaignStore(redis, prefix), catalog, cfg, log, opts.metrics, health);
     s.ownedConnections.push(queueConn);
     opts.metrics?.setQueueDepthSource(async () =>
@@ -257,6 +263,8 @@ export class Scheduler {
     const goalsRefused = goalsRefusal(task, parsed.goals);
     if (goalsRefused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: ${goalsRefused}`);
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
+    const keyRefused = this.cfg.llmKeyHosts ? llmSpecKeyProblem(policy.spec, this.cfg.llmKeyHosts) : undefined;
+    if (keyRefused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: policy: ${keyRefused}`);
     const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options, ...(parsed.goals ? { goals: parsed.goals } : {}) };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
     const r = await this.store.create(spec, Date.now());

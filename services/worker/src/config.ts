@@ -10,7 +10,7 @@ import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueue
 import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
-import { hostAllowList, LLM_API_KEY_ENV, llmApiKeyProblem } from "@farm/policy";
+import { DEFAULT_LLM_KEY_HOSTS, hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
 import { launchConfig, type LaunchInput, type WorkerLaunchConfig } from "./launch-config.ts";
 
@@ -133,6 +133,8 @@ export interface WorkerConfig {
   policyPixels: "png" | "rgb" | "none";
   /** Bearer token for `llm:` policies' model servers. Env FARM_LLM_API_KEY only (a flag shows in `ps`); never logged. */
   llmApiKey: string | undefined;
+  /** The only hosts `llmApiKey` is sent to (exact names or addresses, never `*`; https unless loopback). Env FARM_LLM_KEY_HOSTS; default loopback. */
+  llmKeyHosts: readonly string[];
   /** Undefined = no remote-env server. */
   remoteEnv: RemoteEnvConfig | undefined;
   advertiseUrl: string | undefined;
@@ -195,6 +197,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     policyMaxBatch: r.int("policyMaxBatch", { flag: input.policyMaxBatch, env: "FARM_POLICY_MAX_BATCH", default: 64, min: 1, max: 4096 }),
     policyPixels: r.oneOf("policyPixels", POLICY_PIXELS, { flag: input.policyPixels, env: "FARM_POLICY_PIXELS", default: "png" }),
     llmApiKey: llmApiKey(r),
+    llmKeyHosts: r.check("llmKeyHosts", LLM_KEY_HOSTS_ENV, r.list("llmKeyHosts", { env: LLM_KEY_HOSTS_ENV, default: [...DEFAULT_LLM_KEY_HOSTS] }), parseKeyHosts),
     remoteEnv: remoteEnvConfig(r, input),
     advertiseUrl: r.check("advertiseUrl", "FARM_WORKER_URL", r.string("advertiseUrl", { flag: input.advertiseUrl, env: "FARM_WORKER_URL", default: undefined }), checkAdvertiseUrl)?.replace(/\/$/, ""),
     heartbeatMs: r.int("heartbeatMs", { flag: input.heartbeatMs, env: "FARM_HEARTBEAT_MS", default: 2000, min: 100, max: 60_000 }),

@@ -107,6 +107,7 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
     ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: o.stepTimeoutMs } : {}),
     ...(o.policyTimeoutMs !== undefined ? { policyTimeoutMs: o.policyTimeoutMs } : {}),
     ...(o.maxInvalidActions !== undefined ? { maxInvalidActions: o.maxInvalidActions } : {}),
+    ...(o.observationBudget ? { observationBudget: { maxBytes: o.observationBudget.maxMb * 1024 * 1024, ...(o.observationBudget.onExceeded ? { onExceeded: o.observationBudget.onExceeded } : {}) } } : {}),
   };
 }
 

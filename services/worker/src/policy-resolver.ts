@@ -3,7 +3,8 @@
  * from the worker's own policy folder (an allow-list), never from a path in the job. Remote (`http:`)
  * policies must point at a host in the worker's allow-list (loopback + FARM_POLICY_ALLOWED_HOSTS); so must
  * `llm:<model>@<endpoint>` ones, whose settings ride in the job (`ref.llm`) and whose API key is this worker's own
- * FARM_LLM_API_KEY (never in a job).
+ * FARM_LLM_API_KEY (never in a job), sent only to the worker's key hosts (FARM_LLM_KEY_HOSTS, https unless loopback):
+ * a job naming another endpoint is rejected (POLICY_INVALID) before any request.
  */
 import { statSync } from "node:fs";
 import path from "node:path";
@@ -42,7 +43,7 @@ export async function policyForJob(ref: PolicyRef, policyDir: string | undefined
   }
   try {
     const http = { ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...transport.pixels } : {}) };
-    const llm = { ...ref.llm, ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...(transport.logger ? { logger: transport.logger } : {}), ...(transport.llmApiKey ? { apiKey: transport.llmApiKey } : {}) } : {}) };
+    const llm = { ...ref.llm, ...(allowedHosts ? { allowedHosts } : {}), ...(transport ? { onExchange: transport.onExchange, onForeignBody: transport.onForeignBody, ...(transport.logger ? { logger: transport.logger } : {}), ...(transport.llmApiKey ? { apiKey: transport.llmApiKey } : {}), ...(transport.llmKeyHosts ? { keyHosts: transport.llmKeyHosts } : {}) } : {}) };
     return await policyFromSpec(cliSpec, { http, llm, ...(transport ? { batcher: transport.batcher } : {}) });
   } catch (e) {
     // A remote policy that is down may come back: retry. Anything else is a bad spec: fail now.

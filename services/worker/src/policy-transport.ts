@@ -19,9 +19,11 @@ export interface PolicyTransport {
   logger?: Logger;
   /** For `llm:` policies: this worker's FARM_LLM_API_KEY (jobs never carry one). */
   llmApiKey?: string;
+  /** For `llm:` policies: the only hosts the key goes to (FARM_LLM_KEY_HOSTS; default loopback). */
+  llmKeyHosts?: readonly string[];
 }
 
-export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels"> & Partial<Pick<WorkerConfig, "llmApiKey">>, metrics: FarmMetrics, logger?: Logger): PolicyTransport {
+export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels"> & Partial<Pick<WorkerConfig, "llmApiKey" | "llmKeyHosts">>, metrics: FarmMetrics, logger?: Logger): PolicyTransport {
   const log = foreignBodyLog(logger);
   return {
     onForeignBody: (b) => {
@@ -37,6 +39,7 @@ export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindo
     onExchange: (ok) => metrics.policyRequest("single", ok, 1),
     ...(logger ? { logger: logger.child({ component: "policy" }) } : {}),
     ...(config.llmApiKey ? { llmApiKey: config.llmApiKey } : {}),
+    ...(config.llmKeyHosts ? { llmKeyHosts: config.llmKeyHosts } : {}),
   };
 }
 

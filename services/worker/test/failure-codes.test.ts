@@ -21,6 +21,7 @@ test("every end cause maps to its retry code, or to none when the episode is dat
     agent_status: undefined,
     invalid_actions: undefined,
     goal_reached: undefined,
+    observation_budget: undefined,
   };
   for (const [cause, code] of Object.entries(expected)) assert.equal(retryCodeOfCause(cause as EndCause), code, cause);
 });

@@ -1,10 +1,19 @@
 /**
  * The host's `android_env.A11yService`, as AndroidEnv's A11yGrpcWrapper serves it, for all of a process's
  * devices: one gRPC server per host process, one port on it per device (the device is told its port by the
- * SET_GRPC broadcast, and the port it dialled — the call's authority — says which device a stream is).
+ * SET_GRPC broadcast, and the port it dialled — the call's authority — says which device a stream claims to be).
  * The device's forwarder opens `Bidi`; a read writes `get_forest` on it and takes the next forest.
  * Forests over `maxBytes` are not decoded; decoded ones are checked by forest.ts.
+ *
+ * Who a stream is. The authority is the client's word, and every emulator (and every local process) reaches
+ * every port, so a port proves nothing. Each device gets a secret with its SET_GRPC broadcast (`--es token
+ * <32 hex>`, an extra the real app's receiver does not read: host and port work as before); a forwarder that
+ * sends it back (`farm-a11y-token` metadata: the simulated one) proves the device. A stream with a wrong token
+ * is refused; once a device has proved itself, a stream without the token is refused too; a stream without
+ * one (a forwarder that cannot send it) is taken only while the device has no live stream, and never
+ * replaces one. Refusals are counted (`refusals`, `onRefused`: the worker's metric).
  */
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import { a11yGrpc, grpc, type ClientToServerMsg, type ServerToClientMsg } from "@farm/a11y-grpc";
 import { silentLogger, type Logger } from "@farm/log";
 import { shQuote } from "@farm/shell-words";
@@ -19,6 +28,11 @@ export const FORWARDER_PACKAGE = "com.google.androidenv.accessibilityforwarder";
 export const FORWARDER_SERVICE = `${FORWARDER_PACKAGE}/${FORWARDER_PACKAGE}.AccessibilityForwarder`;
 export const FORWARDER_RECEIVER = `${FORWARDER_PACKAGE}/${FORWARDER_PACKAGE}.FlagsBroadcastReceiver`;
 const ACTION_PREFIX = "accessibility_forwarder.intent.action.";
+/** The call metadata a forwarder proves its device with (the SET_GRPC `token` extra, sent back). */
+export const FORWARDER_TOKEN_METADATA = "farm-a11y-token";
+
+/** Why a stream was refused (a metric label: bounded). */
+export type ForwarderRefusal = "unknown_port" | "bad_token" | "token_missing" | "duplicate";
 
 /** Where trees come from other than `uiautomator dump`: the driver asks it first. */
 export interface ForestSource {
@@ -53,8 +67,20 @@ export class A11yForwarderHub implements ForestSource {
   private readonly logger: Logger;
   private readonly maxBytes: number;
   private closed = false;
+  /** The secret each device was given with SET_GRPC. */
+  private readonly tokens = new Map<string, Buffer>();
+  /** Devices whose forwarder has sent its token: from then on a stream without it is refused. */
+  private readonly proven = new Set<string>();
+  private readonly refused = new Map<ForwarderRefusal, number>();
   /** Events the forwarders sent (view clicked, text changed, …), counted; a consumer may listen. */
   onEvent?: (serial: string, event: Record<string, string>) => void;
+  /** Each refused stream (a metric, one log line); `serial` undefined for a port of no device. */
+  onRefused?: (reason: ForwarderRefusal, serial: string | undefined) => void;
+
+  /** Streams refused so far, by reason. */
+  get refusals(): Readonly<Record<ForwarderRefusal, number>> {
+    return { unknown_port: 0, bad_token: 0, token_missing: 0, duplicate: 0, ...Object.fromEntries(this.refused) };
+  }
 
   constructor(private readonly opts: ForwarderHubOptions = {}) {
     this.logger = opts.logger ?? silentLogger;
@@ -90,6 +116,7 @@ export class A11yForwarderHub implements ForestSource {
     );
     this.portOf.set(serial, port);
     this.serialOf.set(port, serial);
+    this.tokens.set(serial, randomBytes(16));
     return port;
   }
 
@@ -108,7 +135,7 @@ export class A11yForwarderHub implements ForestSource {
       `settings put secure enabled_accessibility_services ${shQuote(FORWARDER_SERVICE)}`,
       ...(opts.treeLogs ? [`am broadcast -n ${shQuote(FORWARDER_RECEIVER)} -a ${ACTION_PREFIX}ENABLE_ACCESSIBILITY_TREE_LOGS`] : []),
       `settings put global no_proxy ${shQuote(`${host}:${port}`)}`,
-      `am broadcast -n ${shQuote(FORWARDER_RECEIVER)} -a ${ACTION_PREFIX}SET_GRPC --ei port ${port} --es host ${shQuote(host)}`,
+      `am broadcast -n ${shQuote(FORWARDER_RECEIVER)} -a ${ACTION_PREFIX}SET_GRPC --ei port ${port} --es host ${shQuote(host)} --es token ${this.tokens.get(device.serial)!.toString("hex")}`,
     ];
     for (const line of lines) {
       const r = await device.shell(line, { timeoutMs });
@@ -151,17 +178,35 @@ export class A11yForwarderHub implements ForestSource {
     });
   }
 
+  /** Whether the stream is taken, and if not why (module comment: who a stream is). */
+  private admit(serial: string, call: Stream): ForwarderRefusal | "proven" | "unproven" {
+    const sent = call.metadata.get(FORWARDER_TOKEN_METADATA)[0];
+    if (sent !== undefined) {
+      const want = this.tokens.get(serial)!;
+      const got = Buffer.from(typeof sent === "string" && /^[0-9a-f]{32}$/.test(sent) ? sent : "", "hex");
+      return got.length === want.length && timingSafeEqual(got, want) ? "proven" : "bad_token";
+    }
+    if (this.proven.has(serial)) return "token_missing";
+    return this.streams.has(serial) ? "duplicate" : "unproven";
+  }
+
+  private refuse(call: Stream, reason: ForwarderRefusal, serial: string | undefined, port: number): void {
+    this.refused.set(reason, (this.refused.get(reason) ?? 0) + 1);
+    this.onRefused?.(reason, serial);
+    this.logger.warn({ event: "a11y:forwarder-refused", reason, ...(serial ? { serial } : {}), port, peer: call.getPeer().slice(0, 64) }, "accessibility forwarder stream refused");
+    call.emit("error", { code: grpc.status.PERMISSION_DENIED, details: reason === "unknown_port" ? `port ${port} belongs to no device of this host` : `not this device's forwarder (${reason})` });
+  }
+
   private onStream(call: Stream): void {
     const port = Number(/:(\d+)$/.exec(call.getHost())?.[1]);
     const serial = this.serialOf.get(port);
-    if (serial === undefined) {
-      call.emit("error", { code: grpc.status.PERMISSION_DENIED, details: `port ${port} belongs to no device of this host` });
-      call.end();
-      return;
-    }
-    this.streams.get(serial)?.end();
+    if (serial === undefined) return this.refuse(call, "unknown_port", undefined, port);
+    const admitted = this.admit(serial, call);
+    if (admitted !== "proven" && admitted !== "unproven") return this.refuse(call, admitted, serial, port);
+    if (admitted === "proven") this.proven.add(serial);
+    this.streams.get(serial)?.end(); // only a proven stream replaces a live one (the device reconnected)
     this.streams.set(serial, call);
-    this.logger.info({ event: "a11y:forwarder-connected", serial, port }, "accessibility forwarder connected");
+    this.logger.info({ event: "a11y:forwarder-connected", serial, port, proven: admitted === "proven" }, "accessibility forwarder connected");
     call.on("data", (m: Incoming) => this.onMessage(serial, m));
     const gone = (): void => {
       if (this.streams.get(serial) !== call) return;

@@ -15,7 +15,8 @@ import { InputEventStream } from "./input-stream.ts";
 import { grpcKeyOf } from "./keys.ts";
 import { sleep } from "@farm/time";
 import { isKeyCodeText } from "@farm/key-codes";
-import { checkInputText } from "../validate.ts";
+import { checkInputText, keyEventsProblem } from "../validate.ts";
+import { androidInputText, inputTextPieces } from "../quote.ts";
 
 /** Interval of the moves that make up a swipe (a 60 Hz touch screen). */
 const SWIPE_STEP_MS = 16;
@@ -128,17 +129,34 @@ export class GrpcActionChannel implements ActionChannel {
     return this.serial("action:key", () => this.sendKey({ codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key, text: "" }, `key ${keycode}`));
   }
 
-  /** The text as one KeyboardEvent (`text` set: the emulator types it), on the input stream like every key. */
+  /** The keys as one write on the input stream; if one has no KeyboardEvent name, all go as one `input keyevent` on the shell channel. */
+  keyEvents(keycodes: readonly string[]): Promise<StepResult> {
+    const bad = keyEventsProblem(keycodes);
+    if (bad) return this.bad("action:keys", bad);
+    const keys = keycodes.map(grpcKeyOf);
+    if (keys.some((k) => k === undefined)) {
+      this.shell ??= new ShellActionChannel(this.ctx);
+      const sh = this.shell;
+      return this.serial("action:keys", () => sh.keyEvents(keycodes));
+    }
+    return this.serial("action:keys", () => this.sendKey(keys.map((key) => ({ codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key: key!, text: "" })), `${keycodes.length} keys`));
+  }
+
+  /**
+   * The text as KeyboardEvents with `text` (the emulator types it literally), on the input stream like every key: `%s`
+   * made a space first, as the shell channel's `input text` makes it, and at most 1 KB a message, as there.
+   */
   text(text: string): Promise<StepResult> {
     const bad = checkInputText(text);
     if (bad) return this.bad("action:text", bad);
-    return this.serial("action:text", () => this.sendKey({ codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key: "", text }, "text"));
+    const events = inputTextPieces(text).map((piece) => ({ codeType: 0, eventType: KeyEventType.keypress, keyCode: 0, key: "", text: androidInputText(piece) }));
+    return this.serial("action:text", () => this.sendKey(events, "text"));
   }
 
-  private async sendKey(key: KeyboardEventMsg, what: string): Promise<StepResult> {
+  private async sendKey(keys: KeyboardEventMsg | KeyboardEventMsg[], what: string): Promise<StepResult> {
     const t0 = performance.now();
     if (this.closed) return { status: "adb_error", message: `${what} on '${this.ctx.serial}': the action channel is closed`, output: "", durationMs: 0 };
-    const r = await this.input.send([{ key }], this.timeoutMs);
+    const r = await this.input.send((Array.isArray(keys) ? keys : [keys]).map((key) => ({ key })), this.timeoutMs);
     this.noteFallback();
     if (r.ok) return ok(t0);
     const d = describeGrpcError(r.err, what, this.ctx.serial, this.endpoint);

@@ -5,7 +5,7 @@ import { boundHistogramPerLabel } from "../bound-metrics.ts";
 import { closedLabel } from "../bounded-label.ts";
 import type { MetricContext } from "../metric-context.ts";
 import { METRIC } from "../names.ts";
-import { SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
+import { A11Y_FORWARDER_REFUSALS, SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
 
 export function createStepMetrics({ registers, report, valid }: MetricContext) {
   const stepPhaseDuration = new Histogram({
@@ -41,12 +41,24 @@ export function createAgentMetrics({ registers, report }: MetricContext) {
     labelNames: ["source", "outcome"] as const,
     registers,
   });
+  const forwarderRefusals = new Counter({
+    name: METRIC.a11yForwarderRefusals,
+    help: "Accessibility forwarder streams the hub refused: a port of no device, a wrong token, no token from a device that proved itself, a second unproven stream",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const refusalReason = closedLabel(METRIC.a11yForwarderRefusals, "reason", A11Y_FORWARDER_REFUSALS, report);
+  for (const reason of A11Y_FORWARDER_REFUSALS) forwarderRefusals.inc({ reason }, 0);
   const treeSource = closedLabel(METRIC.screenTreeReads, "source", SCREEN_TREE_SOURCES, report);
   const treeOutcome = closedLabel(METRIC.screenTreeReads, "outcome", SCREEN_TREE_OUTCOMES, report);
   return {
     /** One read of the screen as a tree. */
     screenTreeRead(source: string, outcome: string): void {
       screenTreeReads.inc({ source: treeSource(source), outcome: treeOutcome(outcome) });
+    },
+    /** One forwarder stream the accessibility hub refused (wire it to A11yForwarderHub.onRefused). */
+    a11yForwarderRefused(reason: string): void {
+      forwarderRefusals.inc({ reason: refusalReason(reason) });
     },
     /** One agent answer that was a UI action (its resolved op) or invalid. */
     uiAction(op: string): void {

@@ -3,62 +3,25 @@
  * llama.cpp's server, Ollama) for one AndroidWorld JSON action, given the goal, the history, the elements and the
  * screenshot. An answer without a usable action is asked again with a short correction (invalidRetries), then
  * recorded as an invalid step; HTTP trouble is retried in chat-client.ts, then thrown as a PolicyError.
+ * Its pieces: options.ts (settings), step-message.ts (the prompt and screenshot of a step), chat-client.ts (the HTTP
+ * exchange), answer-check.ts (is the answer usable), tally.ts (tries and tokens); this file puts them together.
  */
 import { createHash } from "node:crypto";
-import { performance } from "node:perf_hooks";
 import { coerceError } from "@farm/errors";
 import { GIVEN_MAX_CHARS } from "../answer.ts";
 import { snippet } from "../foreign-body.ts";
-import type { EpisodeContext, Observation, Policy, PolicyDecision, PolicyUsage } from "../types.ts";
-import { parseUiAction, type UiAction } from "../ui-action.ts";
+import type { EpisodeContext, Policy, PolicyDecision } from "../types.ts";
 import { redactUrl } from "../url-guard.ts";
-import { extractAction } from "./answer-text.ts";
-import { ChatClient, type ChatMessage, type ChatReply, type ContentPart } from "./chat-client.ts";
+import { correction, usableAction } from "./answer-check.ts";
+import { ChatClient, type ChatMessage, type ChatReply } from "./chat-client.ts";
 import { resolveLlmOptions, type LlmPolicyOptions, type ResolvedLlmOptions } from "./options.ts";
-import { checkTemplate, DEFAULT_PROMPT_TEMPLATE, renderPrompt } from "./prompt.ts";
-import { elementLines, PromptHistory } from "./screen-text.ts";
-import { screenshotDataUrl } from "./screenshot.ts";
+import { checkTemplate, DEFAULT_PROMPT_TEMPLATE } from "./prompt.ts";
+import { PromptHistory } from "./screen-text.ts";
+import { stepMessage } from "./step-message.ts";
+import { Tally } from "./tally.ts";
 import { llmActDeadlineMs } from "./act-deadline.ts";
 
 const clip = (s: string) => (s.length > GIVEN_MAX_CHARS ? s.slice(0, GIVEN_MAX_CHARS) : s);
-
-/** The action, or why it cannot be used (our words, never the model's text: the reason is shown back to it). */
-function usable(answer: string, elementCount: number | undefined): { ui: UiAction } | { invalid: string } {
-  const found = extractAction(answer);
-  if ("invalid" in found) return found;
-  const ui = parseUiAction(found.value);
-  if ("invalid" in ui) return ui;
-  if (ui.index !== undefined && elementCount !== undefined && ui.index >= elementCount) {
-    return { invalid: `index ${ui.index} is not on the screen (elements 0 to ${elementCount - 1})` };
-  }
-  return { ui };
-}
-
-function correction(reason: string): string {
-  return `That answer could not be used: ${reason}. Answer again with exactly one JSON action from the list, for example:\nAction: {"action_type": "click", "index": 0}`;
-}
-
-class Tally {
-  readonly started = performance.now();
-  readonly tried = { exchanges: 0, httpRetries: 0 };
-  invalidAnswers = 0;
-  promptTokens?: number;
-  completionTokens?: number;
-
-  add(r: ChatReply): void {
-    if (r.promptTokens !== undefined) this.promptTokens = (this.promptTokens ?? 0) + r.promptTokens;
-    if (r.completionTokens !== undefined) this.completionTokens = (this.completionTokens ?? 0) + r.completionTokens;
-  }
-
-  usage(): PolicyUsage {
-    return {
-      ...(this.promptTokens !== undefined ? { promptTokens: this.promptTokens } : {}),
-      ...(this.completionTokens !== undefined ? { completionTokens: this.completionTokens } : {}),
-      latencyMs: Math.round((performance.now() - this.started) * 1000) / 1000,
-      attempts: this.tried.exchanges,
-    };
-  }
-}
 
 export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
   const template = checkTemplate(options.promptTemplate ?? DEFAULT_PROMPT_TEMPLATE, "llm policy prompt");
@@ -69,21 +32,6 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
   let ctx: EpisodeContext | undefined;
   // What the prompt is made of decides what the model does: the template and sampling settings name the version.
   const version = createHash("sha256").update(`${template}\u0000${o.maxTokens}\u0000${o.temperature}\u0000${o.screenshot}`).digest("hex").slice(0, 12);
-
-  async function firstMessage(obs: Observation): Promise<ChatMessage> {
-    const screen = obs.screen ?? ctx?.screen ?? { width: 0, height: 0 };
-    const text = renderPrompt(template, {
-      goal: obs.goal ?? ctx?.goal ?? "",
-      history: history.text(),
-      elements: elementLines(obs.elements),
-      screen_width: String(screen.width),
-      screen_height: String(screen.height),
-      step: String(obs.stepIndex + 1),
-    });
-    if (!o.screenshot || !obs.pixels) return { role: "user", content: text };
-    const parts: ContentPart[] = [{ type: "text", text }, { type: "image_url", image_url: { url: await screenshotDataUrl(obs.pixels, o.screenshotMaxSide) } }];
-    return { role: "user", content: parts };
-  }
 
   /** One line for a step that needed more than one try or gave no action (not one per try). */
   function logStreak(t: Tally, outcome: "ok" | "invalid" | "error", reason?: string): void {
@@ -106,7 +54,7 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
     },
     async act(obs, signal) {
       if (obs.previous) history.add(obs.previous);
-      const messages: ChatMessage[] = [await firstMessage(obs)];
+      const messages: ChatMessage[] = [await stepMessage({ template, screenshot: o.screenshot, screenshotMaxSide: o.screenshotMaxSide }, obs, ctx, history)];
       const t = new Tally();
       let reply: ChatReply;
       for (let n = 0; ; n++) {
@@ -117,7 +65,7 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
           throw e;
         }
         t.add(reply);
-        const r = usable(reply.content, obs.elements?.length);
+        const r = usableAction(reply.content, obs.elements?.length);
         if ("ui" in r) {
           logStreak(t, "ok");
           return { action: r.ui, given: clip(reply.content), usage: t.usage() };

@@ -6,6 +6,7 @@ import type { Logger } from "@farm/log";
 import { PolicyError } from "../errors.ts";
 import type { ForeignBodyListener } from "../foreign-body.ts";
 import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS } from "./bounds.ts";
+import { keyHostProblem } from "./key-hosts.ts";
 
 /**
  * The environment variable the API key comes from (never a flag, a job or a spec: those are readable by others).
@@ -49,13 +50,15 @@ export interface LlmPolicyOptions {
   apiKey?: string;
   /** Hosts besides loopback (url-guard.ts). */
   allowedHosts?: readonly string[];
+  /** Hosts the API key may be sent to (key-hosts.ts; default loopback). With a key, another endpoint is refused. */
+  keyHosts?: readonly string[];
   onExchange?: (ok: boolean) => void;
   onForeignBody?: ForeignBodyListener;
   /** One line per act() that needed more than one try or ended without a valid action. */
   logger?: Logger;
 }
 
-export type ResolvedLlmOptions = Required<Omit<LlmPolicyOptions, "apiKey" | "allowedHosts" | "onExchange" | "onForeignBody" | "logger">> &
+export type ResolvedLlmOptions = Required<Omit<LlmPolicyOptions, "apiKey" | "allowedHosts" | "keyHosts" | "onExchange" | "onForeignBody" | "logger">> &
   Pick<LlmPolicyOptions, "apiKey" | "allowedHosts" | "onExchange" | "onForeignBody" | "logger">;
 
 export const LLM_DEFAULTS = {
@@ -85,6 +88,8 @@ export function resolveLlmOptions(o: LlmPolicyOptions, template: string): Resolv
   if (!(Number.isFinite(temperature) && temperature >= LLM_SETTING_BOUNDS.temperature.min && temperature <= LLM_SETTING_BOUNDS.temperature.max)) throw new PolicyError("bad_spec", `llm policy: temperature must be from 0 to 2, got ${temperature}`);
   const apiKey = o.apiKey;
   if (apiKey !== undefined && llmApiKeyProblem(apiKey)) throw new PolicyError("bad_spec", `llm policy: the API key (${LLM_API_KEY_ENV}) ${llmApiKeyProblem(apiKey)}`);
+  const keyRefused = apiKey ? keyHostProblem(o.endpoint, o.keyHosts) : undefined;
+  if (keyRefused) throw new PolicyError("url_not_allowed", `llm policy: ${keyRefused}`);
   return {
     endpoint: o.endpoint,
     model: o.model,

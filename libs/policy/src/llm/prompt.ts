@@ -7,7 +7,7 @@
  *   {{goal}}           the episode's goal
  *   {{history}}        the previous answers and what became of them, oldest first ("(none yet)" on the first step)
  *   {{elements}}       the screen's elements, one per line: `<index>: {json}` (ELEMENT_FIELDS)
- *   {{screen_width}}   {{screen_height}}   the screen in pixels (x, y of actions are in these pixels)
+ *   {{screen_width}}   {{screen_height}}   the screen in pixels as shown (swapped in landscape; x, y of actions are in these pixels)
  *   {{step}}           the step number, from 1
  */
 import { readFileSync } from "node:fs";

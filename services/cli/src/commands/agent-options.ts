@@ -62,10 +62,26 @@ export interface ObserveFlags {
   frameEvery?: string;
   a11yEvery?: string;
   maxInvalidActions?: string;
+  observationBudgetMb?: string;
+  onObservationBudget?: string;
 }
 
-/** The recording cadences and invalid-action limit the flags ask for (only what was asked: defaults stay elsewhere). */
-export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number } {
+/** `--observation-budget-mb N [--on-observation-budget stop|end]`: the job's `observationBudget`. */
+export type ObservationBudgetOption = { maxMb: number; onExceeded?: "stop_recording" | "end" };
+
+function observationBudgetOf(o: ObserveFlags): ObservationBudgetOption | undefined {
+  const maxMb = parseIntOption("observation-budget-mb", o.observationBudgetMb, 1, 16_384);
+  const on = o.onObservationBudget;
+  if (on !== undefined && on !== "stop" && on !== "end") throw new AgentOptionError(`--on-observation-budget takes stop or end, got '${shown(on)}'`);
+  if (maxMb === undefined) {
+    if (on !== undefined) throw new AgentOptionError("--on-observation-budget goes with --observation-budget-mb N");
+    return undefined;
+  }
+  return { maxMb, ...(on === "end" ? { onExceeded: "end" as const } : {}) };
+}
+
+/** The recording cadences, invalid-action limit and observation budget the flags ask for (only what was asked: defaults stay elsewhere). */
+export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption } {
   const kinds = parseObserve(o.observe);
   const cadence = (kind: ObserveKind, flag: string, v: string | undefined): number | undefined => {
     const n = parseIntOption(flag, v);
@@ -79,7 +95,9 @@ export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11y
   const frameEvery = cadence("pixels", "frame-every", o.frameEvery);
   const a11yEvery = cadence("a11y", "a11y-every", o.a11yEvery);
   const maxInvalidActions = parseIntOption("max-invalid-actions", o.maxInvalidActions, 0, 1_000_000);
+  const observationBudget = observationBudgetOf(o);
   return {
+    ...(observationBudget ? { observationBudget } : {}),
     ...(frameEvery !== undefined ? { frameEvery } : {}),
     ...(a11yEvery !== undefined ? { a11yEvery } : {}),
     ...(maxInvalidActions !== undefined ? { maxInvalidActions } : {}),
@@ -173,6 +191,8 @@ export function addAgentOptions(cmd: Command, which: "run" | "submit"): Command 
     .option("--observe <kinds>", "what each step records: pixels,a11y (each optional): pixels = frames every --frame-every steps (default 1), a11y = the screen as a tree + element list every --a11y-every steps (default 1); a policy that needs pixels or elements gets them regardless")
     .option("--a11y-every <n>", "record the screen as a tree every N steps (0 = none)")
     .option("--max-invalid-actions <n>", "end an episode (truncated, invalid_actions) after N invalid agent answers (0 = no limit)")
+    .option("--observation-budget-mb <n>", "bytes (MiB, 1-16384) of trees, frames and answers one episode may record; past it none are recorded (counted) and the episode goes on")
+    .option("--on-observation-budget <stop|end>", "past --observation-budget-mb: stop recording (default) or end the episode (truncated, observation_budget)")
     .option("--goal <text>", `the goal of ${each} (default: the task's description)`)
     .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?, "params": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG; params: a task family's fixed parameters, the goal then optional)`);
 }
@@ -192,7 +212,7 @@ export async function goalsOf(o: AgentFlags, task?: GoalsTask): Promise<GoalLine
 export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<{
   frameEvery?: number;
   gameConfigs: boolean;
-  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions: number } };
+  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } } };
   /** Episode i's fixed family parameters (its goals line's `params`), for the episode's task instance; undefined: all drawn. */
   paramsFor(i: number): TaskParams | undefined;
 }> {
@@ -205,7 +225,14 @@ export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<
     forEpisode: (i) => ({
       ...withoutParams(goalForEpisode(goals, i)),
       ...(obs.a11yEvery !== undefined ? { a11yEvery: obs.a11yEvery } : {}),
-      ...(obs.maxInvalidActions !== undefined ? { limits: { maxInvalidActions: obs.maxInvalidActions } } : {}),
+      ...(obs.maxInvalidActions !== undefined || obs.observationBudget
+        ? {
+            limits: {
+              ...(obs.maxInvalidActions !== undefined ? { maxInvalidActions: obs.maxInvalidActions } : {}),
+              ...(obs.observationBudget ? { observationBudget: { maxBytes: obs.observationBudget.maxMb * 1024 * 1024, ...(obs.observationBudget.onExceeded ? { onExceeded: obs.observationBudget.onExceeded } : {}) } } : {}),
+            },
+          }
+        : {}),
     }),
   };
 }

@@ -40,7 +40,8 @@ export async function openCampaignClient(o: AccessOptions, extraTaskPaths: strin
   const redisUrl = o.redis ?? cliConfig().redisUrl;
   const prefix = o.prefix ?? cliConfig().queuePrefix;
   // enqueueOnSubmit false: the scheduler service enqueues (and counts it in its /metrics) on its next tick.
-  return Scheduler.create({ taskPaths, enqueueOnSubmit: false, ...(redisUrl ? { redisUrl } : {}), ...(prefix ? { prefix } : {}) });
+  const llmKeyHosts = cliConfig().llmKeyHosts;
+  return Scheduler.create({ taskPaths, enqueueOnSubmit: false, ...(redisUrl ? { redisUrl } : {}), ...(prefix ? { prefix } : {}), ...(llmKeyHosts ? { llmKeyHosts } : {}) });
 }
 
 /** Runs `fn` with a client and always closes it. */

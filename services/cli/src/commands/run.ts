@@ -59,7 +59,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { loadTaskFile, startSnapshotRefusal, gameConfigRefusal } = await import("@farm/task");
   const { AdbDriver } = await import("@farm/adb");
   const { DeviceSession } = await import("@farm/episode");
-  const { policyFromSpec, loadPromptTemplate } = await import("@farm/policy");
+  const { policyFromSpec, loadPromptTemplate, llmSpecKeyProblem } = await import("@farm/policy");
   const { createLogger } = await import("@farm/log");
   const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
   const { taskInstanceFor, jobParams } = await import("@farm/worker");
@@ -70,6 +70,9 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100);
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
   const choice = llmPolicyChoice(o.policy, o, loadPromptTemplate);
+  // Before any device or request: with a key, the endpoint must be one of the key hosts.
+  const keyRefused = cliConfig().llmApiKey ? llmSpecKeyProblem(choice.spec, cliConfig().llmKeyHosts) : undefined;
+  if (keyRefused) throw new Error(`--policy llm: ${keyRefused}`);
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -125,7 +128,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       const { episodeIdOf } = writer ? await import("@farm/trajectory") : { episodeIdOf: undefined };
 
       const allowedHosts = cliConfig().policyAllowedHosts;
-      const policy = await policyFromSpec(choice.spec, { http: { allowedHosts }, llm: { ...choice.llm, allowedHosts, logger, ...(cliConfig().llmApiKey ? { apiKey: cliConfig().llmApiKey } : {}) } });
+      const policy = await policyFromSpec(choice.spec, { http: { allowedHosts }, llm: { ...choice.llm, allowedHosts, logger, ...(cliConfig().llmApiKey ? { apiKey: cliConfig().llmApiKey } : {}), ...(cliConfig().llmKeyHosts ? { keyHosts: cliConfig().llmKeyHosts } : {}) } });
       releasers.add("policy", () => policy.close());
       const session = await DeviceSession.open({
         device,

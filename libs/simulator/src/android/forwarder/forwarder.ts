@@ -2,10 +2,14 @@
  * AndroidEnv's accessibility forwarder app (`com.google.androidenv.accessibilityforwarder`), as the
  * host sees it: an accessibility service enabled through `enabled_accessibility_services`, a
  * FlagsBroadcastReceiver taking SET_GRPC (`--ei port`, `--es host`) and ENABLE/DISABLE of tree logs,
- * and while enabled with a port: a gRPC client of the host's A11yService that answers `get_forest`
- * on `Bidi`, sends a forest every 100 ms while tree logs are on (`SendForest`) and each
- * accessibility event (`SendEvent`). Its flags live in the app's process memory: a snapshot keeps
- * them (saveState), a fresh device starts without them.
+ * and while enabled with a port, as the real app does whatever the host serves: a forest every
+ * a11yTreePeriodMs (100 ms) while tree logs are on (`SendForest`) and each accessibility event
+ * (`SendEvent`), unary calls with the app's 1 s deadline. Besides, a `Bidi` stream answering `get_forest`
+ * (what the farm's hub reads with); a host whose `Bidi` fails (AndroidEnv's servicer) still gets the pushes.
+ * SET_GRPC may also carry `--es token <secret>` (the real app ignores extras it does not read): the
+ * forwarder then sends it as `farm-a11y-token` metadata on every call, so the farm's hub knows the stream
+ * is this device's. Its flags live in the app's process memory: a snapshot keeps them (saveState), a fresh
+ * device starts without them.
  */
 import type { Logger } from "@farm/log";
 import { sleep } from "@farm/time";
@@ -23,8 +27,10 @@ const ACTION_PREFIX = "accessibility_forwarder.intent.action.";
 export const ACTION_SET_GRPC = `${ACTION_PREFIX}SET_GRPC`;
 export const ACTION_ENABLE_TREE_LOGS = `${ACTION_PREFIX}ENABLE_ACCESSIBILITY_TREE_LOGS`;
 export const ACTION_DISABLE_TREE_LOGS = `${ACTION_PREFIX}DISABLE_ACCESSIBILITY_TREE_LOGS`;
-/** The app's tree-logging period (LogFlags.a11yTreePeriodMs). */
+/** The app's tree-logging period (LogFlags.a11yTreePeriodMs, 100 ms by default). */
 export const TREE_PERIOD_MS = 100;
+/** The most characters of a SET_GRPC token kept (the hub's are 32 hex digits). */
+const MAX_TOKEN_CHARS = 256;
 /** The emulator's alias for the host's loopback. */
 const HOST_ALIAS = "10.0.2.2";
 /** Addresses that are the device itself: nothing of the host's listens there. */
@@ -37,6 +43,8 @@ export interface ForwarderFlags {
   host: string;
   port: number;
   logTree: boolean;
+  /** SET_GRPC's `token` extra (the farm's; not a flag of the real app), sent back as call metadata. */
+  token?: string;
 }
 
 /** A broadcast as the receiver gets it. */
@@ -94,7 +102,13 @@ export class AccessibilityForwarder {
         // As Intent.getStringExtra / getIntExtra: an extra of another type reads as absent.
         const host = intent.extras.get("host");
         const port = intent.extras.get("port");
-        this.flags = { ...this.flags, host: typeof host === "string" ? host : HOST_ALIAS, port: typeof port === "number" && Number.isInteger(port) ? port : 0 };
+        const token = intent.extras.get("token");
+        this.flags = {
+          logTree: this.flags.logTree,
+          host: typeof host === "string" ? host : HOST_ALIAS,
+          port: typeof port === "number" && Number.isInteger(port) ? port : 0,
+          ...(typeof token === "string" && token.length > 0 && token.length <= MAX_TOKEN_CHARS ? { token } : {}),
+        };
         this.logcat("I", "FlagsBroadcastReceiver", `Setting gRPC endpoint to ${this.flags.host}:${this.flags.port}.`);
         break;
       }
@@ -108,7 +122,7 @@ export class AccessibilityForwarder {
   /** Brings connections, event forwarding and tree logs in line with the flags and the setting. */
   apply(): void {
     const active = this.enabled && this.flags.port > 0;
-    const address = `${this.flags.host}:${this.flags.port}`;
+    const address = `${this.flags.host}:${this.flags.port}#${this.flags.token ?? ""}`;
     if (this.link && (!active || address !== this.linkAddress)) this.stopLink();
     if (active && !this.link) this.startLink(address);
     if (active && !this.unsubscribe) this.unsubscribe = this.a11y.onEvent((e) => this.forwardEvent(e));
@@ -129,7 +143,9 @@ export class AccessibilityForwarder {
   }
 
   restoreState(flags: ForwarderFlags | undefined): void {
-    this.flags = flags ? { host: String(flags.host), port: Number(flags.port) || 0, logTree: !!flags.logTree } : { host: "", port: 0, logTree: false };
+    this.flags = flags
+      ? { host: String(flags.host), port: Number(flags.port) || 0, logTree: !!flags.logTree, ...(typeof flags.token === "string" ? { token: flags.token } : {}) }
+      : { host: "", port: 0, logTree: false };
     this.apply();
   }
 
@@ -140,13 +156,15 @@ export class AccessibilityForwarder {
 
   private startLink(address: string): void {
     this.linkAddress = address;
-    this.logcat("I", "AndroidRLTask", `Building channel on ${address}.`);
+    this.logcat("I", "AndroidRLTask", `Building channel on ${this.flags.host}:${this.flags.port}.`);
+    const token = this.flags.token;
     this.link = new ForwarderLink({
       target: () => this.target(),
+      ...(token ? { token } : {}),
       forest: () => forestOf(this.a11y.snapshot()),
-      onUp: (attempts) => this.logger.info({ event: "a11y_forwarder_connected", address, failed_attempts: attempts }, "accessibility forwarder connected to the host's A11yService"),
+      onUp: (attempts) => this.logger.info({ event: "a11y_forwarder_connected", address: `${this.flags.host}:${this.flags.port}`, failed_attempts: attempts }, "accessibility forwarder connected to the host's A11yService"),
       onDown: (error) => {
-        this.logger.warn({ event: "a11y_forwarder_unreachable", address, error }, "accessibility forwarder cannot reach the host's A11yService; retrying with backoff");
+        this.logger.warn({ event: "a11y_forwarder_unreachable", address: `${this.flags.host}:${this.flags.port}`, error }, "accessibility forwarder cannot reach the host's A11yService; retrying with backoff");
         this.logcat("W", "AndroidRLTask", "gRPC StatusException; are you sure networking is turned on?");
       },
     });
@@ -168,8 +186,9 @@ export class AccessibilityForwarder {
     return { address: host.includes(":") ? `[${host}]:${port}` : `${host}:${port}` };
   }
 
+  /** As the app: every event with something to say goes out by `SendEvent` (a failed call is lost, as on a device). */
   private forwardEvent(e: A11yEvent): void {
-    if (!this.link?.up) return; // as on a device, an event without a connection is lost
+    if (!this.link) return;
     const map = eventMap(e, this.a11y.snapshot());
     if (map) this.link.sendEvent(map);
   }
@@ -178,8 +197,9 @@ export class AccessibilityForwarder {
     const loop = new AbortController();
     this.treeLoop = loop;
     void (async () => {
+      // As the app's thread: a forest every period whether or not any stream is up.
       while (!loop.signal.aborted) {
-        if (this.link?.up) this.link.sendForest(forestOf(this.a11y.snapshot()));
+        this.link?.sendForest(forestOf(this.a11y.snapshot()));
         await sleep(TREE_PERIOD_MS, loop.signal);
       }
     })();
