@@ -1,11 +1,11 @@
-// Solves families/todo_check_item.family.yaml as a module policy: reads the note's title from the goal
+// Solves families/todo_item_check.family.yaml as a module policy: reads the note's title from the goal
 // (`the note "T"`), scrolls the list down until that note's "Done: T" checkbox is on the screen (at most 6 times),
 // taps it, then says complete.
 export function createPolicy() {
   let scrolls = 0;
   let tapped = false;
   return {
-    name: "todo_check_item-solution",
+    name: "todo_item_check-solution",
     needsPixels: false,
     needsElements: true,
     reset() {
