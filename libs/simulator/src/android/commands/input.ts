@@ -77,7 +77,7 @@ async function input(argsIn: string[], ctx: CommandContext): Promise<number> {
     }
     case "text": {
       if (rest.length === 0) return fail(ctx, USAGE, 1);
-      // `input text` encodes spaces as %s.
+      // As Android's InputShellCommand: each `%s` becomes a space (the farm types the same on gRPC: @farm/adb androidInputText).
       dispatcher.text(rest.join(" ").replace(/%s/g, " "));
       return 0;
     }
