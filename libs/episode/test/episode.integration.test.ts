@@ -155,11 +155,11 @@ test("per-episode limits override the task's for that episode only and are recor
     assert.equal(a.cause, "step_limit");
     assert.equal(a.steps.length, 3, "override N = 2: steps 1..2 MID, step 3 LAST");
     assert.match(a.causeDetail, /max_episode_steps 2$/);
-    assert.deepEqual(a.limits, { maxEpisodeSteps: 2, maxEpisodeSec: 0, stepTimeoutMs: 1500, maxInvalidActions: 0 });
+    assert.deepEqual(a.limits, { maxEpisodeSteps: 2, maxEpisodeSec: 0, stepTimeoutMs: 1500, maxInvalidActions: 0, policyTimeoutMs: 30_000 });
     const b = await s.runEpisode({ seed: 1, index: 1, policy: randomPolicy() });
     assert.equal(b.cause, "step_limit");
     assert.equal(b.steps.length, 7, "without an override the task's max_episode_steps 6 applies again");
-    assert.deepEqual(b.limits, { maxEpisodeSteps: 6, maxEpisodeSec: 0, stepTimeoutMs: 2000, maxInvalidActions: 0 });
+    assert.deepEqual(b.limits, { maxEpisodeSteps: 6, maxEpisodeSec: 0, stepTimeoutMs: 2000, maxInvalidActions: 0, policyTimeoutMs: 30_000 });
     await assert.rejects(s.runEpisode({ seed: 1, index: 2, policy: randomPolicy(), limits: { stepTimeoutMs: 0 } }), RangeError);
     assert.equal(s.state, "ready", "a bad override is refused before anything runs");
   } finally {
