@@ -8,11 +8,15 @@ const task = (family?: TaskFamily): LoadedTask =>
   ({ task: { id: "t", description: "The task's description" }, hash: "h", dialect: "current", sourcePath: "/t.textproto", warnings: [], ...(family ? { family } : {}) }) as unknown as LoadedTask;
 const family = (over: Partial<TaskFamily> = {}): TaskFamily => ({ id: "f", sourcePath: "/f.family.yaml", taskPath: "/t.textproto", params: [], setup: [], ...over });
 
-test("taskInstanceFor: none for a plain task, a family without anything to do, or a task server (until the protocol is wired); one for a family with params or checks", async () => {
+test("taskInstanceFor: none for a plain task or a family without anything to do; one for a family with params or checks, and one over the task protocol for a family naming a task server", async () => {
   const key = { index: 0, seed: 1 };
   assert.equal(taskInstanceFor(task(), key), undefined);
   assert.equal(taskInstanceFor(task(family()), key), undefined);
-  assert.equal(taskInstanceFor(task(family({ taskServer: { url: "http://127.0.0.1:1", className: "X", timeoutSec: 1 } })), key), undefined);
+  const remote = taskInstanceFor(task(family({ taskServer: { url: "http://127.0.0.1:1", className: "X", timeoutSec: 1 } })), key);
+  assert.ok(remote, "a task server's family gets a remote instance");
+  // Nothing listens on port 1: its initialize rejects with an error that names the task server, and it closes cleanly.
+  await assert.rejects(remote.initialize({} as never, new AbortController().signal), /task server|127\.0\.0\.1:1/);
+  await remote.close();
   const inst = taskInstanceFor(task(family({ params: [{ name: "n", spec: { kind: "const", value: 3 }, line: 2 }] })), key)!;
   const init = await inst.initialize({} as never, new AbortController().signal);
   assert.deepEqual([init.goal, { ...init.params }], ["The task's description", { n: 3 }]);
