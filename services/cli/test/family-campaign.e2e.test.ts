@@ -41,7 +41,7 @@ after(async () => {
 
 test("farm submit of a family: every episode scored 1 from the device's state, params drawn or fixed, checks recorded", async () => {
   const goals = path.join(dir, "goals.jsonl");
-  fs.writeFileSync(goals, `{"params": {"state": "off"}}\n{}\n`.replace("{}\n", `{"goal": "Please switch Wi-Fi on", "params": {"state": "on"}}\n`));
+  fs.writeFileSync(goals, `{"params": {"state": "off"}}\n{"goal": "Please switch Wi-Fi on", "params": {"state": "on"}}\n`);
   const r = await runFarm(["submit", FAMILY, "--api", farm.schedulerService!.http.url, "--episodes", "4", "--policy", "scripted:settings_wifi_set.ui.jsonl", "--goals", goals, "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const id = JSON.parse(r.stdout).campaign.id as string;
