@@ -26,7 +26,9 @@ export type EndCause =
   | "agent_status" // termination: the agent answered `status` (complete or infeasible); the task's reward still says whether it succeeded
   | "invalid_actions" // the policy's invalid answers reached the episode's limit
   | "goal_reached" // termination: a mid-episode score of the task instance said success = 1 (checks.every_steps)
-  | "observation_budget"; // the recorded observations reached the episode's byte budget (onExceeded: end)
+  | "observation_budget" // the recorded observations reached the episode's byte budget (onExceeded: end)
+  | "stale_policy" // the policy's versions spanned or lagged more than the campaign's max staleness (when set to end)
+  | "operator_abandoned"; // a human operator left (past the grace period) or idled past the limit; not the device's fault
 
 export interface StepExtra {
   name: string;
@@ -68,6 +70,17 @@ export interface StepRecord {
   a11y?: A11yObservation;
   /** Set when the answer was a UI action or invalid (then `action` is REPEAT: nothing was touched as AndroidEnv's finger). */
   ui?: UiStepRecord;
+  // ---- optional, added by issues 36–38 (schema v5) ----
+  /** How long the step waited for the screen to settle after its action, before its observation (ms). */
+  settleMs?: number;
+  /** The settle policy gave up at its cap (the screen never settled); the observation was taken anyway. */
+  settleCapped?: boolean;
+  /** The policy version that chose this step's answer, when the policy reports one. */
+  policyVersion?: string;
+  /** How long the policy (a program or a human operator) took to answer (ms). */
+  policyMs?: number;
+  /** A per-step instruction that went with the answer (AndroidControl's), when given. */
+  instruction?: string;
   /** Result of the expected-app-screen check taken at this step, when one was due (added by issue 5). */
   appScreen?: "SUCCESS" | "EMPTY_EXPECTED_ACTIVITY" | "FAILED_ACTIVITY_EXTRACTION" | "UNEXPECTED_ACTIVITY" | "UNEXPECTED_VIEW_HIERARCHY";
 }
@@ -134,4 +147,16 @@ export interface EpisodeTrajectory {
   checks?: CheckResult[];
   /** Why the final score could not be computed (then `success` is absent). */
   scoreError?: string;
+  // ---- optional, added by issues 36–38 (schema v5) ----
+  /** The settle policy the steps observed with, as its spec (`none`, `fixed:500`, `androidworld`, `events`, …). */
+  settle?: string;
+  /** GRPO-style groups: the task instance's index (the group), this episode's member index and the group's size K. */
+  groupIndex?: number;
+  groupMember?: number;
+  groupSize?: number;
+  /** The policy versions of the first and the last step that reported one. */
+  firstPolicyVersion?: string;
+  lastPolicyVersion?: string;
+  /** Why the episode is too stale for a learner (its versions span or lag more than the campaign allows). */
+  stale?: string;
 }

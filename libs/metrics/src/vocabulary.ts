@@ -30,6 +30,8 @@ const causes = {
   invalid_actions: true,
   goal_reached: true,
   observation_budget: true,
+  stale_policy: true,
+  operator_abandoned: true,
 } satisfies Record<EndCause, true>;
 export const END_CAUSES = Object.keys(causes) as EndCause[];
 

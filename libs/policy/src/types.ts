@@ -124,6 +124,10 @@ export interface PolicyDecision {
   given?: string;
   invalid?: string;
   usage?: PolicyUsage;
+  /** The policy version that chose this answer (a learner's weights: a response header, the model name answered with). */
+  version?: string;
+  /** A per-step instruction that goes with the answer (AndroidControl's; an operator may type one). */
+  instruction?: string;
 }
 
 /** What `act` may return: an AndroidEnv action, a UI action, or a decision wrapping either. */

@@ -20,6 +20,12 @@ interface AvroStep {
   /** v3 */
   a11y?: AvroA11y | null;
   ui?: AvroUiStep | null;
+  /** v5 */
+  settleMs?: number | null;
+  settleCapped?: boolean;
+  policyVersion?: string | null;
+  policyMs?: number | null;
+  instruction?: string | null;
 }
 
 /** v3: the Avro shape of `A11yObservation` (elements are UiElements with bounds as a plain array). */
@@ -77,6 +83,14 @@ export interface AvroEpisode {
   success?: number | null;
   checks?: AvroCheck[];
   scoreError?: string | null;
+  /** v5 (absent when read with an older reader schema) */
+  settle?: string;
+  groupIndex?: number | null;
+  groupMember?: number;
+  groupSize?: number;
+  firstPolicyVersion?: string | null;
+  lastPolicyVersion?: string | null;
+  stale?: string | null;
 }
 
 interface AvroCheck {
@@ -137,6 +151,11 @@ function stepToAvro(step: StepRecord, frameEvery: number): AvroStep {
     frame: keepFrame && f ? asBuffer(f) : null,
     a11y: step.a11y ? a11yToAvro(step.a11y) : null,
     ui: step.ui ? { given: step.ui.given, action: step.ui.action ?? null, resolved: step.ui.resolved ? JSON.stringify(step.ui.resolved) : null, invalid: step.ui.invalid ?? null } : null,
+    settleMs: step.settleMs ?? null,
+    settleCapped: step.settleCapped ?? false,
+    policyVersion: step.policyVersion ?? null,
+    policyMs: step.policyMs ?? null,
+    instruction: step.instruction ?? null,
   };
 }
 
@@ -218,7 +237,43 @@ export function episodeToAvro(r: EpisodeRecord, writerFrameEvery: number): AvroE
     answer: r.answer ?? null,
     invalidActions: r.invalidActions ?? 0,
     ...scoreFieldsToAvro(r),
+    ...rolloutFieldsToAvro(r),
   };
+}
+
+/** v5: the settle policy, the group, the policy versions and staleness. */
+function rolloutFieldsToAvro(r: EpisodeRecord): Pick<AvroEpisode, "settle" | "groupIndex" | "groupMember" | "groupSize" | "firstPolicyVersion" | "lastPolicyVersion" | "stale"> {
+  if (r.groupIndex !== undefined && !(isAvroLong(r.groupIndex) && r.groupIndex >= 0)) throw invalid(r, "groupIndex must be a non-negative integer");
+  return {
+    settle: r.settle ?? "",
+    groupIndex: r.groupIndex ?? null,
+    groupMember: r.groupMember ?? 0,
+    groupSize: r.groupSize ?? 0,
+    firstPolicyVersion: r.firstPolicyVersion ?? null,
+    lastPolicyVersion: r.lastPolicyVersion ?? null,
+    stale: r.stale ?? null,
+  };
+}
+
+/** v5 fields: the plain ones when the reader schema has them, the nullable ones only when set. */
+function rolloutFieldsFromAvro(a: AvroEpisode, out: StoredEpisode): void {
+  if (a.settle) out.settle = a.settle;
+  if (a.groupIndex !== null && a.groupIndex !== undefined) {
+    out.groupIndex = a.groupIndex;
+    out.groupMember = a.groupMember ?? 0;
+    out.groupSize = a.groupSize ?? 0;
+  }
+  if (a.firstPolicyVersion !== null && a.firstPolicyVersion !== undefined) out.firstPolicyVersion = a.firstPolicyVersion;
+  if (a.lastPolicyVersion !== null && a.lastPolicyVersion !== undefined) out.lastPolicyVersion = a.lastPolicyVersion;
+  if (a.stale !== null && a.stale !== undefined) out.stale = a.stale;
+}
+
+function stepRolloutFieldsFromAvro(s: AvroStep, step: StepRecord): void {
+  if (s.settleMs !== null && s.settleMs !== undefined) step.settleMs = s.settleMs;
+  if (s.settleCapped) step.settleCapped = true;
+  if (s.policyVersion !== null && s.policyVersion !== undefined) step.policyVersion = s.policyVersion;
+  if (s.policyMs !== null && s.policyMs !== undefined) step.policyMs = s.policyMs;
+  if (s.instruction !== null && s.instruction !== undefined) step.instruction = s.instruction;
 }
 
 /** v4: parameters as JSON text by name, the final score's success, checks and error. */
@@ -300,6 +355,7 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
         if (s.ui.resolved !== null) step.ui.resolved = resolvedFromAvro(s.ui.resolved, stepIndex);
         if (s.ui.invalid !== null) step.ui.invalid = s.ui.invalid;
       }
+      stepRolloutFieldsFromAvro(s, step);
       return step;
     }),
   };
@@ -309,6 +365,7 @@ export function episodeFromAvro(a: AvroEpisode, file: string, limits: Pick<ReadL
   if (a.resetMs !== null && a.resetMs !== undefined) out.resetMs = a.resetMs;
   agentFieldsFromAvro(a, out);
   scoreFieldsFromAvro(a, out);
+  rolloutFieldsFromAvro(a, out);
   return out;
 }
 

@@ -7,7 +7,7 @@
 import type { schema as AvroSchema } from "avsc";
 
 /** Bump on every change of `episodeSchema`; also stored in each record and in the file metadata. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 export const SCHEMA_NAMESPACE = "farm.trajectory";
 
@@ -122,6 +122,11 @@ const stepSchema: AvroSchema.RecordType = {
       doc: "v3: the screen as a tree after the action, on every a11yEvery-th step (same rule as frame), else null.",
     },
     { name: "ui", type: ["null", uiStepSchema], default: null, doc: "v3: set when the answer was a UI action or invalid; null for AndroidEnv touches." },
+    { name: "settleMs", type: ["null", "double"], default: null, doc: "v5: how long the step waited for the screen to settle after its action, before its observation (ms); null when no settle policy ran." },
+    { name: "settleCapped", type: "boolean", default: false, doc: "v5: the settle policy gave up at its cap (the screen never settled) and the observation was taken anyway." },
+    { name: "policyVersion", type: ["null", "string"], default: null, doc: "v5: the policy version that chose this step's answer, when the policy reported one." },
+    { name: "policyMs", type: ["null", "double"], default: null, doc: "v5: how long the policy (a program or a human operator) took to answer (ms)." },
+    { name: "instruction", type: ["null", "string"], default: null, doc: "v5: a per-step instruction that went with the answer (AndroidControl's), when given." },
   ],
 };
 
@@ -213,5 +218,12 @@ export const episodeSchema: AvroSchema.RecordType = {
     { name: "success", type: ["null", "double"], default: null, doc: "v4: 0..1 from the task instance's final score (its checks combined); null without an instance or when the score was an error." },
     { name: "checks", type: { type: "array", items: checkSchema }, default: [], doc: "v4: each check of the final score, with its observed and expected values." },
     { name: "scoreError", type: ["null", "string"], default: null, doc: "v4: why the final score could not be computed (a check that could not run, a task server that failed); then success is null, never a silent 0." },
+    { name: "settle", type: "string", default: "", doc: "v5: the settle policy the steps observed with (none, fixed:MS, androidworld, events, frames, with their settings); \"\" before v5." },
+    { name: "groupIndex", type: ["null", "long"], default: null, doc: "v5: the task instance (group) this episode is a member of, in a campaign with --group-size; null otherwise." },
+    { name: "groupMember", type: "int", default: 0, doc: "v5: this episode's 0-based member index in its group." },
+    { name: "groupSize", type: "int", default: 0, doc: "v5: K, the episodes per group; 0 when the campaign has no groups." },
+    { name: "firstPolicyVersion", type: ["null", "string"], default: null, doc: "v5: the policy version of the first step that reported one." },
+    { name: "lastPolicyVersion", type: ["null", "string"], default: null, doc: "v5: the policy version of the last step that reported one." },
+    { name: "stale", type: ["null", "string"], default: null, doc: "v5: why the episode is too stale for a learner (its versions span or lag more than the campaign's max staleness); null when it is not." },
   ],
 };

@@ -31,16 +31,18 @@ const V3_FIELDS = ["goal", "a11yEvery", "initialFrame", "initialA11y", "agentSta
 const V3_STEP_FIELDS = ["a11y", "ui"];
 /** The fields version 4 added (issue 41: scored by the device). */
 const V4_FIELDS = ["params", "success", "checks", "scoreError"];
+/** The fields version 5 added (issues 36–38: settling, groups, policy versions), on Episode and on Step. */
+const V5_FIELDS = ["settle", "groupIndex", "groupMember", "groupSize", "firstPolicyVersion", "lastPolicyVersion", "stale"];
+const V5_STEP_FIELDS = ["settleMs", "settleCapped", "policyVersion", "policyMs", "instruction"];
 
 /** Today's schema as it was at `version` (SCHEMA.md history: later versions only added fields). */
-function schemaOfVersion(version: 1 | 2 | 3): AvroSchema.RecordType {
+function schemaOfVersion(version: 1 | 2 | 3 | 4): AvroSchema.RecordType {
   const s = structuredClone(episodeSchema);
-  const drop = [...V4_FIELDS, ...(version < 3 ? V3_FIELDS : []), ...(version < 2 ? V2_FIELDS : [])];
+  const drop = [...V5_FIELDS, ...(version < 4 ? V4_FIELDS : []), ...(version < 3 ? V3_FIELDS : []), ...(version < 2 ? V2_FIELDS : [])];
   s.fields = s.fields.filter((f) => !drop.includes(f.name));
-  if (version < 3) {
-    const stepRecord = (s.fields.find((f) => f.name === "steps")!.type as AvroSchema.ArrayType).items as AvroSchema.RecordType;
-    stepRecord.fields = stepRecord.fields.filter((f) => !V3_STEP_FIELDS.includes(f.name));
-  }
+  const stepRecord = (s.fields.find((f) => f.name === "steps")!.type as AvroSchema.ArrayType).items as AvroSchema.RecordType;
+  const dropSteps = [...V5_STEP_FIELDS, ...(version < 3 ? V3_STEP_FIELDS : [])];
+  stepRecord.fields = stepRecord.fields.filter((f) => !dropSteps.includes(f.name));
   return s;
 }
 
@@ -298,5 +300,56 @@ print(json.dumps([full[0]["params"], full[0]["success"], [c["name"] for c in ful
       schemaFile,
     );
     assert.deepEqual(JSON.parse(py), [{ state: '"on"', level: "2", strict: "false" }, 1, ["wifi", "checks[1] answer"], false]);
+  });
+  it("a version 5 file round-trips settling, groups and policy versions, and a v4 reader schema skips them (ours and python3-avro)", async () => {
+    const dir = await tempDir();
+    const base = syntheticEpisode(3, { agent: true, steps: 2 });
+    const rec = {
+      ...base,
+      settle: "events:quiet=200,cap=3000",
+      groupIndex: 7,
+      groupMember: 2,
+      groupSize: 4,
+      firstPolicyVersion: "v1",
+      lastPolicyVersion: "v3",
+      stale: "versions span 3 > max staleness 1",
+      steps: base.steps.map((s, i) => ({ ...s, settleMs: 120.5 + i, settleCapped: i === 1, policyVersion: `v${i + 1}`, policyMs: 40, instruction: `step ${i}` })),
+    };
+    await writeEpisodes(dir, [rec]);
+    const back = [];
+    for await (const e of readTrajectories(dir)) back.push(e);
+    const e = back[0]!;
+    assert.deepEqual([e.settle, e.groupIndex, e.groupMember, e.groupSize, e.firstPolicyVersion, e.lastPolicyVersion, e.stale], ["events:quiet=200,cap=3000", 7, 2, 4, "v1", "v3", "versions span 3 > max staleness 1"]);
+    assert.deepEqual(e.steps.map((s) => [s.settleMs, s.settleCapped ?? false, s.policyVersion, s.policyMs, s.instruction]), [[120.5, false, "v1", 40, "step 0"], [121.5, true, "v2", 40, "step 1"]]);
+
+    const plainDir = await tempDir();
+    await writeEpisodes(plainDir, [syntheticEpisode(4, { steps: 1 })]);
+    for await (const p of readTrajectories(plainDir)) {
+      for (const k of ["settle", "groupIndex", "groupMember", "groupSize", "firstPolicyVersion", "stale"]) assert.ok(!(k in p), k);
+      assert.ok(!("settleMs" in p.steps[0]!) && !("policyVersion" in p.steps[0]!));
+    }
+
+    const v4 = schemaOfVersion(4);
+    const old = [];
+    for await (const o of readTrajectories(dir, { readerSchema: v4 })) old.push(o);
+    assert.deepEqual(old.map((o) => ["groupIndex" in o, "settleMs" in o.steps[0]!]), [[false, false]]);
+    requireInteropTools();
+    const { files } = await listTrajectoryFiles([dir]);
+    const schemaFile = path.join(dir, "v4.avsc");
+    await writeFile(schemaFile, JSON.stringify(v4));
+    const py = python(
+      `
+import sys, json, avro.schema
+from avro.datafile import DataFileReader
+from avro.io import DatumReader
+v4 = avro.schema.parse(open(sys.argv[2]).read())
+with DataFileReader(open(sys.argv[1], "rb"), DatumReader(readers_schema=v4)) as r:
+    old = list(r)
+print(json.dumps(["groupIndex" in old[0], "settleMs" in old[0]["steps"][0], old[0]["schemaVersion"]]))
+`,
+      files[0]!,
+      schemaFile,
+    );
+    assert.deepEqual(JSON.parse(py), [false, false, SCHEMA_VERSION]);
   });
 });

@@ -113,6 +113,15 @@ const afterSteps = cachedAvroTypeFor({
     .slice(episodeSchema.fields.findIndex((f) => f.name === "steps") + 1)
     .map((f) => (f.name === "initialA11y" ? { ...f, type: ["null", a11yRecord] } : f)) as typeof episodeSchema.fields,
 });
+/** The step fields after `ui` (added in v5), encoded on their own with nothing set: they end every step. */
+const afterUi = cachedAvroTypeFor({
+  type: "record",
+  name: "AfterUi",
+  namespace: "farm.test",
+  fields: stepFields.slice(stepFields.findIndex((f) => f.name === "ui") + 1) as typeof episodeSchema.fields,
+});
+const afterUiBytes = afterUi.toBuffer({ settleMs: null, settleCapped: false, policyVersion: null, policyMs: null, instruction: null }).length;
+
 /** A record with no steps and no counters, up to its steps array: it ends in counters' and steps' end markers (0x00 0x00). */
 const emptyTail = () => {
   const e = episodeToAvro({ ...syntheticEpisode(2, { steps: 0 }), counters: {} }, 0);
@@ -137,8 +146,8 @@ function a11yElementsDeclaring(count: number): Buffer {
   const e = withExtraRecord({});
   e.steps[0]!.a11y = { tree: "", elements: [] };
   const b = type.toBuffer(e);
-  // The step ends: a11y branch 1, tree "", elements end marker, ui null; then the steps array's end marker.
-  const elementsAt = b.length - afterSteps.toBuffer(e).length - 3;
+  // The step ends: a11y branch 1, tree "", elements end marker, ui null, the v5 fields; then the steps array's end marker.
+  const elementsAt = b.length - afterSteps.toBuffer(e).length - 3 - afterUiBytes;
   assert.deepEqual([...b.subarray(elementsAt - 2, elementsAt + 3)], [2, 0, 0, 0, 0]);
   return Buffer.concat([b.subarray(0, elementsAt), long(count), Buffer.alloc(30)]);
 }
@@ -150,11 +159,11 @@ function uiResolved(resolved: string): Buffer {
   return type.toBuffer(e);
 }
 
-/** A record whose last step's last union (ui, the byte before the steps array's end marker) names branch `byte`. */
+/** A record whose last step's `ui` union (before the v5 fields and the steps array's end marker) names branch `byte`. */
 function lastStepFrameBranch(byte: number): Buffer {
   const e = withExtraRecord({});
   const b = type.toBuffer(e);
-  b[b.length - afterSteps.toBuffer(e).length - 2] = byte;
+  b[b.length - afterSteps.toBuffer(e).length - 2 - afterUiBytes] = byte;
   return b;
 }
 

@@ -22,6 +22,8 @@ test("every end cause maps to its retry code, or to none when the episode is dat
     invalid_actions: undefined,
     goal_reached: undefined,
     observation_budget: undefined,
+    stale_policy: undefined,
+    operator_abandoned: undefined,
   };
   for (const [cause, code] of Object.entries(expected)) assert.equal(retryCodeOfCause(cause as EndCause), code, cause);
 });
