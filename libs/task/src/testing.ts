@@ -6,3 +6,4 @@
 export { REGEX_LIMITS } from "./pyregex.ts";
 export { resolveApk } from "./apk.ts";
 export { taskHash } from "./hash.ts";
+export { taskType } from "./schema.ts";
