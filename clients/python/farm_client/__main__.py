@@ -3,6 +3,7 @@
     python3 -m farm_client submit classic_2048 --episodes 10 [--policy http-batch:http://127.0.0.1:8000/batch] [--wait]
         [--goals FILE.jsonl] [--a11y-every N]
     python3 -m farm_client status <id> | watch <id> | cancel <id> | list
+    python3 -m farm_client set-version <id> <version>      (raise the campaign's policy version; --max-staleness on submit)
     python3 -m farm_client serve-policy --port 8000
 
 The scheduler URL comes from --url or FARM_SCHEDULER_URL (default http://127.0.0.1:8420), the token from
@@ -41,10 +42,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     s.add_argument("--goals", metavar="FILE.jsonl",
                    help='one {"goal": ..., "game_config": {...}, "params": {...}} a line (params: a task family\'s fixed parameters); episode i gets line i mod N')
     s.add_argument("--a11y-every", type=int, help="record the screen as a tree every N steps (options.a11yEvery)")
+    s.add_argument("--max-staleness", type=int, metavar="V",
+                   help="an episode whose steps' policy versions span, or lag the campaign's current version by, more than V is stale (options.staleness)")
+    s.add_argument("--on-stale", choices=["mark", "end"], help="a stale episode is marked (default) or ended (cause stale_policy)")
     s.add_argument("--wait", action="store_true", help="watch until the campaign is done; print the final status")
     for name in ("status", "watch", "cancel"):
         sub.add_parser(name).add_argument("id")
     sub.add_parser("list")
+    sv = sub.add_parser("set-version", help="raise a campaign's current policy version")
+    sv.add_argument("id")
+    sv.add_argument("version")
     sp = sub.add_parser("serve-policy", help="the reference policy server")
     sp.add_argument("--host", default="127.0.0.1")
     sp.add_argument("--port", default="8000")
@@ -64,7 +71,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 options["a11yEvery"] = args.a11y_every
             options = options or None
             goals = load_goals(args.goals) if args.goals else None
-            r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options, goals=goals)
+            r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options, goals=goals,
+                              max_staleness=args.max_staleness, on_stale=args.on_stale)
             if not args.wait:
                 _print(r)
                 return 0
@@ -81,7 +89,9 @@ def main(argv: Optional[List[str]] = None) -> int:
             _print(client.cancel(args.id))
         elif args.cmd == "list":
             _print(client.list())
-    except (FarmApiError, GoalsFileError) as e:
+        elif args.cmd == "set-version":
+            _print(client.raise_version(args.id, args.version))
+    except (FarmApiError, GoalsFileError, ValueError) as e:
         print(f"farm_client: {e}", file=sys.stderr)
         return 2
     except OSError as e:

@@ -201,14 +201,18 @@ class CampaignClient:
 
     def submit(self, task_id: str, episodes: int, policy: str = "random", *, campaign_id: Optional[str] = None,
                base_seed: Optional[int] = None, priority: Optional[int] = None,
-               options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None) -> Dict[str, Any]:
+               options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None,
+               max_staleness: Optional[int] = None, on_stale: Optional[str] = None) -> Dict[str, Any]:
         """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False).
 
         ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...},
         "params": {...}}`` (``load_goals`` reads a file of them); without goals every episode's goal is the task's
         description. ``params`` fix a task family's parameters for those episodes (the family draws the others from
         the episode's seed); ``goal`` may then be left out (the family's goal template rendered with them).
-        ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``."""
+        ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``.
+        ``max_staleness`` V: an episode whose steps' policy versions span more than V, or lag the campaign's current
+        version (``raise_version``) by more than V, is stale; ``on_stale`` ``"mark"`` (default: its ``stale`` reason is
+        recorded) or ``"end"`` (it ends truncated, cause ``stale_policy``)."""
         body: Dict[str, Any] = {"taskId": task_id, "episodes": episodes, "policy": policy}
         if campaign_id is not None:
             body["id"] = campaign_id
@@ -216,6 +220,13 @@ class CampaignClient:
             body["baseSeed"] = base_seed
         if priority is not None:
             body["priority"] = priority
+        if on_stale is not None and max_staleness is None:
+            raise ValueError("on_stale goes with max_staleness")
+        if on_stale is not None and on_stale not in ("mark", "end"):
+            raise ValueError(f"on_stale must be 'mark' or 'end', got {on_stale!r}")
+        if max_staleness is not None:
+            options = dict(options or {})
+            options["staleness"] = {"maxVersions": int(max_staleness), **({"onStale": on_stale} if on_stale else {})}
         if options:
             body["options"] = options
         if goals is not None:
@@ -230,6 +241,18 @@ class CampaignClient:
 
     def cancel(self, campaign_id: str) -> Dict[str, Any]:
         return self._call("POST", "/campaigns/" + self._quote(campaign_id) + "/cancel")
+
+    def raise_version(self, campaign_id: str, version: Any) -> Dict[str, Any]:
+        """Raises the campaign's current policy version (a learner after each update): ``POST
+        /campaigns/:id/policy-version``. ``version``: a string of 1-128 printable characters or an int (whole numbers
+        compare as numbers; others in the order raised). Versions only go forward: a lower whole number or a version
+        raised before is ``FarmApiError`` 409 ``VERSION_CONFLICT``; the current one again changes nothing. Returns
+        ``{"campaignId", "version", "previous"?, "raised", "versions"}``; workers see it within a second."""
+        return self._call("POST", "/campaigns/" + self._quote(campaign_id) + "/policy-version", {"version": version})
+
+    def policy_version(self, campaign_id: str) -> Optional[str]:
+        """The campaign's current policy version, or None when none was raised."""
+        return self._call("GET", "/campaigns/" + self._quote(campaign_id) + "/policy-version").get("version")
 
     def openapi(self) -> Dict[str, Any]:
         return self._call("GET", "/openapi.json")

@@ -67,6 +67,8 @@ export function datasetCard(m: Manifest): string {
     "",
     "Episodes scored by the device's state (a task family's checks) carry `success` (0..1), `params` (JSON), `checks` (what each check read, and whether it passed) and `score_error` (the score could not be computed: never read it as 0): `SELECT task_id, avg(success) AS mean_success, count(score_error) AS score_errors FROM episodes GROUP BY 1`.",
     "",
+    "Policy versions (a learner's weights): each step's `policy_version` (what the policy reported; null when it reported none) and `policy_ms` (how long it took to answer); each episode's `first_policy_version`, `last_policy_version` and `stale` (why it is too stale for a learner; null when not): `SELECT * FROM episodes WHERE stale IS NULL`.",
+    "",
     nested ? "## trajectories (one row per episode, steps as lists)" : "## steps (one row per step)",
     "",
     "| column | meaning |",

@@ -144,6 +144,8 @@ export class ShardRows {
       cols[c++]!.push(s.ui?.invalid ?? null);
       cols[c++]!.push(elementsJson(screens.a11y[i]));
       cols[c++]!.push(screens.a11y[i]?.tree ?? null);
+      cols[c++]!.push(s.policyVersion ?? null);
+      cols[c++]!.push(s.policyMs ?? null);
       byName.clear();
       for (const x of s.extras) {
         const list = byName.get(x.name);
@@ -170,6 +172,9 @@ export class ShardRows {
       e.steps.map((s) => s.ui?.invalid ?? null),
       e.steps.map((s) => s.reward),
       ...scoreCells(e),
+      e.steps.map((s) => s.policyVersion ?? null),
+      e.steps.map((s) => s.policyMs ?? null),
+      ...versionCells(e),
     ];
     row.forEach((value, i) => this.steps[i]!.push(value));
   }
@@ -187,6 +192,7 @@ export class ShardRows {
       this.layout === "steps" ? elementsJson(screens.a11y[n]) : null,
       this.layout === "steps" ? (screens.a11y[n]?.tree ?? null) : null,
       ...scoreCells(e),
+      ...versionCells(e),
     ];
     row.forEach((value, i) => this.episodes[i]!.push(value));
   }
@@ -202,6 +208,11 @@ function scoreCells(e: StoredEpisode): unknown[] {
   }
   const checks = (e.checks ?? []).map((c) => ({ name: c.name, kind: c.kind, passed: c.passed, observed: c.observed, expected: c.expected, error: c.error ?? null }));
   return [e.success ?? null, params, checks, e.scoreError ?? null];
+}
+
+/** `first_policy_version`, `last_policy_version`, `stale` (tables.ts VERSION_COLUMNS) of an episode. */
+function versionCells(e: StoredEpisode): unknown[] {
+  return [e.firstPolicyVersion ?? null, e.lastPolicyVersion ?? null, e.stale ?? null];
 }
 
 /** Counters with sorted keys, so the JSON text does not depend on insertion order. */
@@ -222,7 +233,7 @@ export function episodeBound(e: StoredEpisode, extras: readonly ExtraColumn[]): 
   let frames = e.initialFrame?.byteLength ?? 0;
   bound += frames;
   for (const s of e.steps) {
-    bound += 160 + e.episodeId.length * 2 + goal + a11yBound(s.a11y);
+    bound += 176 + e.episodeId.length * 2 + goal + a11yBound(s.a11y) + (s.policyVersion?.length ?? 0) * 6;
     if (s.ui) bound += 48 + (s.ui.given.length + (s.ui.invalid?.length ?? 0)) * 3 + (s.ui.resolved ? 64 + (s.ui.resolved.text?.length ?? 0) * 6 + (s.ui.resolved.app?.length ?? 0) * 3 : 0);
     for (const x of s.extras) if (names.has(x.name)) bound += 8 + estimateValueBytes(x.value);
     if (s.frame) {
@@ -235,7 +246,7 @@ export function episodeBound(e: StoredEpisode, extras: readonly ExtraColumn[]): 
 
 /** Upper bound of the score columns: parameters as JSON, each check's texts, the error (UTF-8, escapes included). */
 function scoreBound(e: StoredEpisode): number {
-  let n = 32 + (e.scoreError?.length ?? 0) * 3;
+  let n = 32 + (e.scoreError?.length ?? 0) * 3 + ((e.firstPolicyVersion?.length ?? 0) + (e.lastPolicyVersion?.length ?? 0) + (e.stale?.length ?? 0)) * 3 + 16;
   if (e.params) for (const [k, v] of Object.entries(e.params)) n += 8 + (k.length + String(v).length) * 6;
   for (const c of e.checks ?? []) n += 48 + (c.name.length + c.kind.length + c.observed.length + c.expected.length + (c.error?.length ?? 0)) * 3;
   return n;

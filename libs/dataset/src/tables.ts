@@ -38,6 +38,13 @@ const SCORE_COLUMNS: readonly ColumnDef[] = [
   { name: "score_error", type: v("string"), doc: "why the final score could not be computed (a check that could not run, a task server that failed); then `success` is null, never a silent 0" },
 ];
 
+/** Issue 38: an episode's policy versions and staleness, in `episodes` and in the episodes-nested layout. */
+const VERSION_COLUMNS: readonly ColumnDef[] = [
+  { name: "first_policy_version", type: v("string"), doc: "the policy version of the first step that reported one (a learner's weights: the model server's X-Policy-Version, the model name it answered with, a policy's `version`); null when none did" },
+  { name: "last_policy_version", type: v("string"), doc: "the policy version of the last step that reported one; null when none did" },
+  { name: "stale", type: v("string"), doc: "why the episode is too stale for a learner (its steps' versions span, or lag the campaign's current version by, more than the campaign's max staleness); null when it is not (or no max staleness was set)" },
+];
+
 /**
  * How the data table (`data/`) is laid out: `steps`, one row per step (RL and per-step SFT), or
  * `episodes-nested`, one row per episode with its steps as parallel lists (AndroidControl-style loaders).
@@ -72,6 +79,8 @@ export const STEP_COLUMNS_HEAD: readonly ColumnDef[] = [
     doc: "the UI element list the action was chosen on (BEFORE the action: the previous step's recorded screen, the initial one for step 1), JSON array of {index, class_name, text, content_description, hint_text, resource_id, package_name, bounds [l,t,r,b] px, is_*}; null when not recorded for that screen",
   },
   { name: "a11y_tree", type: v("string"), doc: "the accessibility tree of the same screen as `elements`, compact versioned JSON ({\"v\":1,…}); null when not recorded" },
+  { name: "policy_version", type: v("string"), doc: "the policy version that chose this step's answer (issue 38); null when the policy reported none (the episode's static version is `episodes.policy_version`)" },
+  { name: "policy_ms", type: v("float64"), doc: "how long the policy took to answer this step (ms, around act()); null before schema v5" },
 ];
 
 /** The screen the step's action was chosen on (BEFORE it): each recorded frame appears once in the data set. */
@@ -137,6 +146,7 @@ export const EPISODE_COLUMNS: readonly ColumnDef[] = [
   { name: "final_elements", type: v("string"), doc: "the element list of the screen after the last step (JSON array, as `elements`); null when not recorded, and in the episodes-nested layout" },
   { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded, and in the episodes-nested layout" },
   ...SCORE_COLUMNS,
+  ...VERSION_COLUMNS,
 ];
 
 /** `--layout episodes-nested`: one row per episode, its steps as parallel lists (AndroidControl's shape). */
@@ -168,6 +178,9 @@ export const NESTED_COLUMNS: readonly ColumnDef[] = [
   { name: "actions_invalid", type: { kind: "list", rank: 1, element: "string" }, doc: "N: why each answer was invalid; null items otherwise" },
   { name: "rewards", type: { kind: "list", rank: 1, element: "float64" }, doc: "N rewards, one per action" },
   ...SCORE_COLUMNS,
+  { name: "policy_versions", type: { kind: "list", rank: 1, element: "string" }, doc: "N: the policy version that chose each action; null items where the policy reported none" },
+  { name: "policy_ms", type: { kind: "list", rank: 1, element: "float64" }, doc: "N: how long the policy took to answer each action (ms); null items before schema v5" },
+  ...VERSION_COLUMNS,
 ];
 
 export { columnFor };

@@ -32,6 +32,7 @@ import { EpisodeScoring } from "./episode-scoring.ts";
 import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepRecord } from "./trajectory-types.ts";
 import { compactTree, elementsOf } from "./ui-elements.ts";
 import { usageExtras } from "./policy-usage.ts";
+import { EpisodePolicyVersions, type StalenessOptions } from "./policy-versions.ts";
 
 export interface RunEpisodeOptions {
   /** Seeds the policy (via reset) and the task's random choices. */
@@ -75,6 +76,8 @@ export interface RunEpisodeOptions {
    * reward is added to the last step, its success and checks are recorded. Closed by the run.
    */
   instance?: TaskInstance;
+  /** Staleness of the policy's versions (`--max-staleness`; policy-versions.ts); without it versions are only recorded. */
+  staleness?: StalenessOptions;
 }
 
 type Observed = { obs: Observation; a11y?: A11yObservation } | { fail: StepResult };
@@ -118,6 +121,8 @@ export class EpisodeRun {
   /** The task instance (opts.instance): its set-up, mid-episode and final scores (episode-scoring.ts). */
   private readonly scoring: EpisodeScoring | undefined;
   private readonly a11yEvery: number;
+  /** The versions the policy's answers reported, and staleness (policy-versions.ts). */
+  private readonly versions: EpisodePolicyVersions;
   private readonly runCounters: Record<string, number> = {};
   private previous: StepOutcome | undefined;
   private initialA11y: A11yObservation | undefined;
@@ -140,6 +145,7 @@ export class EpisodeRun {
     this.goal = opts.goal ?? port.task.task.description ?? "";
     this.scoring = opts.instance ? new EpisodeScoring(port, opts.instance, opts.index) : undefined;
     this.a11yEvery = opts.a11yEvery ?? 0;
+    this.versions = new EpisodePolicyVersions(opts.staleness);
     this.frames = port.frames(opts.frameEncoding);
     this.budget = new ObservationBudget(limits.observationBudget, () => this.frames.recordedBytes);
     this.logcatMalformed0 = port.logcatMalformedLines() ?? 0;
@@ -346,20 +352,27 @@ export class EpisodeRun {
     phases.total = since(tStep);
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
-    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage);
+    this.versions.note(answer.version);
+    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage, answer.version);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
     const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
     const tr = decideTransition(facts, this.limits);
     if (!tr.last) {
-      const agentEnd = this.agentEnd(done.ui) ?? this.budget.end();
+      const agentEnd = this.agentEnd(done.ui) ?? this.budget.end() ?? (await this.staleEnd());
       if (agentEnd) return this.stop(agentEnd);
       const goal = await this.scoring?.midEpisode(this.episodeSteps, this.answerText, this.ac.signal);
       return goal?.reached ? this.stop({ outcome: "terminated", cause: "goal_reached", detail: goal.detail }) : true;
     }
     const expectedActivity = this.port.task.task.expectedAppScreen?.activity;
     return this.stop(transitionEnd(tr, { episodeSteps: this.episodeSteps, elapsedMs, expectedActivity, verdictMatch: view.verdict?.match }, this.limits));
+  }
+
+  /** With `onStale: "end"`, a stale episode ends (truncated, `stale_policy`) after the step that made it so. */
+  private async staleEnd(): Promise<End | undefined> {
+    const v = await this.versions.check();
+    return v && this.versions.ends ? trunc("stale_policy", v.reason) : undefined;
   }
 
   private stop(end: End): false {
@@ -491,7 +504,7 @@ export class EpisodeRun {
     return this.port.log.take();
   }
 
-  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage): void {
+  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, policyVersion?: string): void {
     this.steps.push({
       index: this.episodeSteps,
       timeOffsetMs: Math.round(elapsedMs),
@@ -501,6 +514,8 @@ export class EpisodeRun {
       ...(view.a11y ? { a11y: view.a11y } : {}),
       ...(ui ? { ui: this.budget.answer(ui) } : {}),
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
+      ...(policyVersion !== undefined ? { policyVersion } : {}),
+      policyMs: Math.round(phasesMs.policy * 10) / 10,
     });
     const p = this.port;
     const uiAction = ui ? uiOpOf(ui) : undefined;
@@ -516,6 +531,8 @@ export class EpisodeRun {
     this.opts.signal?.removeEventListener("abort", this.onAbort);
     await this.drainLateLines(end);
     await this.finalScore(end);
+    // The campaign's version may have moved on while the episode ran: a last staleness check before it is recorded.
+    await withDeadline(this.versions.check(), 2000).catch(() => undefined);
     const p = this.port;
     p.log.pause();
     p.recordEnd(end.cause, this.episodeSteps);
@@ -622,6 +639,7 @@ export class EpisodeRun {
       ...(this.agentStatus ? { agentStatus: this.agentStatus } : {}),
       ...(this.answerText !== undefined ? { answer: this.answerText } : {}),
       ...this.scoring?.fields(),
+      ...this.versions.fields(),
     };
   }
 }

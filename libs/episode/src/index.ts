@@ -25,3 +25,4 @@ export { type ExtraCheck } from "./extras.ts";
 export { type AppScreenCadence, type AppScreenVerdict } from "./app-screen-monitor.ts";
 export { type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
 export { POLICY_USAGE_EXTRAS } from "./policy-usage.ts";
+export { EpisodePolicyVersions, versionDistance, versionSpan, staleKindOf, staleness, MAX_TRACKED_VERSIONS, type StalenessOptions, type CampaignVersions, type StaleVerdict } from "./policy-versions.ts";

@@ -25,6 +25,10 @@ export interface LlmStandInOptions {
   apiKey?: string;
   /** The model `/v1/models` lists and answers name. @default "stand-in" */
   model?: string;
+  /** The `model` each answer names, asked per answer (a learner's server that names its checkpoint). @default `model` */
+  answerModel?: () => string;
+  /** An `X-Policy-Version` header on each answer, asked per answer (undefined: none). */
+  policyVersionHeader?: () => string | undefined;
   /** Requests kept in `requests` (oldest dropped; each holds its images: a benchmark keeps few or 0). @default 256 */
   keepRequests?: number;
 }
@@ -103,14 +107,20 @@ export async function startLlmStandIn(opts: LlmStandInOptions = {}): Promise<Llm
     const elements = promptElements(prompt);
     const content = entry ? replyText(entry, elements) : JSON.stringify(solverAction(opts.solver ?? [], elements));
     const usage = entry?.usage ?? { prompt_tokens: Math.ceil(prompt.length / 4), completion_tokens: Math.ceil(content.length / 4) };
-    send(res, 200, {
-      id: `chatcmpl-standin-${++seq}`,
-      object: "chat.completion",
-      created: Math.floor(Date.now() / 1000),
-      model,
-      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-      usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-    });
+    const version = opts.policyVersionHeader?.();
+    send(
+      res,
+      200,
+      {
+        id: `chatcmpl-standin-${++seq}`,
+        object: "chat.completion",
+        created: Math.floor(Date.now() / 1000),
+        model: opts.answerModel?.() ?? model,
+        choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+        usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+      },
+      version !== undefined ? { "x-policy-version": version } : {},
+    );
   }
 
   const server = http.createServer((req, res) => {

@@ -24,6 +24,7 @@ import { createEpisodeMetrics } from "./groups/episodes.ts";
 import { createScoreMetrics } from "./groups/scores.ts";
 import { createPolicyMetrics } from "./groups/policy.ts";
 import { createTrajectoryMetrics } from "./groups/trajectories.ts";
+import { createVersionMetrics } from "./groups/versions.ts";
 import { createMetricContext, type FarmMetricsOptions } from "./metric-context.ts";
 
 export type { FarmMetricsOptions } from "./metric-context.ts";
@@ -49,6 +50,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     ...createTrajectoryMetrics(ctx),
     ...createCampaignMetrics(ctx),
     ...createCommitMetrics(ctx),
+    ...createVersionMetrics(ctx),
   };
   // The metrics' own health goes last: it waits for this scrape's async collections (queue depth).
   ctx.registerHealth();

@@ -50,6 +50,8 @@ export const METRIC = {
   invalidValues: "farm_metric_invalid_values_total",
   collectErrors: "farm_metrics_collect_errors_total",
   buildInfo: "farm_build_info",
+  episodesStale: "farm_episodes_stale_total",
+  episodeVersionSpan: "farm_episode_policy_version_span",
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

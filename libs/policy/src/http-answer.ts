@@ -36,6 +36,18 @@ export interface ServerFacts {
   protocol: number;
 }
 
+/** What one response said besides its body: its `X-Policy-Version` (the version that answered), when it sent one. */
+export interface AnswerMeta {
+  version?: string;
+}
+
+/** One response's `X-Policy-Version`, clipped to 128 characters; undefined when absent or empty. */
+export function headerVersion(res: ExchangeResult): string | undefined {
+  const v = res.headers[POLICY_VERSION_HEADER];
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
+  return s ? s.slice(0, 128) : undefined;
+}
+
 /** Updates `facts` from an answer's headers. */
 export function noteServerHeaders(res: ExchangeResult, facts: ServerFacts): void {
   const v = res.headers[POLICY_VERSION_HEADER];
@@ -69,10 +81,12 @@ function failedStatus(src: AnswerSource, res: ExchangeResult): PolicyError {
 }
 
 /** The answer `parse` makes of a 2xx JSON body; anything else throws a PolicyError naming what it was. */
-export function readAnswer<T>(src: AnswerSource, res: ExchangeResult, parse: (json: unknown) => T, invalid: string): T {
+export function readAnswer<T>(src: AnswerSource, res: ExchangeResult, parse: (json: unknown, meta: AnswerMeta) => T, invalid: string): T {
   if (res.status < 200 || res.status > 299) throw failedStatus(src, res);
   if (res.tooLarge) throw new PolicyError("bad_response", `${src.where}: answer of ${res.size}+ bytes exceeds ${src.maxBytes}; answer with one action object`);
-  if (res.status === 204) return parse(undefined);
+  const version = headerVersion(res);
+  const meta: AnswerMeta = version !== undefined ? { version } : {};
+  if (res.status === 204) return parse(undefined, meta);
   let body: unknown;
   try {
     body = JSON.parse(res.text);
@@ -80,7 +94,7 @@ export function readAnswer<T>(src: AnswerSource, res: ExchangeResult, parse: (js
     throw new PolicyError("bad_response", `${src.where}: answer is not JSON (${foreign(src, res, "not_json")}); answer with {"actionType":"TOUCH","touchPosition":[x,y]}`);
   }
   try {
-    return parse(body);
+    return parse(body, meta);
   } catch (e) {
     if (e instanceof PolicyError) throw e;
     // The rule broken, not the values that broke it: those are the answer's, and go to the local log only.

@@ -10,7 +10,8 @@
  * answers with an invalid action (`bad_response`) fails only that device's step.
  */
 import { coerceError } from "@farm/errors";
-import { parseAnswer } from "./answer.ts";
+import { parseWireAnswer, readPolicyVersion } from "./answer.ts";
+import type { AnswerMeta } from "./http-answer.ts";
 import { PolicyError } from "./errors.ts";
 import { quotedProtocolError, withoutValues } from "./foreign-body.ts";
 import { httpEndpoint, type HttpEndpoint } from "./http-endpoint.ts";
@@ -39,16 +40,18 @@ interface Pending {
 }
 
 /** The answer of a batch, by item id (a Map: ids come from the wire, never index a plain object). */
-type BatchResults = Map<string, { action?: unknown; error?: unknown }>;
+type BatchResult = { action?: unknown; error?: unknown; policyVersion?: unknown; headerVersion?: string };
+type BatchResults = Map<string, BatchResult>;
 
-function parseBatchAnswer(json: unknown): BatchResults {
+/** A result's version: its own `policy_version`, else the response's `X-Policy-Version` (PROTOCOL.md, "Policy versions"). */
+function parseBatchAnswer(json: unknown, meta: AnswerMeta): BatchResults {
   const results = (json as { results?: unknown } | null)?.results;
   if (!Array.isArray(results)) throw new Error('expected {"results": [{"id": …, "action": {…}} | {"id": …, "error": "…"}, …]}');
   const byId: BatchResults = new Map();
   for (const r of results) {
     if (r === null || typeof r !== "object" || typeof (r as { id?: unknown }).id !== "string") throw new Error("every result needs a string id");
-    const { id, action, error } = r as { id: string; action?: unknown; error?: unknown };
-    byId.set(id, { action, error });
+    const { id, action, error, policy_version } = r as { id: string; action?: unknown; error?: unknown; policy_version?: unknown };
+    byId.set(id, { action, error, policyVersion: policy_version, ...(meta.version !== undefined ? { headerVersion: meta.version } : {}) });
   }
   return byId;
 }
@@ -121,14 +124,14 @@ class UrlQueue {
     for (const item of batch) this.settle(item, this.itemOutcome(item, results.get(item.id)));
   }
 
-  private itemOutcome(item: Pending, r: { action?: unknown; error?: unknown } | undefined): PolicyError | { action: PolicyAnswer | undefined } {
+  private itemOutcome(item: Pending, r: BatchResult | undefined): PolicyError | { action: PolicyAnswer | undefined } {
     const where = `${this.endpoint.where} (batch item ${item.id})`;
     if (item.message.type === "episode_end") return { action: undefined };
     if (!r) return new PolicyError("bad_response", `${where}: the batch answer has no result for this item; answer every step item with its id`);
     // The protocol's own error is quoted (short, escaped); an invalid action is named by the rule it breaks, not its values.
     if (r.error !== undefined) return new PolicyError("server_error", `${where}: the server reported: ${typeof r.error === "string" ? quotedProtocolError(r.error) : "an error that is not a string"}`);
     try {
-      return { action: parseAnswer(r.action) };
+      return { action: parseWireAnswer(r.action, readPolicyVersion(r.policyVersion, "policy_version") ?? r.headerVersion) };
     } catch (e) {
       return new PolicyError("bad_response", `${where}: answer is not a valid action: ${withoutValues(coerceError(e).message)}`);
     }

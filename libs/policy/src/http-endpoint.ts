@@ -18,7 +18,7 @@ import { PolicyError } from "./errors.ts";
 import http from "node:http";
 import https from "node:https";
 import { BodyReadError, postJson, StaleConnectionError, type ExchangeOptions, type ExchangeResult } from "./http-exchange.ts";
-import { noteServerHeaders, readAnswer, type AnswerSource, type ServerFacts } from "./http-answer.ts";
+import { noteServerHeaders, readAnswer, type AnswerMeta, type AnswerSource, type ServerFacts } from "./http-answer.ts";
 import type { ForeignBodyListener } from "./foreign-body.ts";
 import { hostAllowList, redactUrl, UrlNotAllowedError, type HostAllowList } from "./url-guard.ts";
 
@@ -50,10 +50,10 @@ export interface HttpEndpoint {
   readonly serverProtocol: number;
   readonly closed: boolean;
   /**
-   * POSTs `body` and hands the parsed JSON to `parse`; what `parse` throws becomes a bad_response
-   * `<where>: <invalid>: <its message>`. `invalid` names what the answer failed to be.
+   * POSTs `body` and hands the parsed JSON to `parse` (with this response's `X-Policy-Version` in `meta`); what `parse`
+   * throws becomes a bad_response `<where>: <invalid>: <its message>`. `invalid` names what the answer failed to be.
    */
-  request<T>(body: string, parse: (json: unknown) => T, invalid: string, signal?: AbortSignal): Promise<T>;
+  request<T>(body: string, parse: (json: unknown, meta: AnswerMeta) => T, invalid: string, signal?: AbortSignal): Promise<T>;
   close(): void;
 }
 
@@ -177,7 +177,7 @@ export function httpEndpoint(url: string, opts: HttpEndpointOptions & { maxRespo
   // connection without answering sees that step twice.
   const agent = new (target.url.protocol === "https:" ? https.Agent : http.Agent)({ keepAlive: true, timeout: KEEP_ALIVE_IDLE_MS });
 
-  async function request<T>(body: string, parse: (json: unknown) => T, invalid: string, signal?: AbortSignal): Promise<T> {
+  async function request<T>(body: string, parse: (json: unknown, meta: AnswerMeta) => T, invalid: string, signal?: AbortSignal): Promise<T> {
     if (closed) throw new PolicyError("closed", `${target.where}: act() after close()`);
     let ok = false;
     try {

@@ -3,9 +3,10 @@
  * PROTOCOL.md) to the URL and expects `{"actionType": "TOUCH"|"LIFT"|"REPEAT", "touchPosition": [x, y]}`.
  * A server that declares `X-Policy-Protocol: 2` on an answer is also sent an `episode_end` message when
  * an episode ends (a protocol 1 server never sees one). Errors: see http-endpoint.ts.
- * The version is the server's `X-Policy-Version` header (latest seen), else "unknown".
+ * The version is the server's `X-Policy-Version` header (latest seen), else "unknown". Each answer's own version (the
+ * body's `policy_version`, else that response's header) travels with it as the decision's `version` (a step's policyVersion).
  */
-import { parseAnswer } from "./answer.ts";
+import { parseWireAnswer } from "./answer.ts";
 import { httpEndpoint, type HttpEndpointOptions } from "./http-endpoint.ts";
 import type { EpisodeContext, Observation, Policy, PolicyAnswer } from "./types.ts";
 import { newEpisodeId, stringifyWire, toWireEpisodeEnd, toWireRequest, type PixelEncoding, type WireEpisode } from "./wire.ts";
@@ -40,7 +41,7 @@ export function httpPolicy(url: string, opts: HttpPolicyOptions = {}): Policy {
     },
     act(observation: Observation, signal?: AbortSignal): Promise<PolicyAnswer> {
       const body = stringifyWire(toWireRequest(observation, context, encoding, episode));
-      return endpoint.request(body, parseAnswer, "answer is not a valid action", signal);
+      return endpoint.request(body, (json, meta) => parseWireAnswer(json, meta.version), "answer is not a valid action", signal);
     },
     async endEpisode(end) {
       // Protocol 1 servers answer every POST with an action; only a server that declared 2 is told.

@@ -6,7 +6,7 @@ export type * from "./types.ts";
 export { PolicyError, isPolicyError, type PolicyErrorCode } from "./errors.ts";
 export { ACTION_TYPES, touch, lift, repeat } from "./action.ts";
 export { parseUiAction, type UiAction, type UiActionType, type ScrollDirection, type GoalStatus } from "./ui-action.ts";
-export { readAnswer, GIVEN_MAX_CHARS, type ReadAnswer } from "./answer.ts";
+export { readAnswer, readPolicyVersion, parseWireAnswer, GIVEN_MAX_CHARS, POLICY_VERSION_MAX_CHARS, type ReadAnswer } from "./answer.ts";
 export { randomPolicy, type RandomPolicyOptions } from "./random-policy.ts";
 export { scriptedPolicy, type ScriptedPolicyOptions, type ScriptAction, type ScriptEnd } from "./scripted-policy.ts";
 export { modulePolicy } from "./module-policy.ts";

@@ -102,7 +102,9 @@ test("good reply: action parsed, version from X-Policy-Version, observation and 
   await p.reset(context(17, 3));
   const rgb = Uint8Array.from({ length: 2 * 2 * 3 }, (_, i) => i * 10);
   const action = await p.act({ ...observation(4), pixels: { width: 2, height: 2, rgb } });
-  assert.deepEqual(action, { actionType: "TOUCH", touchPosition: [0.3, 0.7] });
+  // The response's X-Policy-Version travels with its answer (issue 38: the step's policyVersion).
+  const touch = { actionType: "TOUCH", touchPosition: [0.3, 0.7] };
+  assert.deepEqual(action, { action: touch, given: JSON.stringify(touch), version: "model-7" });
   assert.equal(p.version, "model-7");
   const req = received.at(-1)!;
   assert.deepEqual(req.context, context(17, 3));

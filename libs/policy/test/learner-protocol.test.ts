@@ -98,7 +98,9 @@ test("batched: many devices' steps travel in one request and each gets its own a
   const policies = Array.from({ length: 8 }, () => batcher.policy(`${base}/batch`));
   await Promise.all(policies.map((p, i) => p.reset(context(i))));
   const actions = await Promise.all(policies.map((p, i) => p.act(mid(i, i))));
-  actions.forEach((a, i) => assert.deepEqual(a, { actionType: "TOUCH", touchPosition: [i / 100, 0.5] }));
+  // Each answer carries the batch response's X-Policy-Version (issue 38).
+  const touch = (x: number) => ({ actionType: "TOUCH", touchPosition: [x, 0.5] });
+  actions.forEach((a, i) => assert.deepEqual(a, { action: touch(i / 100), given: JSON.stringify(touch(i / 100)), version: "batched-1" }));
   assert.equal(seen.length, 1, "one request for 8 devices");
   const batch = seen[0]!.body.batch as { id: string; reward: number }[];
   assert.equal(batch.length, 8);
@@ -119,7 +121,8 @@ test("batched: an item's error stays with its device; the others get their actio
   const [ok, failing, missing, invalid] = [0, 1, 2, 3].map(() => batcher.policy(url));
   const results = await Promise.allSettled([ok!.act(mid(12, 0)), failing!.act(mid(13, 0)), missing!.act(mid(14, 0)), invalid!.act(mid(15, 0))]);
   assert.equal(seen.length, 1);
-  assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { actionType: "TOUCH", touchPosition: [0.12, 0.5] });
+  const touch = { actionType: "TOUCH", touchPosition: [0.12, 0.5] };
+  assert.deepEqual((results[0] as PromiseFulfilledResult<unknown>).value, { action: touch, given: JSON.stringify(touch), version: "batched-1" });
   await rejectsWith(Promise.reject((results[1] as PromiseRejectedResult).reason), "server_error", /batch item d1\): the server reported: "NaN in logits"/, false);
   await rejectsWith(Promise.reject((results[2] as PromiseRejectedResult).reason), "bad_response", /no result for this item/);
   await rejectsWith(Promise.reject((results[3] as PromiseRejectedResult).reason), "bad_response", /not a valid action/);

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";
 import { UnparseablePayload } from "./tolerant-job.ts";
+import { stalenessOptionSchema } from "./policy-versions.ts";
 
 /** Bumped on incompatible changes; workers refuse versions they do not know. */
 export const EPISODE_JOB_VERSION = 1;
@@ -91,6 +92,8 @@ export const episodeOptionsSchema = z.strictObject({
   maxInvalidActions: z.int().min(0).max(1_000_000).optional(),
   /** Bytes of recorded observations (trees, frames, answers) per episode, in MiB; past it the episode records no more (`stop_recording`, default) or ends (`end`: cause observation_budget). */
   observationBudget: z.strictObject({ maxMb: z.int().min(1).max(16_384), onExceeded: z.enum(["stop_recording", "end"]).optional() }).optional(),
+  /** Policy versions (issue 38): an episode whose steps' versions span, or lag the campaign's current version by, more than `maxVersions` is stale: marked (`mark`, default) or ended (`end`: cause stale_policy). */
+  staleness: stalenessOptionSchema.optional(),
 });
 
 /** Bounds of a per-episode goal (issue 28): goal texts of GUI-agent data sets are a sentence or two. */

@@ -83,3 +83,13 @@ export {
   readDeviceBeats,
   type DeviceBeat,
 } from "./device-heartbeats.ts";
+export {
+  MAX_CAMPAIGN_VERSIONS,
+  policyVersionSchema,
+  raiseVersionInputSchema,
+  stalenessOptionSchema,
+  policyVersionsKey,
+  raisePolicyVersion,
+  readPolicyVersions,
+  type RaisedVersion,
+} from "./policy-versions.ts";

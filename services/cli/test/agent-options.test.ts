@@ -122,3 +122,18 @@ test("--observation-budget-mb N [--on-observation-budget stop|end]: the job's ob
   assert.ok(!episodeOptionsSchema.safeParse({ observationBudget: { maxMb: 0 } }).success);
   assert.ok(!episodeOptionsSchema.safeParse({ observationBudget: { maxMb: 64, onExceeded: "drop" } }).success);
 });
+
+test("--max-staleness V [--on-stale mark|end]: the job's staleness (issue 38), bounded; farm run gets it per episode", async () => {
+  assert.deepEqual(observationOptions({ maxStaleness: "2" }), { staleness: { maxVersions: 2 } });
+  assert.deepEqual(observationOptions({ maxStaleness: "0", onStale: "mark" }), { staleness: { maxVersions: 0 } });
+  assert.deepEqual(observationOptions({ maxStaleness: "1", onStale: "end" }), { staleness: { maxVersions: 1, onStale: "end" } });
+  assert.throws(() => observationOptions({ maxStaleness: "-1" }), /max-staleness/);
+  assert.throws(() => observationOptions({ maxStaleness: "1", onStale: "drop" }), /--on-stale takes mark or end/);
+  assert.throws(() => observationOptions({ onStale: "end" }), /goes with --max-staleness/);
+  const run = await agentRunOptions({ maxStaleness: "3", onStale: "end" });
+  assert.deepEqual(run.forEpisode(0).staleness, { maxVersions: 3, onStale: "end" });
+  const { episodeOptionsSchema } = await import("@farm/queue");
+  assert.ok(episodeOptionsSchema.safeParse({ staleness: { maxVersions: 2, onStale: "end" } }).success);
+  assert.ok(!episodeOptionsSchema.safeParse({ staleness: { maxVersions: -1 } }).success);
+  assert.ok(!episodeOptionsSchema.safeParse({ staleness: { maxVersions: 1, onStale: "drop" } }).success);
+});

@@ -5,7 +5,7 @@
 import type { CampaignInput } from "./campaign-spec.ts";
 import type { CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError, type SchedulerErrorCode } from "./errors.ts";
-import type { SubmitResult } from "./scheduler.ts";
+import type { CampaignPolicyVersion, SubmitResult } from "./scheduler.ts";
 import { coerceError } from "@farm/errors";
 
 export interface CampaignClient {
@@ -13,6 +13,10 @@ export interface CampaignClient {
   status(id: string): Promise<CampaignStatus>;
   list(limit?: number): Promise<CampaignStatus[]>;
   cancel(id: string): Promise<CampaignStatus>;
+  /** Raises the campaign's current policy version (`POST /campaigns/:id/policy-version`). */
+  raisePolicyVersion(id: string, body: { version: string | number }): Promise<CampaignPolicyVersion>;
+  /** The campaign's current policy version (`GET /campaigns/:id/policy-version`). */
+  policyVersion(id: string): Promise<CampaignPolicyVersion>;
   close(): Promise<void>;
 }
 
@@ -37,6 +41,12 @@ export class HttpCampaignClient implements CampaignClient {
   }
   async cancel(id: string): Promise<CampaignStatus> {
     return this.call<CampaignStatus>("POST", `/campaigns/${encodeURIComponent(id)}/cancel`);
+  }
+  async raisePolicyVersion(id: string, body: { version: string | number }): Promise<CampaignPolicyVersion> {
+    return this.call<CampaignPolicyVersion>("POST", `/campaigns/${encodeURIComponent(id)}/policy-version`, body);
+  }
+  async policyVersion(id: string): Promise<CampaignPolicyVersion> {
+    return this.call<CampaignPolicyVersion>("GET", `/campaigns/${encodeURIComponent(id)}/policy-version`);
   }
   async close(): Promise<void> {}
 

@@ -13,7 +13,7 @@
  * (SETBIT returns the old bit), and finishing happens once (guarded by `finishedAtMs`).
  */
 import { LuaScript, type RedisClient as Redis } from "@farm/queue";
-import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, type CommitStats } from "@farm/queue";
+import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, policyVersionsKey, type CommitStats } from "@farm/queue";
 import type { CampaignSpec } from "./campaign-spec.ts";
 
 export type CampaignState = "running" | "completed" | "cancelled" | "failed";
@@ -206,7 +206,8 @@ export class CampaignStore {
    */
   async expireCommits(id: string, ttlSec: number): Promise<void> {
     const k = commitKeys(this.prefix, id);
-    await this.redis.multi().expire(k.claims, ttlSec).expire(k.stats, ttlSec).exec();
+    // The campaign's policy versions (issue 38) go with them: nothing reads them once no episode runs.
+    await this.redis.multi().expire(k.claims, ttlSec).expire(k.stats, ttlSec).expire(policyVersionsKey(this.prefix, id), ttlSec).exec();
   }
 
   async countRetry(id: string, cause: string): Promise<void> {

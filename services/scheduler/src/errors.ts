@@ -11,6 +11,8 @@ export type SchedulerErrorCode =
   /** A campaign with this id exists with a different spec. */
   | "CAMPAIGN_CONFLICT"
   | "CAMPAIGN_NOT_FOUND"
+  /** A policy version that would go back (below the current one, or raised before). */
+  | "VERSION_CONFLICT"
   /** Redis cannot be reached (at start-up, or while an API call waits). */
   | "REDIS_UNAVAILABLE"
   /** Redis refused the credentials or an ACL denies a command (fatal at start-up). */
@@ -24,6 +26,7 @@ export const HTTP_STATUS_OF: Record<SchedulerErrorCode, number> = {
   TASK_HASH_MISMATCH: 422,
   CAMPAIGN_CONFLICT: 409,
   CAMPAIGN_NOT_FOUND: 404,
+  VERSION_CONFLICT: 409,
   REDIS_UNAVAILABLE: 503,
   REDIS_ACCESS_DENIED: 503,
   CLOSED: 503,

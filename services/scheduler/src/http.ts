@@ -8,6 +8,8 @@
  *   GET  /campaigns/:id           CampaignStatus
  *   POST /campaigns               CampaignInput → 201 { created: true, campaign } | 200 { created: false, campaign }
  *   POST /campaigns/:id/cancel    CampaignStatus
+ *   GET  /campaigns/:id/policy-version   { campaignId, version?, versions }: the campaign's current policy version
+ *   POST /campaigns/:id/policy-version   { version } → { campaignId, version, previous?, raised, versions } (409 VERSION_CONFLICT: it would go back)
  *   /ui                           bull-board for the queues
  *   GET  /, /fleet/*, /devices, /devices/:worker/:serial/screen   the fleet page (fleet-routes.ts)
  *   GET  /web/*, /view/*, /api/episodes/*, /report               shared assets, episode viewer, reports (web-pages.ts)
@@ -73,6 +75,7 @@ export const ROUTE_METHODS: [string, string][] = [
   ["/campaigns", "GET, HEAD, POST"],
   ["/campaigns/:id", "GET, HEAD"],
   ["/campaigns/:id/cancel", "POST"],
+  ["/campaigns/:id/policy-version", "GET, HEAD, POST"],
   ["/login", "GET, HEAD, POST"],
   ["/logout", "POST"],
   ["/", "GET, HEAD"],
@@ -131,6 +134,13 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   });
   app.post("/campaigns/:id/cancel", async (req, res) => {
     res.json(await scheduler.cancel(String(req.params.id)));
+  });
+  app.get("/campaigns/:id/policy-version", async (req, res) => {
+    res.json(await scheduler.policyVersion(String(req.params.id)));
+  });
+  app.post("/campaigns/:id/policy-version", express.json({ limit: "4kb", strict: true }), async (req, res) => {
+    if (req.body === undefined) return sendError(res, 400, "SPEC_INVALID", 'send {"version": "..."} as a JSON body (content-type: application/json)');
+    res.json(await scheduler.raisePolicyVersion(String(req.params.id), req.body));
   });
 
   const board = new ExpressAdapter();

@@ -6,7 +6,7 @@
  *   const running = await runScheduler(loadSchedulerConfig({ port: 0 }));   // the whole service
  *   const s = await Scheduler.create({ redisUrl, tasks }); await s.submit({ taskId, episodes: 40 });
  */
-export { Scheduler, DEFAULT_WINDOW_SIZE, ENQUEUE_BATCH, type SchedulerOptions, type SubmitResult } from "./scheduler.ts";
+export { Scheduler, DEFAULT_WINDOW_SIZE, ENQUEUE_BATCH, type SchedulerOptions, type SubmitResult, type CampaignPolicyVersion } from "./scheduler.ts";
 export { startSchedulerHttp, type SchedulerHttp, type SchedulerHttpOptions } from "./http.ts";
 export { HttpCampaignClient, type CampaignClient } from "./campaign-client.ts";
 export { runScheduler, runSchedulerUntilSignal, type RunningScheduler } from "./main.ts";

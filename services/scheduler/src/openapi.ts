@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { campaignInputSchema, campaignListQuerySchema } from "./campaign-spec.ts";
 import { webPagesOpenApi } from "./web-pages.ts";
+import { raiseVersionInputSchema } from "@farm/queue";
 
 const errorSchema = z.strictObject({
   error: z.strictObject({ code: z.string().describe("stable error code, e.g. SPEC_INVALID, TASK_UNKNOWN, NOT_FOUND"), message: z.string() }),
@@ -38,6 +39,9 @@ const campaignStatusSchema = z
 
 const submitResultSchema = z.strictObject({ created: z.boolean(), campaign: campaignStatusSchema });
 const listSchema = z.strictObject({ campaigns: z.array(campaignStatusSchema) });
+const policyVersionSchema = z
+  .strictObject({ campaignId: z.string(), version: z.string().optional(), previous: z.string().optional(), raised: z.boolean().optional(), versions: z.int() })
+  .describe("CampaignPolicyVersion (services/scheduler/src/scheduler.ts): the campaign's current policy version (absent: none raised), the one before a raise, whether the raise changed it, versions raised (the newest 1000 kept)");
 
 /** A schema as it appears inside the document: without its own `$schema` (the document's dialect applies). */
 function schemaOf(s: z.ZodType, io: "input" | "output"): Record<string, unknown> {
@@ -70,6 +74,8 @@ export function openApiDocument(version: string): Record<string, unknown> {
         CampaignStatus: schemaOf(campaignStatusSchema, "output"),
         SubmitResult: schemaOf(submitResultSchema, "output"),
         CampaignList: schemaOf(listSchema, "output"),
+        RaiseVersion: { ...schemaOf(raiseVersionInputSchema, "input"), description: "A campaign's new current policy version: 1-128 printable characters, or a whole number (kept as its text). Versions only go forward: a lower whole number, or a version raised before, is 409 VERSION_CONFLICT." },
+        CampaignPolicyVersion: schemaOf(policyVersionSchema, "output"),
         Error: schemaOf(errorSchema, "output"),
       },
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "FARM_API_TOKEN; required off loopback, and for state changes when a token is set" } },
@@ -95,6 +101,16 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       "/campaigns/{id}": { get: { operationId: "campaignStatus", summary: "one campaign's status", parameters: [idParam], responses: { "200": { description: "status", content: json("CampaignStatus") }, ...errors(401, 403, 404) } } },
       "/campaigns/{id}/cancel": { post: { operationId: "cancelCampaign", summary: "cancel: waiting episodes are dropped, running ones stop at their next step", parameters: [idParam], responses: { "200": { description: "status after cancelling", content: json("CampaignStatus") }, ...errors(401, 403, 404) } } },
+      "/campaigns/{id}/policy-version": {
+        get: { operationId: "campaignPolicyVersion", summary: "the campaign's current policy version (issue 38: staleness of episodes)", parameters: [idParam], responses: { "200": { description: "current version", content: json("CampaignPolicyVersion") }, ...errors(401, 403, 404) } },
+        post: {
+          operationId: "raisePolicyVersion",
+          summary: "raise the campaign's current policy version (a learner after an update); workers see it within a second",
+          parameters: [idParam],
+          requestBody: { required: true, content: json("RaiseVersion") },
+          responses: { "200": { description: "the version now current", content: json("CampaignPolicyVersion") }, ...errors(400, 401, 403, 404, 409) },
+        },
+      },
       "/login": {
         get: { operationId: "loginPage", summary: "browser login form for the queue UI", security: [{}], responses: { "200": { description: "HTML form", content: { "text/html": { schema: { type: "string" } } } } } },
         post: { operationId: "login", summary: "browser login: form field `token`; sets a session cookie", security: [{}], requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { token: { type: "string" } } } } } }, responses: { "303": { description: "logged in, redirect to /ui" }, "401": { description: "wrong token" } } },

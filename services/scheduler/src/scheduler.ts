@@ -44,7 +44,24 @@ import {
   type EpisodeJobData,
   readDeviceBeats,
   type DeviceBeat,
+  raisePolicyVersion,
+  raiseVersionInputSchema,
+  readPolicyVersions,
 } from "@farm/queue";
+import { terminalSafe } from "@farm/terminal-text";
+
+/** `GET|POST /campaigns/:id/policy-version`: the campaign's current policy version (issue 38). */
+export interface CampaignPolicyVersion {
+  campaignId: string;
+  /** The current version; absent when none was raised. */
+  version?: string;
+  /** The version before this raise (POST), when there was one. */
+  previous?: string;
+  /** POST: whether this call changed the current version (false: it was the current one already). */
+  raised?: boolean;
+  /** Versions the campaign has raised (the newest 1000 are kept). */
+  versions: number;
+}
 import { silentLogger, type Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
 import { deriveCampaignId, campaignIdentity, episodeSeed, goalsRefusal, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
@@ -325,6 +342,39 @@ export class Scheduler {
     if (was === "running") this.log.info({ event: "campaign:cancelled", campaignId: id, removedJobs: removed }, "campaign cancelled");
     await this.maybeFinish(id);
     return this.statusNow(id);
+  }
+
+  /**
+   * Raises the campaign's current policy version (issue 38; `@farm/queue` policy-versions.ts): `{version}` (a string of
+   * 1-128 printable characters or a whole number). The same version again changes nothing; one that would go back
+   * (a lower whole number, or a version raised before) is VERSION_CONFLICT. Workers see it within a second.
+   */
+  raisePolicyVersion(id: string, body: unknown): Promise<CampaignPolicyVersion> {
+    this.assertOpen();
+    return this.answering("raise the campaign's policy version", () => this.raiseNow(id, body), API_WRITE_TIMEOUT_MS);
+  }
+
+  private async raiseNow(id: string, body: unknown): Promise<CampaignPolicyVersion> {
+    const input = raiseVersionInputSchema.safeParse(body);
+    if (!input.success) throw new SchedulerError("SPEC_INVALID", `invalid policy version: ${input.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}; send {"version": "<1-128 printable characters>" | <whole number>}`);
+    await this.record(id);
+    const version = input.data.version;
+    const r = await raisePolicyVersion(this.redis, this.cfg.prefix, id, version);
+    if (r.result === "lower" || r.result === "seen") {
+      const why = r.result === "lower" ? `is below the current version ${JSON.stringify(r.current)}` : `was raised before (current: ${JSON.stringify(r.current)})`;
+      throw new SchedulerError("VERSION_CONFLICT", `campaign '${id}': version ${JSON.stringify(version)} ${why}; versions only go forward`);
+    }
+    if (r.result === "raised") this.log.info({ event: "campaign:policy-version", campaignId: id, version: terminalSafe(version), previous: terminalSafe(r.previous ?? "") }, "campaign policy version raised");
+    return { campaignId: id, version: r.current, ...(r.previous !== undefined ? { previous: r.previous } : {}), raised: r.result === "raised", versions: r.versions };
+  }
+
+  /** The campaign's current policy version and how many it has raised (kept); `version` absent when none was raised. */
+  policyVersion(id: string): Promise<CampaignPolicyVersion> {
+    return this.answering("read the campaign's policy version", async () => {
+      await this.record(id);
+      const v = await readPolicyVersions(this.redis, this.cfg.prefix, id);
+      return { campaignId: id, ...(v ? { version: v.current } : {}), versions: v?.order.length ?? 0 };
+    });
   }
 
   /** One pass of the safety loop over unfinished campaigns (also driven by the timer). */

@@ -17,7 +17,8 @@ import {
   type EpisodeRef,
 } from "@farm/queue";
 import type { EpisodeRecord, StoredEpisode } from "@farm/trajectory";
-import type { EpisodeTrajectory } from "@farm/episode";
+import { staleKindOf, versionSpan, type EpisodeTrajectory } from "@farm/episode";
+import { terminalSafe } from "@farm/terminal-text";
 import { claimFile, settleAgainstClaim, type CommitDeps, type LocalFile } from "./commit-flow.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { scoreOutcome } from "./task-instance.ts";
@@ -141,4 +142,19 @@ function countFinished(d: CommitDeps, c: EpisodeCommit, bytes: number): void {
   });
   const score = scoreOutcome(r);
   if (score) d.metrics.episodeScored(c.taskId, score.result, score.seconds);
+  countVersions(d, c);
+  if (r.stale !== undefined) {
+    const onStale = r.cause === "stale_policy" ? "end" : "mark";
+    d.metrics.episodeStale(staleKindOf(r.stale), onStale);
+    c.log.info(
+      { event: "episode:stale", campaignId: c.ref.campaignId, episodeIndex: c.ref.episodeIndex, kind: staleKindOf(r.stale), onStale, reason: terminalSafe(r.stale), firstPolicyVersion: terminalSafe(r.firstPolicyVersion ?? ""), lastPolicyVersion: terminalSafe(r.lastPolicyVersion ?? "") },
+      "episode too stale for a learner (its policy versions span or lag more than the campaign's max staleness)",
+    );
+  }
+}
+
+/** The versions one committed episode's steps spanned (whole-number versions), when its policy reported any. */
+function countVersions(d: CommitDeps, c: EpisodeCommit): void {
+  const span = versionSpan(c.record.steps.map((s) => s.policyVersion));
+  if (span !== undefined) d.metrics.episodeVersionSpan(span);
 }

@@ -2,6 +2,7 @@
  * One device of this worker: its bound session, a member of the host's device pool (the host's one
  * BullMQ Worker hands it episode jobs, host-job-pump.ts). States: binding → ready ⇄ busy ⇄ recovering (paused) → (unusable | closed).
  */
+import type { CampaignVersionCache } from "./campaign-versions.ts";
 import type { PolicyTransport } from "./policy-transport.ts";
 import type { DeviceSource } from "./device-source.ts";
 import type { EventHook } from "@farm/episode";
@@ -36,6 +37,8 @@ export interface SlotDeps {
   onEvent: EventHook;
   /** The host's remote-policy batcher and exchange metrics. */
   policyTransport?: PolicyTransport;
+  /** The campaigns' current policy versions (staleness, issue 38). */
+  campaignVersions?: CampaignVersionCache;
   /** Told about every state change (device gauge, unusable → retry later). */
   onState(slot: DeviceSlot): void;
   /** Told when the slot takes a job (`active`, its stored data) and when an attempt ends (heartbeats). */
@@ -106,6 +109,7 @@ export class DeviceSlot {
       policyAllowedHosts: config.policyAllowedHosts,
       taskServerAllowedHosts: config.taskServerAllowedHosts,
       policyTransport: this.deps.policyTransport,
+      ...(this.deps.campaignVersions ? { campaignVersions: this.deps.campaignVersions } : {}),
       store: this.deps.store,
       arbiter: this.deps.arbiter,
       faults: this.deps.faults,

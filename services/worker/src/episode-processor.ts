@@ -13,7 +13,8 @@
 import { taskServerOptions } from "./task-server-options.ts";
 import { stat } from "node:fs/promises";
 import { DelayedError, UnrecoverableError, type Job } from "bullmq";
-import { EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory } from "@farm/episode";
+import { EpisodeError, type DeviceSession, type EpisodeLimitOverrides, type EpisodeTrajectory, type StalenessOptions } from "@farm/episode";
+import type { CampaignVersionCache } from "./campaign-versions.ts";
 import type { Logger } from "@farm/log";
 import type { Policy } from "@farm/policy";
 import type { FarmMetrics } from "@farm/metrics";
@@ -57,6 +58,8 @@ export interface ProcessorContext {
   taskServerAllowedHosts?: readonly string[];
   /** The host's remote-policy batcher and exchange metrics. */
   policyTransport?: PolicyTransport;
+  /** The campaigns' current policy versions (staleness, issue 38); without it only the span of an episode's versions counts. */
+  campaignVersions?: Pick<CampaignVersionCache, "read">;
   store: EpisodeStore;
   /** The farm-wide commit arbiter (claims in Redis). */
   arbiter: CommitArbiter;
@@ -216,6 +219,7 @@ class EpisodeProcessor {
         ...(data.options.resetMode ? { resetMode: data.options.resetMode } : {}),
         ...agentOptionsOf(data),
         ...(instance ? { instance } : {}),
+        ...this.stalenessOf(data),
       });
     } catch (e) {
       // The task cannot run this way anywhere (e.g. start-snapshot for a seeded reset): no retry.
@@ -231,6 +235,14 @@ class EpisodeProcessor {
       this.ctx.drainSignal.removeEventListener("abort", onAbort);
       bullSignal?.removeEventListener("abort", onAbort);
     }
+  }
+
+  /** The job's staleness option for `runEpisode`, reading the campaign's current version through the host's cache. */
+  private stalenessOf(data: EpisodeJobData): { staleness?: StalenessOptions } {
+    const s = data.options.staleness;
+    if (!s) return {};
+    const cache = this.ctx.campaignVersions;
+    return { staleness: { maxVersions: s.maxVersions, onStale: s.onStale ?? "mark", ...(cache ? { campaignVersions: () => cache.read(data.campaignId) } : {}) } };
   }
 
   /** Carries out an attempt's decision other than a commit: each ends the attempt (throws). */

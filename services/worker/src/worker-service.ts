@@ -12,6 +12,7 @@ import { createLogger, type Logger } from "@farm/log";
 import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
 import type { RedisClient as Redis } from "@farm/queue";
+import { CampaignVersionCache } from "./campaign-versions.ts";
 import type { EventHook } from "@farm/episode";
 import { resolvePending, type CommitDeps } from "./commit-flow.ts";
 import type { WorkerConfig } from "./config.ts";
@@ -60,6 +61,8 @@ export class WorkerService {
   private resolveTimer: NodeJS.Timeout | undefined;
   private resolving: Promise<unknown> = Promise.resolve();
   readonly arbiter: RedisCommitArbiter;
+  /** The campaigns' current policy versions, cached per campaign (campaign-versions.ts). */
+  private readonly campaignVersions: CampaignVersionCache;
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
   private readonly policyTransport: PolicyTransport;
@@ -85,6 +88,7 @@ export class WorkerService {
     this.metrics = metrics;
     metrics.setDeviceStateSource(() => this.deviceStateCounts());
     this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
+    this.campaignVersions = new CampaignVersionCache(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, {
       onChange: (up, outageMs) => {
         metrics.setRedisUp(up);
@@ -251,6 +255,7 @@ export class WorkerService {
       logger: this.logger,
       onEvent: this.fanOutEvents,
       policyTransport: this.policyTransport,
+      campaignVersions: this.campaignVersions,
       onState: (s) => this.onSlotState(s),
       onJob: (s, job) => (job.active ? this.heartbeats.jobActive(s.serial, job.data) : this.heartbeats.jobEnded(s.serial, job.failedReason)),
     });

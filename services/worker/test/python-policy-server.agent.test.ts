@@ -48,6 +48,9 @@ test("the Python server's ui-random agent: goal and elements in, clicks on click
     assert.equal(traj.cause, "step_limit", `${traj.cause}: ${traj.causeDetail}`);
     assert.ok(traj.steps.length >= 5, "every step answered by the server");
     assert.equal(traj.goal, "Create a note titled milk containing 2 litres");
+    // The server's agent version (X-Policy-Version on every answer) is each step's policy version (issue 38).
+    assert.ok(traj.steps.every((st) => st.policyVersion === "random-click-1" && typeof st.policyMs === "number"), JSON.stringify(traj.steps.map((st) => st.policyVersion)));
+    assert.deepEqual([traj.firstPolicyVersion, traj.lastPolicyVersion], ["random-click-1", "random-click-1"]);
     // Step k's answer was chosen on the elements observed before it (the first observation's for step 1).
     let shown: UiElement[] = traj.initialA11y?.elements ?? [];
     assert.ok(shown.length > 0, "the first observation had elements");

@@ -7,6 +7,8 @@
 import { sleep } from "@farm/time";
 import { PolicyError } from "../errors.ts";
 import { httpEndpoint, type HttpEndpoint } from "../http-endpoint.ts";
+import type { AnswerMeta } from "../http-answer.ts";
+import { POLICY_VERSION_MAX_CHARS } from "../answer.ts";
 import { joinGate, type GateTicket } from "./endpoint-gate.ts";
 import type { ResolvedLlmOptions } from "./options.ts";
 
@@ -20,6 +22,8 @@ export interface ChatReply {
   content: string;
   promptTokens?: number;
   completionTokens?: number;
+  /** The policy version that answered: the response's `X-Policy-Version` header, else its `model` field (the header wins). */
+  version?: string;
 }
 
 /** A chat completion's answer is larger than a policy action; still bounded. */
@@ -31,8 +35,19 @@ function count(v: unknown): number | undefined {
   return typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined;
 }
 
-/** The answer's text and usage; throws a plain Error naming the rule a body breaks (never its values). */
-export function parseCompletion(json: unknown): ChatReply {
+/** The model name a chat completion says answered (its `model` field), as a version: printable, at most 128 characters. */
+function modelVersion(json: unknown): string | undefined {
+  const m = (json as { model?: unknown } | null)?.model;
+  if (typeof m !== "string") return undefined;
+  const v = m.trim().slice(0, POLICY_VERSION_MAX_CHARS);
+  return v && !/[\u0000-\u001f\u007f-\u009f]/.test(v) ? v : undefined;
+}
+
+/**
+ * The answer's text, usage and version (`meta.version`: the response's X-Policy-Version, which wins over the body's
+ * `model`); throws a plain Error naming the rule a body breaks (never its values).
+ */
+export function parseCompletion(json: unknown, meta: AnswerMeta = {}): ChatReply {
   const choices = (json as { choices?: unknown } | null)?.choices;
   if (!Array.isArray(choices) || choices.length === 0) throw new Error("a chat completion needs a non-empty choices array");
   const message = (choices[0] as { message?: unknown } | null)?.message as { content?: unknown } | undefined;
@@ -46,7 +61,8 @@ export function parseCompletion(json: unknown): ChatReply {
   const usage = (json as { usage?: Record<string, unknown> }).usage;
   const promptTokens = count(usage?.prompt_tokens);
   const completionTokens = count(usage?.completion_tokens);
-  return { content, ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) };
+  const version = meta.version ?? modelVersion(json);
+  return { content, ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}), ...(version !== undefined ? { version } : {}) };
 }
 
 function retriable(e: unknown): e is PolicyError {

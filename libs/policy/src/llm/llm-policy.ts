@@ -68,12 +68,12 @@ export function llmPolicy(options: LlmPolicyOptions): Policy<PolicyDecision> {
         const r = usableAction(reply.content, obs.elements?.length);
         if ("ui" in r) {
           logStreak(t, "ok");
-          return { action: r.ui, given: clip(reply.content), usage: t.usage() };
+          return { action: r.ui, given: clip(reply.content), usage: t.usage(), ...(reply.version !== undefined ? { version: reply.version } : {}) };
         }
         t.invalidAnswers++;
         if (n >= o.invalidRetries) {
           logStreak(t, "invalid", r.invalid);
-          return { invalid: r.invalid, given: clip(reply.content), usage: t.usage() };
+          return { invalid: r.invalid, given: clip(reply.content), usage: t.usage(), ...(reply.version !== undefined ? { version: reply.version } : {}) };
         }
         messages.push({ role: "assistant", content: clip(reply.content) }, { role: "user", content: correction(r.invalid) });
       }

@@ -64,6 +64,22 @@ export interface ObserveFlags {
   maxInvalidActions?: string;
   observationBudgetMb?: string;
   onObservationBudget?: string;
+  maxStaleness?: string;
+  onStale?: string;
+}
+
+/** `--max-staleness V [--on-stale mark|end]`: the job's `staleness` (issue 38; libs/episode policy-versions.ts). */
+export type StalenessOption = { maxVersions: number; onStale?: "mark" | "end" };
+
+export function stalenessOf(o: ObserveFlags): StalenessOption | undefined {
+  const maxVersions = parseIntOption("max-staleness", o.maxStaleness, 0, 1_000_000);
+  const on = o.onStale;
+  if (on !== undefined && on !== "mark" && on !== "end") throw new AgentOptionError(`--on-stale takes mark or end, got '${shown(on)}'`);
+  if (maxVersions === undefined) {
+    if (on !== undefined) throw new AgentOptionError("--on-stale goes with --max-staleness V");
+    return undefined;
+  }
+  return { maxVersions, ...(on === "end" ? { onStale: "end" as const } : {}) };
 }
 
 /** `--observation-budget-mb N [--on-observation-budget stop|end]`: the job's `observationBudget`. */
@@ -81,7 +97,7 @@ function observationBudgetOf(o: ObserveFlags): ObservationBudgetOption | undefin
 }
 
 /** The recording cadences, invalid-action limit and observation budget the flags ask for (only what was asked: defaults stay elsewhere). */
-export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption } {
+export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption; staleness?: StalenessOption } {
   const kinds = parseObserve(o.observe);
   const cadence = (kind: ObserveKind, flag: string, v: string | undefined): number | undefined => {
     const n = parseIntOption(flag, v);
@@ -96,8 +112,10 @@ export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11y
   const a11yEvery = cadence("a11y", "a11y-every", o.a11yEvery);
   const maxInvalidActions = parseIntOption("max-invalid-actions", o.maxInvalidActions, 0, 1_000_000);
   const observationBudget = observationBudgetOf(o);
+  const staleness = stalenessOf(o);
   return {
     ...(observationBudget ? { observationBudget } : {}),
+    ...(staleness ? { staleness } : {}),
     ...(frameEvery !== undefined ? { frameEvery } : {}),
     ...(a11yEvery !== undefined ? { a11yEvery } : {}),
     ...(maxInvalidActions !== undefined ? { maxInvalidActions } : {}),
@@ -193,6 +211,8 @@ export function addAgentOptions(cmd: Command, which: "run" | "submit"): Command 
     .option("--max-invalid-actions <n>", "end an episode (truncated, invalid_actions) after N invalid agent answers (0 = no limit)")
     .option("--observation-budget-mb <n>", "bytes (MiB, 1-16384) of trees, frames and answers one episode may record; past it none are recorded (counted) and the episode goes on")
     .option("--on-observation-budget <stop|end>", "past --observation-budget-mb: stop recording (default) or end the episode (truncated, observation_budget)")
+    .option("--max-staleness <v>", "policy versions: an episode whose steps' versions span more than V, or lag the campaign's current version (raised with `farm campaign set-version`) by more than V, is stale (versions compare as whole numbers, else in the order raised)")
+    .option("--on-stale <mark|end>", "a stale episode is marked with the reason (mark, default) or ended (end: truncated, stale_policy)")
     .option("--goal <text>", `the goal of ${each} (default: the task's description)`)
     .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?, "params": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG; params: a task family's fixed parameters, the goal then optional)`);
 }
@@ -212,7 +232,7 @@ export async function goalsOf(o: AgentFlags, task?: GoalsTask): Promise<GoalLine
 export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<{
   frameEvery?: number;
   gameConfigs: boolean;
-  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } } };
+  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } }; staleness?: StalenessOption };
   /** Episode i's fixed family parameters (its goals line's `params`), for the episode's task instance; undefined: all drawn. */
   paramsFor(i: number): TaskParams | undefined;
 }> {
@@ -225,6 +245,7 @@ export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<
     forEpisode: (i) => ({
       ...withoutParams(goalForEpisode(goals, i)),
       ...(obs.a11yEvery !== undefined ? { a11yEvery: obs.a11yEvery } : {}),
+      ...(obs.staleness ? { staleness: obs.staleness } : {}),
       ...(obs.maxInvalidActions !== undefined || obs.observationBudget
         ? {
             limits: {

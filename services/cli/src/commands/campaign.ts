@@ -153,6 +153,33 @@ export const campaignCommands: CommandModule = {
       process.stdout.write(`${s.id}: ${s.state} (${s.finished}/${s.episodes} finished, ${s.inFlight} still in flight)\n`);
     });
 
+    // A running campaign's policy version (issue 38): a learner raises it after each update; episodes that lag it by
+    // more than the campaign's --max-staleness are stale.
+    const campaign = program.command("campaign").description("a campaign's policy version: set-version (raise it while the campaign runs), version (show it)");
+    addAccessOptions(
+      campaign
+        .command("set-version")
+        .description("raise the campaign's current policy version (versions only go forward: a lower whole number or a version raised before is refused); workers see it within a second")
+        .argument("<campaign>", "campaign id")
+        .argument("<version>", "the new version: 1-128 printable characters (whole numbers compare as numbers)")
+        .option("--json", "print the result as JSON"),
+    ).action(async (id: string, version: string, o: AccessOptions & { json?: boolean }) => {
+      const r = await withCampaignClient(o, (c) => c.raisePolicyVersion(id, { version }));
+      if (o.json) process.stdout.write(`${terminalSafeJson(JSON.stringify(r))}\n`);
+      else process.stdout.write(`${terminalSafe(r.campaignId)}: policy version ${terminalSafe(r.version ?? "")}${r.raised ? (r.previous !== undefined ? ` (was ${terminalSafe(r.previous)})` : " (the first)") : " (unchanged: already current)"}\n`);
+    });
+    addAccessOptions(
+      campaign
+        .command("version")
+        .description("show the campaign's current policy version")
+        .argument("<campaign>", "campaign id")
+        .option("--json", "print JSON"),
+    ).action(async (id: string, o: AccessOptions & { json?: boolean }) => {
+      const r = await withCampaignClient(o, (c) => c.policyVersion(id));
+      if (o.json) process.stdout.write(`${terminalSafeJson(JSON.stringify(r))}\n`);
+      else process.stdout.write(`${terminalSafe(r.campaignId)}: ${r.version !== undefined ? `policy version ${terminalSafe(r.version)} (${r.versions} raised)` : "no policy version raised"}\n`);
+    });
+
     registerWatch(program);
   },
 };
