@@ -94,6 +94,8 @@ export interface WorkerConfigInput {
   openenvIdleTimeoutMs?: number;
   /** Most OpenEnv sessions at once (each holds a device). Env FARM_OPENENV_MAX_SESSIONS. Default 64. */
   openenvMaxSessions?: number;
+  /** The task (or family) id a reset without `task` runs. Env FARM_OPENENV_TASK. Default: none (`task` required). */
+  openenvTask?: string;
   /** How the scheduler reaches this worker's HTTP server (device screens), e.g. http://node-3:9465. Env FARM_WORKER_URL. Default: from the metrics bind. */
   advertiseUrl?: string;
   /** How often device heartbeats are written (TTL: 5×). Env FARM_HEARTBEAT_MS. Default 2000. */
@@ -109,6 +111,8 @@ export interface OpenEnvConfig {
   token: string | undefined;
   idleTimeoutMs: number;
   maxSessions: number;
+  /** The task a reset without `task` runs. */
+  defaultTask: string | undefined;
 }
 
 /** The remote-env server's settings (remote-env/env-server.ts), when it is on. */
@@ -256,7 +260,8 @@ function openEnvConfig(r: SettingsReader, input: WorkerConfigInput): OpenEnvConf
   if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) r.fail("openenvToken (FARM_OPENENV_TOKEN)", "must be 16-512 printable characters without spaces");
   const idleTimeoutMs = r.int("openenvIdleTimeoutMs", { flag: input.openenvIdleTimeoutMs, env: "FARM_OPENENV_IDLE_TIMEOUT_MS", default: 300_000, min: 100, max: 86_400_000 });
   const maxSessions = r.int("openenvMaxSessions", { flag: input.openenvMaxSessions, env: "FARM_OPENENV_MAX_SESSIONS", default: 64, min: 1, max: 4096 });
-  return { port, host, token, idleTimeoutMs, maxSessions };
+  const defaultTask = r.string("openenvTask", { flag: input.openenvTask, env: "FARM_OPENENV_TASK", default: undefined });
+  return { port, host, token, idleTimeoutMs, maxSessions, defaultTask };
 }
 
 /** `serial=host:port[/token]` items, comma-separated. Own properties only (fromEntries): a serial `__proto__` stays a key. */

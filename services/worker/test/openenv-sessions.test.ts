@@ -57,7 +57,7 @@ before(async () => {
   h = await startHarness(2);
   out = `${h.tmp}/out`;
   worker = await WorkerService.create(
-    resolveWorkerConfig({ redisUrl: h.redis.url, queuePrefix: h.prefix, adbPort: h.adb.port, taskPaths: [h.task.sourcePath!], outDir: out, metricsPort: 0, drainTimeoutMs: 5000, episode: { ...FAST_EPISODE, logSettleMs: 5 }, openenvPort: 0, openenvIdleTimeoutMs: IDLE_MS, openenvMaxSessions: 3 }),
+    resolveWorkerConfig({ redisUrl: h.redis.url, queuePrefix: h.prefix, adbPort: h.adb.port, taskPaths: [h.task.sourcePath!], outDir: out, metricsPort: 0, drainTimeoutMs: 5000, episode: { ...FAST_EPISODE, logSettleMs: 5 }, openenvPort: 0, openenvIdleTimeoutMs: IDLE_MS, openenvMaxSessions: 3, openenvTask: h.task.task.id }),
   );
   await worker.start();
   await until("2 devices ready", 30_000, () => Object.values(worker.deviceStates()).filter((s) => s === "ready").length === 2, { everyMs: 100 });
@@ -102,8 +102,10 @@ test("client loss: the socket drops mid-episode; the episode is committed cancel
 
 test("idle timeout: a silent session gets SESSION_ERROR, close 1001, and its device goes back", async () => {
   const c = await open();
-  const r = await c.call({ type: "reset", data: { task: h.task.task.id, screenshot: "none", elements: false } });
-  assert.equal(r.type, "observation");
+  // No task given: the worker's --openenv-task.
+  const r = await c.call({ type: "reset", data: { screenshot: "none", elements: false } });
+  assert.equal(r.type, "observation", JSON.stringify(r));
+  assert.equal((r.data.observation as { task_id: string }).task_id, h.task.task.id);
   const t0 = Date.now();
   const msg = await c.next();
   assert.equal(msg.type, "error");
@@ -116,7 +118,7 @@ test("idle timeout: a silent session gets SESSION_ERROR, close 1001, and its dev
   assert.equal(await ends("idle_timeout"), 1);
 });
 
-test("capacity: a session beyond the idle devices gets CAPACITY_REACHED; a close message ends a session and frees its device", async () => {
+test("capacity: a session beyond the idle devices gets CAPACITY_REACHED; a close message or an oversized message ends a session and frees its device", async () => {
   const a = await open();
   const b = await open();
   assert.equal(Object.keys(worker.openEnvSessions()).length, 2);
@@ -133,11 +135,14 @@ test("capacity: a session beyond the idle devices gets CAPACITY_REACHED; a close
   a.ws.send("{not json");
   assert.equal((await a.next()).data.code, "INVALID_JSON");
   const closesBefore = await ends("close");
+  const lostBefore = await ends("client_lost");
   a.ws.send(JSON.stringify({ type: "close" }));
   assert.equal((await a.closed).code, 1000);
-  b.ws.send(JSON.stringify({ type: "close" }));
-  await b.closed;
+  // A message over the 1 MiB bound: the server closes the socket (1009, message too big) and ends the session.
+  b.ws.send(JSON.stringify({ type: "step", data: { action_type: "answer", text: "x".repeat(1024 * 1024) } }));
+  assert.equal((await b.closed).code, 1009);
   await until("both devices back", 5000, () => Object.keys(worker.openEnvSessions()).length === 0 && poolIdle());
-  assert.equal(await ends("close"), closesBefore + 2);
+  assert.equal(await ends("close"), closesBefore + 1);
+  assert.equal(await ends("client_lost"), lostBefore + 1);
   assert.ok((await ends("error")) >= 1);
 });

@@ -35,6 +35,7 @@ interface WorkerOptions {
   openenvToken?: string;
   openenvIdleMs?: string;
   openenvMaxSessions?: string;
+  openenvTask?: string;
   launch?: string;
   avd?: string;
   emulator?: string;
@@ -84,6 +85,7 @@ export const workerCommand: CommandModule = {
       .option("--openenv-token <token>", "token OpenEnv clients send as 'Authorization: Bearer <token>' (default: FARM_OPENENV_TOKEN)")
       .option("--openenv-idle-ms <ms>", "an OpenEnv session with no message for this long ends and gives its device back (default 300000)")
       .option("--openenv-max-sessions <n>", "most OpenEnv sessions at once, each holding a device (default 64)")
+      .option("--openenv-task <id>", "the task or family a reset without 'task' runs (default: FARM_OPENENV_TASK, else 'task' is required)")
       .option("--launch <n>", "launch N emulators of --avd and run on them (relaunched when they exit, hang or fail to boot; shut down on drain)")
       .option("--avd <name>", "the AVD launched emulators run (read-only, shared by all)")
       .option("--emulator <path>", "emulator executable (default: $ANDROID_SDK_ROOT/emulator/emulator, else emulator on PATH)")
@@ -118,6 +120,7 @@ export const workerCommand: CommandModule = {
           ...(o.openenvToken ? { openenvToken: o.openenvToken } : {}),
           ...(openenvIdleTimeoutMs !== undefined ? { openenvIdleTimeoutMs } : {}),
           ...(openenvMaxSessions !== undefined ? { openenvMaxSessions } : {}),
+          ...(o.openenvTask ? { openenvTask: o.openenvTask } : {}),
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { queuePrefix: o.prefix } : {}),
           ...(o.adbHost ? { adbHost: o.adbHost } : {}),

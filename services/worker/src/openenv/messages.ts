@@ -9,7 +9,7 @@
  *                     {"type": "error", "data": {"message": "...", "code": "<WSErrorCode>", ...}}
  *
  * A reset's data (OpenEnv's ResetRequest: `seed`, `episode_id`, and the environment's own keys):
- *   task (string, required: a task or family id this worker loaded)   seed (int ≥ 0)   episode_id (string ≤ 255)
+ *   task (string: a task or family id this worker loaded; required unless the worker has --openenv-task)   seed (int ≥ 0)   episode_id (string ≤ 255)
  *   params (object: a family's fixed parameters)   goal (string ≤ 2000)   max_episode_steps (int)   max_episode_sec (number)
  *   screenshot ("png" | "jpeg[:Q]" | "webp[:Q]", optionally "@WxH"; or "none"; default "png")   elements (bool, default true)
  * A step's data is the action (OpenEnv's Action: its fields plus an optional `metadata` object, ignored here):
@@ -122,7 +122,7 @@ export function parseReset(d: Record<string, unknown>, defaultTask: string | und
   const unknown = Object.keys(d).filter((k) => !RESET_KEY_SET.has(k));
   if (unknown.length > 0) throw validation(`reset: unknown field(s) ${unknown.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 64))).join(", ")}; known: ${RESET_KEYS.join(", ")}`);
   const task = d.task ?? defaultTask;
-  if (typeof task !== "string" || task === "" || task.length > 256) throw validation("reset: field 'task' (a task or family id this worker loaded, a string) is required");
+  if (typeof task !== "string" || task === "" || task.length > 256) throw validation("reset: field 'task' (a task or family id this worker loaded, a string) is required (this worker has no default task: --openenv-task)");
   const episodeId = d.episode_id;
   if (episodeId !== undefined && episodeId !== null && (typeof episodeId !== "string" || episodeId.length > 255)) throw validation("reset: field 'episode_id' must be a string of at most 255 characters");
   const goal = d.goal;

@@ -36,6 +36,8 @@ export interface OpenEnvServerOptions {
   /** A session with no message for this long ends and gives its device back. */
   idleTimeoutMs: number;
   maxSessions: number;
+  /** The task a reset without `task` runs (undefined: `task` is required). */
+  defaultTask?: string | undefined;
   /** Largest message a client may send (bytes). @default 1 MiB */
   maxMessageBytes?: number;
   /** The farm's version, in /metadata. */
@@ -214,7 +216,7 @@ export class OpenEnvServer {
     const s = live.session;
     switch (msg.type) {
       case "reset": {
-        const req = parseReset(msg.data, undefined);
+        const req = parseReset(msg.data, this.o.defaultTask);
         this.sendJson(live.ws, { type: "observation", data: await s.reset(req) });
         return;
       }
