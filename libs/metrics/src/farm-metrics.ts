@@ -22,6 +22,7 @@ import { createCommitMetrics } from "./groups/commits.ts";
 import { createDeviceMetrics } from "./groups/devices.ts";
 import { createEpisodeMetrics } from "./groups/episodes.ts";
 import { createScoreMetrics } from "./groups/scores.ts";
+import { createOpenEnvMetrics } from "./groups/openenv.ts";
 import { createPolicyMetrics } from "./groups/policy.ts";
 import { createTrajectoryMetrics } from "./groups/trajectories.ts";
 import { createVersionMetrics } from "./groups/versions.ts";
@@ -31,6 +32,7 @@ export type { FarmMetricsOptions } from "./metric-context.ts";
 export type { EpisodeFinished, EpisodeOrigin } from "./groups/episodes.ts";
 export type { AdbCall } from "./groups/adb.ts";
 export type { ScoreResult } from "./groups/scores.ts";
+export type { OpenEnvSessionEnd } from "./groups/openenv.ts";
 
 export type FarmMetrics = ReturnType<typeof createFarmMetrics>;
 
@@ -42,6 +44,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
   const groups = {
     ...createEpisodeMetrics(ctx),
     ...createScoreMetrics(ctx),
+    ...createOpenEnvMetrics(ctx),
     ...createStepMetrics(ctx),
     ...createAgentMetrics(ctx),
     ...createPolicyMetrics(ctx),

@@ -84,12 +84,35 @@ export interface WorkerConfigInput {
   envToken?: string;
   /** A world whose client is gone gives its device back after this long. Env FARM_ENV_IDLE_TIMEOUT_MS. Default 60000. */
   envIdleTimeoutMs?: number;
+  /** Serve devices as OpenEnv environments (HTTP + WebSocket /ws) on this port; undefined = off, 0 = a free port. Env FARM_OPENENV_PORT. */
+  openenvPort?: number;
+  /** Bind address of the OpenEnv server. Env FARM_OPENENV_HOST. Default 127.0.0.1 (beyond loopback a token is required). */
+  openenvHost?: string;
+  /** Token OpenEnv clients send as `Authorization: Bearer <token>` on the WebSocket upgrade. Env FARM_OPENENV_TOKEN. */
+  openenvToken?: string;
+  /** A session with no message for this long ends and gives its device back. Env FARM_OPENENV_IDLE_TIMEOUT_MS. Default 300000. */
+  openenvIdleTimeoutMs?: number;
+  /** Most OpenEnv sessions at once (each holds a device). Env FARM_OPENENV_MAX_SESSIONS. Default 64. */
+  openenvMaxSessions?: number;
+  /** The task (or family) id a reset without `task` runs. Env FARM_OPENENV_TASK. Default: none (`task` required). */
+  openenvTask?: string;
   /** How the scheduler reaches this worker's HTTP server (device screens), e.g. http://node-3:9465. Env FARM_WORKER_URL. Default: from the metrics bind. */
   advertiseUrl?: string;
   /** How often device heartbeats are written (TTL: 5×). Env FARM_HEARTBEAT_MS. Default 2000. */
   heartbeatMs?: number;
   /** trace … fatal, or silent. Env FARM_LOG_LEVEL. Default info. */
   logLevel?: LogLevel;
+}
+
+/** The OpenEnv server's settings (openenv/server.ts), when it is on. */
+export interface OpenEnvConfig {
+  port: number;
+  host: string;
+  token: string | undefined;
+  idleTimeoutMs: number;
+  maxSessions: number;
+  /** The task a reset without `task` runs. */
+  defaultTask: string | undefined;
 }
 
 /** The remote-env server's settings (remote-env/env-server.ts), when it is on. */
@@ -137,6 +160,8 @@ export interface WorkerConfig {
   llmKeyHosts: readonly string[];
   /** Undefined = no remote-env server. */
   remoteEnv: RemoteEnvConfig | undefined;
+  /** Undefined = no OpenEnv server. */
+  openEnv: OpenEnvConfig | undefined;
   advertiseUrl: string | undefined;
   heartbeatMs: number;
   logLevel: LogLevel;
@@ -199,6 +224,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     llmApiKey: llmApiKey(r),
     llmKeyHosts: r.check("llmKeyHosts", LLM_KEY_HOSTS_ENV, r.list("llmKeyHosts", { env: LLM_KEY_HOSTS_ENV, default: [...DEFAULT_LLM_KEY_HOSTS] }), parseKeyHosts),
     remoteEnv: remoteEnvConfig(r, input),
+    openEnv: openEnvConfig(r, input),
     advertiseUrl: r.check("advertiseUrl", "FARM_WORKER_URL", r.string("advertiseUrl", { flag: input.advertiseUrl, env: "FARM_WORKER_URL", default: undefined }), checkAdvertiseUrl)?.replace(/\/$/, ""),
     heartbeatMs: r.int("heartbeatMs", { flag: input.heartbeatMs, env: "FARM_HEARTBEAT_MS", default: 2000, min: 100, max: 60_000 }),
     logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: input.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
@@ -223,6 +249,19 @@ function remoteEnvConfig(r: SettingsReader, input: WorkerConfigInput): RemoteEnv
   if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) r.fail("envToken (FARM_ENV_TOKEN)", "must be 16-512 printable characters without spaces");
   const idleTimeoutMs = r.int("envIdleTimeoutMs", { flag: input.envIdleTimeoutMs, env: "FARM_ENV_IDLE_TIMEOUT_MS", default: 60_000, min: 100, max: 86_400_000 });
   return { port, host, token, idleTimeoutMs };
+}
+
+function openEnvConfig(r: SettingsReader, input: WorkerConfigInput): OpenEnvConfig | undefined {
+  const port = r.int("openenvPort", { flag: input.openenvPort, env: "FARM_OPENENV_PORT", default: -1, min: 0, max: 65_535 });
+  if (port === -1) return undefined;
+  const host = r.string("openenvHost", { flag: input.openenvHost, env: "FARM_OPENENV_HOST", default: "127.0.0.1" });
+  const token = r.string("openenvToken", { flag: input.openenvToken, env: "FARM_OPENENV_TOKEN", default: undefined });
+  if (!LOOPBACK.has(host) && !token) r.fail("openenvHost (FARM_OPENENV_HOST)", `is ${host}, beyond loopback: set a token (FARM_OPENENV_TOKEN or --openenv-token) that clients send as 'Authorization: Bearer <token>'`);
+  if (token !== undefined && !/^[\x21-\x7e]{16,512}$/.test(token)) r.fail("openenvToken (FARM_OPENENV_TOKEN)", "must be 16-512 printable characters without spaces");
+  const idleTimeoutMs = r.int("openenvIdleTimeoutMs", { flag: input.openenvIdleTimeoutMs, env: "FARM_OPENENV_IDLE_TIMEOUT_MS", default: 300_000, min: 100, max: 86_400_000 });
+  const maxSessions = r.int("openenvMaxSessions", { flag: input.openenvMaxSessions, env: "FARM_OPENENV_MAX_SESSIONS", default: 64, min: 1, max: 4096 });
+  const defaultTask = r.string("openenvTask", { flag: input.openenvTask, env: "FARM_OPENENV_TASK", default: undefined });
+  return { port, host, token, idleTimeoutMs, maxSessions, defaultTask };
 }
 
 /** `serial=host:port[/token]` items, comma-separated. Own properties only (fromEntries): a serial `__proto__` stays a key. */

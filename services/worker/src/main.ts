@@ -16,7 +16,7 @@ export async function runWorkerMain(input: WorkerConfigInput = {}): Promise<void
     async (stop) => {
       await service.start();
       // Machine-readable start line on stdout (tests and scripts wait for it); logs go to stderr.
-      process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir, env: service.envAddress ?? null })}\n`);
+      process.stdout.write(`${JSON.stringify({ event: "worker:ready", metrics: service.metricsUrl ?? null, out: config.outDir, env: service.envAddress ?? null, openenv: service.openEnvUrl ?? null })}\n`);
       await untilAborted(stop);
       await service.close().catch((e: unknown) => {
         logger.error({ event: "worker:close-failed", err: String(e) }, "drain failed");

@@ -9,7 +9,7 @@
  */
 import { AdbDriver, type DeviceChange } from "@farm/adb";
 import { createLogger, type Logger } from "@farm/log";
-import { createFarmMetrics, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
+import { createFarmMetrics, FARM_VERSION, startMetricsServer, type FarmMetrics, type MetricsServer } from "@farm/metrics";
 import { checkRedisAccess, createRedisClient, RedisCommitArbiter, RedisHealth } from "@farm/queue";
 import type { RedisClient as Redis } from "@farm/queue";
 import { CampaignVersionCache } from "./campaign-versions.ts";
@@ -33,6 +33,7 @@ import { loadTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
 import { coerceError } from "@farm/errors";
 import { hostDevicePool } from "./device-lease.ts";
 import { startRemoteEnv, type RemoteEnvServer } from "./remote-env/index.ts";
+import { startOpenEnv, type OpenEnvServer } from "./openenv/index.ts";
 
 export interface WorkerServiceOptions {
   logger?: Logger;
@@ -69,6 +70,7 @@ export class WorkerService {
   /** The host's one BullMQ Worker and its device pool (Redis connections per host, not per device). */
   readonly pump: HostJobPump;
   private remoteEnv: RemoteEnvServer | undefined;
+  private openEnv: OpenEnvServer | undefined;
   /** Per-device heartbeats in Redis (the fleet page, `farm devices`). */
   readonly heartbeats: DeviceHeartbeats;
   /** Runner events → metrics and heartbeats. */
@@ -154,6 +156,16 @@ export class WorkerService {
     return this.remoteEnv?.address;
   }
 
+  /** Base URL of the OpenEnv server (http://host:port), once started (undefined when off). */
+  get openEnvUrl(): string | undefined {
+    return this.openEnv?.url;
+  }
+
+  /** OpenEnv sessions and the device each holds. */
+  openEnvSessions(): Record<string, string> {
+    return this.openEnv?.sessionDevices() ?? {};
+  }
+
   /** Remote worlds and the device each holds. */
   remoteWorlds(): Record<string, string | null> {
     return this.remoteEnv?.worldDevices() ?? {};
@@ -191,6 +203,11 @@ export class WorkerService {
     if (this.config.remoteEnv) {
       const pool = hostDevicePool(this.pump.pool, (serial) => this.slots.get(serial));
       this.remoteEnv = await startRemoteEnv(this.config.remoteEnv, { pool, catalog: this.catalog, commit: this.commitDeps, episode: this.config.episode, logger: this.logger });
+    }
+    if (this.config.openEnv) {
+      const pool = hostDevicePool(this.pump.pool, (serial) => this.slots.get(serial));
+      const c = this.config;
+      this.openEnv = await startOpenEnv(c.openEnv!, { pool, catalog: this.catalog, commit: this.commitDeps, episode: c.episode, metrics: this.metrics, logger: this.logger, taskServerAllowedHosts: c.taskServerAllowedHosts, version: FARM_VERSION });
     }
   }
 
@@ -317,6 +334,7 @@ export class WorkerService {
       this.tracking?.close();
       this.pump.stopFetching();
       await this.remoteEnv?.close();
+      await this.openEnv?.close();
       await Promise.all([...this.slots.values()].map((s) => this.unbind(s, "worker draining")));
       await Promise.all([...this.stopping.values()]);
       await this.pump.close();

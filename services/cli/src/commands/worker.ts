@@ -30,6 +30,12 @@ interface WorkerOptions {
   envHost?: string;
   envToken?: string;
   envIdleMs?: string;
+  openenvPort?: string;
+  openenvHost?: string;
+  openenvToken?: string;
+  openenvIdleMs?: string;
+  openenvMaxSessions?: string;
+  openenvTask?: string;
   launch?: string;
   avd?: string;
   emulator?: string;
@@ -74,6 +80,12 @@ export const workerCommand: CommandModule = {
       .option("--env-host <host>", "remote-env bind address (default 127.0.0.1; beyond loopback a token is required)")
       .option("--env-token <token>", "token remote-env clients send as 'authorization: Bearer <token>' (default: FARM_ENV_TOKEN)")
       .option("--env-idle-ms <ms>", "a world whose client is gone gives its device back after this long (default 60000)")
+      .option("--openenv-port <port>", "serve devices as OpenEnv environments (HTTP + WebSocket /ws) on this port, 0 = a free one (default: FARM_OPENENV_PORT, else off)")
+      .option("--openenv-host <host>", "OpenEnv bind address (default 127.0.0.1; beyond loopback a token is required)")
+      .option("--openenv-token <token>", "token OpenEnv clients send as 'Authorization: Bearer <token>' (default: FARM_OPENENV_TOKEN)")
+      .option("--openenv-idle-ms <ms>", "an OpenEnv session with no message for this long ends and gives its device back (default 300000)")
+      .option("--openenv-max-sessions <n>", "most OpenEnv sessions at once, each holding a device (default 64)")
+      .option("--openenv-task <id>", "the task or family a reset without 'task' runs (default: FARM_OPENENV_TASK, else 'task' is required)")
       .option("--launch <n>", "launch N emulators of --avd and run on them (relaunched when they exit, hang or fail to boot; shut down on drain)")
       .option("--avd <name>", "the AVD launched emulators run (read-only, shared by all)")
       .option("--emulator <path>", "emulator executable (default: $ANDROID_SDK_ROOT/emulator/emulator, else emulator on PATH)")
@@ -92,6 +104,9 @@ export const workerCommand: CommandModule = {
         const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs);
         const envPort = parseIntOption("env-port", o.envPort);
         const envIdleTimeoutMs = parseIntOption("env-idle-ms", o.envIdleMs);
+        const openenvPort = parseIntOption("openenv-port", o.openenvPort);
+        const openenvIdleTimeoutMs = parseIntOption("openenv-idle-ms", o.openenvIdleMs);
+        const openenvMaxSessions = parseIntOption("openenv-max-sessions", o.openenvMaxSessions);
         const launchCount = parseIntOption("launch", o.launch);
         const bootTimeoutMs = parseIntOption("boot-timeout-ms", o.bootTimeoutMs);
         const heartbeatMs = parseIntOption("heartbeat-ms", o.heartbeatMs);
@@ -100,6 +115,12 @@ export const workerCommand: CommandModule = {
           ...(o.envHost ? { envHost: o.envHost } : {}),
           ...(o.envToken ? { envToken: o.envToken } : {}),
           ...(envIdleTimeoutMs !== undefined ? { envIdleTimeoutMs } : {}),
+          ...(openenvPort !== undefined ? { openenvPort } : {}),
+          ...(o.openenvHost ? { openenvHost: o.openenvHost } : {}),
+          ...(o.openenvToken ? { openenvToken: o.openenvToken } : {}),
+          ...(openenvIdleTimeoutMs !== undefined ? { openenvIdleTimeoutMs } : {}),
+          ...(openenvMaxSessions !== undefined ? { openenvMaxSessions } : {}),
+          ...(o.openenvTask ? { openenvTask: o.openenvTask } : {}),
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { queuePrefix: o.prefix } : {}),
           ...(o.adbHost ? { adbHost: o.adbHost } : {}),
