@@ -10,6 +10,7 @@
  * of them (lag). Once stale it stays stale (the first reason found is kept); `onStale: "end"` ends it (truncated,
  * `stale_policy`), `"mark"` only records the reason.
  */
+import { withDeadline } from "./deadline.ts";
 
 /** The campaign's versions as raised through the scheduler's API: the current one and the order (oldest first). */
 export interface CampaignVersions {
@@ -33,6 +34,9 @@ export interface StaleVerdict {
   distance: number;
   reason: string;
 }
+
+/** The longest a staleness check waits for the campaign's versions. */
+export const CAMPAIGN_READ_MS = 500;
 
 /** Distinct versions an episode keeps for comparisons (a version changes a few times per episode at most). */
 export const MAX_TRACKED_VERSIONS = 256;
@@ -125,9 +129,11 @@ export class EpisodePolicyVersions {
     if (!this.opts || this.verdict || this.seen.size === 0) return this.verdict;
     let campaign: CampaignVersions | undefined;
     try {
-      campaign = await this.opts.campaignVersions?.();
+      // Bounded: a slow read (Redis away) must not hold the episode's steps; the span still counts, the lag waits.
+      const read = this.opts.campaignVersions ? await withDeadline(this.opts.campaignVersions(), CAMPAIGN_READ_MS) : undefined;
+      campaign = read && !read.timedOut ? read.value : undefined;
     } catch {
-      campaign = undefined; // the span still counts; the lag waits for the next read
+      campaign = undefined;
     }
     this.verdict = staleness(this.seen, this.opts.maxVersions, campaign);
     return this.verdict;

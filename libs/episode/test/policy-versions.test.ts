@@ -1,17 +1,17 @@
 /**
  * Policy versions in episodes (issue 38): comparing versions (whole numbers, else the campaign's order), staleness by
  * span and by lag; on a simulated device, an HTTP policy stand-in whose version changes mid-episode has every step's
- * version and policy time recorded and the episode's first and last; `--max-staleness` marks the right episodes, and
+ * version and policy time recorded and the episode's first and last (and an llm stand-in's header, then its model field); `--max-staleness` marks the right episodes, and
  * `onStale: "end"` ends one as `stale_policy`.
  */
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
-import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
+import { startAdbServer, startLlmStandIn, type LocalAdbServer } from "@farm/local-services";
 import { listenOnFreePort } from "@farm/net-ports";
 import { startSimulatedDevices } from "@farm/simulator";
 import { AdbDriver } from "@farm/adb";
-import { httpPolicy, type Policy } from "@farm/policy";
+import { httpPolicy, llmPolicy, type Policy } from "@farm/policy";
 import { DeviceSession, staleness, versionDistance, versionSpan, type CampaignVersions, type EpisodeConfig, type StalenessOptions } from "../src/index.ts";
 import { task } from "./fixtures.ts";
 
@@ -97,6 +97,23 @@ describe("versions on a simulated device", () => {
     assert.deepEqual(t.steps.map((s) => s.policyVersion), ["1", "1", "2", "2", "3", "3", "4"]);
     assert.ok(t.steps.every((s) => typeof s.policyMs === "number" && s.policyMs >= 0), "policyMs on every step");
     assert.deepEqual([t.firstPolicyVersion, t.lastPolicyVersion, t.stale], ["1", "4", undefined]);
+  });
+
+  it("llm: the model server's X-Policy-Version while it sends one, then the completion's model field", async () => {
+    let answered = 0;
+    const llm = await startLlmStandIn({
+      model: "qwen",
+      script: Array.from({ length: STEPS + 2 }, () => ({ json: { action_type: "answer", text: "ok" } })),
+      policyVersionHeader: () => (++answered <= 2 ? String(9 + answered) : undefined),
+      answerModel: () => "qwen-ckpt-b",
+    });
+    try {
+      const t = await run(6, () => undefined, undefined, llmPolicy({ endpoint: llm.endpoint, model: "qwen", screenshot: false }));
+      assert.deepEqual(t.steps.map((s) => s.policyVersion), ["10", "11", "qwen-ckpt-b", "qwen-ckpt-b", "qwen-ckpt-b", "qwen-ckpt-b", "qwen-ckpt-b"]);
+      assert.deepEqual([t.firstPolicyVersion, t.lastPolicyVersion], ["10", "qwen-ckpt-b"]);
+    } finally {
+      await llm.close();
+    }
   });
 
   it("a policy that reports no versions: policy time only", async () => {

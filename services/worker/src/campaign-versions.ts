@@ -24,12 +24,15 @@ export class CampaignVersionCache {
     private readonly ttlMs = 1000,
   ) {}
 
-  /** The campaign's versions, at most `ttlMs` old (a read in flight is shared). */
+  /**
+   * The campaign's versions, at most `ttlMs` old; while a refresh is in flight, the last value read (only the first
+   * read of a campaign waits for Redis).
+   */
   read(campaignId: string): Promise<CampaignVersions | undefined> {
     const now = performance.now();
     const e = this.entries.get(campaignId);
     if (e && now - e.at < this.ttlMs) return Promise.resolve(e.value);
-    if (e?.pending) return e.pending;
+    if (e?.pending) return e.at === -Infinity ? e.pending : Promise.resolve(e.value);
     const entry: Entry = e ?? { at: -Infinity, value: undefined };
     entry.pending = readPolicyVersions(this.redis, this.prefix, campaignId).then(
       (v) => {
@@ -46,6 +49,6 @@ export class CampaignVersionCache {
       if (this.entries.size >= MAX_CAMPAIGNS) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(campaignId, entry);
     }
-    return entry.pending;
+    return entry.at === -Infinity ? entry.pending : Promise.resolve(entry.value);
   }
 }
