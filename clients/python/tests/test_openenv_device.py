@@ -65,6 +65,7 @@ class OpenEnvDeviceTest(unittest.TestCase):
             self.assertEqual(obs["episode_id"], "py-note-1")
             st = env.state()
             self.assertEqual((st["episode_id"], st["step_count"], st["task_id"]), ("py-note-1", 0, "todo_note_create"))
+            self.assertEqual(st["farm_episode_id"], "openenv-%s-0" % st["session_id"])
             total, saved, steps = 0.0, False, 0
             while not r.done:
                 action, saved = solve_step(r.observation, saved)

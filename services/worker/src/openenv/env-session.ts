@@ -226,6 +226,8 @@ export class EnvSession {
       episode_id: this.episodeId ?? null,
       step_count: this.stepCount,
       session_id: this.id,
+      // The committed trajectory's episode id (campaign openenv-<session>).
+      farm_episode_id: this.request ? episodeIdOf(this.campaignId, this.runIndex) : null,
       device: this.serial,
       task_id: this.task?.task.id ?? null,
       goal: this.goal,

@@ -69,6 +69,7 @@ export function openEnvSchemas(): { action: object; observation: object; state: 
       episode_id: nullable({ type: "string" }),
       step_count: { type: "integer", minimum: 0, default: 0 },
       session_id: { type: "string" },
+      farm_episode_id: nullable({ type: "string", description: "the committed trajectory's episode id" }),
       device: { type: "string" },
       task_id: nullable({ type: "string" }),
       goal: { type: "string" },
