@@ -13,13 +13,14 @@ import type { DeviceSession, EpisodeRun, EpisodeTrajectory } from "@farm/episode
 import { encodeFrame, type FrameSpec } from "@farm/frames";
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import type { Observation, Policy, PolicyAnswer } from "@farm/policy";
+import type { Observation, PolicyAnswer } from "@farm/policy";
 import { fixedParamsProblem } from "@farm/scoring";
 import type { LoadedTask, TaskCatalog } from "@farm/task";
 import { episodeIdOf } from "@farm/trajectory";
 import type { CommitDeps } from "../commit-flow.ts";
 import type { DeviceLease, DevicePool } from "../device-lease.ts";
 import { commitRemoteEpisode } from "../remote-env/commit-remote.ts";
+import { RemotePolicy } from "../remote-env/remote-policy.ts";
 import { taskInstanceFor } from "../task-instance.ts";
 import { taskServerOptions } from "../task-server-options.ts";
 import { execution, OpenEnvError, validation, type ResetRequest } from "./messages.ts";
@@ -44,37 +45,13 @@ export interface ObservationPayload {
   done: boolean;
 }
 
-/** The client's action, handed to the episode runner as a policy's answer. */
-class ClientPolicy implements Policy {
-  readonly name = OPENENV_POLICY_NAME;
-  readonly version = "v1";
-  needsPixels = true;
-  needsElements = true;
-  private next: PolicyAnswer | undefined;
-
-  give(a: PolicyAnswer): void {
-    this.next = a;
-  }
-
-  async reset(): Promise<void> {}
-
-  async act(): Promise<PolicyAnswer> {
-    const a = this.next;
-    this.next = undefined;
-    if (!a) throw new Error("no action from the OpenEnv client for this step");
-    return a;
-  }
-
-  async close(): Promise<void> {}
-}
-
 export class EnvSession {
   readonly id = randomBytes(8).toString("hex");
   /** The campaign id of the session's committed episodes. */
   readonly campaignId = `openenv-${this.id}`;
   readonly createdAtMs = Date.now();
   lastActivityMs = Date.now();
-  private readonly policy = new ClientPolicy();
+  private readonly policy = new RemotePolicy(OPENENV_POLICY_NAME);
   private session: DeviceSession | undefined;
   private task: LoadedTask | undefined;
   private run: EpisodeRun | undefined;

@@ -1,15 +1,18 @@
 /**
- * The policy of a remote world: the client chose the answer already (StepRequest: a touch or a UI action,
- * step-answer.ts); `act` hands it to the episode runner, which then runs the step exactly as for any policy.
- * `needsPixels` and `needsElements` follow what the client asked to observe on its latest step.
+ * The policy of a remote world (dm_env_rpc, OpenEnv): the client chose the answer already (a touch or a UI action);
+ * `act` hands it to the episode runner, which then runs the step exactly as for any policy. `needsPixels` and
+ * `needsElements` follow what the client asked to observe on its latest step.
  */
 import type { Policy, PolicyAnswer } from "@farm/policy";
 
 export const REMOTE_POLICY_NAME = "remote:dm_env_rpc";
 
 export class RemotePolicy implements Policy {
-  readonly name = REMOTE_POLICY_NAME;
   readonly version = "v1";
+
+  /** `name`: the protocol the client speaks, as trajectories record it (`remote:dm_env_rpc`, `remote:openenv`). */
+  constructor(readonly name: string = REMOTE_POLICY_NAME) {}
+
   needsPixels = true;
   /** The screen as elements is read every step while the client requests `elements`. */
   needsElements = false;
