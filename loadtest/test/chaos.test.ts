@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runChaos } from "../src/index.ts";
+import { runChaos } from "../src/chaos.ts";
 
 test("chaos (short): exactly N episodes across two hosts' folders under worker, adb, Redis, scheduler and simulator faults", { timeout: 240_000 }, async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "farm-chaos-test-"));

@@ -11,6 +11,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { FarmError } from "@farm/errors";
+import { readBoundedAnswer } from "@farm/outbound-http";
 
 export interface ExchangeResult {
   status: number;
@@ -77,32 +78,7 @@ export function postJson(url: URL, body: string, opts: ExchangeOptions): Promise
       },
       (res) => {
         answered = true;
-        const status = res.statusCode ?? 0;
-        const declared = Number(res.headers["content-length"] ?? NaN);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = (tooLarge: boolean) => {
-          resolve({ status, headers: res.headers, text: Buffer.concat(chunks).toString("utf8"), tooLarge, size });
-        };
-        if (Number.isFinite(declared) && declared > opts.maxBytes) {
-          size = declared;
-          finish(true);
-          res.destroy();
-          return;
-        }
-        res.on("data", (c: Buffer) => {
-          size += c.length;
-          if (size > opts.maxBytes) {
-            chunks.push(c.subarray(0, Math.max(0, opts.maxBytes - (size - c.length))));
-            finish(true);
-            res.destroy();
-            return;
-          }
-          chunks.push(c);
-        });
-        res.on("end", () => finish(false));
-        res.on("error", (e) => reject(new BodyReadError(e.message, { cause: e })));
-        res.on("aborted", () => reject(new BodyReadError("connection closed while reading the answer")));
+        readBoundedAnswer(res, opts.maxBytes, resolve, (e) => reject(new BodyReadError(e.message, { cause: e })));
       },
     );
     req.on("error", (e: NodeJS.ErrnoException) => {

@@ -3,38 +3,16 @@
  * can enqueue a job could make a worker POST to any address it can reach — cloud metadata endpoints
  * included — and read the answer back through the job's failure reason.
  *
- * Allow-list entries (FARM_POLICY_ALLOWED_HOSTS, comma-separated, or the `allowedHosts` option):
- *   policy.example.com     that host name exactly          *.models.example.com   any name under it
- *   10.1.2.3 / fd00::5     that address                    10.0.0.0/8 / fd00::/8  addresses in the range
- *   *                      any host (still not the metadata ranges below)
- * Always allowed: loopback (localhost, 127.0.0.0/8, ::1). Refused unless an entry names them
- * explicitly (an exact name, address or range — `*` does not count): link-local 169.254.0.0/16 and
- * fe80::/10, 100.100.100.200, fd00:ec2::254, 0.0.0.0/8, ::, metadata.google.internal, metadata,
- * instance-data. Every address a name resolves to is checked at connection time (DNS rebinding).
+ * Allow-list entries (FARM_POLICY_ALLOWED_HOSTS, comma-separated, or the `allowedHosts` option): the syntax and
+ * rules of @farm/outbound-http (exact names, `*.suffix`, addresses, CIDR ranges, `*`; loopback always; link-local
+ * and cloud metadata addresses and names only when named exactly; every resolved address checked when connecting).
  */
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import net from "node:net";
-import { FarmError, coerceError } from "@farm/errors";
+import { FarmError } from "@farm/errors";
+import { hostGuard, type HostGuard } from "@farm/outbound-http";
+
+export { normalizeHost, redactUrl } from "@farm/outbound-http";
 
 export const POLICY_ALLOWED_HOSTS_ENV = "FARM_POLICY_ALLOWED_HOSTS";
-
-const METADATA_NAMES = new Set(["metadata.google.internal", "metadata", "metadata.goog", "instance-data", "instance-data.ec2.internal"]);
-
-function blockList(entries: [string, number, "ipv4" | "ipv6"][]): net.BlockList {
-  const b = new net.BlockList();
-  for (const [addr, prefix, type] of entries) b.addSubnet(addr, prefix, type);
-  return b;
-}
-
-const LOOPBACK = blockList([["127.0.0.0", 8, "ipv4"], ["::1", 128, "ipv6"]]);
-const DANGEROUS = blockList([
-  ["169.254.0.0", 16, "ipv4"],
-  ["fe80::", 10, "ipv6"],
-  ["100.100.100.200", 32, "ipv4"],
-  ["fd00:ec2::254", 128, "ipv6"],
-  ["0.0.0.0", 8, "ipv4"],
-  ["::", 128, "ipv6"],
-]);
 
 export class UrlNotAllowedError extends FarmError<"url_not_allowed"> {
   override readonly name = "UrlNotAllowedError";
@@ -44,127 +22,15 @@ export class UrlNotAllowedError extends FarmError<"url_not_allowed"> {
   }
 }
 
-/** Host names without brackets, lower-case, no trailing dot; IPv4-mapped IPv6 as IPv4. */
-export function normalizeHost(host: string): string {
-  let h = host.toLowerCase().replace(/^\[(.*)\]$/, "$1").replace(/\.$/, "");
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(h);
-  if (mapped) h = mapped[1]!;
-  return h;
-}
-
-const ipType = (a: string): "ipv4" | "ipv6" | undefined => (net.isIPv4(a) ? "ipv4" : net.isIPv6(a) ? "ipv6" : undefined);
-
-export interface HostAllowList {
-  /** Throws UrlNotAllowedError unless the URL's host may be contacted (names: before resolution). */
-  checkHost(host: string): void;
-  /** Throws UrlNotAllowedError unless `address` (a resolved address of `host`) may be contacted. */
-  checkAddress(host: string, address: string): void;
-  /** A `lookup` for http.request that refuses disallowed addresses at connection time. */
-  lookup: typeof dnsLookup;
-  /** The entries, for messages. */
-  readonly entries: readonly string[];
-}
+/** The remote policy's guard: `checkHost` and `checkAddress` throw UrlNotAllowedError; `lookup` for http.request. */
+export type HostAllowList = HostGuard;
 
 /** Parses the operator's entries (throws RangeError naming a bad one). */
 export function hostAllowList(entries: readonly string[] = []): HostAllowList {
-  let any = false;
-  const names = new Set<string>(["localhost"]);
-  const suffixes: string[] = [];
-  const explicit = new net.BlockList();
-  for (const raw of entries) {
-    const e = raw.trim().toLowerCase();
-    if (e === "") continue;
-    if (e === "*") {
-      any = true;
-      continue;
-    }
-    const cidr = /^(.+)\/(\d{1,3})$/.exec(e);
-    const addr = normalizeHost(cidr ? cidr[1]! : e);
-    const type = ipType(addr);
-    if (type) {
-      const prefix = cidr ? Number(cidr[2]) : type === "ipv4" ? 32 : 128;
-      if (prefix > (type === "ipv4" ? 32 : 128)) throw new RangeError(`item '${raw}' has a prefix longer than the address`);
-      explicit.addSubnet(addr, prefix, type);
-    } else if (cidr) {
-      throw new RangeError(`item '${raw}' is not an address range (e.g. 10.0.0.0/8)`);
-    } else if (/^\*\.[a-z0-9.-]+$/.test(e)) {
-      suffixes.push(e.slice(1));
-    } else if (/^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?$/.test(e)) {
-      names.add(e.replace(/\.$/, ""));
-    } else {
-      throw new RangeError(`item '${raw}' is not a host name, address, range, '*.suffix' or '*'`);
-    }
-  }
-  const listed = entries.map((e) => e.trim()).filter(Boolean);
-  const refuse = (host: string, why: string) =>
-    new UrlNotAllowedError(`host ${JSON.stringify(host.slice(0, 100))} ${why}; allowed: loopback${listed.length ? `, ${listed.slice(0, 10).join(", ")}` : ""} (add it to ${POLICY_ALLOWED_HOSTS_ENV})`);
-
-  const addressAllowed = (a: string): boolean => {
-    const type = ipType(a);
-    if (!type) return false;
-    if (explicit.check(a, type)) return true; // named by the operator: even a dangerous range
-    if (DANGEROUS.check(a, type)) return false;
-    return any || LOOPBACK.check(a, type);
-  };
-  const nameAllowed = (h: string): "listed" | "loopback-name" | false => {
-    if (h === "localhost") return "loopback-name";
-    if (names.has(h)) return "listed";
-    if (METADATA_NAMES.has(h)) return false; // only an exact entry (above) lets these through
-    if (suffixes.some((s) => h.endsWith(s) && h.length > s.length)) return "listed";
-    return any ? "listed" : false;
-  };
-
-  const checkHost = (host: string): void => {
-    const h = normalizeHost(host);
-    if (ipType(h)) {
-      if (!addressAllowed(h)) throw refuse(h, DANGEROUS.check(h, ipType(h)!) ? "is a link-local / cloud metadata address" : "is not in the remote policy allow-list");
-      return;
-    }
-    if (!nameAllowed(h)) throw refuse(h, METADATA_NAMES.has(h) ? "is a cloud metadata name" : "is not in the remote policy allow-list");
-  };
-
-  const checkAddress = (host: string, address: string): void => {
-    const h = normalizeHost(host);
-    const a = normalizeHost(address);
-    const type = ipType(a);
-    if (!type) throw refuse(h, `resolved to ${JSON.stringify(a)}, not an address`);
-    if (explicit.check(a, type)) return;
-    if (DANGEROUS.check(a, type)) throw refuse(h, `resolves to ${a}, a link-local / cloud metadata address (DNS rebinding?)`);
-    // `localhost` (allowed by default) must stay on loopback; a listed name may resolve anywhere else.
-    if (nameAllowed(h) === "loopback-name" && !LOOPBACK.check(a, type)) throw refuse(h, `resolves to ${a}, which is not loopback`);
-    if (ipType(h) && !addressAllowed(a)) throw refuse(h, "is not in the remote policy allow-list");
-  };
-
-  const lookup = ((hostname: string, options: unknown, callback: unknown) => {
-    const cb = (typeof options === "function" ? options : callback) as (err: Error | null, address?: string | LookupAddress[], family?: number) => void;
-    const opts = (typeof options === "function" ? {} : options ?? {}) as { all?: boolean; family?: number };
-    dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
-      if (err) return cb(err);
-      try {
-        if (addresses.length === 0) throw refuse(hostname, "resolves to no address");
-        for (const a of addresses) checkAddress(hostname, a.address);
-      } catch (e) {
-        return cb(coerceError(e));
-      }
-      if (opts.all) cb(null, addresses);
-      else cb(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  }) as typeof dnsLookup;
-
-  return { checkHost, checkAddress, lookup, entries: listed };
-}
-
-/** A URL for messages and logs: no user info, no query values (they may carry credentials). */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.username || u.password) {
-      u.username = "***";
-      u.password = "";
-    }
-    for (const k of [...u.searchParams.keys()]) u.searchParams.set(k, "***");
-    return u.toString().replace(/%2A%2A%2A/g, "***");
-  } catch {
-    return "(unparseable URL)";
-  }
+  return hostGuard(entries, {
+    refused: (message) => new UrlNotAllowedError(message),
+    badEntry: (message) => new RangeError(`item ${message}`),
+    notListed: "is not in the remote policy allow-list",
+    addHint: POLICY_ALLOWED_HOSTS_ENV,
+  });
 }

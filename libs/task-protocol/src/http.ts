@@ -7,6 +7,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { readBoundedAnswer } from "@farm/outbound-http";
 import { TaskProtocolError } from "./errors.ts";
 
 export interface Exchange {
@@ -58,30 +59,7 @@ export function exchange(method: "POST" | "DELETE", url: URL, body: string | und
     }
     const req = mod.request(url, { method, headers, signal: opts.signal, lookup: opts.lookup, agent: opts.agent, maxHeaderSize: 16 * 1024 }, (res) => {
       answered = true;
-      const status = res.statusCode ?? 0;
-      const declared = Number(res.headers["content-length"] ?? NaN);
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const finish = (tooLarge: boolean) => resolve({ status, text: Buffer.concat(chunks).toString("utf8"), tooLarge, size });
-      if (Number.isFinite(declared) && declared > opts.maxBytes) {
-        size = declared;
-        finish(true);
-        res.destroy();
-        return;
-      }
-      res.on("data", (c: Buffer) => {
-        size += c.length;
-        if (size > opts.maxBytes) {
-          chunks.push(c.subarray(0, Math.max(0, opts.maxBytes - (size - c.length))));
-          finish(true);
-          res.destroy();
-          return;
-        }
-        chunks.push(c);
-      });
-      res.on("end", () => finish(false));
-      res.on("error", (e) => reject(e));
-      res.on("aborted", () => reject(Object.assign(new Error("connection closed while reading the answer"), { code: "ECONNRESET" })));
+      readBoundedAnswer(res, opts.maxBytes, ({ status, text, tooLarge, size }) => resolve({ status, text, tooLarge, size }), reject);
     });
     req.on("error", (e: NodeJS.ErrnoException) => {
       if (!answered && req.reusedSocket && (e.code === "ECONNRESET" || e.code === "EPIPE")) return reject(new StaleConnectionError(e));

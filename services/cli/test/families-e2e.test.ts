@@ -4,19 +4,33 @@
  * as a user runs it. No family logs a reward: success comes only from its checks of the device's state. The solution
  * scores 1 on every episode (two episodes: two draws of the parameters), the random policy 0; the Avro records and
  * the Parquet data set hold success, the drawn parameters and each check's observed value.
+ * The runs share two simulated devices of one adb server (`farm run --device`, as on a desk with an emulator up), the
+ * families split between them: a device serves episode after episode of different families, as a worker's does.
  */
-import { after, test } from "node:test";
+import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readTrajectories } from "@farm/trajectory";
 import { exportParquet, queryDataset } from "@farm/dataset";
+import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
+import { startSimulatedDevices, type SimFleet } from "@farm/simulator";
 import { REPO, runFarm } from "./fixtures.ts";
 
 const FAMILIES = ["settings_wifi_set", "settings_bluetooth_set", "settings_brightness_set", "todo_note_create", "todo_item_check", "todo_count_question"];
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-families-"));
-after(() => fs.rmSync(dir, { recursive: true, force: true }));
+let adb: LocalAdbServer;
+let sims: SimFleet;
+before(async () => {
+  adb = await startAdbServer();
+  sims = await startSimulatedDevices({ adbPort: adb.port, count: 2 });
+});
+after(async () => {
+  await sims?.close();
+  await adb?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
 
 function solutionOf(family: string): string {
   const ui = path.join(REPO, "tasks/solutions", `${family}.ui.jsonl`);
@@ -24,24 +38,30 @@ function solutionOf(family: string): string {
 }
 
 /** One `farm run` of a family; its summary line (the last of stdout) and the per-episode lines. */
-async function run(family: string, policy: string, episodes: number, seed: number, out: string): Promise<{ lines: string[]; summary: { scores?: { scored: number; successes: number; errors: number } } }> {
+async function run(serial: string, family: string, policy: string, episodes: number, seed: number, out: string): Promise<{ lines: string[]; summary: { scores?: { scored: number; successes: number; errors: number } } }> {
   const task = path.join(REPO, "tasks/families", `${family}.family.yaml`);
-  const r = await runFarm(["run", task, "--sim", "--episodes", String(episodes), "--seed", String(seed), "--settle-ms", "20", "--policy", policy, "--out", out], { timeoutMs: 240_000 });
+  const r = await runFarm(["run", task, "--device", serial, "--adb-port", String(adb.port), "--episodes", String(episodes), "--seed", String(seed), "--settle-ms", "20", "--policy", policy, "--out", out], { timeoutMs: 240_000 });
   assert.equal(r.code, 0, `${family} ${policy}: ${r.stderr.slice(-2000)}`);
   const lines = r.stdout.trim().split("\n");
   return { lines: lines.filter((l) => l.startsWith("episode=")), summary: JSON.parse(lines.at(-1)!) };
 }
 
 test("each family: its solution scores 1 on every episode, the random policy 0, from the device's state alone", async () => {
-  for (const family of FAMILIES) {
-    const solved = await run(family, solutionOf(family), 2, 3, path.join(dir, "solved", family));
-    assert.deepEqual(solved.summary.scores, { scored: 2, successes: 2, success_mean: 1, errors: 0 }, `${family} solution: ${solved.lines.join("\n")}`);
-    // A seed whose random touches miss (random taps can toggle a switch by chance: seed 11 turns Bluetooth on).
-    const random = await run(family, "random", 1, 5, path.join(dir, "random", family));
-    assert.equal(random.summary.scores?.scored, 1, `${family} random: ${random.lines.join("\n")}`);
-    assert.equal(random.summary.scores?.successes, 0, `${family} random: ${random.lines.join("\n")}`);
-    assert.equal(random.summary.scores?.errors, 0, `${family} random: ${random.lines.join("\n")}`);
-  }
+  // One lane per device, each running its families one after the other.
+  const lanes = sims.devices.map((d, lane) => ({ serial: d.serial, families: FAMILIES.filter((_, i) => i % sims.devices.length === lane) }));
+  await Promise.all(
+    lanes.map(async ({ serial, families }) => {
+      for (const family of families) {
+        const solved = await run(serial, family, solutionOf(family), 2, 3, path.join(dir, "solved", family));
+        assert.deepEqual(solved.summary.scores, { scored: 2, successes: 2, success_mean: 1, errors: 0 }, `${family} solution: ${solved.lines.join("\n")}`);
+        // A seed whose random touches miss (random taps can toggle a switch by chance: seed 11 turns Bluetooth on).
+        const random = await run(serial, family, "random", 1, 5, path.join(dir, "random", family));
+        assert.equal(random.summary.scores?.scored, 1, `${family} random: ${random.lines.join("\n")}`);
+        assert.equal(random.summary.scores?.successes, 0, `${family} random: ${random.lines.join("\n")}`);
+        assert.equal(random.summary.scores?.errors, 0, `${family} random: ${random.lines.join("\n")}`);
+      }
+    }),
+  );
 
   // The records: success, the drawn parameters and each check's observed value, in Avro and in the Parquet data set.
   const episodes = [];

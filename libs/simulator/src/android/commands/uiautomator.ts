@@ -42,6 +42,8 @@ function screenKey(sys: AndroidSystem): string | undefined {
 
 /** UiAutomation.waitForIdle(quiet, timeout): true once nothing changed for `quietMs`, false at the timeout. */
 async function waitForIdle(sys: AndroidSystem, quietMs: number, timeoutMs: number, signal: AbortSignal): Promise<boolean> {
+  // No quiet span to wait for (the instant profile): idle unless the app ticks; no need to look at the tree twice.
+  if (quietMs <= 0 && timeoutMs <= 0) return !(sys.activities.foregroundProcess()?.ticking ?? false);
   const start = Date.now();
   let key = screenKey(sys);
   let quietSince = start;
