@@ -6,6 +6,7 @@
 import type { FrameSpec } from "@farm/frames";
 import type { AdbRequest, AppScreen } from "@farm/task";
 import type { ScreenTree, ScreenTreeFailure, ScreenTreeSourceName } from "./a11y/types.ts";
+import type { A11yEventStream } from "./a11y/events-stream.ts";
 
 export type StepStatus =
   | "ok"
@@ -166,6 +167,11 @@ export interface Device {
    * forwarder when it serves the device, else `uiautomator dump`; bounded, deadline-bound, trouble as data.
    */
   screenTree?(opts?: { timeoutMs?: number; source?: "auto" | ScreenTreeSourceName }): Promise<ScreenTree | ScreenTreeFailure>;
+  /**
+   * The device's accessibility events as they happen (`uiautomator events` over adb shell), for settling after an
+   * action (issue 36); the stream, or why it could not start. Optional: test doubles need not offer it.
+   */
+  openAccessibilityEvents?(opts?: { timeoutMs?: number }): Promise<A11yEventStream | StepResult>;
 }
 
 export interface DeviceEvent {

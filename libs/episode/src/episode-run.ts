@@ -32,6 +32,8 @@ import { EpisodeScoring } from "./episode-scoring.ts";
 import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepRecord } from "./trajectory-types.ts";
 import { compactTree, elementsOf } from "./ui-elements.ts";
 import { usageExtras } from "./policy-usage.ts";
+import { formatSettleSpec, parseSettleSpec, type SettleSpec } from "./settle-spec.ts";
+import { settleScreen, type A11yEventClock, type SettleResult } from "./settle.ts";
 
 export interface RunEpisodeOptions {
   /** Seeds the policy (via reset) and the task's random choices. */
@@ -75,6 +77,12 @@ export interface RunEpisodeOptions {
    * reward is added to the last step, its success and checks are recorded. Closed by the run.
    */
   instance?: TaskInstance;
+  /**
+   * How each step waits for the screen to settle after its action, before its observation (settle-spec.ts: `none`,
+   * `fixed:MS`, `androidworld`, `events[:quiet=MS,cap=MS]`, `frames[:…]`). A bad spec is refused before anything runs.
+   * @default none (the observation at once)
+   */
+  settle?: string;
 }
 
 type Observed = { obs: Observation; a11y?: A11yObservation } | { fail: StepResult };
@@ -84,6 +92,8 @@ type Chosen = { answer: ReadAnswer } | End;
 
 /** What one step's device work produced after the action: the observation (or why not) and the app-screen verdict. */
 interface StepView {
+  /** When the observation began (epoch ms, the host's clock). */
+  observedAt?: number;
   verdict?: AppScreenVerdict;
   fail?: End;
   a11y?: A11yObservation;
@@ -117,6 +127,10 @@ export class EpisodeRun {
   private goal: string;
   /** The task instance (opts.instance): its set-up, mid-episode and final scores (episode-scoring.ts). */
   private readonly scoring: EpisodeScoring | undefined;
+  /** The settle policy (opts.settle) and, for `events`, the episode's accessibility event stream. */
+  private readonly settleSpec: SettleSpec;
+  private events: (A11yEventClock & { close(): void }) | undefined;
+  private readonly settleTotals = { steps: 0, ms: 0, capped: 0, noEvents: 0 };
   private readonly a11yEvery: number;
   private readonly runCounters: Record<string, number> = {};
   private previous: StepOutcome | undefined;
@@ -139,6 +153,7 @@ export class EpisodeRun {
     this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
     this.goal = opts.goal ?? port.task.task.description ?? "";
     this.scoring = opts.instance ? new EpisodeScoring(port, opts.instance, opts.index) : undefined;
+    this.settleSpec = opts.settle !== undefined ? parseSettleSpec(opts.settle, "settle") : { kind: "none" };
     this.a11yEvery = opts.a11yEvery ?? 0;
     this.frames = port.frames(opts.frameEncoding);
     this.budget = new ObservationBudget(limits.observationBudget, () => this.frames.recordedBytes);
@@ -159,6 +174,7 @@ export class EpisodeRun {
 
   private static async open(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
     const limits = effectiveLimits(port.task.task, port.config, opts.limits, opts.policy);
+    if (opts.settle !== undefined) parseSettleSpec(opts.settle, "settle");
     if (resetModeOf(opts) === "start-snapshot") {
       const refused = startSnapshotRefusal(port.task.task);
       if (refused) throw new TaskNotRunnableError(refused);
@@ -216,6 +232,8 @@ export class EpisodeRun {
   private async resetSteps(): Promise<End | undefined> {
     const p = this.port;
     await p.liftFinger();
+    // The events policy listens from the start: the device's event command has time to come up during the reset.
+    if (this.settleSpec.kind === "events" && !this.events) this.events = await p.openA11yEvents();
     const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.resetMode, this.opts.gameConfig);
     if ("fail" in ran) return trunc("reset_failed", ran.fail);
     this.resetKind = ran.kind;
@@ -331,6 +349,8 @@ export class EpisodeRun {
     if (answer.kind === "touch") this.previous = { given: answer.given };
     this.episodeSteps++;
 
+    const settled = await this.settleAfter(answer.kind === "touch" ? undefined : done.ui, left);
+
     t0 = performance.now();
     const view = await this.look(left);
     phases.observation = since(t0);
@@ -346,7 +366,7 @@ export class EpisodeRun {
     phases.total = since(tStep);
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
-    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage);
+    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage, settled);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
@@ -464,7 +484,7 @@ export class EpisodeRun {
     const check = p.appScreenCheck(this.episodeSteps, t0, Math.max(1, left()));
     if (check) this.appScreenChecks++;
     const wantFrame = this.frameEvery > 0 && this.episodeSteps % this.frameEvery === 0;
-    const view: StepView = {};
+    const view: StepView = { observedAt: Date.now() };
     const o = await withDeadline(this.observe(this.episodeSteps, wantFrame).catch((e: unknown): Observed => ({ fail: adbErrorResult(e) })), left());
     if (o.timedOut) view.fail = trunc("device_hung", `observation did not complete in ${ms} ms`);
     else if ("fail" in o.value) view.fail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
@@ -483,6 +503,22 @@ export class EpisodeRun {
     return view;
   }
 
+  /**
+   * Waits for the screen to settle as the episode's settle policy says (settle.ts), within the step's time left;
+   * nothing to wait for after an answer that touched nothing (`status`, `answer`, an invalid one). Undefined: no policy.
+   */
+  private async settleAfter(ui: UiStepRecord | undefined, left: () => number): Promise<SettleResult | undefined> {
+    if (this.settleSpec.kind === "none") return undefined;
+    const touched = !ui || (ui.invalid === undefined && ui.resolved?.op !== "status" && ui.resolved?.op !== "answer");
+    if (!touched) return { ms: 0, capped: false };
+    const r = await settleScreen(this.settleSpec, this.port.settleSignals(this.events), left(), this.ac.signal);
+    this.settleTotals.steps++;
+    this.settleTotals.ms += r.ms;
+    if (r.capped) this.settleTotals.capped++;
+    if (r.noEvents) this.settleTotals.noEvents++;
+    return r;
+  }
+
   /** The step's reward and extras. Always gives the event loop a turn, so lines already received are read even when the step did no I/O (REPEAT). */
   private async collectLogs(): Promise<{ reward: number; extras: StepExtra[] }> {
     const c = this.port.config;
@@ -491,7 +527,7 @@ export class EpisodeRun {
     return this.port.log.take();
   }
 
-  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage): void {
+  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, settled?: SettleResult): void {
     this.steps.push({
       index: this.episodeSteps,
       timeOffsetMs: Math.round(elapsedMs),
@@ -501,10 +537,11 @@ export class EpisodeRun {
       ...(view.a11y ? { a11y: view.a11y } : {}),
       ...(ui ? { ui: this.budget.answer(ui) } : {}),
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
+      ...(settled ? { settleMs: Math.round(settled.ms * 1000) / 1000, ...(settled.capped ? { settleCapped: true } : {}) } : {}),
     });
     const p = this.port;
     const uiAction = ui ? uiOpOf(ui) : undefined;
-    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}) });
+    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}), ...(settled ? { settle: { kind: this.settleSpec.kind, ms: settled.ms, capped: settled.capped } } : {}), ...(view.observedAt !== undefined ? { observedAt: view.observedAt } : {}) });
   }
 
   // ---- finish ----
@@ -514,6 +551,7 @@ export class EpisodeRun {
     const end = await this.refineCause(this.end ?? trunc("reset_failed", "reset produced no observation"));
     this.end = end;
     this.opts.signal?.removeEventListener("abort", this.onAbort);
+    this.events?.close();
     await this.drainLateLines(end);
     await this.finalScore(end);
     const p = this.port;
@@ -523,7 +561,7 @@ export class EpisodeRun {
     const durationMs = performance.now() - this.tEpisode;
     const { index, seed } = this.opts;
     const { totalReward } = trajectory;
-    p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs }, "episode finished");
+    p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs, ...this.settleLog() }, "episode finished");
     p.emit({ type: "episode:end", serial: p.serial, taskId: p.task.task.id, episodeIndex: index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: this.episodeSteps, totalReward, durationMs });
     if (this.policyStarted) {
       const failed = await tellEpisodeEnd(this.policy, episodeEndInfo(end, this.steps), this.limits.policyTimeoutMs);
@@ -533,6 +571,13 @@ export class EpisodeRun {
     if (this.opts.sink) await this.opts.sink(trajectory);
     await p.settle(end.cause, end.detail, this.opts.deferRecovery ?? false);
     return trajectory;
+  }
+
+  /** The settle policy's figures for the episode's one log line (nothing without a policy). */
+  private settleLog(): Record<string, unknown> {
+    if (this.opts.settle === undefined) return {};
+    const t = this.settleTotals;
+    return { settle: formatSettleSpec(this.settleSpec), settleSteps: t.steps, settleMsMean: t.steps ? Math.round(t.ms / t.steps) : 0, settleCapped: t.capped, ...(t.noEvents ? { settleWithoutEvents: t.noEvents, settleEventsProblem: this.events?.failed } : {}) };
   }
 
   /** The task instance's final score: its reward goes to the last step (or to a step recorded for it); the instance is closed. */
@@ -622,6 +667,7 @@ export class EpisodeRun {
       ...(this.agentStatus ? { agentStatus: this.agentStatus } : {}),
       ...(this.answerText !== undefined ? { answer: this.answerText } : {}),
       ...this.scoring?.fields(),
+      ...(this.opts.settle !== undefined ? { settle: formatSettleSpec(this.settleSpec) } : {}),
     };
   }
 }

@@ -25,3 +25,5 @@ export { type ExtraCheck } from "./extras.ts";
 export { type AppScreenCadence, type AppScreenVerdict } from "./app-screen-monitor.ts";
 export { type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
 export { POLICY_USAGE_EXTRAS } from "./policy-usage.ts";
+export { parseSettleSpec, formatSettleSpec, settleSpecProblem, SettleSpecError, SETTLE_KINDS, SETTLE_SPEC_MAX_CHARS, type SettleSpec, type SettleKind } from "./settle-spec.ts";
+export { settleScreen, type SettleSignals, type SettleResult, type A11yEventClock } from "./settle.ts";
