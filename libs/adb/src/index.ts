@@ -25,7 +25,6 @@ export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";
 export { FakeDevice, type FakeApp, type FakeAppContext, type FakeDeviceOptions } from "./fake-device.ts";
 export { A11yForwarderHub, type ForestSource, type ForwarderHubOptions, type ForwarderRefusal } from "./a11y/forwarder-hub.ts";
 export type { A11yConfig, ScreenTreeRequest } from "./a11y/read-tree.ts";
-export type { A11yEventStream } from "./a11y/events-stream.ts";
 export { XmlRefused, type XmlRefusalCode } from "./a11y/xml.ts";
 export { isScreenTree, type A11yNodeInfo, type A11yWindowInfo, type ProtoRect, type ScreenTree, type ScreenTreeEvent, type ScreenTreeFailure, type ScreenTreeOutcome, type ScreenTreeSourceName, type TreeLimits } from "./a11y/types.ts";
 /** The text `input_text` may type (printable, bounded); the UI actuator checks an agent's text with it before anything is sent. */

@@ -6,7 +6,6 @@
 import type { FrameSpec } from "@farm/frames";
 import type { AdbRequest, AppScreen } from "@farm/task";
 import type { ScreenTree, ScreenTreeFailure, ScreenTreeSourceName } from "./a11y/types.ts";
-import type { A11yEventStream } from "./a11y/events-stream.ts";
 
 export type StepStatus =
   | "ok"
@@ -132,6 +131,17 @@ export interface CapturedFrame {
 }
 
 export type DeviceState = "device" | "offline" | "unauthorized" | "gone" | string;
+
+/** The device's accessibility events as they happen (`uiautomator events`; a11y/events-stream.ts). */
+export interface A11yEventStream {
+  /** Called with each event's type (`TYPE_WINDOW_CONTENT_CHANGED`, …) as its line arrives. */
+  onEvent(listener: (type: string) => void): void;
+  /** Why the stream stopped, once it did (closed by the device, an adb error); undefined while it runs or after close(). */
+  readonly failed: string | undefined;
+  /** Lines that carried no event type (the tool's own messages). */
+  readonly otherLines: number;
+  close(): void;
+}
 
 export interface Device {
   readonly serial: string;

@@ -92,7 +92,8 @@ type Chosen = { answer: ReadAnswer } | End;
 
 /** What one step's device work produced after the action: the observation (or why not) and the app-screen verdict. */
 interface StepView {
-  /** When the observation began (epoch ms, the host's clock). */
+  /** When the action and the observation began (epoch ms, the host's clock). */
+  actedAt?: number;
   observedAt?: number;
   verdict?: AppScreenVerdict;
   fail?: End;
@@ -341,6 +342,7 @@ export class EpisodeRun {
     const stepDeadline = performance.now() + this.limits.stepTimeoutMs;
     const left = () => Math.max(0, stepDeadline - performance.now());
     t0 = performance.now();
+    const actedAt = Date.now();
     const elements = this.obs!.elements;
     const done: { fail?: End; ui?: UiStepRecord } = answer.kind === "touch" ? { fail: await this.send(answer.action, left) } : await this.carryOut(answer, elements, left);
     phases.action = since(t0);
@@ -366,7 +368,7 @@ export class EpisodeRun {
     phases.total = since(tStep);
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
-    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage, settled);
+    this.record(action, taken, { ...view, actedAt }, elapsedMs, phases, done.ui, answer.usage, settled);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
@@ -541,7 +543,7 @@ export class EpisodeRun {
     });
     const p = this.port;
     const uiAction = ui ? uiOpOf(ui) : undefined;
-    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}), ...(settled ? { settle: { kind: this.settleSpec.kind, ms: settled.ms, capped: settled.capped } } : {}), ...(view.observedAt !== undefined ? { observedAt: view.observedAt } : {}) });
+    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}), ...(settled ? { settle: { kind: this.settleSpec.kind, ms: settled.ms, capped: settled.capped } } : {}), ...(view.actedAt !== undefined ? { actedAt: view.actedAt } : {}), ...(view.observedAt !== undefined ? { observedAt: view.observedAt } : {}) });
   }
 
   // ---- finish ----

@@ -40,7 +40,8 @@ export type EpisodeEvent =
       policyUsage?: PolicyUsage;
       /** The settle policy's wait after the action (issue 36), when the episode has one: its kind, time and whether it hit its cap. */
       settle?: { kind: SettleKind; ms: number; capped: boolean };
-      /** When the step's observation began (epoch ms, the host's clock). */
+      /** When the step's action began and when its observation began (epoch ms, the host's clock). */
+      actedAt?: number;
       observedAt?: number;
     }
   | {

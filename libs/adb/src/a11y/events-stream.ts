@@ -9,22 +9,13 @@ import { underDeadline } from "../client.ts";
 import type { DeviceCtx } from "../exec.ts";
 import { describeError } from "../result.ts";
 import { serviceStream } from "../service-stream.ts";
+import type { A11yEventStream } from "../types.ts";
 
 /** The command line (a device shell command). */
 export const EVENTS_COMMAND = "uiautomator events";
 /** A longer line is cut (an event carries its source's text; the type comes first). */
 const MAX_LINE = 64 * 1024;
 const EVENT_TYPE = /\bEventType: (TYPE_[A-Z_]+)/;
-
-export interface A11yEventStream {
-  /** Called with each event's type (`TYPE_WINDOW_CONTENT_CHANGED`, …) as its line arrives. */
-  onEvent(listener: (type: string) => void): void;
-  /** Why the stream stopped, once it did (closed by the device, an adb error); undefined while it runs or after close(). */
-  readonly failed: string | undefined;
-  /** Lines that carried no event type (the tool's own messages). */
-  readonly otherLines: number;
-  close(): void;
-}
 
 class ShellA11yEventStream implements A11yEventStream {
   private readonly listeners: Array<(type: string) => void> = [];
