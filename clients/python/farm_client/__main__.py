@@ -41,6 +41,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     s.add_argument("--goals", metavar="FILE.jsonl",
                    help='one {"goal": ..., "game_config": {...}, "params": {...}} a line (params: a task family\'s fixed parameters); episode i gets line i mod N')
     s.add_argument("--a11y-every", type=int, help="record the screen as a tree every N steps (options.a11yEvery)")
+    s.add_argument("--settle", help="how each step waits for the screen to settle: none | fixed:MS | androidworld | events[:quiet=MS,cap=MS] | frames[:...] (options.settle)")
     s.add_argument("--wait", action="store_true", help="watch until the campaign is done; print the final status")
     for name in ("status", "watch", "cancel"):
         sub.add_parser(name).add_argument("id")
@@ -64,7 +65,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 options["a11yEvery"] = args.a11y_every
             options = options or None
             goals = load_goals(args.goals) if args.goals else None
-            r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options, goals=goals)
+            r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options, goals=goals, settle=args.settle)
             if not args.wait:
                 _print(r)
                 return 0

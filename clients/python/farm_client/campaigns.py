@@ -201,14 +201,22 @@ class CampaignClient:
 
     def submit(self, task_id: str, episodes: int, policy: str = "random", *, campaign_id: Optional[str] = None,
                base_seed: Optional[int] = None, priority: Optional[int] = None,
-               options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None) -> Dict[str, Any]:
+               options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None,
+               settle: Optional[str] = None) -> Dict[str, Any]:
         """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False).
 
         ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...},
         "params": {...}}`` (``load_goals`` reads a file of them); without goals every episode's goal is the task's
         description. ``params`` fix a task family's parameters for those episodes (the family draws the others from
         the episode's seed); ``goal`` may then be left out (the family's goal template rendered with them).
-        ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``."""
+        ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``.
+        ``settle``: how each step waits for the screen to settle after its action (``options.settle``): ``none``
+        (default), ``fixed:MS``, ``androidworld[:wait=MS,cap=MS]``, ``events[:quiet=MS,cap=MS]``,
+        ``frames[:quiet=MS,cap=MS]``; the scheduler checks it (a bad one is HTTP 400 naming ``options.settle``)."""
+        if settle is not None:
+            if not isinstance(settle, str) or not settle or len(settle) > 64:
+                raise ValueError("settle: a spec string such as 'events', 'fixed:500' or 'androidworld' (at most 64 characters)")
+            options = {**(options or {}), "settle": settle}
         body: Dict[str, Any] = {"taskId": task_id, "episodes": episodes, "policy": policy}
         if campaign_id is not None:
             body["id"] = campaign_id

@@ -6,6 +6,7 @@
  * unknown or the hash differs (see task-check.ts). Every field is bounded so a hostile or buggy producer
  * cannot make a worker run unbounded episodes.
  */
+import { SETTLE_SPEC_MAX_CHARS, settleSpecProblem } from "@farm/episode";
 import { parseFrameSpec } from "@farm/frames";
 import { terminalSafe } from "@farm/terminal-text";
 import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS as LLM, PROMPT_TEMPLATE_MAX_CHARS } from "@farm/policy";
@@ -91,6 +92,12 @@ export const episodeOptionsSchema = z.strictObject({
   maxInvalidActions: z.int().min(0).max(1_000_000).optional(),
   /** Bytes of recorded observations (trees, frames, answers) per episode, in MiB; past it the episode records no more (`stop_recording`, default) or ends (`end`: cause observation_budget). */
   observationBudget: z.strictObject({ maxMb: z.int().min(1).max(16_384), onExceeded: z.enum(["stop_recording", "end"]).optional() }).optional(),
+  /** How each step waits for the screen to settle after its action (issue 36): none | fixed:MS | androidworld[:…] | events[:quiet=MS,cap=MS] | frames[:…]; parsed by @farm/episode's parseSettleSpec. */
+  settle: z
+    .string()
+    .max(SETTLE_SPEC_MAX_CHARS)
+    .refine((v) => settleSpecProblem(v) === undefined, { error: (iss) => `settle: ${settleSpecProblem(iss.input) ?? "invalid"}` })
+    .optional(),
 });
 
 /** Bounds of a per-episode goal (issue 28): goal texts of GUI-agent data sets are a sentence or two. */

@@ -16,6 +16,7 @@ import { fixedParamsProblem } from "@farm/scoring";
 import type { TaskFamily, TaskParams } from "@farm/task";
 import { terminalSafe } from "@farm/terminal-text";
 import { parseIntOption, shown } from "./options.ts";
+import { formatSettleSpec, parseSettleSpec } from "@farm/episode";
 
 export const OBSERVE_KINDS = ["pixels", "a11y"] as const;
 export type ObserveKind = (typeof OBSERVE_KINDS)[number];
@@ -64,6 +65,7 @@ export interface ObserveFlags {
   maxInvalidActions?: string;
   observationBudgetMb?: string;
   onObservationBudget?: string;
+  settle?: string;
 }
 
 /** `--observation-budget-mb N [--on-observation-budget stop|end]`: the job's `observationBudget`. */
@@ -81,7 +83,7 @@ function observationBudgetOf(o: ObserveFlags): ObservationBudgetOption | undefin
 }
 
 /** The recording cadences, invalid-action limit and observation budget the flags ask for (only what was asked: defaults stay elsewhere). */
-export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption } {
+export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption; settle?: string } {
   const kinds = parseObserve(o.observe);
   const cadence = (kind: ObserveKind, flag: string, v: string | undefined): number | undefined => {
     const n = parseIntOption(flag, v);
@@ -96,7 +98,10 @@ export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11y
   const a11yEvery = cadence("a11y", "a11y-every", o.a11yEvery);
   const maxInvalidActions = parseIntOption("max-invalid-actions", o.maxInvalidActions, 0, 1_000_000);
   const observationBudget = observationBudgetOf(o);
+  // The one parser of settle specs (@farm/episode): a bad one names --settle and the forms it takes.
+  const settle = o.settle !== undefined ? formatSettleSpec(parseSettleSpec(o.settle, "--settle")) : undefined;
   return {
+    ...(settle !== undefined ? { settle } : {}),
     ...(observationBudget ? { observationBudget } : {}),
     ...(frameEvery !== undefined ? { frameEvery } : {}),
     ...(a11yEvery !== undefined ? { a11yEvery } : {}),
@@ -193,6 +198,7 @@ export function addAgentOptions(cmd: Command, which: "run" | "submit"): Command 
     .option("--max-invalid-actions <n>", "end an episode (truncated, invalid_actions) after N invalid agent answers (0 = no limit)")
     .option("--observation-budget-mb <n>", "bytes (MiB, 1-16384) of trees, frames and answers one episode may record; past it none are recorded (counted) and the episode goes on")
     .option("--on-observation-budget <stop|end>", "past --observation-budget-mb: stop recording (default) or end the episode (truncated, observation_budget)")
+    .option("--settle <spec>", "how each step waits for the screen to settle after its action, before its observation: none (default) | fixed:MS | androidworld[:wait=MS,cap=MS] | events[:quiet=MS,cap=MS] | frames[:quiet=MS,cap=MS]")
     .option("--goal <text>", `the goal of ${each} (default: the task's description)`)
     .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?, "params": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG; params: a task family's fixed parameters, the goal then optional)`);
 }
@@ -212,7 +218,7 @@ export async function goalsOf(o: AgentFlags, task?: GoalsTask): Promise<GoalLine
 export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<{
   frameEvery?: number;
   gameConfigs: boolean;
-  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } } };
+  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; settle?: string; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } } };
   /** Episode i's fixed family parameters (its goals line's `params`), for the episode's task instance; undefined: all drawn. */
   paramsFor(i: number): TaskParams | undefined;
 }> {
@@ -225,6 +231,7 @@ export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<
     forEpisode: (i) => ({
       ...withoutParams(goalForEpisode(goals, i)),
       ...(obs.a11yEvery !== undefined ? { a11yEvery: obs.a11yEvery } : {}),
+      ...(obs.settle !== undefined ? { settle: obs.settle } : {}),
       ...(obs.maxInvalidActions !== undefined || obs.observationBudget
         ? {
             limits: {
