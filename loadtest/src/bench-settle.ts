@@ -13,7 +13,8 @@
  * in-process), each on one family; the policies run one after the other on the same devices and seeds.
  */
 import path from "node:path";
-import { AdbDriver, type GrpcEndpoint } from "@farm/adb";
+import { A11yForwarderHub, AdbDriver, type GrpcEndpoint } from "@farm/adb";
+import { sleep } from "@farm/time";
 import { DeviceSession, formatSettleSpec, parseSettleSpec, type EpisodeEvent, type EpisodeTrajectory } from "@farm/episode";
 import { startAdbServer } from "@farm/local-services";
 import { createLogger } from "@farm/log";
@@ -70,14 +71,17 @@ export function formatSettleLine(l: SettleLine): string {
 }
 
 /** Runs the bench; `out` gets one line per policy (after a header). Policies in order; `events` should come last. */
-export async function runSettleBench(opts: { devices: number; episodesPerDevice: number; policies: string[]; seed: number; out: (line: string) => void }): Promise<SettleLine[]> {
+export async function runSettleBench(opts: { devices: number; episodesPerDevice: number; policies: string[]; seed: number; trees?: "forwarder" | "uiautomator"; out: (line: string) => void }): Promise<SettleLine[]> {
+  const trees = opts.trees ?? "forwarder";
   const specs = opts.policies.map((p) => parseSettleSpec(p, "--policies"));
   const logger = createLogger({ service: "bench-settle", level: "warn" });
   const adb = await startAdbServer();
   const fleet = await startSimulatedDevices({ adbPort: adb.port, count: opts.devices, latencyProfile: "emulator-grpc", screen: { width: 360, height: 640 }, emulator: { discovery: false } });
   const endpoints: Record<string, GrpcEndpoint> = {};
   for (const e of fleet.emulators) endpoints[e.serial] = { address: `127.0.0.1:${e.grpc!.port}` };
-  const driver = new AdbDriver({ host: "127.0.0.1", port: adb.port, actionTimeoutMs: 10_000, queryTimeoutMs: 10_000, logger, grpc: { mode: "config", endpoints } });
+  // Trees as AndroidEnv reads them (its accessibility forwarder), or by `uiautomator dump` (which waits for an idle screen itself).
+  const hub = trees === "forwarder" ? new A11yForwarderHub() : undefined;
+  const driver = new AdbDriver({ host: "127.0.0.1", port: adb.port, actionTimeoutMs: 10_000, queryTimeoutMs: 10_000, logger, grpc: { mode: "config", endpoints }, ...(hub ? { a11y: { forwarder: hub } } : {}) });
   const lines: SettleLine[] = [];
   // Per step: when its observation began, and the device it ran on (for the ground truth).
   let observed: { serial: string; actedAt: number; at: number; settleMs?: number; capped?: boolean }[] = [];
@@ -92,10 +96,17 @@ export async function runSettleBench(opts: { devices: number; episodesPerDevice:
       const serial = fleet.devices[i]!.serial;
       const session = await DeviceSession.open({ device: driver.device(serial), task: loaded, logger, onEvent, config: { apkDirs: [path.join(REPO, "tasks/apks")], settleMs: 20, logSettleMs: 0, stepTimeoutMs: 30_000, resetTimeoutMs: 60_000, adbCallTimeoutMs: 10_000, appScreenCheckEverySteps: 0, frameEvery: 0 } });
       if (session.state !== "ready") throw new Error(`${serial}: ${session.unusableReason}`);
+      if (hub) {
+        await hub.enable(driver.device(serial));
+        for (let waited = 0; waited < 10_000 && !hub.serves(serial); waited += 50) await sleep(50);
+        if (!hub.serves(serial)) throw new Error(`${serial}: the accessibility forwarder did not connect`);
+      }
+      // A long-running worker's frame path is warm (its frame thread started, its gRPC channel open): so is the bench's.
+      await driver.device(serial).frame?.({ raw: true, rawFormat: "rgb", timeoutMs: 30_000 });
       sessions.push({ session, family, serial });
     }
     const truth = new Map(fleet.devices.map((d) => [d.serial, d.android] as const));
-    opts.out(`farm bench settle: ${opts.devices} simulated emulators (emulator-grpc motion), families ${FAMILIES.join(", ")} with their scripted solutions, ${opts.episodesPerDevice} episode(s) per device per policy`);
+    opts.out(`farm bench settle: ${opts.devices} simulated emulators (emulator-grpc motion), families ${FAMILIES.join(", ")} with their scripted solutions, ${opts.episodesPerDevice} episode(s) per device per policy, trees by ${trees}`);
     for (const spec of specs) {
       observed = [];
       const trajectories: EpisodeTrajectory[] = [];
@@ -140,6 +151,7 @@ export async function runSettleBench(opts: { devices: number; episodesPerDevice:
   } finally {
     for (const s of sessions) await s.session.close().catch(() => undefined);
     await driver.close();
+    await hub?.close();
     await fleet.close();
     await adb.close();
   }
@@ -152,6 +164,8 @@ export const scenario: Scenario = {
     const seed = intOpt(opts, "seed", 1, 0);
     const policies = typeof opts.policies === "string" ? opts.policies.split(",").map((p) => p.trim()) : DEFAULT_POLICIES;
     const out = (line: string) => process.stdout.write(`${line}\n`);
-    await runSettleBench({ devices, episodesPerDevice, policies, seed, out });
+    const trees = opts.trees === undefined ? "forwarder" : opts.trees;
+    if (trees !== "forwarder" && trees !== "uiautomator") throw new Error(`--trees must be forwarder or uiautomator, got ${String(trees)}`);
+    await runSettleBench({ devices, episodesPerDevice, policies, seed, trees, out });
   },
 };

@@ -51,6 +51,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
       { flags: "--episodes-per-device <n>", description: "episodes per device and policy (default 2)" },
       { flags: "--policies <list>", description: "comma-separated settle specs (default none,fixed:0,fixed:500,androidworld,frames,events)" },
       { flags: "--seed <n>", description: "seed of the first episode (default 1)" },
+      { flags: "--trees <source>", description: "how the screen is read as a tree: forwarder (AndroidEnv's accessibility forwarder; default) | uiautomator (dump, which waits for an idle screen itself)" },
     ],
     load: () => import("./bench-settle.ts").then((m) => m.scenario),
   },
