@@ -16,6 +16,7 @@ import type { Policy, PolicyAnswer, UiElement } from "@farm/policy";
 import { parseTaskText } from "@farm/task";
 import { DeviceSession, formatSettleSpec, parseSettleSpec, settleScreen, SettleSpecError, type EpisodeEvent, type SettleSignals } from "../src/index.ts";
 import { REPO } from "./fixtures.ts";
+import { sleep } from "@farm/time";
 
 describe("settle specs", () => {
   test("forms, defaults and the text recorded", () => {
@@ -169,4 +170,21 @@ test("fixed:0 observes too early (the bench can see stale screens); a spinner th
     await s.close();
   }
 });
+  test("the farm reads the device's accessibility events from `uiautomator events` (Device.openAccessibilityEvents)", async () => {
+    const dev = driver.device(fleet.devices[next++]!.serial);
+    const stream = await dev.openAccessibilityEvents!({ timeoutMs: 5000 });
+    assert.ok("onEvent" in stream, JSON.stringify(stream));
+    const types: string[] = [];
+    stream.onEvent((t) => types.push(t));
+    try {
+      await sleep(400); // the tool's start-up (the profile's uiautomator latency)
+      assert.equal((await dev.shell("am start -a android.settings.SETTINGS")).status, "ok");
+      for (let waited = 0; waited < 3000 && !types.includes("TYPE_WINDOW_STATE_CHANGED"); waited += 50) await sleep(50);
+      assert.ok(types.includes("TYPE_WINDOW_STATE_CHANGED"), types.join(","));
+      assert.equal(stream.failed, undefined);
+      assert.equal(stream.otherLines, 0);
+    } finally {
+      stream.close();
+    }
+  });
 });
