@@ -44,6 +44,17 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-agent.ts").then((m) => m.scenario),
   },
+  settle: {
+    describe: "settle policies (issue 36): the scripted solutions of goal tasks on simulated emulators at the emulator-grpc motion profile under each settle policy; steps per device-hour, stale observations (by the simulator's ground truth), settle time, success; one line per policy, the last for events",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators, in this process (default 4; each runs one family)" },
+      { flags: "--episodes-per-device <n>", description: "episodes per device and policy (default 2)" },
+      { flags: "--policies <list>", description: "comma-separated settle specs (default none,fixed:0,fixed:500,androidworld,frames,events)" },
+      { flags: "--seed <n>", description: "seed of the first episode (default 1)" },
+      { flags: "--trees <source>", description: "how the screen is read as a tree: forwarder (AndroidEnv's accessibility forwarder; default) | uiautomator (dump, which waits for an idle screen itself)" },
+    ],
+    load: () => import("./bench-settle.ts").then((m) => m.scenario),
+  },
   adb: {
     describe: "adb round trips: action channel vs adbkit stream per call vs adb CLI per call (one simulated device)",
     options: [

@@ -45,6 +45,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     s.add_argument("--max-staleness", type=int, metavar="V",
                    help="an episode whose steps' policy versions span, or lag the campaign's current version by, more than V is stale (options.staleness)")
     s.add_argument("--on-stale", choices=["mark", "end"], help="a stale episode is marked (default) or ended (cause stale_policy)")
+    s.add_argument("--settle", help="how each step waits for the screen to settle: none | fixed:MS | androidworld | events[:quiet=MS,cap=MS] | frames[:...] (options.settle)")
     s.add_argument("--wait", action="store_true", help="watch until the campaign is done; print the final status")
     for name in ("status", "watch", "cancel"):
         sub.add_parser(name).add_argument("id")
@@ -72,7 +73,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             options = options or None
             goals = load_goals(args.goals) if args.goals else None
             r = client.submit(args.task, args.episodes, args.policy, campaign_id=args.id, base_seed=args.seed, options=options, goals=goals,
-                              max_staleness=args.max_staleness, on_stale=args.on_stale)
+                              max_staleness=args.max_staleness, on_stale=args.on_stale, settle=args.settle)
             if not args.wait:
                 _print(r)
                 return 0

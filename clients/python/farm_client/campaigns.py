@@ -202,7 +202,8 @@ class CampaignClient:
     def submit(self, task_id: str, episodes: int, policy: str = "random", *, campaign_id: Optional[str] = None,
                base_seed: Optional[int] = None, priority: Optional[int] = None,
                options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None,
-               max_staleness: Optional[int] = None, on_stale: Optional[str] = None) -> Dict[str, Any]:
+               max_staleness: Optional[int] = None, on_stale: Optional[str] = None,
+               settle: Optional[str] = None) -> Dict[str, Any]:
         """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False).
 
         ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...},
@@ -212,7 +213,14 @@ class CampaignClient:
         ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``.
         ``max_staleness`` V: an episode whose steps' policy versions span more than V, or lag the campaign's current
         version (``raise_version``) by more than V, is stale; ``on_stale`` ``"mark"`` (default: its ``stale`` reason is
-        recorded) or ``"end"`` (it ends truncated, cause ``stale_policy``)."""
+        recorded) or ``"end"`` (it ends truncated, cause ``stale_policy``).
+        ``settle``: how each step waits for the screen to settle after its action (``options.settle``): ``none``
+        (default), ``fixed:MS``, ``androidworld[:wait=MS,cap=MS]``, ``events[:quiet=MS,cap=MS]``,
+        ``frames[:quiet=MS,cap=MS]``; the scheduler checks it (a bad one is HTTP 400 naming ``options.settle``)."""
+        if settle is not None:
+            if not isinstance(settle, str) or not settle or len(settle) > 64:
+                raise ValueError("settle: a spec string such as 'events', 'fixed:500' or 'androidworld' (at most 64 characters)")
+            options = {**(options or {}), "settle": settle}
         body: Dict[str, Any] = {"taskId": task_id, "episodes": episodes, "policy": policy}
         if campaign_id is not None:
             body["id"] = campaign_id

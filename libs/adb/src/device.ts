@@ -18,10 +18,11 @@ import { deviceSnapshot, type SnapshotOp } from "./snapshots.ts";
 import { GrpcActionChannel } from "./grpc/action-channel.ts";
 import type { GrpcEndpoint } from "./grpc/endpoints.ts";
 import { grpcScreenshot } from "./grpc/screenshot.ts";
-import type { ActionChannel, AppScreenMatch, CapturedFrame, Device, FrameRequest, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
+import type { A11yEventStream, ActionChannel, AppScreenMatch, CapturedFrame, Device, FrameRequest, DeviceState, LogcatOptions, Screenshot, ShellResult, StepResult } from "./types.ts";
 import { checkActivity } from "./validate.ts";
 import { readScreenTree, type A11yConfig, type ScreenTreeRequest } from "./a11y/read-tree.ts";
 import type { ScreenTree, ScreenTreeFailure } from "./a11y/types.ts";
+import { openA11yEventStream } from "./a11y/events-stream.ts";
 
 const OK = { status: "ok", message: "" };
 /** A step's own deadline: one day (the task loader's bound), far below what setTimeout can hold (24.8 days). */
@@ -157,6 +158,11 @@ export class AdbDevice implements Device {
     // Opening early is an optimisation; a failure here shows up as the first action's result.
     await ch.open();
     return ch;
+  }
+
+  async openAccessibilityEvents(opts?: { timeoutMs?: number }): Promise<A11yEventStream | StepResult> {
+    const r = await this.timed("a11y_events", () => openA11yEventStream(this.ctx, this.timeout(opts)));
+    return "onEvent" in r ? r : stepResult(r.status, r.message);
   }
 
   openLogcat(opts: LogcatOptions): Promise<ShellLogcatStream> {

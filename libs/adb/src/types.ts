@@ -132,6 +132,17 @@ export interface CapturedFrame {
 
 export type DeviceState = "device" | "offline" | "unauthorized" | "gone" | string;
 
+/** The device's accessibility events as they happen (`uiautomator events`; a11y/events-stream.ts). */
+export interface A11yEventStream {
+  /** Called with each event's type (`TYPE_WINDOW_CONTENT_CHANGED`, …) as its line arrives. */
+  onEvent(listener: (type: string) => void): void;
+  /** Why the stream stopped, once it did (closed by the device, an adb error); undefined while it runs or after close(). */
+  readonly failed: string | undefined;
+  /** Lines that carried no event type (the tool's own messages). */
+  readonly otherLines: number;
+  close(): void;
+}
+
 export interface Device {
   readonly serial: string;
   /** Runs one task step command (§8.2 of task-format.md), with the request's timeout or the driver default. */
@@ -166,6 +177,11 @@ export interface Device {
    * forwarder when it serves the device, else `uiautomator dump`; bounded, deadline-bound, trouble as data.
    */
   screenTree?(opts?: { timeoutMs?: number; source?: "auto" | ScreenTreeSourceName }): Promise<ScreenTree | ScreenTreeFailure>;
+  /**
+   * The device's accessibility events as they happen (`uiautomator events` over adb shell), for settling after an
+   * action (issue 36); the stream, or why it could not start. Optional: test doubles need not offer it.
+   */
+  openAccessibilityEvents?(opts?: { timeoutMs?: number }): Promise<A11yEventStream | StepResult>;
 }
 
 export interface DeviceEvent {

@@ -146,6 +146,8 @@ export class ShardRows {
       cols[c++]!.push(screens.a11y[i]?.tree ?? null);
       cols[c++]!.push(s.policyVersion ?? null);
       cols[c++]!.push(s.policyMs ?? null);
+      cols[c++]!.push(s.settleMs ?? null);
+      cols[c++]!.push(s.settleCapped ?? false);
       byName.clear();
       for (const x of s.extras) {
         const list = byName.get(x.name);
@@ -171,6 +173,9 @@ export class ShardRows {
       e.steps.map((s) => (s.ui?.resolved ? JSON.stringify(s.ui.resolved) : null)),
       e.steps.map((s) => s.ui?.invalid ?? null),
       e.steps.map((s) => s.reward),
+      e.settle || null,
+      e.steps.map((s) => s.settleMs ?? null),
+      e.steps.map((s) => s.settleCapped ?? false),
       ...scoreCells(e),
       e.steps.map((s) => s.policyVersion ?? null),
       e.steps.map((s) => s.policyMs ?? null),
@@ -186,7 +191,7 @@ export class ShardRows {
       e.policyName, e.policyVersion, BigInt(e.seed), e.outcome, e.cause, e.causeDetail, e.totalReward, e.steps.length,
       e.frameEvery, e.startedAt.getTime(), e.endedAt.getTime(), BigInt(e.endedAt.getTime() - e.startedAt.getTime()),
       e.deviceSerial, e.worker, e.resetKind ?? null, JSON.stringify(sortedCounters(e.counters)),
-      e.goal || null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0,
+      e.goal || null, e.agentStatus ?? null, e.answer ?? null, e.invalidActions ?? 0, e.a11yEvery ?? 0, e.settle || null,
       // The screen after the last step; the nested layout already holds it as its last screenshot.
       this.layout === "steps" ? image(screens.frames[n]) : null,
       this.layout === "steps" ? elementsJson(screens.a11y[n]) : null,

@@ -27,6 +27,13 @@ export interface ColumnDef {
 const v = (element: ElementType): ColumnType => ({ kind: "value", element });
 
 /** Issue 41: an episode's task instance score, in `episodes` and in the episodes-nested layout. */
+/** Issue 36 (schema v5): how long each step waited for the screen to settle after its action. */
+const SETTLE_STEP_COLUMNS: readonly ColumnDef[] = [
+  { name: "settle_ms", type: v("float64"), doc: "milliseconds the step waited for the screen to settle after its action, before its observation (the episode's `settle` policy); null without a settle policy (before v5, or `none`)" },
+  { name: "settle_capped", type: v("bool"), doc: "the settle policy gave up at its cap (the screen never settled; the observation was taken anyway)" },
+];
+const SETTLE_EPISODE_COLUMN: ColumnDef = { name: "settle", type: v("string"), doc: "the settle policy the steps observed with (none, fixed:MS, androidworld:…, events:quiet=MS,cap=MS, frames:…); null when the campaign set none (before v5, or no --settle)" };
+
 const SCORE_COLUMNS: readonly ColumnDef[] = [
   { name: "success", type: v("float64"), doc: "0..1 from the task instance's final score (a family's checks combined, or a task server's); null without one or when the score was an error (`score_error`)" },
   { name: "params", type: v("string"), doc: "the task instance's parameters as a JSON object (drawn from the seed or fixed by the campaign); null without an instance" },
@@ -81,6 +88,7 @@ export const STEP_COLUMNS_HEAD: readonly ColumnDef[] = [
   { name: "a11y_tree", type: v("string"), doc: "the accessibility tree of the same screen as `elements`, compact versioned JSON ({\"v\":1,…}); null when not recorded" },
   { name: "policy_version", type: v("string"), doc: "the policy version that chose this step's answer (issue 38); null when the policy reported none (the episode's static version is `episodes.policy_version`)" },
   { name: "policy_ms", type: v("float64"), doc: "how long the policy took to answer this step (ms, around act()); null before schema v5" },
+  ...SETTLE_STEP_COLUMNS,
 ];
 
 /** The screen the step's action was chosen on (BEFORE it): each recorded frame appears once in the data set. */
@@ -142,6 +150,7 @@ export const EPISODE_COLUMNS: readonly ColumnDef[] = [
   { name: "answer", type: v("string"), doc: "the agent's answer text (the last one); null when it gave none" },
   { name: "invalid_actions", type: v("int32"), doc: "answers recorded as invalid" },
   { name: "a11y_every", type: v("int32"), doc: "the screen was recorded as a tree on steps whose index is a multiple; 0 = never" },
+  SETTLE_EPISODE_COLUMN,
   { name: "final_screenshot", type: { kind: "image" }, doc: "the screen after the last step (Hugging Face Image); null when its frame was not kept, and in the episodes-nested layout (the last item of `screenshots`)" },
   { name: "final_elements", type: v("string"), doc: "the element list of the screen after the last step (JSON array, as `elements`); null when not recorded, and in the episodes-nested layout" },
   { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded, and in the episodes-nested layout" },
@@ -177,6 +186,9 @@ export const NESTED_COLUMNS: readonly ColumnDef[] = [
   { name: "actions_resolved", type: { kind: "list", rank: 1, element: "string" }, doc: "N: what each UI action did on the device (JSON); null items for touches and invalid answers" },
   { name: "actions_invalid", type: { kind: "list", rank: 1, element: "string" }, doc: "N: why each answer was invalid; null items otherwise" },
   { name: "rewards", type: { kind: "list", rank: 1, element: "float64" }, doc: "N rewards, one per action" },
+  SETTLE_EPISODE_COLUMN,
+  { name: "settle_ms", type: { kind: "list", rank: 1, element: "float64" }, doc: "N: milliseconds each step waited for the screen to settle after its action; null items without a settle policy" },
+  { name: "settle_capped", type: { kind: "list", rank: 1, element: "bool" }, doc: "N: whether each step's settle policy gave up at its cap" },
   ...SCORE_COLUMNS,
   { name: "policy_versions", type: { kind: "list", rank: 1, element: "string" }, doc: "N: the policy version that chose each action; null items where the policy reported none" },
   { name: "policy_ms", type: { kind: "list", rank: 1, element: "float64" }, doc: "N: how long the policy took to answer each action (ms); null items before schema v5" },

@@ -29,6 +29,7 @@ import type { SessionPort } from "./session-port.ts";
 import { EpisodeFrames } from "./episode-frames.ts";
 import { actuateUi } from "./ui-actuator.ts";
 import { readTree } from "./ui-elements.ts";
+import { deviceSettleSignals, EventClock } from "./settle-sources.ts";
 import { snapshotBeforeReset, type ResetKind, type SnapshotSession } from "./snapshot-reset.ts";
 import { startSnapshotName, startSnapshotReset, type StartSnapshotSession } from "./start-snapshot.ts";
 import { resetStepsWithGameConfig } from "./game-config.ts";
@@ -187,6 +188,8 @@ export class DeviceSession {
       liftFinger: () => this.liftFinger(),
       sendAction: async (a) => (this.channel ? this.finger.apply(this.channel, a, this.screen) : undefined),
       screenTree: () => readTree(this.device, c.adbCallTimeoutMs),
+      settleSignals: (events) => deviceSettleSignals(this.device, c.adbCallTimeoutMs, events),
+      openA11yEvents: () => EventClock.open(this.device, c.adbCallTimeoutMs),
       deviceCalls: () => ({
         execute: (request, o) => this.device.execute(request, { timeoutMs: o?.timeoutMs ?? c.adbCallTimeoutMs, apkDirs: c.apkDirs }),
         shell: (commandLine, o) => this.device.shell(commandLine, { timeoutMs: o?.timeoutMs ?? c.adbCallTimeoutMs }),

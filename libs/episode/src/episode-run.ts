@@ -33,6 +33,8 @@ import type { A11yObservation, EpisodeTrajectory, StepExtra, StepRecord, UiStepR
 import { compactTree, elementsOf } from "./ui-elements.ts";
 import { usageExtras } from "./policy-usage.ts";
 import { EpisodePolicyVersions, type StalenessOptions } from "./policy-versions.ts";
+import { formatSettleSpec, parseSettleSpec, type SettleSpec } from "./settle-spec.ts";
+import { settleScreen, type A11yEventClock, type SettleResult } from "./settle.ts";
 
 export interface RunEpisodeOptions {
   /** Seeds the policy (via reset) and the task's random choices. */
@@ -78,6 +80,12 @@ export interface RunEpisodeOptions {
   instance?: TaskInstance;
   /** Staleness of the policy's versions (`--max-staleness`; policy-versions.ts); without it versions are only recorded. */
   staleness?: StalenessOptions;
+  /**
+   * How each step waits for the screen to settle after its action, before its observation (settle-spec.ts: `none`,
+   * `fixed:MS`, `androidworld`, `events[:quiet=MS,cap=MS]`, `frames[:…]`). A bad spec is refused before anything runs.
+   * @default none (the observation at once)
+   */
+  settle?: string;
 }
 
 type Observed = { obs: Observation; a11y?: A11yObservation } | { fail: StepResult };
@@ -87,6 +95,9 @@ type Chosen = { answer: ReadAnswer } | End;
 
 /** What one step's device work produced after the action: the observation (or why not) and the app-screen verdict. */
 interface StepView {
+  /** When the action and the observation began (epoch ms, the host's clock). */
+  actedAt?: number;
+  observedAt?: number;
   verdict?: AppScreenVerdict;
   fail?: End;
   a11y?: A11yObservation;
@@ -120,6 +131,10 @@ export class EpisodeRun {
   private goal: string;
   /** The task instance (opts.instance): its set-up, mid-episode and final scores (episode-scoring.ts). */
   private readonly scoring: EpisodeScoring | undefined;
+  /** The settle policy (opts.settle) and, for `events`, the episode's accessibility event stream. */
+  private readonly settleSpec: SettleSpec;
+  private events: (A11yEventClock & { close(): void }) | undefined;
+  private readonly settleTotals = { steps: 0, ms: 0, capped: 0, noEvents: 0 };
   private readonly a11yEvery: number;
   /** The versions the policy's answers reported, and staleness (policy-versions.ts). */
   private readonly versions: EpisodePolicyVersions;
@@ -144,6 +159,7 @@ export class EpisodeRun {
     this.frameEvery = opts.frameEvery ?? port.config.frameEvery;
     this.goal = opts.goal ?? port.task.task.description ?? "";
     this.scoring = opts.instance ? new EpisodeScoring(port, opts.instance, opts.index) : undefined;
+    this.settleSpec = opts.settle !== undefined ? parseSettleSpec(opts.settle, "settle") : { kind: "none" };
     this.a11yEvery = opts.a11yEvery ?? 0;
     this.versions = new EpisodePolicyVersions(opts.staleness);
     this.frames = port.frames(opts.frameEncoding);
@@ -165,6 +181,7 @@ export class EpisodeRun {
 
   private static async open(port: SessionPort, opts: RunEpisodeOptions): Promise<EpisodeRun> {
     const limits = effectiveLimits(port.task.task, port.config, opts.limits, opts.policy);
+    if (opts.settle !== undefined) parseSettleSpec(opts.settle, "settle");
     if (resetModeOf(opts) === "start-snapshot") {
       const refused = startSnapshotRefusal(port.task.task);
       if (refused) throw new TaskNotRunnableError(refused);
@@ -222,6 +239,8 @@ export class EpisodeRun {
   private async resetSteps(): Promise<End | undefined> {
     const p = this.port;
     await p.liftFinger();
+    // The events policy listens from the start: the device's event command has time to come up during the reset.
+    if (this.settleSpec.kind === "events" && !this.events) this.events = await p.openA11yEvents();
     const ran = await p.runResetSteps(this.opts.seed, this.resetCounters, this.ac.signal, this.resetMode, this.opts.gameConfig);
     if ("fail" in ran) return trunc("reset_failed", ran.fail);
     this.resetKind = ran.kind;
@@ -329,6 +348,7 @@ export class EpisodeRun {
     const stepDeadline = performance.now() + this.limits.stepTimeoutMs;
     const left = () => Math.max(0, stepDeadline - performance.now());
     t0 = performance.now();
+    const actedAt = Date.now();
     const elements = this.obs!.elements;
     const done: { fail?: End; ui?: UiStepRecord } = answer.kind === "touch" ? { fail: await this.send(answer.action, left) } : await this.carryOut(answer, elements, left);
     phases.action = since(t0);
@@ -336,6 +356,8 @@ export class EpisodeRun {
     const action = answer.kind === "touch" ? answer.action : repeat();
     if (answer.kind === "touch") this.previous = { given: answer.given };
     this.episodeSteps++;
+
+    const settled = await this.settleAfter(answer.kind === "touch" ? undefined : done.ui, left);
 
     t0 = performance.now();
     const view = await this.look(left);
@@ -353,7 +375,7 @@ export class EpisodeRun {
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
     this.versions.note(answer.version);
-    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage, answer.version);
+    this.record(action, taken, { ...view, actedAt }, elapsedMs, phases, done.ui, answer.usage, settled, answer.version);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
@@ -477,7 +499,7 @@ export class EpisodeRun {
     const check = p.appScreenCheck(this.episodeSteps, t0, Math.max(1, left()));
     if (check) this.appScreenChecks++;
     const wantFrame = this.frameEvery > 0 && this.episodeSteps % this.frameEvery === 0;
-    const view: StepView = {};
+    const view: StepView = { observedAt: Date.now() };
     const o = await withDeadline(this.observe(this.episodeSteps, wantFrame).catch((e: unknown): Observed => ({ fail: adbErrorResult(e) })), left());
     if (o.timedOut) view.fail = trunc("device_hung", `observation did not complete in ${ms} ms`);
     else if ("fail" in o.value) view.fail = trunc(causeOf(o.value.fail.status, "observation_failed"), `observation: ${o.value.fail.status}: ${o.value.fail.message}`);
@@ -496,6 +518,22 @@ export class EpisodeRun {
     return view;
   }
 
+  /**
+   * Waits for the screen to settle as the episode's settle policy says (settle.ts), within the step's time left;
+   * nothing to wait for after an answer that touched nothing (`status`, `answer`, an invalid one). Undefined: no policy.
+   */
+  private async settleAfter(ui: UiStepRecord | undefined, left: () => number): Promise<SettleResult | undefined> {
+    if (this.settleSpec.kind === "none") return undefined;
+    const touched = !ui || (ui.invalid === undefined && ui.resolved?.op !== "status" && ui.resolved?.op !== "answer");
+    if (!touched) return { ms: 0, capped: false };
+    const r = await settleScreen(this.settleSpec, this.port.settleSignals(this.events), left(), this.ac.signal);
+    this.settleTotals.steps++;
+    this.settleTotals.ms += r.ms;
+    if (r.capped) this.settleTotals.capped++;
+    if (r.noEvents) this.settleTotals.noEvents++;
+    return r;
+  }
+
   /** The step's reward and extras. Always gives the event loop a turn, so lines already received are read even when the step did no I/O (REPEAT). */
   private async collectLogs(): Promise<{ reward: number; extras: StepExtra[] }> {
     const c = this.port.config;
@@ -504,7 +542,7 @@ export class EpisodeRun {
     return this.port.log.take();
   }
 
-  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, policyVersion?: string): void {
+  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, settled?: SettleResult, policyVersion?: string): void {
     this.steps.push({
       index: this.episodeSteps,
       timeOffsetMs: Math.round(elapsedMs),
@@ -516,10 +554,11 @@ export class EpisodeRun {
       ...(view.verdict ? { appScreen: view.verdict.match } : {}),
       ...(policyVersion !== undefined ? { policyVersion } : {}),
       policyMs: Math.round(phasesMs.policy * 10) / 10,
+      ...(settled ? { settleMs: Math.round(settled.ms * 1000) / 1000, ...(settled.capped ? { settleCapped: true } : {}) } : {}),
     });
     const p = this.port;
     const uiAction = ui ? uiOpOf(ui) : undefined;
-    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}) });
+    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}), ...(settled ? { settle: { kind: this.settleSpec.kind, ms: settled.ms, capped: settled.capped } } : {}), ...(view.actedAt !== undefined ? { actedAt: view.actedAt } : {}), ...(view.observedAt !== undefined ? { observedAt: view.observedAt } : {}) });
   }
 
   // ---- finish ----
@@ -529,6 +568,7 @@ export class EpisodeRun {
     const end = await this.refineCause(this.end ?? trunc("reset_failed", "reset produced no observation"));
     this.end = end;
     this.opts.signal?.removeEventListener("abort", this.onAbort);
+    this.events?.close();
     await this.drainLateLines(end);
     await this.finalScore(end);
     // The campaign's version may have moved on while the episode ran: a last staleness check before it is recorded.
@@ -540,7 +580,7 @@ export class EpisodeRun {
     const durationMs = performance.now() - this.tEpisode;
     const { index, seed } = this.opts;
     const { totalReward } = trajectory;
-    p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs }, "episode finished");
+    p.logger.info({ event: "episode:end", index, seed, outcome: end.outcome, cause: end.cause, detail: end.detail, steps: this.episodeSteps, totalReward, durationMs, ...this.settleLog() }, "episode finished");
     p.emit({ type: "episode:end", serial: p.serial, taskId: p.task.task.id, episodeIndex: index, outcome: end.outcome, cause: end.cause, causeDetail: end.detail, steps: this.episodeSteps, totalReward, durationMs });
     if (this.policyStarted) {
       const failed = await tellEpisodeEnd(this.policy, episodeEndInfo(end, this.steps), this.limits.policyTimeoutMs);
@@ -550,6 +590,13 @@ export class EpisodeRun {
     if (this.opts.sink) await this.opts.sink(trajectory);
     await p.settle(end.cause, end.detail, this.opts.deferRecovery ?? false);
     return trajectory;
+  }
+
+  /** The settle policy's figures for the episode's one log line (nothing without a policy). */
+  private settleLog(): Record<string, unknown> {
+    if (this.opts.settle === undefined) return {};
+    const t = this.settleTotals;
+    return { settle: formatSettleSpec(this.settleSpec), settleSteps: t.steps, settleMsMean: t.steps ? Math.round(t.ms / t.steps) : 0, settleCapped: t.capped, ...(t.noEvents ? { settleWithoutEvents: t.noEvents, settleEventsProblem: this.events?.failed } : {}) };
   }
 
   /** The task instance's final score: its reward goes to the last step (or to a step recorded for it); the instance is closed. */
@@ -640,6 +687,7 @@ export class EpisodeRun {
       ...(this.answerText !== undefined ? { answer: this.answerText } : {}),
       ...this.scoring?.fields(),
       ...this.versions.fields(),
+      ...(this.opts.settle !== undefined ? { settle: formatSettleSpec(this.settleSpec) } : {}),
     };
   }
 }

@@ -2,6 +2,7 @@
  * The runner's typed events, for the worker and @farm/metrics to wire up. Emitted through `safeEmit`: a
  * listener that throws is ignored, never breaks an episode.
  */
+import type { SettleKind } from "./settle-spec.ts";
 import type { PolicyUsage } from "@farm/policy";
 import type { StepStatus } from "@farm/adb";
 import type { ResetMode } from "@farm/task";
@@ -27,7 +28,22 @@ export type EpisodeEvent =
   /** `resetMode`: what the episode asked for; `resetKind`: what happened (a fallback, a device without snapshots). */
   | { type: "episode:start"; serial: string; taskId: string; episodeIndex: number; seed: number; resetMs: number; resetMode?: ResetMode; resetKind?: ResetKind }
   /** `uiAction`: a step whose answer was a UI action (its resolved op, or `invalid`); `policyUsage`: what the answer cost, when the policy said. */
-  | { type: "step"; serial: string; taskId: string; episodeIndex: number; step: number; reward: number; phasesMs: StepPhasesMs; uiAction?: string; policyUsage?: PolicyUsage }
+  | {
+      type: "step";
+      serial: string;
+      taskId: string;
+      episodeIndex: number;
+      step: number;
+      reward: number;
+      phasesMs: StepPhasesMs;
+      uiAction?: string;
+      policyUsage?: PolicyUsage;
+      /** The settle policy's wait after the action (issue 36), when the episode has one: its kind, time and whether it hit its cap. */
+      settle?: { kind: SettleKind; ms: number; capped: boolean };
+      /** When the step's action began and when its observation began (epoch ms, the host's clock). */
+      actedAt?: number;
+      observedAt?: number;
+    }
   | {
       type: "episode:end";
       serial: string;

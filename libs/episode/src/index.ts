@@ -26,3 +26,5 @@ export { type AppScreenCadence, type AppScreenVerdict } from "./app-screen-monit
 export { type StepsOutcome, type StepRunContext, type MessageWaiter } from "./step-interpreter.ts";
 export { POLICY_USAGE_EXTRAS } from "./policy-usage.ts";
 export { EpisodePolicyVersions, versionDistance, versionSpan, staleKindOf, staleness, MAX_TRACKED_VERSIONS, type StalenessOptions, type CampaignVersions, type StaleVerdict } from "./policy-versions.ts";
+export { parseSettleSpec, formatSettleSpec, settleSpecProblem, SettleSpecError, SETTLE_KINDS, SETTLE_SPEC_MAX_CHARS, type SettleSpec, type SettleKind } from "./settle-spec.ts";
+export { settleScreen, type SettleSignals, type SettleResult, type A11yEventClock } from "./settle.ts";

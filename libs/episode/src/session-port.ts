@@ -17,6 +17,7 @@ import type { ResetKind } from "./snapshot-reset.ts";
 import type { StepsOutcome } from "./step-interpreter.ts";
 import type { UiActuation } from "./ui-actuator.ts";
 import type { EndCause, StepExtra } from "./trajectory-types.ts";
+import type { A11yEventClock, SettleSignals } from "./settle.ts";
 
 /** The reward, extras and end lines read from logcat since the last take (LogAccumulator's reading side). */
 export interface EpisodeLog {
@@ -55,6 +56,10 @@ export interface SessionPort {
   sendAction(action: Action): Promise<StepResult | undefined>;
   /** The screen as a tree (the driver's `screenTree`, within the adb call deadline). Never throws. */
   screenTree(): Promise<ScreenTree | ScreenTreeFailure>;
+  /** The settle policies' signals on this device (settle-sources.ts); `events`: the episode's event clock, when open. */
+  settleSignals(events?: A11yEventClock): SettleSignals;
+  /** Opens the device's accessibility events for one episode (settle policy `events`); `close()` it when the episode ends. */
+  openA11yEvents(): Promise<A11yEventClock & { close(): void }>;
   /** The device as a task instance may use it (@farm/scoring): AdbRequests, shell lines and the tree, each within the session's adb call deadline unless given one. */
   deviceCalls(): DeviceCalls;
   /** Carries out a UI action against the element list it was chosen on (ui-actuator.ts). Never throws. */

@@ -12,6 +12,9 @@ export const EPISODE_STEPS_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 102
 export const STEP_PHASE_BUCKETS_SEC = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** One adb call: 1 ms … 60 s (installs and boots are slow). */
+/** farm_step_settle_seconds: a screen still at once … AndroidWorld's 2 s + reads … the caps (6 s by default, 60 s at most). */
+export const SETTLE_BUCKETS_SEC = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 3, 4, 6, 10, 30, 60];
+
 export const ADB_CALL_BUCKETS_SEC = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** Enqueue-to-start latency of a job: 10 ms … 1 h. */

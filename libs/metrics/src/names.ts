@@ -13,6 +13,8 @@ export const METRIC = {
   logLinesMalformed: "farm_log_lines_malformed_total",
   stepPhaseDuration: "farm_step_phase_duration_seconds",
   uiActions: "farm_ui_actions_total",
+  stepSettle: "farm_step_settle_seconds",
+  settlesCapped: "farm_step_settles_capped_total",
   screenTreeReads: "farm_screen_tree_reads_total",
   a11yForwarderRefusals: "farm_a11y_forwarder_refusals_total",
   policyErrors: "farm_policy_errors_total",

@@ -113,6 +113,9 @@ export const RELAUNCH_CAUSES = Object.keys(relaunchCauses) as RelaunchCause[];
 export type { RelaunchCause };
 
 /** What a UI action came to (its resolved op), or `invalid`: the label of farm_ui_actions_total. */
+/** The settle policies' kinds (@farm/episode SETTLE_KINDS): farm_step_settle_seconds' and farm_step_settles_capped_total's `policy`. */
+export const SETTLE_POLICY_KINDS = ["none", "fixed", "androidworld", "events", "frames"] as const;
+
 export const UI_ACTION_OPS = ["tap", "double_tap", "long_press", "type", "key", "swipe", "open_app", "wait", "status", "answer", "invalid"] as const;
 
 /** Where a screen tree came from, and what became of the read (@farm/adb's ScreenTreeOutcome): farm_screen_tree_reads_total's labels. */

@@ -6,6 +6,7 @@
  * unknown or the hash differs (see task-check.ts). Every field is bounded so a hostile or buggy producer
  * cannot make a worker run unbounded episodes.
  */
+import { SETTLE_SPEC_MAX_CHARS, settleSpecProblem } from "@farm/episode";
 import { parseFrameSpec } from "@farm/frames";
 import { terminalSafe } from "@farm/terminal-text";
 import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS as LLM, PROMPT_TEMPLATE_MAX_CHARS } from "@farm/policy";
@@ -94,6 +95,12 @@ export const episodeOptionsSchema = z.strictObject({
   observationBudget: z.strictObject({ maxMb: z.int().min(1).max(16_384), onExceeded: z.enum(["stop_recording", "end"]).optional() }).optional(),
   /** Policy versions (issue 38): an episode whose steps' versions span, or lag the campaign's current version by, more than `maxVersions` is stale: marked (`mark`, default) or ended (`end`: cause stale_policy). */
   staleness: stalenessOptionSchema.optional(),
+  /** How each step waits for the screen to settle after its action (issue 36): none | fixed:MS | androidworld[:…] | events[:quiet=MS,cap=MS] | frames[:…]; parsed by @farm/episode's parseSettleSpec. */
+  settle: z
+    .string()
+    .max(SETTLE_SPEC_MAX_CHARS)
+    .refine((v) => settleSpecProblem(v) === undefined, { error: (iss) => `settle: ${settleSpecProblem(iss.input) ?? "invalid"}` })
+    .optional(),
 });
 
 /** Bounds of a per-episode goal (issue 28): goal texts of GUI-agent data sets are a sentence or two. */

@@ -115,8 +115,9 @@ function limitsOf(o: EpisodeOptions): EpisodeLimitOverrides {
 }
 
 /** The job's goal, game config and a11y cadence for `runEpisode` (absent: the task's description, its own config, no trees). */
-function agentOptionsOf(d: EpisodeJobData): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number } {
+function agentOptionsOf(d: EpisodeJobData): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; settle?: string } {
   return {
+    ...(d.options.settle !== undefined ? { settle: d.options.settle } : {}),
     ...(d.goal !== undefined ? { goal: d.goal } : {}),
     ...(d.gameConfig !== undefined ? { gameConfig: d.gameConfig } : {}),
     ...(d.options.a11yEvery !== undefined ? { a11yEvery: d.options.a11yEvery } : {}),

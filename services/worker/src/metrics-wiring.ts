@@ -21,6 +21,7 @@ export function episodeEventsToMetrics(metrics: FarmMetrics): EventHook {
         if (e.phasesMs.a11yDerive !== undefined) metrics.stepPhase("a11y_derive", e.phasesMs.a11yDerive / 1000);
         if (e.phasesMs.total !== undefined) metrics.stepPhase("step", e.phasesMs.total / 1000);
         if (e.uiAction) metrics.uiAction(e.uiAction);
+        if (e.settle) metrics.stepSettle(e.settle.kind, e.settle.ms / 1000, e.settle.capped);
         if (e.policyUsage) metrics.policyUsage(e.policyUsage);
         break;
       case "episode:start":

@@ -1,11 +1,11 @@
 /** One step's phases, and what an agent's steps add: answers that were UI actions, reads of the screen as a tree. */
 import { Counter, Histogram } from "prom-client";
-import { STEP_PHASE_BUCKETS_SEC } from "../buckets.ts";
+import { SETTLE_BUCKETS_SEC, STEP_PHASE_BUCKETS_SEC } from "../buckets.ts";
 import { boundHistogramPerLabel } from "../bound-metrics.ts";
 import { closedLabel } from "../bounded-label.ts";
 import type { MetricContext } from "../metric-context.ts";
 import { METRIC } from "../names.ts";
-import { A11Y_FORWARDER_REFUSALS, SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
+import { A11Y_FORWARDER_REFUSALS, SETTLE_POLICY_KINDS, SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
 
 export function createStepMetrics({ registers, report, valid }: MetricContext) {
   const stepPhaseDuration = new Histogram({
@@ -18,10 +18,31 @@ export function createStepMetrics({ registers, report, valid }: MetricContext) {
   const phase = closedLabel(METRIC.stepPhaseDuration, "phase", STEP_PHASES, report);
   /** One bound observer per phase (the hot path: 3-4 observations per step). */
   const phaseObserver = boundHistogramPerLabel(stepPhaseDuration, "phase", STEP_PHASE_BUCKETS_SEC);
+  const stepSettle = new Histogram({
+    name: METRIC.stepSettle,
+    help: "Time a step waited for the screen to settle after its action (issue 36), by settle policy kind and whether it stopped at its cap",
+    labelNames: ["policy", "capped"] as const,
+    buckets: SETTLE_BUCKETS_SEC,
+    registers,
+  });
+  const settlesCapped = new Counter({
+    name: METRIC.settlesCapped,
+    help: "Steps whose settle policy gave up at its cap (the screen never settled; the observation was taken anyway), by settle policy kind",
+    labelNames: ["policy"] as const,
+    registers,
+  });
+  const settlePolicy = closedLabel(METRIC.stepSettle, "policy", SETTLE_POLICY_KINDS, report);
   return {
     stepPhase(p: StepPhase, seconds: number): void {
       if (!valid(METRIC.stepPhaseDuration, seconds)) return;
       phaseObserver(phase(p))(seconds);
+    },
+    /** One step's settle: its policy kind, time and whether it hit the cap. */
+    stepSettle(policy: string, seconds: number, capped: boolean): void {
+      if (!valid(METRIC.stepSettle, seconds)) return;
+      const kind = settlePolicy(policy);
+      stepSettle.observe({ policy: kind, capped: capped ? "true" : "false" }, seconds);
+      if (capped) settlesCapped.inc({ policy: kind });
     },
   };
 }

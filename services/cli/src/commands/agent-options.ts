@@ -16,6 +16,7 @@ import { fixedParamsProblem } from "@farm/scoring";
 import type { TaskFamily, TaskParams } from "@farm/task";
 import { terminalSafe } from "@farm/terminal-text";
 import { parseIntOption, shown } from "./options.ts";
+import { formatSettleSpec, parseSettleSpec } from "@farm/episode";
 
 export const OBSERVE_KINDS = ["pixels", "a11y"] as const;
 export type ObserveKind = (typeof OBSERVE_KINDS)[number];
@@ -66,6 +67,7 @@ export interface ObserveFlags {
   onObservationBudget?: string;
   maxStaleness?: string;
   onStale?: string;
+  settle?: string;
 }
 
 /** `--max-staleness V [--on-stale mark|end]`: the job's `staleness` (issue 38; libs/episode policy-versions.ts). */
@@ -97,7 +99,7 @@ function observationBudgetOf(o: ObserveFlags): ObservationBudgetOption | undefin
 }
 
 /** The recording cadences, invalid-action limit and observation budget the flags ask for (only what was asked: defaults stay elsewhere). */
-export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption; staleness?: StalenessOption } {
+export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11yEvery?: number; maxInvalidActions?: number; observationBudget?: ObservationBudgetOption; staleness?: StalenessOption; settle?: string } {
   const kinds = parseObserve(o.observe);
   const cadence = (kind: ObserveKind, flag: string, v: string | undefined): number | undefined => {
     const n = parseIntOption(flag, v);
@@ -113,7 +115,10 @@ export function observationOptions(o: ObserveFlags): { frameEvery?: number; a11y
   const maxInvalidActions = parseIntOption("max-invalid-actions", o.maxInvalidActions, 0, 1_000_000);
   const observationBudget = observationBudgetOf(o);
   const staleness = stalenessOf(o);
+  // The one parser of settle specs (@farm/episode): a bad one names --settle and the forms it takes.
+  const settle = o.settle !== undefined ? formatSettleSpec(parseSettleSpec(o.settle, "--settle")) : undefined;
   return {
+    ...(settle !== undefined ? { settle } : {}),
     ...(observationBudget ? { observationBudget } : {}),
     ...(staleness ? { staleness } : {}),
     ...(frameEvery !== undefined ? { frameEvery } : {}),
@@ -213,6 +218,7 @@ export function addAgentOptions(cmd: Command, which: "run" | "submit"): Command 
     .option("--on-observation-budget <stop|end>", "past --observation-budget-mb: stop recording (default) or end the episode (truncated, observation_budget)")
     .option("--max-staleness <v>", "policy versions: an episode whose steps' versions span more than V, or lag the campaign's current version (raised with `farm campaign set-version`) by more than V, is stale (versions compare as whole numbers, else in the order raised)")
     .option("--on-stale <mark|end>", "a stale episode is marked with the reason (mark, default) or ended (end: truncated, stale_policy)")
+    .option("--settle <spec>", "how each step waits for the screen to settle after its action, before its observation: none (default) | fixed:MS | androidworld[:wait=MS,cap=MS] | events[:quiet=MS,cap=MS] | frames[:quiet=MS,cap=MS]")
     .option("--goal <text>", `the goal of ${each} (default: the task's description)`)
     .option("--goals <file.jsonl>", `one goal a line, {"goal": "...", "game_config": {...}?, "params": {...}?}; episode i gets line i mod N (game_config: its RL_TASK_GAME_CONFIG; params: a task family's fixed parameters, the goal then optional)`);
 }
@@ -232,7 +238,7 @@ export async function goalsOf(o: AgentFlags, task?: GoalsTask): Promise<GoalLine
 export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<{
   frameEvery?: number;
   gameConfigs: boolean;
-  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } }; staleness?: StalenessOption };
+  forEpisode(i: number): { goal?: string; gameConfig?: Record<string, unknown>; a11yEvery?: number; settle?: string; limits?: { maxInvalidActions?: number; observationBudget?: { maxBytes: number; onExceeded?: "stop_recording" | "end" } }; staleness?: StalenessOption };
   /** Episode i's fixed family parameters (its goals line's `params`), for the episode's task instance; undefined: all drawn. */
   paramsFor(i: number): TaskParams | undefined;
 }> {
@@ -246,6 +252,7 @@ export async function agentRunOptions(o: AgentFlags, task?: GoalsTask): Promise<
       ...withoutParams(goalForEpisode(goals, i)),
       ...(obs.a11yEvery !== undefined ? { a11yEvery: obs.a11yEvery } : {}),
       ...(obs.staleness ? { staleness: obs.staleness } : {}),
+      ...(obs.settle !== undefined ? { settle: obs.settle } : {}),
       ...(obs.maxInvalidActions !== undefined || obs.observationBudget
         ? {
             limits: {

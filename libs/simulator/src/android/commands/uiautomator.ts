@@ -14,6 +14,8 @@ import { displaySize } from "../../graphics/orientation.ts";
 import type { AndroidSystem } from "../system/android-system.ts";
 import { normalizePath } from "../system/file-system.ts";
 import { fail, type CommandContext, type CommandTable } from "./types.ts";
+import { untilAborted } from "../shell/io.ts";
+import type { A11yEvent } from "../system/accessibility.ts";
 import { dumpActiveWindow, dumpAllWindows, IllegalXmlCharacter } from "./window-dump.ts";
 
 const DEFAULT_FILE = "/sdcard/window_dump.xml";
@@ -32,6 +34,8 @@ dump: creates an XML dump of current UI hierarchy
       [--compressed]: dumps compressed layout information.
       [file]: the location where the dumped XML should be stored, default is
       ${DEFAULT_FILE}
+
+events: prints out accessibility events until terminated
 `;
 
 /** Whether the screen is changing now: the app in front ticks, or the tree differs from `last`. */
@@ -96,12 +100,64 @@ async function dump(args: string[], ctx: CommandContext): Promise<number> {
   return 0;
 }
 
+const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+
+/** AccessibilityEvent.toString() as Android prints it (the fields this device knows; the source's in brackets). */
+export function accessibilityEventText(e: A11yEvent): string {
+  const contentTypes = e.type === "TYPE_WINDOW_CONTENT_CHANGED" ? "[CONTENT_CHANGE_TYPE_SUBTREE]" : "[]";
+  const desc = e.source?.contentDescription ? e.source.contentDescription : "null";
+  const record = [
+    `ClassName: ${e.className}`,
+    `Text: [${e.text.join(", ")}]`,
+    `ContentDescription: ${desc}`,
+    `ItemCount: -1`,
+    `CurrentItemIndex: -1`,
+    `Enabled: ${e.source?.enabled ?? true}`,
+    `Password: ${e.source?.password ?? false}`,
+    `Checked: ${e.source?.checked ?? false}`,
+    `FullScreen: false`,
+    `Scrollable: ${e.source?.scrollable ?? false}`,
+    `BeforeText: ${e.beforeText ?? "null"}`,
+    `FromIndex: ${e.fromIndex ?? -1}`,
+    `ToIndex: -1`,
+    `ScrollX: -1`,
+    `ScrollY: -1`,
+    `MaxScrollX: -1`,
+    `MaxScrollY: -1`,
+    `ScrollDeltaX: ${e.scrollDeltaX ?? -1}`,
+    `ScrollDeltaY: ${e.scrollDeltaY ?? -1}`,
+    `AddedCount: ${e.addedCount ?? -1}`,
+    `RemovedCount: ${e.removedCount ?? -1}`,
+    `ParcelableData: null`,
+  ].join("; ");
+  return `EventType: ${e.type}; EventTime: ${e.eventTime}; PackageName: ${e.packageName}; MovementGranularity: 0; Action: 0; ContentChangeTypes: ${contentTypes}; WindowChangeTypes: [] [ ${record} ]; recordCount: 0`;
+}
+
+/**
+ * `uiautomator events` (AOSP's EventsCommand): one line per AccessibilityEvent until the process is stopped,
+ * `MM-dd HH:mm:ss.SSS <event.toString()>` (the device's clock).
+ */
+async function events(ctx: CommandContext): Promise<number> {
+  const stop = ctx.sys.accessibility.onEvent((e) => {
+    const d = new Date(ctx.sys.now());
+    const stamp = `${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
+    ctx.out(`${stamp} ${accessibilityEventText(e)}\n`);
+  });
+  try {
+    await untilAborted(ctx.signal);
+  } finally {
+    stop();
+  }
+  return 0;
+}
+
 export const uiautomatorCommands: CommandTable = {
   uiautomator: {
     latencyClass: "uiautomator",
     async run(args, ctx) {
       const sub = args[0];
       if (sub === "dump") return dump(args.slice(1), ctx);
+      if (sub === "events") return events(ctx);
       if (sub === undefined || sub === "help") {
         ctx.out(USAGE);
         return 0;
