@@ -84,7 +84,7 @@ export class WorkerService {
   ) {
     this.metrics = metrics;
     metrics.setDeviceStateSource(() => this.deviceStateCounts());
-    this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
+    this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix, { maxLen: config.streamMaxLen, maxAgeMs: config.streamMaxAgeSec * 1000 });
     this.redisHealth = new RedisHealth(logger, {
       onChange: (up, outageMs) => {
         metrics.setRedisUp(up);
