@@ -168,12 +168,12 @@ export class EpisodeStreamConsumer {
     const args: (string | number)[] = ["GROUP", this.group, this.consumer, "COUNT", count];
     if (blockMs > 0) args.push("BLOCK", blockMs);
     args.push("STREAMS", this.key, from);
-    const reply = (await (this.redis as unknown as { call(...a: (string | number)[]): Promise<unknown> }).call("XREADGROUP", ...args)) as
-      | [string, [string, string[] | null][]][]
-      | null;
-    if (!reply) return [];
+    const reply = (await (this.redis as unknown as { call(...a: (string | number)[]): Promise<unknown> }).call("XREADGROUP", ...args)) as unknown[] | null;
+    if (!reply || reply.length === 0) return [];
+    // One stream: [[key, entries]] as Redis answers, or [key, entries] as some clients hand it on.
+    const streams = (typeof reply[0] === "string" ? [reply] : reply) as [string, [string, string[] | null][]][];
     const out: StreamEntry[] = [];
-    for (const [, entries] of reply) for (const [id, fields] of entries) out.push({ id, message: fields ? parseStreamFields(fields) : undefined });
+    for (const [, entries] of streams) for (const [id, fields] of entries ?? []) out.push({ id, message: fields ? parseStreamFields(fields) : undefined });
     return out;
   }
 

@@ -73,6 +73,8 @@ export const ROUTE_METHODS: [string, string][] = [
   ["/campaigns", "GET, HEAD, POST"],
   ["/campaigns/:id", "GET, HEAD"],
   ["/campaigns/:id/cancel", "POST"],
+  ["/campaigns/:id/stream/read", "POST"],
+  ["/campaigns/:id/stream/ack", "POST"],
   ["/login", "GET, HEAD, POST"],
   ["/logout", "POST"],
   ["/", "GET, HEAD"],
@@ -131,6 +133,16 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   });
   app.post("/campaigns/:id/cancel", async (req, res) => {
     res.json(await scheduler.cancel(String(req.params.id)));
+  });
+  // The campaign's stream of committed episodes through Redis consumer groups (issue 38; @farm/queue episode-stream.ts).
+  app.post("/campaigns/:id/stream/read", express.json({ limit: "4kb", strict: true }), async (req, res) => {
+    const b = (req.body ?? {}) as { group?: unknown; consumer?: unknown; count?: unknown };
+    res.json(await scheduler.streamRead(String(req.params.id), String(b.group ?? ""), String(b.consumer ?? ""), Number(b.count ?? 100)));
+  });
+  app.post("/campaigns/:id/stream/ack", express.json({ limit: "64kb", strict: true }), async (req, res) => {
+    const b = (req.body ?? {}) as { group?: unknown; ids?: unknown };
+    if (!Array.isArray(b.ids)) return sendError(res, 400, "SPEC_INVALID", "ids: a list of stream entry ids");
+    res.json(await scheduler.streamAck(String(req.params.id), String(b.group ?? ""), b.ids as string[]));
   });
 
   const board = new ExpressAdapter();

@@ -95,6 +95,24 @@ export function openApiDocument(version: string): Record<string, unknown> {
       },
       "/campaigns/{id}": { get: { operationId: "campaignStatus", summary: "one campaign's status", parameters: [idParam], responses: { "200": { description: "status", content: json("CampaignStatus") }, ...errors(401, 403, 404) } } },
       "/campaigns/{id}/cancel": { post: { operationId: "cancelCampaign", summary: "cancel: waiting episodes are dropped, running ones stop at their next step", parameters: [idParam], responses: { "200": { description: "status after cancelling", content: json("CampaignStatus") }, ...errors(401, 403, 404) } } },
+      "/campaigns/{id}/stream/read": {
+        post: {
+          operationId: "readCampaignStream",
+          summary: "committed episodes of the campaign's stream for a consumer of a consumer group (Redis XREADGROUP): its pending entries first, else new ones; never waits",
+          parameters: [idParam],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { group: { type: "string" }, consumer: { type: "string" }, count: { type: "integer", minimum: 1, maximum: 1000 } }, required: ["group", "consumer"] } } } },
+          responses: { "200": { description: "entries: {id, episodeId, file, host, outcome, cause, steps, reward, success?, groupIndex?, groupMember?, groupSize?, committedAtMs}", content: { "application/json": { schema: { type: "object", properties: { entries: { type: "array", items: { type: "object" } } }, required: ["entries"] } } } }, ...errors(400, 401, 403, 404) },
+        },
+      },
+      "/campaigns/{id}/stream/ack": {
+        post: {
+          operationId: "ackCampaignStream",
+          summary: "acknowledge stream entries for a consumer group (Redis XACK)",
+          parameters: [idParam],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { group: { type: "string" }, ids: { type: "array", items: { type: "string" }, maxItems: 1000 } }, required: ["group", "ids"] } } } },
+          responses: { "200": { description: "how many were pending", content: { "application/json": { schema: { type: "object", properties: { acked: { type: "integer" } }, required: ["acked"] } } } }, ...errors(400, 401, 403) },
+        },
+      },
       "/login": {
         get: { operationId: "loginPage", summary: "browser login form for the queue UI", security: [{}], responses: { "200": { description: "HTML form", content: { "text/html": { schema: { type: "string" } } } } } },
         post: { operationId: "login", summary: "browser login: form field `token`; sets a session cookie", security: [{}], requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { token: { type: "string" } } } } } }, responses: { "303": { description: "logged in, redirect to /ui" }, "401": { description: "wrong token" } } },

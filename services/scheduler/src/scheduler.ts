@@ -46,6 +46,9 @@ import {
   type DeviceBeat,
   episodeStreamKey,
   streamGroups,
+  EpisodeStreamConsumer,
+  STREAM_NAME_PATTERN,
+  type EpisodeStreamMessage,
 } from "@farm/queue";
 import { silentLogger, type Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
@@ -114,6 +117,10 @@ export interface SubmitResult {
   /** False when the campaign already existed (re-submission): nothing was added. */
   created: boolean;
   campaign: CampaignStatus;
+}
+
+function checkStreamName(what: string, name: string): void {
+  if (typeof name !== "string" || !STREAM_NAME_PATTERN.test(name)) throw new SchedulerError("SPEC_INVALID", `${what}: 1-64 letters, digits, '_', '.', ':', '-', starting with a letter or digit`);
 }
 
 /** A malformed id cannot name a campaign: answer "not found" instead of failing on the key. */
@@ -297,6 +304,30 @@ export class Scheduler {
     const status = statusOf(rec, inFlight, running.get(id) ?? 0, Date.now(), commits);
     status.stream = { length, consumerGroups: groups.slice(0, 20).map((g) => ({ name: g.name, pending: g.pending, lag: g.lag })) };
     return status;
+  }
+
+  /**
+   * Up to `count` committed episodes of the campaign's stream for `consumer` of consumer group `group` (created at the
+   * stream's start on first use): its pending entries (delivered, not acknowledged) first, else new ones. Never waits.
+   */
+  streamRead(id: string, group: string, consumer: string, count: number): Promise<{ entries: ({ id: string } & Partial<EpisodeStreamMessage>)[] }> {
+    return this.answering("read the campaign's stream", async () => {
+      await this.record(id);
+      checkStreamName("group", group);
+      checkStreamName("consumer", consumer);
+      const entries = await EpisodeStreamConsumer.forCampaign(this.redis, this.cfg.prefix, id, group, consumer).read(Math.min(Math.max(1, Math.trunc(count) || 1), 1000));
+      return { entries: entries.map((e) => ({ id: e.id, ...(e.message ?? {}) })) };
+    });
+  }
+
+  /** Acknowledges entries of the campaign's stream for consumer group `group`; returns how many were pending. */
+  streamAck(id: string, group: string, ids: readonly string[]): Promise<{ acked: number }> {
+    return this.answering("acknowledge stream entries", async () => {
+      assertKnownIdShape(id);
+      checkStreamName("group", group);
+      if (ids.length > 1000 || ids.some((i) => typeof i !== "string" || !/^\d{1,20}-\d{1,20}$/.test(i))) throw new SchedulerError("SPEC_INVALID", "ids: at most 1000 stream entry ids of the form <ms>-<seq>");
+      return { acked: await new EpisodeStreamConsumer(this.redis, episodeStreamKey(this.cfg.prefix, id), group, "-").ack(ids) };
+    });
   }
 
   /** The live fleet from the workers' device heartbeats (@farm/queue device-heartbeats.ts). */
