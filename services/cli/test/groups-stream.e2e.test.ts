@@ -7,7 +7,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -41,6 +41,15 @@ after(async () => {
   await farm?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+const PY_GROUPS = `
+import json, sys
+from farm_client import CampaignClient
+c = CampaignClient(sys.argv[1])
+for members in c.follow_groups(sys.argv[2], group="py-learner", consumer="p1", with_records=True, poll=0.1):
+    print(json.dumps({"group": members[0]["groupIndex"], "members": [m["groupMember"] for m in members],
+                      "episodeIds": [m["record"]["episodeId"] for m in members], "rewards": [m["record"]["totalReward"] for m in members]}))
+`;
 
 /** `farm trajectories follow` as a child; resolves with its stdout lines when it exits. */
 function follow(campaign: string, extra: string[]): { child: ReturnType<typeof spawn>; lines: string[]; done: Promise<number | null> } {
@@ -110,6 +119,17 @@ test("groups of 4 on 3 devices: members share the instance, every group complete
   }
   assert.notEqual(groups.get(2)![0]!.seed, groups.get(0)![0]!.seed, "the re-sampled instance has a new seed");
   assert.ok(new Set(episodes.map((e) => e.deviceSerial)).size >= 2, "members ran on several devices");
+
+  // The Python client: complete groups from the stream through the scheduler's API, each member's record from its file.
+  const py = spawnSync("/usr/bin/python3", ["-c", PY_GROUPS, farm.schedulerService!.http.url, id], { env: { ...process.env, PYTHONPATH: path.join(REPO, "clients/python") }, encoding: "utf8", timeout: 60_000 });
+  assert.equal(py.status, 0, py.stderr);
+  const pyGroups = py.stdout.trim().split("\n").map((l) => JSON.parse(l) as { group: number; members: number[]; episodeIds: string[]; rewards: number[] });
+  assert.deepEqual(pyGroups.map((g) => g.group).sort(), [0, 1, 2]);
+  for (const g of pyGroups) {
+    assert.deepEqual(g.members, [0, 1, 2, 3]);
+    assert.deepEqual(g.episodeIds, g.members.map((m) => `${id}-${g.group * 4 + m}`), "the records read from the files are the members'");
+    assert.deepEqual(g.rewards, [1, 1, 1, 1]);
+  }
 
   const inspect = await runFarm(["trajectories", "inspect", out, "--json"]);
   const summary = JSON.parse(inspect.stdout) as { groups?: { complete: number; uniform: number; incomplete: number } };
