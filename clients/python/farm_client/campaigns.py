@@ -232,12 +232,18 @@ class CampaignClient:
 
     # ---- the stream of committed episodes (Redis Streams consumer groups, through the scheduler) ----
 
-    def read_stream(self, campaign_id: str, group: str, consumer: str, count: int = 100) -> List[Dict[str, Any]]:
+    def read_stream(self, campaign_id: str, group: str, consumer: str, count: int = 100, *, pending_after: Optional[str] = None, new_only: bool = False) -> List[Dict[str, Any]]:
         """Up to ``count`` committed episodes for ``consumer`` of consumer group ``group``: its unacknowledged entries
         first (a restart resumes with them), else new ones; never waits. Each entry: ``id`` (the stream entry id),
         ``episodeId``, ``file``, ``host``, ``outcome``, ``cause``, ``steps``, ``reward``, ``success`` (when scored),
-        ``groupIndex``/``groupMember``/``groupSize`` (grouped campaigns), ``committedAtMs``."""
-        return self._call("POST", "/campaigns/" + self._quote(campaign_id) + "/stream/read", {"group": group, "consumer": consumer, "count": int(count)})["entries"]
+        ``groupIndex``/``groupMember``/``groupSize`` (grouped campaigns), ``committedAtMs``. ``pending_after``: only this
+        consumer's unacknowledged entries after that id ("0": all); ``new_only``: only entries never delivered."""
+        body: Dict[str, Any] = {"group": group, "consumer": consumer, "count": int(count)}
+        if pending_after is not None:
+            body["from"], body["after"] = "pending", pending_after
+        elif new_only:
+            body["from"] = "new"
+        return self._call("POST", "/campaigns/" + self._quote(campaign_id) + "/stream/read", body)["entries"]
 
     def ack_stream(self, campaign_id: str, group: str, ids: Sequence[str]) -> int:
         """Acknowledges stream entries for ``group``: they are not delivered to its consumers again."""
@@ -271,9 +277,20 @@ class CampaignClient:
         group; a group's entries are acknowledged when the loop asks for the next group (until then a restart gets them
         again and rebuilds the group). With ``with_records`` each entry carries its Avro record as ``entry["record"]``."""
         open_groups: Dict[int, Dict[int, Dict[str, Any]]] = {}
+        # Members stay unacknowledged until their group is whole: page through this consumer's pending entries first
+        # (a restart), then read only new ones.
+        cursor: Optional[str] = "0"
         while True:
             finished = kw.get("until_finished", True) and self.status(campaign_id)["state"] in FINISHED_STATES
-            entries = self.read_stream(campaign_id, group, consumer)
+            if cursor is not None:
+                entries = self.read_stream(campaign_id, group, consumer, pending_after=cursor)
+                if entries:
+                    cursor = entries[-1]["id"]
+                else:
+                    cursor = None
+                    continue
+            else:
+                entries = self.read_stream(campaign_id, group, consumer, new_only=True)
             for e in entries:
                 if "groupIndex" not in e:
                     self.ack_stream(campaign_id, group, [e["id"]])
@@ -293,21 +310,6 @@ class CampaignClient:
                     return
                 time.sleep(kw.get("poll", 0.5))
 
-
-def read_episode_file(path: str, episode_id: Optional[str] = None) -> Dict[str, Any]:
-    """The episode record (a dict, as the farm's Avro schema names its fields) in a committed trajectory file."""
-    from avro.datafile import DataFileReader  # python3-avro (Debian) or `pip install avro`
-    from avro.io import DatumReader
-
-    with open(path, "rb") as f:
-        reader = DataFileReader(f, DatumReader())
-        try:
-            for rec in reader:
-                if episode_id is None or rec.get("episodeId") == episode_id:
-                    return rec
-        finally:
-            reader.close()
-    raise ValueError(f"{path}: no episode {episode_id!r}")
 
     def status(self, campaign_id: str) -> Dict[str, Any]:
         return self._call("GET", "/campaigns/" + self._quote(campaign_id))
@@ -336,3 +338,19 @@ def read_episode_file(path: str, episode_id: Optional[str] = None) -> Dict[str, 
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"campaign {campaign_id} still {st['state']} after {timeout} s")
             time.sleep(interval)
+
+
+def read_episode_file(path: str, episode_id: Optional[str] = None) -> Dict[str, Any]:
+    """The episode record (a dict, as the farm's Avro schema names its fields) in a committed trajectory file."""
+    from avro.datafile import DataFileReader  # python3-avro (Debian) or `pip install avro`
+    from avro.io import DatumReader
+
+    with open(path, "rb") as f:
+        reader = DataFileReader(f, DatumReader())
+        try:
+            for rec in reader:
+                if episode_id is None or rec.get("episodeId") == episode_id:
+                    return rec
+        finally:
+            reader.close()
+    raise ValueError(f"{path}: no episode {episode_id!r}")

@@ -164,6 +164,18 @@ export class EpisodeStreamConsumer {
     return this.xread(">", count, blockMs);
   }
 
+  /** This consumer's pending entries (delivered, never acknowledged) after entry id `after` ("0": from the first). */
+  async readPending(count: number, after = "0"): Promise<StreamEntry[]> {
+    await this.ensureGroup();
+    return this.xread(after, count, 0);
+  }
+
+  /** New entries only (never delivered to the group), waiting up to `blockMs` (0: not at all). */
+  async readNew(count: number, blockMs = 0): Promise<StreamEntry[]> {
+    await this.ensureGroup();
+    return this.xread(">", count, blockMs);
+  }
+
   private async xread(from: string, count: number, blockMs: number): Promise<StreamEntry[]> {
     const args: (string | number)[] = ["GROUP", this.group, this.consumer, "COUNT", count];
     if (blockMs > 0) args.push("BLOCK", blockMs);

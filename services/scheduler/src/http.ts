@@ -136,8 +136,10 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   });
   // The campaign's stream of committed episodes through Redis consumer groups (issue 38; @farm/queue episode-stream.ts).
   app.post("/campaigns/:id/stream/read", express.json({ limit: "4kb", strict: true }), async (req, res) => {
-    const b = (req.body ?? {}) as { group?: unknown; consumer?: unknown; count?: unknown };
-    res.json(await scheduler.streamRead(String(req.params.id), String(b.group ?? ""), String(b.consumer ?? ""), Number(b.count ?? 100)));
+    const b = (req.body ?? {}) as { group?: unknown; consumer?: unknown; count?: unknown; from?: unknown; after?: unknown };
+    if (b.from !== undefined && b.from !== "pending" && b.from !== "new") return sendError(res, 400, "SPEC_INVALID", 'from: "pending" or "new" (absent: pending first, else new)');
+    const from = b.from === "pending" ? { pendingAfter: String(b.after ?? "0") } : b.from === "new" ? ("new" as const) : undefined;
+    res.json(await scheduler.streamRead(String(req.params.id), String(b.group ?? ""), String(b.consumer ?? ""), Number(b.count ?? 100), from));
   });
   app.post("/campaigns/:id/stream/ack", express.json({ limit: "64kb", strict: true }), async (req, res) => {
     const b = (req.body ?? {}) as { group?: unknown; ids?: unknown };

@@ -100,7 +100,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
           operationId: "readCampaignStream",
           summary: "committed episodes of the campaign's stream for a consumer of a consumer group (Redis XREADGROUP): its pending entries first, else new ones; never waits",
           parameters: [idParam],
-          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { group: { type: "string" }, consumer: { type: "string" }, count: { type: "integer", minimum: 1, maximum: 1000 } }, required: ["group", "consumer"] } } } },
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { group: { type: "string" }, consumer: { type: "string" }, count: { type: "integer", minimum: 1, maximum: 1000 }, from: { type: "string", enum: ["pending", "new"] }, after: { type: "string", description: "with from=pending: entries after this id (default 0)" } }, required: ["group", "consumer"] } } } },
           responses: { "200": { description: "entries: {id, episodeId, file, host, outcome, cause, steps, reward, success?, groupIndex?, groupMember?, groupSize?, committedAtMs}", content: { "application/json": { schema: { type: "object", properties: { entries: { type: "array", items: { type: "object" } } }, required: ["entries"] } } } }, ...errors(400, 401, 403, 404) },
         },
       },

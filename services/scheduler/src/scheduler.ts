@@ -308,14 +308,19 @@ export class Scheduler {
 
   /**
    * Up to `count` committed episodes of the campaign's stream for `consumer` of consumer group `group` (created at the
-   * stream's start on first use): its pending entries (delivered, not acknowledged) first, else new ones. Never waits.
+   * stream's start on first use): its pending entries (delivered, not acknowledged) first, else new ones; with `from`,
+   * only pending ones after an entry id (a client paging through them while it holds some unacknowledged) or only new
+   * ones. Never waits.
    */
-  streamRead(id: string, group: string, consumer: string, count: number): Promise<{ entries: ({ id: string } & Partial<EpisodeStreamMessage>)[] }> {
+  streamRead(id: string, group: string, consumer: string, count: number, from?: { pendingAfter: string } | "new"): Promise<{ entries: ({ id: string } & Partial<EpisodeStreamMessage>)[] }> {
     return this.answering("read the campaign's stream", async () => {
       await this.record(id);
       checkStreamName("group", group);
       checkStreamName("consumer", consumer);
-      const entries = await EpisodeStreamConsumer.forCampaign(this.redis, this.cfg.prefix, id, group, consumer).read(Math.min(Math.max(1, Math.trunc(count) || 1), 1000));
+      if (typeof from === "object" && !/^(0|\d{1,20}-\d{1,20})$/.test(from.pendingAfter)) throw new SchedulerError("SPEC_INVALID", "after: a stream entry id <ms>-<seq> (or 0)");
+      const n = Math.min(Math.max(1, Math.trunc(count) || 1), 1000);
+      const c = EpisodeStreamConsumer.forCampaign(this.redis, this.cfg.prefix, id, group, consumer);
+      const entries = from === undefined ? await c.read(n) : from === "new" ? await c.readNew(n) : await c.readPending(n, from.pendingAfter);
       return { entries: entries.map((e) => ({ id: e.id, ...(e.message ?? {}) })) };
     });
   }
