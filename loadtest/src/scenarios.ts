@@ -194,6 +194,16 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-remote.ts").then((m) => m.scenario),
   },
+  rollouts: {
+    describe: "GRPO-style rollouts: a grouped campaign (every task instance K times) of the Wi-Fi family on simulated emulators with a stand-in policy whose version changes, read live from the campaign's stream by a learner: groups/s, group spread, stream lag, duplicates, missing",
+    options: [
+      { flags: "--devices <n>", description: "simulated emulators on the one worker host (default 8)" },
+      { flags: "--groups <n>", description: "task instances (default 4)" },
+      { flags: "--group-size <k>", description: "runs per instance (default 8)" },
+      profile,
+    ],
+    load: () => import("./bench-rollouts.ts").then((m) => m.scenario),
+  },
   reset: {
     describe: "episode reset in each mode: the task's reset steps, a setup snapshot + the reset steps, a start snapshot alone (Classic 2048, one simulated emulator)",
     options: [

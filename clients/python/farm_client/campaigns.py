@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 FINISHED_STATES = ("completed", "cancelled", "failed")
 
@@ -203,7 +203,8 @@ class CampaignClient:
                base_seed: Optional[int] = None, priority: Optional[int] = None,
                options: Optional[Dict[str, Any]] = None, goals: Optional[Sequence[Goal]] = None,
                max_staleness: Optional[int] = None, on_stale: Optional[str] = None,
-               settle: Optional[str] = None) -> Dict[str, Any]:
+               settle: Optional[str] = None,
+               group_size: Optional[int] = None, resample_uniform_groups: Optional[int] = None) -> Dict[str, Any]:
         """Submits a campaign; returns ``{"created": bool, "campaign": status}`` (same spec twice: created False).
 
         ``goals``: episode i's goal is ``goals[i % len(goals)]``, a text or ``{"goal": ..., "game_config": {...},
@@ -211,6 +212,9 @@ class CampaignClient:
         description. ``params`` fix a task family's parameters for those episodes (the family draws the others from
         the episode's seed); ``goal`` may then be left out (the family's goal template rendered with them).
         ``options`` may hold ``a11yEvery`` (record the screen as a tree every N steps) and ``maxInvalidActions``.
+        ``group_size`` K (GRPO-style groups): every task instance (seed, params, goal) runs K times; ``episodes`` then
+        counts every run (groups × K). ``resample_uniform_groups`` N: a completed group whose rewards are all equal is
+        followed by a new instance, at most N times.
         ``max_staleness`` V: an episode whose steps' policy versions span more than V, or lag the campaign's current
         version (``raise_version``) by more than V, is stale; ``on_stale`` ``"mark"`` (default: its ``stale`` reason is
         recorded) or ``"end"`` (it ends truncated, cause ``stale_policy``).
@@ -239,7 +243,92 @@ class CampaignClient:
             body["options"] = options
         if goals is not None:
             body["goals"] = goals_body(goals)
+        if group_size is not None:
+            body["groupSize"] = int(group_size)
+        if resample_uniform_groups is not None:
+            body["resampleUniformGroups"] = int(resample_uniform_groups)
         return self._call("POST", "/campaigns", body)
+
+    # ---- the stream of committed episodes (Redis Streams consumer groups, through the scheduler) ----
+
+    def read_stream(self, campaign_id: str, group: str, consumer: str, count: int = 100, *, pending_after: Optional[str] = None, new_only: bool = False) -> List[Dict[str, Any]]:
+        """Up to ``count`` committed episodes for ``consumer`` of consumer group ``group``: its unacknowledged entries
+        first (a restart resumes with them), else new ones; never waits. Each entry: ``id`` (the stream entry id),
+        ``episodeId``, ``file``, ``host``, ``outcome``, ``cause``, ``steps``, ``reward``, ``success`` (when scored),
+        ``groupIndex``/``groupMember``/``groupSize`` (grouped campaigns), ``committedAtMs``. ``pending_after``: only this
+        consumer's unacknowledged entries after that id ("0": all); ``new_only``: only entries never delivered."""
+        body: Dict[str, Any] = {"group": group, "consumer": consumer, "count": int(count)}
+        if pending_after is not None:
+            body["from"], body["after"] = "pending", pending_after
+        elif new_only:
+            body["from"] = "new"
+        return self._call("POST", "/campaigns/" + self._quote(campaign_id) + "/stream/read", body)["entries"]
+
+    def ack_stream(self, campaign_id: str, group: str, ids: Sequence[str]) -> int:
+        """Acknowledges stream entries for ``group``: they are not delivered to its consumers again."""
+        if not ids:
+            return 0
+        return self._call("POST", "/campaigns/" + self._quote(campaign_id) + "/stream/ack", {"group": group, "ids": list(ids)})["acked"]
+
+    def follow(self, campaign_id: str, group: str, consumer: str, *, poll: float = 0.5, until_finished: bool = True) -> Iterator[Dict[str, Any]]:
+        """Yields the campaign's committed episodes (stream entries) in commit order, each once per consumer group; an
+        entry is acknowledged when the loop asks for the next one, so a consumer that dies mid-entry gets it again.
+        Stops once the campaign is finished and every entry was read (``until_finished``), else runs on."""
+        while True:
+            finished = until_finished and self.status(campaign_id)["state"] in FINISHED_STATES
+            entries = self.read_stream(campaign_id, group, consumer)
+            for e in entries:
+                yield e
+                self.ack_stream(campaign_id, group, [e["id"]])
+            if not entries:
+                if finished:
+                    return
+                time.sleep(poll)
+
+    def follow_episodes(self, campaign_id: str, group: str, consumer: str, **kw: Any) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]:
+        """As ``follow``, with each whole episode: ``(entry, record)``, the record read from the episode's Avro file
+        (``entry["file"]``: reachable from here, e.g. the worker's folder or shared storage; python3-avro)."""
+        for e in self.follow(campaign_id, group, consumer, **kw):
+            yield e, read_episode_file(e["file"], e["episodeId"])
+
+    def follow_groups(self, campaign_id: str, group: str, consumer: str, *, with_records: bool = False, **kw: Any) -> Iterator[List[Dict[str, Any]]]:
+        """Yields complete groups of a grouped campaign (its K members' entries, by member index), each once per consumer
+        group; a group's entries are acknowledged when the loop asks for the next group (until then a restart gets them
+        again and rebuilds the group). With ``with_records`` each entry carries its Avro record as ``entry["record"]``."""
+        open_groups: Dict[int, Dict[int, Dict[str, Any]]] = {}
+        # Members stay unacknowledged until their group is whole: page through this consumer's pending entries first
+        # (a restart), then read only new ones.
+        cursor: Optional[str] = "0"
+        while True:
+            finished = kw.get("until_finished", True) and self.status(campaign_id)["state"] in FINISHED_STATES
+            if cursor is not None:
+                entries = self.read_stream(campaign_id, group, consumer, pending_after=cursor)
+                if entries:
+                    cursor = entries[-1]["id"]
+                else:
+                    cursor = None
+                    continue
+            else:
+                entries = self.read_stream(campaign_id, group, consumer, new_only=True)
+            for e in entries:
+                if "groupIndex" not in e:
+                    self.ack_stream(campaign_id, group, [e["id"]])
+                    continue
+                members = open_groups.setdefault(int(e["groupIndex"]), {})
+                members[int(e["groupMember"])] = e
+                if len(members) >= int(e["groupSize"]):
+                    del open_groups[int(e["groupIndex"])]
+                    whole = [members[m] for m in sorted(members)]
+                    if with_records:
+                        for m in whole:
+                            m["record"] = read_episode_file(m["file"], m["episodeId"])
+                    yield whole
+                    self.ack_stream(campaign_id, group, [m["id"] for m in whole])
+            if not entries:
+                if finished:
+                    return
+                time.sleep(kw.get("poll", 0.5))
+
 
     def status(self, campaign_id: str) -> Dict[str, Any]:
         return self._call("GET", "/campaigns/" + self._quote(campaign_id))
@@ -280,3 +369,19 @@ class CampaignClient:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"campaign {campaign_id} still {st['state']} after {timeout} s")
             time.sleep(interval)
+
+
+def read_episode_file(path: str, episode_id: Optional[str] = None) -> Dict[str, Any]:
+    """The episode record (a dict, as the farm's Avro schema names its fields) in a committed trajectory file."""
+    from avro.datafile import DataFileReader  # python3-avro (Debian) or `pip install avro`
+    from avro.io import DatumReader
+
+    with open(path, "rb") as f:
+        reader = DataFileReader(f, DatumReader())
+        try:
+            for rec in reader:
+                if episode_id is None or rec.get("episodeId") == episode_id:
+                    return rec
+        finally:
+            reader.close()
+    raise ValueError(f"{path}: no episode {episode_id!r}")

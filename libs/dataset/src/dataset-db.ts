@@ -7,7 +7,7 @@ import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from "@duckdb
 import { FarmError } from "@farm/errors";
 import { readManifest, type Manifest } from "./manifest.ts";
 import { jsonSafeRow } from "./query.ts";
-import { dataConfigName } from "./tables.ts";
+import { dataConfigName, GROUPS_VIEW_SQL } from "./tables.ts";
 
 export type DatasetReadErrorCode = "not_a_dataset" | "empty_dataset" | "unsupported_layout";
 
@@ -47,6 +47,7 @@ export async function openDatasetDb(dir: string): Promise<DatasetDb> {
       const files = manifest.shards.map((s) => path.resolve(dir, table === "episodes" ? s.episodes : s.steps));
       await conn.run(`CREATE VIEW ${table} AS SELECT * FROM read_parquet([${files.map(sqlString).join(", ")}])`);
     }
+    await conn.run(GROUPS_VIEW_SQL).catch(() => undefined); // a data set from before groups: no group columns
   } catch (e) {
     conn?.closeSync();
     instance.closeSync();

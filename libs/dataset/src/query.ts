@@ -2,7 +2,7 @@
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { readManifest } from "./manifest.ts";
-import { dataConfigName } from "./tables.ts";
+import { dataConfigName, GROUPS_VIEW_SQL } from "./tables.ts";
 
 export interface QueryResult {
   columns: string[];
@@ -27,6 +27,7 @@ export async function queryDataset(dir: string, sql: string): Promise<QueryResul
       const files = manifest.shards.map((s) => path.resolve(dir, table === "episodes" ? s.episodes : s.steps));
       await conn.run(`CREATE VIEW ${table} AS SELECT * FROM read_parquet([${files.map(sqlString).join(", ")}])`);
     }
+    await conn.run(GROUPS_VIEW_SQL).catch(() => undefined); // a data set from before groups: no group columns
     const reader = await conn.runAndReadAll(sql);
     return { columns: reader.columnNames(), rows: reader.getRowObjectsJS().map(jsonSafeRow) };
   } finally {

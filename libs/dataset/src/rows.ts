@@ -198,6 +198,7 @@ export class ShardRows {
       this.layout === "steps" ? (screens.a11y[n]?.tree ?? null) : null,
       ...scoreCells(e),
       ...versionCells(e),
+      ...(e.groupIndex !== undefined ? [BigInt(e.groupIndex), e.groupMember ?? 0, e.groupSize ?? 0] : [null, null, null]),
     ];
     row.forEach((value, i) => this.episodes[i]!.push(value));
   }

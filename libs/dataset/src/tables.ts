@@ -52,6 +52,13 @@ const VERSION_COLUMNS: readonly ColumnDef[] = [
   { name: "stale", type: v("string"), doc: "why the episode is too stale for a learner (its steps' versions span, or lag the campaign's current version by, more than the campaign's max staleness); null when it is not (or no max staleness was set)" },
 ];
 
+/** Issue 38: GRPO-style groups (the task instance an episode belongs to), in `episodes`; the `groups` view sums them up. */
+const GROUP_COLUMNS: readonly ColumnDef[] = [
+  { name: "group_index", type: v("int64"), doc: "the episode's group: its task instance in the campaign (members share seed, params, goal); null outside grouped campaigns" },
+  { name: "group_member", type: v("int32"), doc: "the episode's member index in its group (0 … group_size − 1); null outside grouped campaigns" },
+  { name: "group_size", type: v("int32"), doc: "runs per task instance (K); null outside grouped campaigns" },
+];
+
 /**
  * How the data table (`data/`) is laid out: `steps`, one row per step (RL and per-step SFT), or
  * `episodes-nested`, one row per episode with its steps as parallel lists (AndroidControl-style loaders).
@@ -156,6 +163,7 @@ export const EPISODE_COLUMNS: readonly ColumnDef[] = [
   { name: "final_a11y_tree", type: v("string"), doc: "the tree of the screen after the last step (compact JSON); null when not recorded, and in the episodes-nested layout" },
   ...SCORE_COLUMNS,
   ...VERSION_COLUMNS,
+  ...GROUP_COLUMNS,
 ];
 
 /** `--layout episodes-nested`: one row per episode, its steps as parallel lists (AndroidControl's shape). */
@@ -196,3 +204,13 @@ export const NESTED_COLUMNS: readonly ColumnDef[] = [
 ];
 
 export { columnFor };
+
+/**
+ * The `groups` view (issue 38) over `episodes`: one row per group of a grouped campaign — members, mean and population
+ * std of their returns, whether all are equal (uniform: no GRPO signal) and whether the group is complete. Data sets
+ * exported before groups have no group columns: then there is no such view.
+ */
+export const GROUPS_VIEW_SQL = `CREATE VIEW groups AS SELECT campaign_id, group_index, any_value(group_size) AS group_size,
+  count(DISTINCT episode_id) AS members, avg(episode_return) AS reward_mean, stddev_pop(episode_return) AS reward_std,
+  min(episode_return) = max(episode_return) AS uniform, count(DISTINCT episode_id) >= any_value(group_size) AS complete
+  FROM episodes WHERE group_index IS NOT NULL GROUP BY campaign_id, group_index`;

@@ -123,3 +123,6 @@ export const SCREEN_TREE_SOURCES = ["uiautomator", "forwarder"] as const;
 export const SCREEN_TREE_OUTCOMES = ["ok", "not_idle", "refused", "timeout", "adb_error", "failed"] as const;
 /** Why the accessibility hub refused a forwarder stream (@farm/adb ForwarderRefusal). */
 export const A11Y_FORWARDER_REFUSALS = ["unknown_port", "bad_token", "token_missing", "duplicate"] as const satisfies readonly ForwarderRefusal[];
+
+/** farm_groups_total{result}: how a group of a grouped campaign finished (issue 38). */
+export const GROUP_RESULTS = ["complete", "uniform", "resampled", "failed"] as const;

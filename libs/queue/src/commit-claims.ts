@@ -24,6 +24,7 @@ import { z } from "zod";
 import { campaignKeys } from "./campaign-keys.ts";
 import { episodeJobResultSchema } from "./episode-job.ts";
 import { QUEUE_NAMES } from "./names.ts";
+import { DEFAULT_STREAM_MAX_AGE_MS, DEFAULT_STREAM_MAXLEN, episodeStreamKey, streamFields, type EpisodeStreamMessage, type StreamTrim } from "./episode-stream.ts";
 
 export const episodeClaimSchema = z.object({
   /** Worker name of the host that committed (its storage holds the record). */
@@ -76,8 +77,11 @@ export interface CommitStats {
 /** The farm-wide arbiter of commits. */
 export interface CommitArbiter {
   lookup(ref: EpisodeRef): Promise<EpisodeClaim | undefined>;
-  /** Claims the episode unless it is claimed; with `owner`, only while the job's lock is still owner's. */
-  claim(ref: EpisodeRef, claim: EpisodeClaim, owner?: ClaimOwner): Promise<ClaimOutcome>;
+  /**
+   * Claims the episode unless it is claimed; with `owner`, only while the job's lock is still owner's. With `publish`,
+   * the claim also adds the episode to its campaign's stream, in the same atomic step (episode-stream.ts).
+   */
+  claim(ref: EpisodeRef, claim: EpisodeClaim, owner?: ClaimOwner, publish?: EpisodeStreamMessage): Promise<ClaimOutcome>;
   count(campaignId: string, counter: CommitCounter, n?: number): Promise<void>;
   stats(campaignId: string): Promise<CommitStats>;
   /** Every claim of a campaign, by index. */
@@ -94,14 +98,30 @@ export function jobLockKey(prefix: string, jobId: string, queue: string = QUEUE_
   return `${prefix}:${queue}:${jobId}:lock`;
 }
 
-// KEYS: claims, stats, lock. ARGV: index, claim JSON, token ('' = no owner check).
-// Returns {1, claim} claimed, {0, claim} taken, {-1, false} not the owner.
+// KEYS: claims, stats, lock, stream. ARGV: index, claim JSON, token ('' = no owner check), stream maxLen (0 = none),
+// stream max age ms (0 = none), publish ('1' = add the stream entry), the entry's field/value pairs.
+// Returns {1, claim} claimed, {0, claim} taken, {-1, false} not the owner. The stream entry is added in the same step
+// as the claim (episode-stream.ts): committed and published together, or neither.
 const CLAIM = new LuaScript(`
 local existing = redis.call('HGET', KEYS[1], ARGV[1])
 if existing then return {0, existing} end
 if ARGV[3] ~= '' and redis.call('GET', KEYS[3]) ~= ARGV[3] then return {-1, false} end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HINCRBY', KEYS[2], 'committed', 1)
+if ARGV[6] == '1' then
+  local maxLen = tonumber(ARGV[4])
+  local args = {'XADD', KEYS[4]}
+  if maxLen > 0 then table.insert(args, 'MAXLEN'); table.insert(args, '~'); table.insert(args, maxLen) end
+  table.insert(args, '*')
+  for i = 7, #ARGV do table.insert(args, ARGV[i]) end
+  redis.call(unpack(args))
+  local age = tonumber(ARGV[5])
+  if age > 0 then
+    local t = redis.call('TIME')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    if now > age then redis.call('XTRIM', KEYS[4], 'MINID', '~', tostring(now - age)) end
+  end
+end
 return {1, ARGV[2]}`);
 
 function parseClaim(json: string): EpisodeClaim | undefined {
@@ -114,20 +134,27 @@ function parseClaim(json: string): EpisodeClaim | undefined {
 }
 
 export class RedisCommitArbiter implements CommitArbiter {
+  private readonly trim: StreamTrim;
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
-  ) {}
+    trim: Partial<StreamTrim> = {},
+  ) {
+    this.trim = { maxLen: trim.maxLen ?? DEFAULT_STREAM_MAXLEN, maxAgeMs: trim.maxAgeMs ?? DEFAULT_STREAM_MAX_AGE_MS };
+  }
 
   async lookup(ref: EpisodeRef): Promise<EpisodeClaim | undefined> {
     const json = await this.redis.hget(commitKeys(this.prefix, ref.campaignId).claims, String(ref.episodeIndex));
     return json === null ? undefined : parseClaim(json);
   }
 
-  async claim(ref: EpisodeRef, claim: EpisodeClaim, owner?: ClaimOwner): Promise<ClaimOutcome> {
+  async claim(ref: EpisodeRef, claim: EpisodeClaim, owner?: ClaimOwner, publish?: EpisodeStreamMessage): Promise<ClaimOutcome> {
     const k = commitKeys(this.prefix, ref.campaignId);
     const lock = owner ? jobLockKey(this.prefix, owner.jobId) : k.claims;
-    const [code, json] = (await CLAIM.run(this.redis, [k.claims, k.stats, lock], [String(ref.episodeIndex), JSON.stringify(claim), owner?.token ?? ""])) as [number, string | null];
+    const stream = episodeStreamKey(this.prefix, ref.campaignId);
+    const args = [String(ref.episodeIndex), JSON.stringify(claim), owner?.token ?? "", this.trim.maxLen, this.trim.maxAgeMs, publish ? "1" : "", ...(publish ? streamFields(publish) : [])];
+    const [code, json] = (await CLAIM.run(this.redis, [k.claims, k.stats, lock, stream], args)) as [number, string | null];
     if (code === -1) return { kind: "not-owner" };
     const stored = json === null ? undefined : parseClaim(json);
     if (!stored) throw new Error(`claim of ${ref.campaignId}-${ref.episodeIndex} in Redis is not a valid claim`);

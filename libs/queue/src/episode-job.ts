@@ -103,6 +103,9 @@ export const episodeOptionsSchema = z.strictObject({
     .optional(),
 });
 
+/** Most members of one group (`--group-size`): GRPO uses 4–64 rollouts a prompt. */
+export const MAX_GROUP_SIZE = 256;
+
 /** Bounds of a per-episode goal (issue 28): goal texts of GUI-agent data sets are a sentence or two. */
 export const GOAL_MAX_CHARS = 2000;
 /** Bounds of a per-episode game config: its JSON text, as passed in the app's start intent. */
@@ -189,6 +192,14 @@ export const episodeJobDataSchema = z.strictObject({
   gameConfig: gameConfigSchema.optional(),
   /** This episode's fixed task-family parameters (the campaign's goals line `params`); the family draws the rest from `seed`. */
   params: paramsSchema.optional(),
+  /**
+   * GRPO-style groups (issue 38): this episode is member `member` of group `index` (the task instance: every member has
+   * the same seed, params and goal), of `size` members. Absent: a campaign without groups.
+   */
+  group: z
+    .strictObject({ index: z.int().min(0).max(Number.MAX_SAFE_INTEGER), member: z.int().min(0).max(MAX_GROUP_SIZE - 1), size: z.int().min(1).max(MAX_GROUP_SIZE) })
+    .refine((g) => g.member < g.size, "group.member must be below group.size")
+    .optional(),
 });
 
 export type EpisodeJobData = z.infer<typeof episodeJobDataSchema>;

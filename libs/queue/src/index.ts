@@ -42,6 +42,7 @@ export {
   PARAMS_MAX,
   PARAM_VALUE_MAX_CHARS,
   goalForEpisode,
+  MAX_GROUP_SIZE,
   type EpisodeGoal,
   type EpisodeJobData,
   type EpisodeJobResult,
@@ -93,3 +94,17 @@ export {
   readPolicyVersions,
   type RaisedVersion,
 } from "./policy-versions.ts";
+export {
+  DEFAULT_STREAM_MAXLEN,
+  DEFAULT_STREAM_MAX_AGE_MS,
+  STREAM_NAME_PATTERN,
+  EpisodeStreamConsumer,
+  episodeStreamKey,
+  parseStreamFields,
+  streamFields,
+  streamGroups,
+  type EpisodeStreamMessage,
+  type StreamEntry,
+  type StreamGroupInfo,
+  type StreamTrim,
+} from "./episode-stream.ts";

@@ -11,6 +11,7 @@ export { writeEpisodeFile, type WriteEpisodeFileOptions, type EpisodeFileTarget,
 export { episodeFilePath, findEpisodeFile, readEpisodeFile, removeStaleEpisodeTempFiles, type EpisodeFileLocation } from "./episode-files.ts";
 export { TrajectoryWriter, type TrajectoryWriterOptions, type TrajectoryWriterStats, type ClosedTrajectoryFile } from "./writer.ts";
 export { readTrajectories, listTrajectoryFiles, openTrajectoryFile, type ReadOptions, type OpenedTrajectoryFile, type TrajectoryFileListing } from "./reader.ts";
+export { groupStats, summarizeGroups, type GroupStat, type GroupMemberFacts, type GroupsSummary } from "./group-stats.ts";
 export { inspectTrajectories, formatSummary, type TrajectorySummary, type DuplicateEpisode, type DuplicateOccurrence } from "./inspect.ts";
 export { inFolder } from "./partition.ts";
 export { avroTypeFor } from "./logical-types.ts";

@@ -5,6 +5,7 @@ import type { ReadLimitOptions } from "./read-limits.ts";
 import { terminalSafe } from "@farm/terminal-text";
 import type { StoredEpisode } from "./types.ts";
 import { coerceError } from "@farm/errors";
+import { groupStats, summarizeGroups, type GroupMemberFacts, type GroupsSummary } from "./group-stats.ts";
 
 export interface DuplicateOccurrence {
   attempt: number;
@@ -67,6 +68,8 @@ export interface TrajectorySummary {
   scores: Record<string, TaskScores>;
   /** Why scores could not be computed (first 100, each cut to 200 characters). */
   scoreErrors: { episodeId: string; error: string }[];
+  /** v5 grouped episodes (GRPO): complete groups, uniform ones (all rewards equal), incomplete ones; absent without groups. */
+  groups?: GroupsSummary;
 }
 
 /** A task's scored episodes: `successes` have success 1, `meanSuccess` over those with a success, `errors` have a score error. */
@@ -95,13 +98,18 @@ interface EpisodeFacts extends Identified {
   invalidActions: number;
   success?: number;
   scoreError?: string;
+  campaignId: string;
+  groupIndex?: number;
+  groupMember?: number;
+  groupSize?: number;
 }
 
 function factsOf(e: StoredEpisode): EpisodeFacts {
   let frames = 0;
   for (const st of e.steps) if (st.frame) frames++;
   const { episodeId, attempt, file, outcome, cause, taskId, totalReward } = e;
-  const facts: EpisodeFacts = { episodeId, attempt, file, outcome, cause, taskId, totalReward, steps: e.steps.length, frames, invalidActions: e.invalidActions ?? 0 };
+  const facts: EpisodeFacts = { episodeId, attempt, file, outcome, cause, taskId, totalReward, steps: e.steps.length, frames, invalidActions: e.invalidActions ?? 0, campaignId: e.campaignId };
+  if (e.groupIndex !== undefined) Object.assign(facts, { groupIndex: e.groupIndex, groupMember: e.groupMember, groupSize: e.groupSize });
   if (e.goal) facts.goal = cut(e.goal);
   if (e.agentStatus) facts.agentStatus = e.agentStatus;
   if (e.answer !== undefined) facts.answer = cut(e.answer);
@@ -137,6 +145,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
   };
   const scores = new Map<string, TaskScores & { successSum: number }>();
   const identities: Identified[] = [];
+  const grouped: GroupMemberFacts[] = [];
   // Keys come from files (task ids, causes): count in Maps, never on plain objects (`__proto__`, `constructor`).
   const schemaVersions = new Map<string, number>();
   const codecs = new Map<string, number>();
@@ -191,6 +200,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
       min = Math.min(min, e.totalReward);
       max = Math.max(max, e.totalReward);
       identities.push(e);
+      if (e.groupIndex !== undefined) grouped.push(e);
     }
   }
   // Object.fromEntries defines own properties: a key named `__proto__` stays data.
@@ -203,6 +213,7 @@ export async function inspectTrajectories(pathsOrDirs: readonly string[], read: 
   s.outcomes = Object.fromEntries([...outcomes].map(([o, m]) => [o, Object.fromEntries(m)]));
   if (s.episodes > 0) s.reward = { mean: rewardSum / s.episodes, min, max };
   s.duplicates = findDuplicates(identities);
+  if (grouped.length > 0) s.groups = summarizeGroups(groupStats(grouped));
   s.uniqueEpisodes = s.episodes - s.duplicates.reduce((n, d) => n + d.occurrences.length - 1, 0);
   return s;
 }
@@ -236,6 +247,11 @@ export function formatSummary(s: TrajectorySummary): string {
     for (const [task, t] of scored.slice(0, 50)) lines.push(`  ${task}: scored=${t.scored} success_rate=${rate(t)} mean_success=${fmt(t.meanSuccess)} errors=${t.errors}`);
     for (const e of s.scoreErrors.slice(0, 20)) lines.push(`  ${e.episodeId}: score error ${JSON.stringify(e.error)}`);
     if (s.scoreErrors.length > 20) lines.push(`  … ${s.scoreErrors.length - 20} more score errors (use --json)`);
+  }
+  if (s.groups) {
+    const g = s.groups;
+    lines.push(`groups: ${g.complete} complete (${g.uniform} uniform: all rewards equal), ${g.incomplete} incomplete; mean reward std ${g.meanStd === null ? "-" : fmt(g.meanStd)}`);
+    for (const x of g.groups.slice(0, 20)) lines.push(`  ${x.campaignId} group ${x.groupIndex}: ${x.members}/${x.size} mean=${fmt(x.mean)} std=${fmt(x.std)}${x.uniform ? " uniform" : ""}`);
   }
   lines.push(`duplicates: ${s.duplicates.length}`);
   for (const d of s.duplicates.slice(0, 20)) {

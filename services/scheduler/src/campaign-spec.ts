@@ -13,6 +13,7 @@ import {
   goalSchema,
   paramsSchema,
   CAMPAIGN_PRIORITY_MAX,
+  MAX_GROUP_SIZE,
   DEFAULT_CAMPAIGN_PRIORITY,
   episodeOptionsSchema,
   policyRefSchema,
@@ -75,7 +76,16 @@ export const campaignInputSchema = z.strictObject({
   options: episodeOptionsSchema.default({}),
   /** Episode i gets goals[i mod N] (queue goalForEpisode); absent: every episode's goal is the task's description (a family's: its template). */
   goals: z.array(campaignGoalSchema).min(1).max(MAX_CAMPAIGN_GOALS).optional(),
-});
+  /**
+   * GRPO-style groups (issue 38): every task instance (seed, params, goal) runs `groupSize` times; `episodes` counts
+   * every run (groups × groupSize, a multiple of groupSize). Instance g = episodes g·K … g·K+K−1.
+   */
+  groupSize: z.int().min(1).max(MAX_GROUP_SIZE).optional(),
+  /** A completed group whose rewards are all equal is followed by a new instance (a new group), at most this many times. */
+  resampleUniformGroups: z.int().min(0).max(MAX_CAMPAIGN_EPISODES).optional(),
+})
+  .refine((c) => c.groupSize === undefined || c.episodes % c.groupSize === 0, { path: ["episodes"], message: "with groupSize K, episodes counts every run: give a multiple of K (groups × K)" })
+  .refine((c) => c.resampleUniformGroups === undefined || c.groupSize !== undefined, { path: ["resampleUniformGroups"], message: "needs groupSize" });
 
 export type CampaignInput = z.input<typeof campaignInputSchema>;
 
@@ -99,6 +109,10 @@ export interface CampaignSpec {
   priority: number;
   options: EpisodeOptions;
   goals?: CampaignGoal[];
+  /** Runs per task instance (GRPO groups); absent: one. */
+  groupSize?: number;
+  /** Most uniform groups followed by a new instance; absent: none. */
+  resampleUniformGroups?: number;
 }
 
 export function parseCampaignInput(input: unknown): z.output<typeof campaignInputSchema> {
@@ -121,6 +135,8 @@ export function campaignIdentity(spec: Omit<CampaignSpec, "id" | "priority">): s
     options: spec.options,
     // Absent, not empty: campaigns without goals keep the ids they had before goals existed.
     ...(spec.goals ? { goals: spec.goals } : {}),
+    ...(spec.groupSize !== undefined ? { groupSize: spec.groupSize } : {}),
+    ...(spec.resampleUniformGroups !== undefined ? { resampleUniformGroups: spec.resampleUniformGroups } : {}),
   });
 }
 
@@ -131,3 +147,8 @@ export function deriveCampaignId(spec: Omit<CampaignSpec, "id" | "priority">): s
 
 /** Seed of episode `index`: base seed + index, wrapped into 32 bits (the one formula, also `farm run`'s). */
 export { episodeSeed };
+
+/** Episode `index` of a grouped campaign: its group (the task instance) and member. */
+export function groupOf(groupSize: number, index: number): { index: number; member: number; size: number } {
+  return { index: Math.floor(index / groupSize), member: index % groupSize, size: groupSize };
+}

@@ -35,7 +35,46 @@ export interface CampaignSummary {
   commits: CommitStats;
 }
 
+/** A grouped campaign's groups (issue 38): complete = every member committed. */
+export interface GroupStats {
+  size: number;
+  /** Groups planned so far (episodes / size, re-sampled ones included). */
+  total: number;
+  completed: number;
+  /** Completed groups whose rewards were all equal (no signal for GRPO); they stay in the data. */
+  uniform: number;
+  /** Uniform groups followed by a new instance, and the campaign's limit. */
+  resampled: number;
+  resampleLimit: number;
+  /** Groups with a member that failed for good (not a whole group: no statistics). */
+  failed: number;
+  /** Mean over completed groups of the group's mean reward and of its reward standard deviation; null when none. */
+  meanReward: number | null;
+  meanStd: number | null;
+}
+
+export function groupStatsOf(rec: CampaignRecord): GroupStats | undefined {
+  const K = rec.spec.groupSize;
+  if (!K) return undefined;
+  const n = rec.groupsCompleted;
+  return {
+    size: K,
+    total: Math.floor(rec.episodes / K),
+    completed: n,
+    uniform: rec.groupsUniform,
+    resampled: rec.groupsResampled,
+    resampleLimit: rec.spec.resampleUniformGroups ?? 0,
+    failed: rec.groupsFailed,
+    meanReward: n > 0 ? rec.groupMeanSum / n : null,
+    meanStd: n > 0 ? rec.groupStdSum / n : null,
+  };
+}
+
 export interface CampaignStatus {
+  /** Grouped campaigns only. */
+  groups?: GroupStats;
+  /** The campaign's stream of committed episodes: entries kept, and its consumer groups (the first 20) with pending and lag. */
+  stream?: { length: number; consumerGroups: { name: string; pending: number; lag: number | null }[] };
   id: string;
   state: CampaignState;
   /** The spec without its goals (up to 10,000 of them would swell every status read); `goals` counts them. */
@@ -78,10 +117,10 @@ export function summarize(rec: CampaignRecord, finalState: CampaignState, nowMs:
   const finished = rec.completed + rec.failed;
   return {
     state: finalState,
-    episodes: rec.spec.episodes,
+    episodes: rec.episodes,
     completed: rec.completed,
     failed: rec.failed,
-    notRun: rec.spec.episodes - finished,
+    notRun: rec.episodes - finished,
     byOutcome: rec.byOutcome,
     byCause: rec.byCause,
     failuresByCode: rec.failuresByCode,
@@ -91,20 +130,21 @@ export function summarize(rec: CampaignRecord, finalState: CampaignState, nowMs:
     durationSec: Math.max(0, (nowMs - rec.createdAtMs) / 1000),
     episodesPerSec: finished / Math.max(0.001, (nowMs - rec.createdAtMs) / 1000),
     commits,
+    ...(rec.spec.groupSize ? { groups: groupStatsOf(rec)! } : {}),
   };
 }
 
 export function statusOf(rec: CampaignRecord, inFlight: number, running: number, nowMs: number, commits: CommitStats = NO_COMMITS): CampaignStatus {
   const finished = rec.completed + rec.failed;
   const rate = rateOf(rec, nowMs);
-  const remaining = rec.spec.episodes - finished;
+  const remaining = rec.episodes - finished;
   const { goals, ...spec } = rec.spec;
   const status: CampaignStatus = {
     id: rec.spec.id,
     state: rec.state,
     spec,
     ...(goals ? { goals: goals.length } : {}),
-    episodes: rec.spec.episodes,
+    episodes: rec.episodes,
     enqueued: rec.nextIndex,
     completed: rec.completed,
     failed: rec.failed,
@@ -119,6 +159,8 @@ export function statusOf(rec: CampaignRecord, inFlight: number, running: number,
     byOutcome: { ...rec.byOutcome },
     failuresByCode: { ...rec.failuresByCode },
   };
+  const groups = groupStatsOf(rec);
+  if (groups) status.groups = groups;
   if (rec.finishedAtMs !== undefined) status.finishedAt = new Date(rec.finishedAtMs).toISOString();
   if (rec.summary !== undefined) status.summary = rec.summary as CampaignSummary;
   return status;

@@ -13,7 +13,7 @@
  * (SETBIT returns the old bit), and finishing happens once (guarded by `finishedAtMs`).
  */
 import { LuaScript, type RedisClient as Redis } from "@farm/queue";
-import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, policyVersionsKey, type CommitStats } from "@farm/queue";
+import { activeCampaignsKey, campaignIndexKey, campaignKeys, commitKeys, commitStatsOf, episodeStreamKey, policyVersionsKey, type CommitStats } from "@farm/queue";
 import type { CampaignSpec } from "./campaign-spec.ts";
 
 export type CampaignState = "running" | "completed" | "cancelled" | "failed";
@@ -22,6 +22,15 @@ export type CampaignState = "running" | "completed" | "cancelled" | "failed";
 export interface CampaignRecord {
   spec: CampaignSpec;
   state: CampaignState;
+  /** Episodes to run: the spec's, plus K for each uniform group re-sampled. */
+  episodes: number;
+  /** Grouped campaigns: whole groups (every member committed), of them all-equal rewards, re-sampled, with a failed member; sums of group means and stds. */
+  groupsCompleted: number;
+  groupsUniform: number;
+  groupsResampled: number;
+  groupsFailed: number;
+  groupMeanSum: number;
+  groupStdSum: number;
   nextIndex: number;
   completed: number;
   failed: number;
@@ -62,12 +71,16 @@ for i = nextIndex, nextIndex + n - 1 do redis.call('SADD', KEYS[2], i) end
 redis.call('HSET', KEYS[1], 'nextIndex', nextIndex + n)
 return {nextIndex, n}`);
 
-// Counts one finished episode once: 1 = counted now, 0 = already counted, -1 = no such campaign/index.
+// Counts one finished episode once: {1, g} = counted now, {0, 0} = already counted, {-1, 0} = no such campaign/index.
+// With groups (ARGV[8] = K > 0) it also keeps the group's rewards (KEYS[4], fields g<i>:n|sum|sumsq|min|max|failed,
+// removed once the group is complete) and, when the K-th member is counted, the campaign's group statistics;
+// g = 1 complete, 2 complete and uniform (all rewards equal), 3 uniform and a new instance added (episodes += K, at most
+// ARGV[9] times), 4 complete with a failed member (not a whole group: no statistics, no resample), 0 not complete.
 const RECORD = new LuaScript(`
 local total = tonumber(redis.call('HGET', KEYS[1], 'episodes'))
 local idx = tonumber(ARGV[1])
-if not total or idx >= total then return -1 end
-if redis.call('SETBIT', KEYS[3], idx, 1) == 1 then return 0 end
+if not total or idx >= total then return {-1, 0} end
+if redis.call('SETBIT', KEYS[3], idx, 1) == 1 then return {0, 0} end
 redis.call('SREM', KEYS[2], ARGV[1])
 if ARGV[2] == 'completed' then
   redis.call('HINCRBY', KEYS[1], 'completed', 1)
@@ -80,7 +93,45 @@ else
   redis.call('HINCRBY', KEYS[1], 'failure:' .. ARGV[4], 1)
 end
 redis.call('HSET', KEYS[1], 'lastFinishedAtMs', ARGV[7])
-return 1`);
+local K = tonumber(ARGV[8])
+if K <= 0 then return {1, 0} end
+local pre = 'g' .. tostring(math.floor(idx / K)) .. ':'
+if ARGV[2] == 'completed' then
+  local r = tonumber(ARGV[5])
+  redis.call('HINCRBYFLOAT', KEYS[4], pre .. 'sum', ARGV[5])
+  redis.call('HINCRBYFLOAT', KEYS[4], pre .. 'sumsq', string.format('%.17g', r * r))
+  local mn = redis.call('HGET', KEYS[4], pre .. 'min')
+  if not mn or r < tonumber(mn) then redis.call('HSET', KEYS[4], pre .. 'min', ARGV[5]) end
+  local mx = redis.call('HGET', KEYS[4], pre .. 'max')
+  if not mx or r > tonumber(mx) then redis.call('HSET', KEYS[4], pre .. 'max', ARGV[5]) end
+else
+  redis.call('HINCRBY', KEYS[4], pre .. 'failed', 1)
+end
+local n = redis.call('HINCRBY', KEYS[4], pre .. 'n', 1)
+if n < K then return {1, 0} end
+local v = redis.call('HMGET', KEYS[4], pre .. 'sum', pre .. 'sumsq', pre .. 'min', pre .. 'max', pre .. 'failed')
+redis.call('HDEL', KEYS[4], pre .. 'n', pre .. 'sum', pre .. 'sumsq', pre .. 'min', pre .. 'max', pre .. 'failed')
+if v[5] then
+  redis.call('HINCRBY', KEYS[1], 'groupsFailed', 1)
+  return {1, 4}
+end
+local mean = tonumber(v[1]) / K
+local var = tonumber(v[2]) / K - mean * mean
+if var < 0 then var = 0 end
+redis.call('HINCRBY', KEYS[1], 'groupsCompleted', 1)
+redis.call('HINCRBYFLOAT', KEYS[1], 'groupMeanSum', string.format('%.17g', mean))
+redis.call('HINCRBYFLOAT', KEYS[1], 'groupStdSum', string.format('%.17g', math.sqrt(var)))
+if v[3] ~= v[4] and tonumber(v[3]) ~= tonumber(v[4]) then return {1, 1} end
+redis.call('HINCRBY', KEYS[1], 'groupsUniform', 1)
+local done = tonumber(redis.call('HGET', KEYS[1], 'groupsResampled') or '0')
+if done >= tonumber(ARGV[9]) or redis.call('HGET', KEYS[1], 'state') ~= 'running' then return {1, 2} end
+redis.call('HINCRBY', KEYS[1], 'groupsResampled', 1)
+redis.call('HINCRBY', KEYS[1], 'episodes', K)
+return {1, 3}`);
+
+/** What counting an episode did to its group (grouped campaigns): see RECORD. */
+export type GroupEvent = "none" | "complete" | "uniform" | "resampled" | "failed";
+const GROUP_EVENTS: readonly GroupEvent[] = ["none", "complete", "uniform", "resampled", "failed"];
 
 // running → cancelled; returns the state found.
 const CANCEL = new LuaScript(`
@@ -110,6 +161,13 @@ function parseRecord(h: Record<string, string>): CampaignRecord | undefined {
   const rec: CampaignRecord = {
     spec: JSON.parse(h.spec) as CampaignSpec,
     state: h.state as CampaignState,
+    episodes: 0,
+    groupsCompleted: Number(h.groupsCompleted ?? 0),
+    groupsUniform: Number(h.groupsUniform ?? 0),
+    groupsResampled: Number(h.groupsResampled ?? 0),
+    groupsFailed: Number(h.groupsFailed ?? 0),
+    groupMeanSum: Number(h.groupMeanSum ?? 0),
+    groupStdSum: Number(h.groupStdSum ?? 0),
     nextIndex: Number(h.nextIndex ?? 0),
     completed: Number(h.completed ?? 0),
     failed: Number(h.failed ?? 0),
@@ -120,6 +178,7 @@ function parseRecord(h: Record<string, string>): CampaignRecord | undefined {
     byCause: pick("cause:"),
     failuresByCode: pick("failure:"),
   };
+  rec.episodes = Number(h.episodes ?? rec.spec.episodes);
   const optional = { cancelledAtMs: num(h.cancelledAtMs), lastFinishedAtMs: num(h.lastFinishedAtMs), finishedAtMs: num(h.finishedAtMs) };
   for (const [k, v] of Object.entries(optional)) if (v !== undefined) (rec as unknown as Record<string, number>)[k] = v;
   if (h.summary !== undefined) rec.summary = JSON.parse(h.summary);
@@ -185,14 +244,19 @@ export class CampaignStore {
   }
 
   /** Counts a finished episode; true only the first time for this (campaign, index). */
-  async record(id: string, index: number, tally: EpisodeTally, nowMs: number): Promise<boolean> {
+  async record(id: string, index: number, tally: EpisodeTally, nowMs: number, grouping: Pick<CampaignSpec, "groupSize" | "resampleUniformGroups"> = {}): Promise<boolean> {
+    return (await this.recordWithGroup(id, index, tally, nowMs, grouping)).counted;
+  }
+
+  /** As `record`, also saying what the episode did to its group (grouped campaigns). */
+  async recordWithGroup(id: string, index: number, tally: EpisodeTally, nowMs: number, grouping: Pick<CampaignSpec, "groupSize" | "resampleUniformGroups"> = {}): Promise<{ counted: boolean; group: GroupEvent }> {
     const k = this.keys(id);
     const args =
       tally.kind === "completed"
-        ? ["completed", tally.outcome, tally.cause, tally.reward, tally.steps]
+        ? ["completed", tally.outcome, tally.cause, String(tally.reward), tally.steps]
         : ["failed", "", tally.code, 0, 0];
-    const r = (await RECORD.run(this.redis, [k.record, k.inflight, k.done], [index, ...args, nowMs])) as number;
-    return r === 1;
+    const [r, g] = (await RECORD.run(this.redis, [k.record, k.inflight, k.done, `${k.record}:groups`], [index, ...args, nowMs, grouping.groupSize ?? 0, grouping.resampleUniformGroups ?? 0])) as [number, number];
+    return { counted: r === 1, group: GROUP_EVENTS[g] ?? "none" };
   }
 
   /** The campaign's farm-wide commit accounting (claims made, duplicates prevented, quarantined, retries). */
@@ -206,8 +270,15 @@ export class CampaignStore {
    */
   async expireCommits(id: string, ttlSec: number): Promise<void> {
     const k = commitKeys(this.prefix, id);
-    // The campaign's policy versions (issue 38) go with them: nothing reads them once no episode runs.
-    await this.redis.multi().expire(k.claims, ttlSec).expire(k.stats, ttlSec).expire(policyVersionsKey(this.prefix, id), ttlSec).exec();
+    // The campaign's policy versions and its stream (issue 38) go with them: nothing reads them once no episode runs.
+    await this.redis
+      .multi()
+      .expire(k.claims, ttlSec)
+      .expire(k.stats, ttlSec)
+      .expire(policyVersionsKey(this.prefix, id), ttlSec)
+      .expire(episodeStreamKey(this.prefix, id), ttlSec)
+      .del(`${this.keys(id).record}:groups`)
+      .exec();
   }
 
   async countRetry(id: string, cause: string): Promise<void> {

@@ -76,6 +76,8 @@ export const ROUTE_METHODS: [string, string][] = [
   ["/campaigns/:id", "GET, HEAD"],
   ["/campaigns/:id/cancel", "POST"],
   ["/campaigns/:id/policy-version", "GET, HEAD, POST"],
+  ["/campaigns/:id/stream/read", "POST"],
+  ["/campaigns/:id/stream/ack", "POST"],
   ["/login", "GET, HEAD, POST"],
   ["/logout", "POST"],
   ["/", "GET, HEAD"],
@@ -141,6 +143,18 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   app.post("/campaigns/:id/policy-version", express.json({ limit: "4kb", strict: true }), async (req, res) => {
     if (req.body === undefined) return sendError(res, 400, "SPEC_INVALID", 'send {"version": "..."} as a JSON body (content-type: application/json)');
     res.json(await scheduler.raisePolicyVersion(String(req.params.id), req.body));
+  });
+  // The campaign's stream of committed episodes through Redis consumer groups (issue 38; @farm/queue episode-stream.ts).
+  app.post("/campaigns/:id/stream/read", express.json({ limit: "4kb", strict: true }), async (req, res) => {
+    const b = (req.body ?? {}) as { group?: unknown; consumer?: unknown; count?: unknown; from?: unknown; after?: unknown };
+    if (b.from !== undefined && b.from !== "pending" && b.from !== "new") return sendError(res, 400, "SPEC_INVALID", 'from: "pending" or "new" (absent: pending first, else new)');
+    const from = b.from === "pending" ? { pendingAfter: String(b.after ?? "0") } : b.from === "new" ? ("new" as const) : undefined;
+    res.json(await scheduler.streamRead(String(req.params.id), String(b.group ?? ""), String(b.consumer ?? ""), Number(b.count ?? 100), from));
+  });
+  app.post("/campaigns/:id/stream/ack", express.json({ limit: "64kb", strict: true }), async (req, res) => {
+    const b = (req.body ?? {}) as { group?: unknown; ids?: unknown };
+    if (!Array.isArray(b.ids)) return sendError(res, 400, "SPEC_INVALID", "ids: a list of stream entry ids");
+    res.json(await scheduler.streamAck(String(req.params.id), String(b.group ?? ""), b.ids as string[]));
   });
 
   const board = new ExpressAdapter();

@@ -111,6 +111,24 @@ export function openApiDocument(version: string): Record<string, unknown> {
           responses: { "200": { description: "the version now current", content: json("CampaignPolicyVersion") }, ...errors(400, 401, 403, 404, 409) },
         },
       },
+      "/campaigns/{id}/stream/read": {
+        post: {
+          operationId: "readCampaignStream",
+          summary: "committed episodes of the campaign's stream for a consumer of a consumer group (Redis XREADGROUP): its pending entries first, else new ones; never waits",
+          parameters: [idParam],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { group: { type: "string" }, consumer: { type: "string" }, count: { type: "integer", minimum: 1, maximum: 1000 }, from: { type: "string", enum: ["pending", "new"] }, after: { type: "string", description: "with from=pending: entries after this id (default 0)" } }, required: ["group", "consumer"] } } } },
+          responses: { "200": { description: "entries: {id, episodeId, file, host, outcome, cause, steps, reward, success?, groupIndex?, groupMember?, groupSize?, committedAtMs}", content: { "application/json": { schema: { type: "object", properties: { entries: { type: "array", items: { type: "object" } } }, required: ["entries"] } } } }, ...errors(400, 401, 403, 404) },
+        },
+      },
+      "/campaigns/{id}/stream/ack": {
+        post: {
+          operationId: "ackCampaignStream",
+          summary: "acknowledge stream entries for a consumer group (Redis XACK)",
+          parameters: [idParam],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { group: { type: "string" }, ids: { type: "array", items: { type: "string" }, maxItems: 1000 } }, required: ["group", "ids"] } } } },
+          responses: { "200": { description: "how many were pending", content: { "application/json": { schema: { type: "object", properties: { acked: { type: "integer" } }, required: ["acked"] } } } }, ...errors(400, 401, 403) },
+        },
+      },
       "/login": {
         get: { operationId: "loginPage", summary: "browser login form for the queue UI", security: [{}], responses: { "200": { description: "HTML form", content: { "text/html": { schema: { type: "string" } } } } } },
         post: { operationId: "login", summary: "browser login: form field `token`; sets a session cookie", security: [{}], requestBody: { content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties: { token: { type: "string" } } } } } }, responses: { "303": { description: "logged in, redirect to /ui" }, "401": { description: "wrong token" } } },

@@ -47,6 +47,11 @@ import {
   raisePolicyVersion,
   raiseVersionInputSchema,
   readPolicyVersions,
+  episodeStreamKey,
+  streamGroups,
+  EpisodeStreamConsumer,
+  STREAM_NAME_PATTERN,
+  type EpisodeStreamMessage,
 } from "@farm/queue";
 import { terminalSafe } from "@farm/terminal-text";
 
@@ -64,8 +69,8 @@ export interface CampaignPolicyVersion {
 }
 import { silentLogger, type Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import { deriveCampaignId, campaignIdentity, episodeSeed, goalsRefusal, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
-import { CampaignStore, type CampaignRecord, type EpisodeTally } from "./campaign-store.ts";
+import { deriveCampaignId, campaignIdentity, episodeSeed, goalsRefusal, groupOf, parseCampaignInput, type CampaignSpec } from "./campaign-spec.ts";
+import { CampaignStore, type CampaignRecord, type EpisodeTally, type GroupEvent } from "./campaign-store.ts";
 import { statusOf, summarize, type CampaignStatus } from "./campaign-status.ts";
 import { SchedulerError } from "./errors.ts";
 import { folderTaskCatalog, type TaskCatalog } from "./task-catalog.ts";
@@ -129,6 +134,10 @@ export interface SubmitResult {
   /** False when the campaign already existed (re-submission): nothing was added. */
   created: boolean;
   campaign: CampaignStatus;
+}
+
+function checkStreamName(what: string, name: string): void {
+  if (typeof name !== "string" || !STREAM_NAME_PATTERN.test(name)) throw new SchedulerError("SPEC_INVALID", `${what}: 1-64 letters, digits, '_', '.', ':', '-', starting with a letter or digit`);
 }
 
 /** A malformed id cannot name a campaign: answer "not found" instead of failing on the key. */
@@ -282,14 +291,18 @@ export class Scheduler {
     const policy = typeof parsed.policy === "string" ? { spec: parsed.policy } : parsed.policy;
     const keyRefused = this.cfg.llmKeyHosts ? llmSpecKeyProblem(policy.spec, this.cfg.llmKeyHosts) : undefined;
     if (keyRefused) throw new SchedulerError("SPEC_INVALID", `invalid campaign: policy: ${keyRefused}`);
-    const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options, ...(parsed.goals ? { goals: parsed.goals } : {}) };
+    const grouping = {
+      ...(parsed.groupSize !== undefined ? { groupSize: parsed.groupSize } : {}),
+      ...(parsed.resampleUniformGroups !== undefined ? { resampleUniformGroups: parsed.resampleUniformGroups } : {}),
+    };
+    const work = { taskId: task.task.id, taskHash: task.hash, policy, episodes: parsed.episodes, baseSeed: parsed.baseSeed, options: parsed.options, ...(parsed.goals ? { goals: parsed.goals } : {}), ...grouping };
     const spec: CampaignSpec = { id: parsed.id ?? deriveCampaignId(work), priority: parsed.priority, ...work };
     const r = await this.store.create(spec, Date.now());
     if (!r.created && campaignIdentity(r.existing) !== campaignIdentity(spec)) {
       throw new SchedulerError("CAMPAIGN_CONFLICT", `campaign '${spec.id}' already exists with a different task, policy, episodes, seed or options; choose another --id`);
     }
     if (r.created) {
-      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0, ...(task.family ? { family: true, fixedParams: spec.goals?.filter((g) => g.params !== undefined).length ?? 0 } : {}) }, "campaign submitted");
+      this.log.info({ event: "campaign:submitted", campaignId: spec.id, taskId: spec.taskId, episodes: spec.episodes, policy: spec.policy.spec, priority: spec.priority, goals: spec.goals?.length ?? 0, ...grouping, ...(task.family ? { family: true, fixedParams: spec.goals?.filter((g) => g.params !== undefined).length ?? 0 } : {}) }, "campaign submitted");
     } else {
       this.log.info({ event: "campaign:resubmitted", campaignId: spec.id }, "campaign already exists; nothing added");
     }
@@ -303,8 +316,40 @@ export class Scheduler {
 
   private async statusNow(id: string): Promise<CampaignStatus> {
     const rec = await this.record(id);
-    const [inFlight, running, commits] = await Promise.all([this.store.inflightCount(id), this.runningByCampaign(), this.store.commitStats(id)]);
-    return statusOf(rec, inFlight, running.get(id) ?? 0, Date.now(), commits);
+    const key = episodeStreamKey(this.cfg.prefix, id);
+    const [inFlight, running, commits, length, groups] = await Promise.all([this.store.inflightCount(id), this.runningByCampaign(), this.store.commitStats(id), this.redis.xlen(key), streamGroups(this.redis, key)]);
+    const status = statusOf(rec, inFlight, running.get(id) ?? 0, Date.now(), commits);
+    status.stream = { length, consumerGroups: groups.slice(0, 20).map((g) => ({ name: g.name, pending: g.pending, lag: g.lag })) };
+    return status;
+  }
+
+  /**
+   * Up to `count` committed episodes of the campaign's stream for `consumer` of consumer group `group` (created at the
+   * stream's start on first use): its pending entries (delivered, not acknowledged) first, else new ones; with `from`,
+   * only pending ones after an entry id (a client paging through them while it holds some unacknowledged) or only new
+   * ones. Never waits.
+   */
+  streamRead(id: string, group: string, consumer: string, count: number, from?: { pendingAfter: string } | "new"): Promise<{ entries: ({ id: string } & Partial<EpisodeStreamMessage>)[] }> {
+    return this.answering("read the campaign's stream", async () => {
+      await this.record(id);
+      checkStreamName("group", group);
+      checkStreamName("consumer", consumer);
+      if (typeof from === "object" && !/^(0|\d{1,20}-\d{1,20})$/.test(from.pendingAfter)) throw new SchedulerError("SPEC_INVALID", "after: a stream entry id <ms>-<seq> (or 0)");
+      const n = Math.min(Math.max(1, Math.trunc(count) || 1), 1000);
+      const c = EpisodeStreamConsumer.forCampaign(this.redis, this.cfg.prefix, id, group, consumer);
+      const entries = from === undefined ? await c.read(n) : from === "new" ? await c.readNew(n) : await c.readPending(n, from.pendingAfter);
+      return { entries: entries.map((e) => ({ id: e.id, ...(e.message ?? {}) })) };
+    });
+  }
+
+  /** Acknowledges entries of the campaign's stream for consumer group `group`; returns how many were pending. */
+  streamAck(id: string, group: string, ids: readonly string[]): Promise<{ acked: number }> {
+    return this.answering("acknowledge stream entries", async () => {
+      assertKnownIdShape(id);
+      checkStreamName("group", group);
+      if (ids.length > 1000 || ids.some((i) => typeof i !== "string" || !/^\d{1,20}-\d{1,20}$/.test(i))) throw new SchedulerError("SPEC_INVALID", "ids: at most 1000 stream entry ids of the form <ms>-<seq>");
+      return { acked: await new EpisodeStreamConsumer(this.redis, episodeStreamKey(this.cfg.prefix, id), group, "-").ack(ids) };
+    });
   }
 
   /** The live fleet from the workers' device heartbeats (@farm/queue device-heartbeats.ts). */
@@ -379,7 +424,13 @@ export class Scheduler {
 
   /** One pass of the safety loop over unfinished campaigns (also driven by the timer). */
   async tick(): Promise<void> {
+    let lag = 0;
+    let pending = 0;
     for (const id of await this.store.activeIds()) {
+      for (const g of await streamGroups(this.redis, episodeStreamKey(this.cfg.prefix, id)).catch(() => [])) {
+        lag = Math.max(lag, g.lag ?? 0);
+        pending = Math.max(pending, g.pending);
+      }
       const rec = await this.store.get(id);
       if (!rec) {
         await this.store.forgetActive(id); // its record was deleted (e.g. Redis cleaned by hand)
@@ -388,6 +439,7 @@ export class Scheduler {
       if (rec.state === "cancelled") await this.removeQueuedJobs(id);
       await this.requestTopUp(id);
     }
+    this.metrics?.setStreamConsumerLag(lag, pending);
   }
 
   /** Counts finished in-flight jobs whose events were missed; re-adds claimed jobs that never reached the queue. */
@@ -454,10 +506,22 @@ export class Scheduler {
     const ref = parseEpisodeJobId(jobId);
     if (!ref) return;
     try {
-      if (await this.store.record(ref.campaignId, ref.episodeIndex, tally, Date.now())) await this.requestTopUp(ref.campaignId);
+      const spec = await this.specOf(ref.campaignId);
+      const r = await this.store.recordWithGroup(ref.campaignId, ref.episodeIndex, tally, Date.now(), spec);
+      if (r.counted) {
+        this.noteGroup(spec, ref.episodeIndex, r.group);
+        await this.requestTopUp(ref.campaignId);
+      }
     } catch (e) {
       this.log.warn({ event: "episode:count-failed", jobId, error: coerceError(e).message }, "could not count a finished episode (reconcile will retry)");
     }
+  }
+
+  /** One log line and a count per group that completed (grouped campaigns). */
+  private noteGroup(spec: CampaignSpec, index: number, event: GroupEvent): void {
+    if (event === "none" || !spec.groupSize) return;
+    this.metrics?.groupFinished(event);
+    this.log.info({ event: "group:finished", campaignId: spec.id, groupIndex: Math.floor(index / spec.groupSize), groupSize: spec.groupSize, result: event }, event === "resampled" ? "group complete with equal rewards; a new instance was added" : "group finished");
   }
 
   /** Runs top-up + finish for one campaign, coalescing concurrent requests into at most one more pass. */
@@ -480,6 +544,9 @@ export class Scheduler {
   }
 
   private jobFor(spec: CampaignSpec, index: number): { name: string; data: EpisodeJobData; opts: JobsOptions } {
+    // A group's members share the instance: seed, goal line and params of the group's index (one task instance).
+    const group = spec.groupSize ? groupOf(spec.groupSize, index) : undefined;
+    const instance = group ? group.index : index;
     return {
       // Readable in the queue UI and logs: `<task>#<index>` (the job id stays `<campaign>-<index>`).
       name: `${spec.taskId}#${index}`,
@@ -490,9 +557,10 @@ export class Scheduler {
         taskId: spec.taskId,
         taskHash: spec.taskHash,
         policy: spec.policy,
-        seed: episodeSeed(spec.baseSeed, index),
+        seed: episodeSeed(spec.baseSeed, instance),
         options: spec.options,
-        ...goalForEpisode(spec.goals, index),
+        ...goalForEpisode(spec.goals, instance),
+        ...(group ? { group } : {}),
       },
       opts: { ...defaultEpisodeJobOptions, jobId: episodeJobId(spec.id, index), priority: bullPriority(spec.priority) },
     };
@@ -554,7 +622,8 @@ export class Scheduler {
         const job = await this.queue.getJob(jobId);
         if (!job) continue;
         const tally: EpisodeTally = state === "completed" ? this.tallyOfResult(jobId, job.returnvalue) : { kind: "failed", code: failureCodeOf(job.failedReason) };
-        await this.store.record(id, index, tally, Date.now());
+        const r = await this.store.recordWithGroup(id, index, tally, Date.now(), spec);
+        if (r.counted) this.noteGroup(spec, index, r.group);
       } else if (state === "unknown" && !(await this.store.isDone(id, index))) {
         if (rec.state === "running") {
           const j = this.jobFor(spec, index);
@@ -573,7 +642,7 @@ export class Scheduler {
     if (!rec || rec.finishedAtMs !== undefined) return;
     const now = Date.now();
     let to: "completed" | "failed" | "cancelled" | undefined;
-    if (rec.state === "running" && rec.completed + rec.failed >= rec.spec.episodes) to = rec.completed > 0 ? "completed" : "failed";
+    if (rec.state === "running" && rec.completed + rec.failed >= rec.episodes) to = rec.completed > 0 ? "completed" : "failed";
     else if (rec.state === "cancelled" && (await this.store.inflightCount(id)) === 0) to = "cancelled";
     if (!to) return;
     const summary = summarize(rec, to, now, await this.store.commitStats(id));

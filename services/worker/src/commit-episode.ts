@@ -19,7 +19,7 @@ import {
 import type { EpisodeRecord, StoredEpisode } from "@farm/trajectory";
 import { staleKindOf, versionSpan, type EpisodeTrajectory } from "@farm/episode";
 import { terminalSafe } from "@farm/terminal-text";
-import { claimFile, settleAgainstClaim, type CommitDeps, type LocalFile } from "./commit-flow.ts";
+import { claimFile, settleAgainstClaim, type CommitDeps, type LocalFile, type StreamFacts } from "./commit-flow.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { scoreOutcome } from "./task-instance.ts";
 
@@ -83,7 +83,7 @@ export async function commitEpisode(d: CommitDeps, c: EpisodeCommit): Promise<Co
     // A file already at the path (an earlier attempt on this storage) is the one to claim.
     const earlier = p.created ? undefined : p.existing;
     const result = earlier ? fromStored(earlier, p.path) : parseEpisodeJobResult(resultOf(record, p.path, d.workerName, c.device), c.jobId);
-    const out = await claimPublished(d, c, p, earlier ? earlier.attempt : record.attempt, result);
+    const out = await claimPublished(d, earlier ? { ...c, record: earlier } : c, p, earlier ? earlier.attempt : record.attempt, result);
     if (out.kind === "committed" && p.created) countFinished(d, c, p.bytes);
     return out;
   } finally {
@@ -92,7 +92,7 @@ export async function commitEpisode(d: CommitDeps, c: EpisodeCommit): Promise<Co
 }
 
 /** What claimPublished needs of a commit: whose episode, under which lock, for which log line. */
-export type ClaimContext = Pick<EpisodeCommit, "ref" | "owner" | "origin" | "log" | "faults"> & { record: { episodeId: string } };
+export type ClaimContext = Pick<EpisodeCommit, "ref" | "owner" | "origin" | "log" | "faults"> & { record: { episodeId: string } & StreamFacts };
 
 /**
  * Claims a file published on this host's storage (this attempt's, or one an earlier attempt left there) as the
@@ -100,7 +100,12 @@ export type ClaimContext = Pick<EpisodeCommit, "ref" | "owner" | "origin" | "log
  * (commitEpisode) and of a file an earlier start of the job left unclaimed (the episode processor's adoption).
  */
 export async function claimPublished(d: CommitDeps, c: ClaimContext, p: LocalFile & { created: boolean }, attempt: number, result: EpisodeJobResult): Promise<CommitOutcome> {
-  const claim = await claimFile(d, c.ref, p, attempt, result, c.owner);
+  const r = c.record;
+  const facts: StreamFacts = {
+    ...(r.success !== undefined ? { success: r.success } : {}),
+    ...(r.groupIndex !== undefined ? { groupIndex: r.groupIndex, groupMember: r.groupMember ?? 0, groupSize: r.groupSize ?? 0 } : {}),
+  };
+  const claim = await claimFile(d, c.ref, p, attempt, result, c.owner, facts);
   if (claim.kind === "not-owner") return claim;
   if (claim.kind === "taken") {
     await settleTaken(d, c, p, claim.claim);
@@ -109,7 +114,8 @@ export async function claimPublished(d: CommitDeps, c: ClaimContext, p: LocalFil
   await d.store.clearPending(p.path);
   c.faults?.at("crash-after-claim");
   d.metrics.commit("committed");
-  c.log.info({ event: "episode:committed", episodeId: c.record.episodeId, file: p.path, bytes: p.bytes, origin: c.origin, ...(p.created ? {} : { adopted: true }) }, "episode committed");
+  d.metrics.streamPublished();
+  c.log.info({ event: "episode:committed", episodeId: c.record.episodeId, ...(r.groupIndex !== undefined ? { groupIndex: r.groupIndex, groupMember: r.groupMember } : {}), file: p.path, bytes: p.bytes, origin: c.origin, ...(p.created ? {} : { adopted: true }) }, "episode committed");
   return { kind: "committed", result, file: p.path };
 }
 

@@ -10,7 +10,7 @@
  */
 import type { Logger } from "@farm/log";
 import type { FarmMetrics } from "@farm/metrics";
-import type { ClaimOutcome, ClaimOwner, CommitArbiter, EpisodeClaim, EpisodeJobResult, EpisodeRef } from "@farm/queue";
+import type { ClaimOutcome, ClaimOwner, CommitArbiter, EpisodeClaim, EpisodeJobResult, EpisodeRef, EpisodeStreamMessage } from "@farm/queue";
 import type { EpisodeStore } from "./episode-store.ts";
 
 const ABANDONED_MARKER_MS = 10 * 60_000;
@@ -29,10 +29,36 @@ export interface LocalFile {
   bytes: number;
 }
 
-/** Claims `file` as the commit of `ref` with `result`, while `owner` still holds the job's lock. */
-export function claimFile(d: CommitDeps, ref: EpisodeRef, file: LocalFile, attempt: number, result: EpisodeJobResult, owner: ClaimOwner | undefined): Promise<ClaimOutcome> {
-  const claim: EpisodeClaim = { host: d.workerName, location: file.path, checksum: file.checksum, bytes: file.bytes, attempt, atMs: Date.now(), result };
-  return d.arbiter.claim(ref, claim, owner);
+/** What the stream entry of a commit adds to the job result: the task's score and the episode's group. */
+export interface StreamFacts {
+  success?: number;
+  groupIndex?: number;
+  groupMember?: number;
+  groupSize?: number;
+}
+
+/**
+ * Claims `file` as the commit of `ref` with `result`, while `owner` still holds the job's lock; the same atomic step
+ * adds the episode to its campaign's stream (@farm/queue episode-stream.ts).
+ */
+export function claimFile(d: CommitDeps, ref: EpisodeRef, file: LocalFile, attempt: number, result: EpisodeJobResult, owner: ClaimOwner | undefined, facts: StreamFacts = {}): Promise<ClaimOutcome> {
+  const atMs = Date.now();
+  const claim: EpisodeClaim = { host: d.workerName, location: file.path, checksum: file.checksum, bytes: file.bytes, attempt, atMs, result };
+  const message: EpisodeStreamMessage = {
+    episodeId: `${ref.campaignId}-${ref.episodeIndex}`,
+    campaignId: ref.campaignId,
+    episodeIndex: ref.episodeIndex,
+    file: file.path,
+    host: d.workerName,
+    outcome: result.outcome,
+    cause: result.cause,
+    steps: result.steps,
+    reward: result.reward,
+    committedAtMs: atMs,
+    ...(facts.success !== undefined ? { success: facts.success } : {}),
+    ...(facts.groupIndex !== undefined && facts.groupMember !== undefined && facts.groupSize ? { groupIndex: facts.groupIndex, groupMember: facts.groupMember, groupSize: facts.groupSize } : {}),
+  };
+  return d.arbiter.claim(ref, claim, owner, message);
 }
 
 /**

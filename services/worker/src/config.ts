@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { SettingsReader, type Environment } from "@farm/config";
 import { discoveryDirectory } from "@farm/emulator-grpc";
-import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, DEFAULT_STREAM_MAXLEN, DEFAULT_STREAM_MAX_AGE_MS, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 import type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "@farm/adb";
 import type { EpisodeConfig } from "@farm/episode";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
@@ -19,6 +19,9 @@ export interface WorkerConfigInput {
   redisUrl?: string;
   /** BullMQ prefix. Env FARM_QUEUE_PREFIX. Default `{farm}`. */
   queuePrefix?: string;
+  /** The committed-episodes stream's bounds per campaign (issue 38): entries (MAXLEN ~; 0 = none) and age. Env FARM_STREAM_MAXLEN, FARM_STREAM_MAX_AGE_SEC. */
+  streamMaxLen?: number;
+  streamMaxAgeSec?: number;
   /** adb server. Env FARM_ADB_HOST / FARM_ADB_PORT (then ANDROID_ADB_SERVER_PORT). Default 127.0.0.1:5037. */
   adbHost?: string;
   adbPort?: number;
@@ -126,6 +129,8 @@ export interface RemoteEnvConfig {
 export interface WorkerConfig {
   redisUrl: string;
   queuePrefix: string;
+  streamMaxLen: number;
+  streamMaxAgeSec: number;
   adbHost: string;
   adbPort: number;
   adbBin: string;
@@ -205,6 +210,8 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     taskServerAllowedHosts: r.check("taskServerAllowedHosts", "FARM_TASK_SERVER_ALLOWED_HOSTS", r.list("taskServerAllowedHosts", { flag: input.taskServerAllowedHosts, env: "FARM_TASK_SERVER_ALLOWED_HOSTS", default: [] }), hostAllowList),
     outDir: path.resolve(r.string("outDir", { flag: input.outDir, env: "FARM_OUT_DIR", default: "out/trajectories" })),
     codec: r.oneOf("codec", CODECS, { flag: input.codec, env: "FARM_TRAJECTORY_CODEC", default: "deflate" }),
+    streamMaxLen: r.int("streamMaxLen", { flag: input.streamMaxLen, env: "FARM_STREAM_MAXLEN", default: DEFAULT_STREAM_MAXLEN, min: 0, max: 100_000_000 }),
+    streamMaxAgeSec: r.int("streamMaxAgeSec", { flag: input.streamMaxAgeSec, env: "FARM_STREAM_MAX_AGE_SEC", default: DEFAULT_STREAM_MAX_AGE_MS / 1000, min: 0, max: 365 * 24 * 3600 }),
     metricsPort: r.int("metricsPort", { flag: input.metricsPort, env: "FARM_METRICS_PORT", default: 9465, min: 0, max: 65_535 }),
     metricsHost: r.string("metricsHost", { flag: input.metricsHost, env: "FARM_METRICS_HOST", default: "127.0.0.1" }),
     workerName: (input.workerName ?? `${os.hostname()}-${process.pid}`).slice(0, 256),

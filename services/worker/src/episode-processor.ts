@@ -168,7 +168,7 @@ class EpisodeProcessor {
     const record = await this.ctx.store.readRecord(localFile);
     if (!record) return undefined;
     const file = { path: localFile, checksum: await this.ctx.store.checksum(localFile), bytes: (await stat(localFile)).size, created: false };
-    const out = await claimPublished(this.commitDeps, { ref, owner, origin: "campaign", log, record: { episodeId } }, file, record.attempt, fromStored(record, localFile));
+    const out = await claimPublished(this.commitDeps, { ref, owner, origin: "campaign", log, record: { ...record, episodeId } }, file, record.attempt, fromStored(record, localFile));
     if (out.kind === "not-owner") return this.lockLost(ref, log, episodeId);
     return out.kind === "taken" ? out.claim.result : out.result;
   }
@@ -334,7 +334,8 @@ class EpisodeProcessor {
 
       // 3. Publish on this host, then claim farm-wide.
       const frameEvery = data.options.frameEvery ?? session.config.frameEvery;
-      const record = { ...traj, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: this.ctx.workerName, taskDialect: task.dialect, frameEvery };
+      const group = data.group ? { groupIndex: data.group.index, groupMember: data.group.member, groupSize: data.group.size } : {};
+      const record = { ...traj, ...group, episodeId, campaignId: data.campaignId, episodeIndex: data.episodeIndex, attempt, worker: this.ctx.workerName, taskDialect: task.dialect, frameEvery };
       return await this.commit({ job, ref: r, record, finalFile, owner, log, taskId: task.task.id });
     } finally {
       this.ctx.setBusy(false);

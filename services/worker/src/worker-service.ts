@@ -89,7 +89,7 @@ export class WorkerService {
   ) {
     this.metrics = metrics;
     metrics.setDeviceStateSource(() => this.deviceStateCounts());
-    this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix);
+    this.arbiter = new RedisCommitArbiter(redis, config.queuePrefix, { maxLen: config.streamMaxLen, maxAgeMs: config.streamMaxAgeSec * 1000 });
     this.campaignVersions = new CampaignVersionCache(redis, config.queuePrefix);
     this.redisHealth = new RedisHealth(logger, {
       onChange: (up, outageMs) => {

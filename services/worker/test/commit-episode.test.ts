@@ -11,7 +11,7 @@ import path from "node:path";
 import { startRedis, type LocalRedis } from "@farm/local-services";
 import { silentLogger } from "@farm/log";
 import { createFarmMetrics, type EpisodeOrigin } from "@farm/metrics";
-import { createRedisClient, jobLockKey, RedisCommitArbiter, type RedisClient } from "@farm/queue";
+import { createRedisClient, episodeStreamKey, jobLockKey, parseStreamFields, RedisCommitArbiter, type RedisClient } from "@farm/queue";
 import { syntheticEpisode } from "@farm/trajectory";
 import type { CommitDeps } from "../src/commit-flow.ts";
 import { commitEpisode, type EpisodeCommit } from "../src/commit-episode.ts";
@@ -94,4 +94,23 @@ test("a file already at the path (an earlier attempt's) is the one claimed, with
   const claim = await a.arbiter.lookup({ campaignId: "c", episodeIndex: 7 });
   assert.equal(claim?.attempt, 3);
   assert.equal(await originCount(a, "remote"), 0, "the episode was counted by the attempt that wrote it");
+});
+
+test("the campaign's stream gets one entry per committed episode across worker crashes (after publish, after claim) and retries on other hosts", async () => {
+  const prefix = `{ce${++n}}`;
+  const [a, b] = [host("A", prefix), host("B", prefix)];
+  const crashAt = (point: string) => ({ armed: [point], at: (p: string) => { if (p === point) throw new Error(`crash at ${p}`); } });
+  const streamKey = episodeStreamKey(prefix, "c");
+  // Episode 0: A publishes its file and dies before the claim (no commit, no entry); B runs it again and commits.
+  await assert.rejects(commitEpisode(a, { ...commitOf(a, 0, 1, "campaign"), faults: crashAt("crash-after-publish") }), /crash at crash-after-publish/);
+  assert.equal(await client.xlen(streamKey), 0, "published on A's storage, not committed: not on the stream");
+  assert.equal((await commitEpisode(b, commitOf(b, 0, 2, "campaign"))).kind, "committed");
+  // Episode 1: A commits and dies right after the claim; the retry on B finds the claim.
+  await assert.rejects(commitEpisode(a, { ...commitOf(a, 1, 3, "campaign"), faults: crashAt("crash-after-claim") }), /crash at crash-after-claim/);
+  assert.equal((await commitEpisode(b, commitOf(b, 1, 4, "campaign"))).kind, "taken");
+  // A restarts: its leftover file of episode 0 is settled against B's claim; nothing more on the stream.
+  assert.equal((await commitEpisode(a, commitOf(a, 0, 1, "campaign"))).kind, "taken");
+  const entries = await client.xrange(streamKey, "-", "+");
+  const messages = entries.map(([, fields]) => parseStreamFields(fields)!);
+  assert.deepEqual(messages.map((m) => [m.episodeId, m.host]), [["c-0", "B"], ["c-1", "A"]], "one entry each, by the committing host, in commit order");
 });

@@ -5,7 +5,7 @@ import { closedLabel } from "../bounded-label.ts";
 import type { MetricContext } from "../metric-context.ts";
 import { METRIC } from "../names.ts";
 import { collectQueueDepth, type QueueDepthSource } from "../queue-depth.ts";
-import { QUEUE_STATES } from "../vocabulary.ts";
+import { GROUP_RESULTS, QUEUE_STATES } from "../vocabulary.ts";
 
 export function createCampaignMetrics(ctx: MetricContext) {
   const { registers, valid, labels: { task } } = ctx;
@@ -28,6 +28,23 @@ export function createCampaignMetrics(ctx: MetricContext) {
     buckets: [1, 2, 4, 8, 16, 32, 64],
     registers,
   });
+  const groups = new Counter({
+    name: METRIC.groups,
+    help: "Finished groups of grouped campaigns (GRPO): complete (rewards differ), uniform (all equal, not re-sampled), resampled (all equal, a new instance added), failed (a member failed for good)",
+    labelNames: ["result"] as const,
+    registers,
+  });
+  const groupResult = closedLabel(METRIC.groups, "result", GROUP_RESULTS, ctx.report);
+  for (const r of GROUP_RESULTS) groups.inc({ result: r }, 0);
+  const streamPublished = new Counter({ name: METRIC.streamPublished, help: "Committed episodes added to their campaign's stream (in the commit's own Redis step)", registers });
+  const streamLag = new Gauge({
+    name: METRIC.streamConsumerLag,
+    help: "Over the consumer groups of running campaigns' streams, the largest number of entries not yet delivered (lag) and not yet acknowledged (pending)",
+    labelNames: ["measure"] as const,
+    registers,
+  });
+  streamLag.set({ measure: "lag" }, 0);
+  streamLag.set({ measure: "pending" }, 0);
   const queueDepth = queueDepthGauge(ctx);
   return {
     campaignSubmitted(): void {
@@ -35,6 +52,19 @@ export function createCampaignMetrics(ctx: MetricContext) {
     },
     jobsEnqueued(taskId: string, n = 1): void {
       if (valid(METRIC.jobsEnqueued, n)) jobsEnqueued.inc({ task: task(METRIC.jobsEnqueued, taskId) }, n);
+    },
+    /** A group of a grouped campaign finished (scheduler). */
+    groupFinished(result: string): void {
+      groups.inc({ result: groupResult(result) });
+    },
+    /** A committed episode went onto its campaign's stream (worker). */
+    streamPublished(n = 1): void {
+      if (valid(METRIC.streamPublished, n)) streamPublished.inc(n);
+    },
+    /** The worst consumer group of the running campaigns' streams: entries not delivered yet, not acknowledged yet (scheduler). */
+    setStreamConsumerLag(lag: number, pending: number): void {
+      if (valid(METRIC.streamConsumerLag, lag)) streamLag.set({ measure: "lag" }, lag);
+      if (valid(METRIC.streamConsumerLag, pending)) streamLag.set({ measure: "pending" }, pending);
     },
     /** A worker started a job `latencySec` after it was enqueued. */
     jobStarted(latencySec: number): void {

@@ -27,6 +27,8 @@ interface SubmitOptions extends AccessOptions, AgentFlags, LlmFlags {
   reset?: string;
   stepTimeoutMs?: string;
   policyTimeoutMs?: string;
+  groupSize?: string;
+  resampleUniformGroups?: string;
   json?: boolean;
 }
 
@@ -49,6 +51,15 @@ export function describeStatus(s: CampaignStatus): string {
   if (c) {
     const retries = Object.entries(c.retriesByCause).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
     lines.push(`  commits: committed ${c.committed}, duplicates prevented ${c.duplicatesPrevented}, completed from claim ${c.completedFromClaim}, quarantined files ${c.quarantined}; retries: ${retries}`);
+  }
+  const g = s.groups;
+  if (g) {
+    const f = (v: number | null) => (v === null ? "-" : v.toFixed(3));
+    lines.push(`  groups of ${g.size}: ${g.completed}/${g.total} complete, ${g.uniform} uniform (all rewards equal), ${g.resampled}/${g.resampleLimit} re-sampled, ${g.failed} with a failed member; mean reward ${f(g.meanReward)}, mean std ${f(g.meanStd)}`);
+  }
+  if (s.stream) {
+    const groups = s.stream.consumerGroups.map((c) => `${c.name} (pending ${c.pending}, lag ${c.lag ?? "?"})`).join(", ") || "none";
+    lines.push(`  stream: ${s.stream.length} entries; consumer groups: ${groups}`);
   }
   if (s.summary) lines.push(`  summary ${JSON.stringify(s.summary)}`);
   return lines.join("\n");
@@ -74,6 +85,8 @@ export const campaignCommands: CommandModule = {
         .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
         .option("--step-timeout-ms <ms>", "per-step deadline")
         .option("--policy-timeout-ms <ms>", "policy deadline: one act() of the policy (default: the worker's, else what the policy needs, e.g. the llm policy's request timeout × tries + backoff)")
+        .option("--group-size <k>", "GRPO-style groups: each task instance (seed, params, goal) runs K times, concurrently where devices allow; --episodes counts every run (groups × K)")
+        .option("--resample-uniform-groups <n>", "with --group-size: a completed group whose K rewards are all equal is followed by a new instance, at most N times (the uniform group stays in the data)")
         .option("--json", "print the whole result as JSON instead of the id"),
     ));
     addAgentOptions(submit, "submit").action(async (taskArg: string, o: SubmitOptions) => {
@@ -108,6 +121,8 @@ export const campaignCommands: CommandModule = {
         ...(o.id !== undefined ? { id: o.id } : {}),
         options,
         ...(goals ? { goals } : {}),
+        ...(o.groupSize !== undefined ? { groupSize: parseIntOption("group-size", o.groupSize, 1) } : {}),
+        ...(o.resampleUniformGroups !== undefined ? { resampleUniformGroups: parseIntOption("resample-uniform-groups", o.resampleUniformGroups, 0) } : {}),
       };
       const r = await withCampaignClient(o, (c) => c.submit(input), isFile ? [taskArg] : []);
       if (o.json) process.stdout.write(`${JSON.stringify(r)}\n`);

@@ -8,6 +8,7 @@ import type { CommandModule } from "./types.ts";
 
 interface RunOptions extends AgentFlags, LlmFlags {
   episodes: string;
+  groupSize?: string;
   policy: string;
   seed: string;
   device?: string;
@@ -33,6 +34,7 @@ export const runCommand: CommandModule = {
       .description("run episodes of a task on one device (a simulated one by default), without Redis")
       .argument("<task>", "task file (.textproto)")
       .option("--episodes <n>", "number of episodes", "1")
+      .option("--group-size <k>", "GRPO-style groups: each task instance (seed, params, goal) runs K times in a row; --episodes counts every run (a multiple of K)")
       .option("--policy <spec>", "random | random:<seed> | scripted:<file> | module:<file> | http:<url> | llm (with --llm-endpoint, --llm-model) | llm:<model>@<endpoint>", "random")
       .option("--seed <s>", "seed of episode 0 (0..2^32-1); episode i uses seed + i, wrapped into 32 bits like a campaign's", "0")
       .option("--device <serial>", "a device on the adb server (see --adb-port)")
@@ -66,6 +68,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
 
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
+  const groupSize = parseIntOption("group-size", o.groupSize, 1, 256);
+  if (groupSize !== undefined && episodes % groupSize !== 0) throw new Error(`--episodes ${episodes}: with --group-size ${groupSize} give a multiple of ${groupSize} (groups × K)`);
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100);
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
@@ -145,14 +149,18 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
       const causes: Record<string, number> = {};
       const resets: Record<string, number> = {};
       const scores = { scored: 0, successSum: 0, successes: 0, errors: 0 };
+      const groupRewards: number[][] = [];
       for (let i = 0; i < episodes && !stop.aborted; i++) {
         if (session.state !== "ready") break;
-        const ep = agent.forEpisode(i);
+        // With groups, the group's members share the instance: the seed, goal line and params of the group's index.
+        const g = groupSize !== undefined ? Math.floor(i / groupSize) : i;
+        const group = groupSize !== undefined ? { groupIndex: g, groupMember: i % groupSize, groupSize } : {};
+        const ep = agent.forEpisode(g);
         // A task family: its parameters drawn from the episode's seed (or fixed by a --goals line), its set-up and checks.
         const fixedParams = jobParams(ep);
-        const instance = taskInstanceFor(loaded, { campaignId, index: i, seed: episodeSeed(seed0, i), ...(fixedParams ? { fixedParams } : {}), ...(ep.goal !== undefined ? { goal: ep.goal } : {}) });
+        const instance = taskInstanceFor(loaded, { campaignId, index: i, seed: episodeSeed(seed0, g), ...(fixedParams ? { fixedParams } : {}), ...(ep.goal !== undefined ? { goal: ep.goal } : {}) });
         const t = await session.runEpisode({
-          seed: episodeSeed(seed0, i),
+          seed: episodeSeed(seed0, g),
           index: i,
           policy,
           signal: stop,
@@ -160,10 +168,11 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
           ...ep,
           ...(instance ? { instance } : {}),
           ...(writer && episodeIdOf
-            ? { sink: (tr) => writer!.append({ ...tr, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
+            ? { sink: (tr) => writer!.append({ ...tr, ...group, episodeId: episodeIdOf(campaignId, i), campaignId, episodeIndex: i, attempt: 1, worker: os.hostname(), taskDialect: loaded.dialect }) }
             : {}),
         });
         ran++;
+        if (groupSize !== undefined) (groupRewards[g] ??= []).push(t.totalReward);
         steps += t.steps.length;
         rewardSum += t.totalReward;
         outcomes[t.outcome] = (outcomes[t.outcome] ?? 0) + 1;
@@ -192,6 +201,14 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         device: serial,
         policy: `${policy.name}@${policy.version}`,
       };
+      if (groupSize !== undefined) {
+        const whole = groupRewards.filter((r) => r.length === groupSize);
+        const stds = whole.map((r) => {
+          const m = r.reduce((a, b) => a + b, 0) / r.length;
+          return Math.sqrt(r.reduce((a, b) => a + (b - m) ** 2, 0) / r.length);
+        });
+        summary.groups = { size: groupSize, complete: whole.length, uniform: whole.filter((r) => r.every((v) => v === r[0])).length, mean_std: stds.length ? Math.round((stds.reduce((a, b) => a + b, 0) / stds.length) * 1e9) / 1e9 : null };
+      }
       if (scores.scored > 0) {
         const ok = scores.scored - scores.errors;
         summary.scores = { scored: scores.scored, successes: scores.successes, success_mean: ok ? Math.round((scores.successSum / ok) * 1e9) / 1e9 : null, errors: scores.errors };

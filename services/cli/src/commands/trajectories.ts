@@ -94,6 +94,20 @@ export const trajectoriesCommand: CommandModule = {
         await exportParquetCommand(paths, opts);
       });
 
+    cmd
+      .command("follow")
+      .description("print a campaign's committed episodes as NDJSON as they commit (Redis Streams consumer group): pending entries of this consumer first, then new ones; each line is acknowledged once printed")
+      .argument("<campaign>", "campaign id")
+      .requiredOption("--consumer <name>", "this consumer's name in its group (a restart with the same name resumes with its unacknowledged entries)")
+      .option("--group <name>", "consumer group: each committed episode reaches each group once", "default")
+      .option("--count <n>", "stop after N entries")
+      .option("--until-finished", "stop once the campaign is finished and every entry was read", false)
+      .option("--redis <url>", "Redis URL (default: REDIS_URL or redis://127.0.0.1:6379)")
+      .option("--prefix <prefix>", "queue prefix (default: FARM_QUEUE_PREFIX or {farm})")
+      .action(async (campaign: string, opts: { consumer: string; group: string; count?: string; untilFinished: boolean; redis?: string; prefix?: string }) => {
+        await followCommand(campaign, opts);
+      });
+
     registerViewCommand(cmd);
     cmd
       .command("query")
@@ -169,4 +183,41 @@ async function exportParquetCommand(paths: string[], opts: ExportOpts): Promise<
     "trajectories exported",
   );
   if (report.corruptFiles.length > 0 || report.invalidEpisodes.length > 0) process.exitCode = 2;
+}
+
+async function followCommand(campaign: string, opts: { consumer: string; group: string; count?: string; untilFinished: boolean; redis?: string; prefix?: string }): Promise<void> {
+  const { EpisodeStreamConsumer, STREAM_NAME_PATTERN, CAMPAIGN_ID_PATTERN, campaignKeys, checkRedisAccess, createRedisClient, resolveQueuePrefix, DEFAULT_REDIS_URL } = await import("@farm/queue");
+  const { runUntilSignal } = await import("@farm/lifecycle");
+  if (!CAMPAIGN_ID_PATTERN.test(campaign)) throw new Error(`campaign ${JSON.stringify(campaign.slice(0, 80))}: 1-64 letters, digits, '_', '.', '-'`);
+  for (const [flag, v] of [["--consumer", opts.consumer], ["--group", opts.group]] as const) {
+    if (!STREAM_NAME_PATTERN.test(v)) throw new Error(`${flag} ${JSON.stringify(v.slice(0, 80))}: 1-64 letters, digits, '_', '.', ':', '-', starting with a letter or digit`);
+  }
+  const max = opts.count === undefined ? Infinity : Number(opts.count);
+  if (!(max >= 1) || !Number.isInteger(max) && max !== Infinity) throw new Error(`--count must be a positive integer, got ${JSON.stringify(opts.count)}`);
+  const url = opts.redis ?? cliConfig().redisUrl ?? DEFAULT_REDIS_URL;
+  const prefix = resolveQueuePrefix(opts.prefix ?? cliConfig().queuePrefix);
+  const redis = createRedisClient(url);
+  process.stdout.on("error", () => undefined);
+  try {
+    await checkRedisAccess(redis, url, prefix);
+    const consumer = EpisodeStreamConsumer.forCampaign(redis, prefix, campaign, opts.group, opts.consumer);
+    const record = campaignKeys(prefix, campaign).record;
+    let printed = 0;
+    await runUntilSignal(async (signal) => {
+      while (!signal.aborted && printed < max) {
+        // Whether the campaign had finished before this read: then an empty read means nothing more will come.
+        const finished = opts.untilFinished && ["completed", "failed", "cancelled"].includes((await redis.hget(record, "state")) ?? "");
+        const entries = await consumer.read(Math.min(100, max - printed), finished ? 0 : 1000);
+        if (entries.length === 0 && finished) break;
+        for (const e of entries) {
+          if (!(await writeOut(`${JSON.stringify({ id: e.id, ...(e.message ?? { invalid: true }) })}\n`))) return;
+          // Acknowledged once printed: a restart resumes after it (a kill between the two repeats this one entry, same id).
+          await consumer.ack([e.id]);
+          printed++;
+        }
+      }
+    });
+  } finally {
+    redis.disconnect();
+  }
 }
