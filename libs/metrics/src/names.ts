@@ -50,6 +50,10 @@ export const METRIC = {
   invalidValues: "farm_metric_invalid_values_total",
   collectErrors: "farm_metrics_collect_errors_total",
   buildInfo: "farm_build_info",
+  operatorSessions: "farm_operator_sessions",
+  operatorLeases: "farm_operator_leases_total",
+  operatorAbandons: "farm_operator_abandons_total",
+  operatorActions: "farm_operator_actions_total",
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];
