@@ -54,6 +54,33 @@ export const OPERATOR_ROUTES: [string, string][] = [
   ["/api/operator/episodes/:id/events", "GET"],
 ];
 
+/** The OpenAPI path items of OPERATOR_ROUTES (openapi.ts spreads them into the document). */
+export function operatorOpenApi(): Record<string, unknown> {
+  const summaries: Record<string, string> = {
+    "/operate": "the operator page: episodes waiting for an operator; ?episode=ID drives or watches one (HTML)",
+    "/api/operator/episodes": "episodes waiting for an operator, with their goals and lease holders (JSON)",
+    "/api/operator/episodes/{id}/lease": "take (or take back) an episode: 200, 409 LEASED, 404 NOT_WAITING",
+    "/api/operator/episodes/{id}/release": "leave the episode you drive (it ends operator_abandoned)",
+    "/api/operator/episodes/{id}/actions": "the lease holder's next action { action, step, instruction? }: 202, 403 NOT_LEASE_HOLDER, 409 STALE_STEP",
+    "/api/operator/episodes/{id}/events": "Server-Sent Events of an episode: hello, view, frame, end",
+  };
+  const out: Record<string, unknown> = {};
+  for (const [route, methods] of OPERATOR_ROUTES) {
+    const p = route.replace(/:([A-Za-z]+)/g, "{$1}");
+    const method = methods.startsWith("GET") ? "get" : "post";
+    const type = p === "/operate" ? "text/html" : p.endsWith("/events") ? "text/event-stream" : "application/json";
+    out[p] = {
+      [method]: {
+        operationId: `operator${p.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ""))}`,
+        summary: summaries[p] ?? p,
+        ...(p.includes("{id}") ? { parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }] } : {}),
+        responses: { "200": { description: type, content: { [type]: { schema: { type: "string" } } } }, "403": { description: "not the lease holder, or a role that may not" } },
+      },
+    };
+  }
+  return out;
+}
+
 const KEEPALIVE_MS = 15_000;
 /** Open event streams per scheduler (a bound on sockets held by pages). */
 const MAX_STREAMS = 256;
