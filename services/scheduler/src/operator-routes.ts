@@ -197,9 +197,10 @@ export function operatorRoutes(o: OperatorRoutesOptions): { router: Router; clos
     const id = episodeParam(req, res);
     if (!id) return;
     const me = operatorOf(res);
-    const dropped = Number(await redis.eval(RELEASE_SCRIPT, 1, keys.lease(id), me));
-    if (dropped !== 1) return o.sendError(res, 403, "NOT_LEASE_HOLDER", `you do not drive episode ${id}`);
+    if ((await redis.get(keys.lease(id))) !== me) return o.sendError(res, 403, "NOT_LEASE_HOLDER", `you do not drive episode ${id}`);
+    // The worker hears of the release before it sees the lease gone (else it would take it for a lapsed grace).
     await redis.publish(keys.actions(id), JSON.stringify({ type: "release", operator: me, at: Date.now() }));
+    await redis.eval(RELEASE_SCRIPT, 1, keys.lease(id), me);
     log.info({ event: "operator:released", episodeId: id, operator: terminalSafe(me) }, "operator left the episode");
     res.json({ released: true });
   });
