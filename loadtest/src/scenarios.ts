@@ -70,6 +70,7 @@ export const scenarios: Record<string, ScenarioEntry> = {
     options: [
       { flags: "--actions <n>", description: "clicks on a still screen (default 20)" },
       { flags: "--seconds <s>", description: "seconds a moving screen is watched (default 4)" },
+      { flags: "--profile <name>", description: "only this latency profile: instant | emulator-grpc (default: both, emulator-grpc last)" },
     ],
     load: () => import("./bench-teleop.ts").then((m) => m.scenario),
   },

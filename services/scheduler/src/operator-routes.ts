@@ -255,7 +255,7 @@ export function operatorRoutes(o: OperatorRoutesOptions): { router: Router; clos
     });
     const [view, frame] = await redis.mget(keys.view(id), keys.frame(id));
     if (view) send("view", view);
-    if (frame) send("frame", frame);
+    if (frame) send("frame", frame.replace(/^\{/, '{"replay":true,')); // the last frame, not a live one (no latency figure)
     o.metrics?.operatorSession(mode, 1);
     log.info({ event: "operator:page-open", episodeId: id, operator: terminalSafe(me), mode }, "operator page opened");
     // The holder's open page keeps the lease; without it the lease lapses after the grace period.

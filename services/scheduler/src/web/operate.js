@@ -155,7 +155,7 @@
         stats.frames++;
         stats.seq = f.seq;
         document.body.dataset.frames = String(stats.frames);
-        if (stats.paints.length < 5000) stats.paints.push({ seq: f.seq, at: f.at, painted: now });
+        if (!f.replay && stats.paints.length < 5000) stats.paints.push({ seq: f.seq, at: f.at, painted: now });
         for (const a of stats.actions) if (a.firstFrameAt === undefined && f.at >= a.sentAt) a.firstFrameAt = now;
       });
     }
@@ -190,13 +190,15 @@
       if (instruction.value.trim()) body.instruction = instruction.value.trim();
       pendingStep = v.step;
       const record = { type: action.action_type, sentAt: Date.now(), firstFrameAt: undefined };
+      if (stats.actions.length < 5000) stats.actions.push(record); // before the POST: its effect may paint first
       try {
         await post(`/api/operator/episodes/${encodeURIComponent(id)}/actions`, body);
-        if (stats.actions.length < 5000) stats.actions.push(record);
         instruction.value = "";
         say(`sent ${action.action_type}`);
       } catch (e) {
         pendingStep = -1;
+        const i = stats.actions.indexOf(record);
+        if (i >= 0) stats.actions.splice(i, 1);
         say(`input refused: ${e.message}`, true);
       }
     }
