@@ -76,6 +76,15 @@ export const scenarios: Record<string, ScenarioEntry> = {
     ],
     load: () => import("./bench-avro.ts").then((m) => m.scenario),
   },
+  teleop: {
+    describe: "a person's view of a device in the browser: one simulated emulator's screen through the operator page in headless Chromium, at instant and emulator-grpc: frames/s, capture → paint latency, click → first frame of its effect",
+    options: [
+      { flags: "--actions <n>", description: "clicks on a still screen (default 20)" },
+      { flags: "--seconds <s>", description: "seconds a moving screen is watched (default 4)" },
+      { flags: "--profile <name>", description: "only this latency profile: instant | emulator-grpc (default: both, emulator-grpc last)" },
+    ],
+    load: () => import("./bench-teleop.ts").then((m) => m.scenario),
+  },
   "policy-batch": {
     describe: "remote policies: a campaign against the reference Python policy server, unbatched (http:) vs batched (http-batch:), requests per step and steps/s",
     options: [

@@ -7,7 +7,7 @@
  * leaves the session `needs_recovery`). It is never thrown. The run sees its session only through `SessionPort`.
  */
 import type { FrameSpec } from "@farm/frames";
-import { readAnswer, repeat, type Action, type GoalStatus, type Observation, type Policy, type PolicyUsage, type ReadAnswer, type StepOutcome, type UiElement } from "@farm/policy";
+import { isPolicyError, readAnswer, repeat, type Action, type GoalStatus, type Observation, type Policy, type PolicyUsage, type ReadAnswer, type StepOutcome, type UiElement } from "@farm/policy";
 import { isScreenTree } from "@farm/adb";
 import type { AppScreenVerdict } from "./app-screen-monitor.ts";
 import { since, withDeadline } from "./deadline.ts";
@@ -375,7 +375,7 @@ export class EpisodeRun {
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
     this.versions.note(answer.version);
-    this.record(action, taken, { ...view, actedAt }, elapsedMs, phases, done.ui, answer.usage, settled, answer.version);
+    this.record(action, taken, { ...view, actedAt }, elapsedMs, phases, done.ui, answer.usage, settled, answer.version, answer.instruction);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
@@ -428,7 +428,10 @@ export class EpisodeRun {
         return trunc("policy_failed", `policy.act returned an invalid action: ${coerceError(e).message}`);
       }
     } catch (e) {
-      return this.ac.signal.aborted ? trunc("cancelled", "aborted by the caller") : trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
+      if (this.ac.signal.aborted) return trunc("cancelled", "aborted by the caller");
+      // A human operator who left or idled: the episode's own outcome, not the policy's nor the device's failure.
+      if (isPolicyError(e) && e.code === "operator_abandoned") return trunc("operator_abandoned", e.message);
+      return trunc("policy_failed", `policy.act: ${coerceError(e).message}`);
     } finally {
       this.ac.signal.removeEventListener("abort", onRunAbort);
     }
@@ -542,7 +545,7 @@ export class EpisodeRun {
     return this.port.log.take();
   }
 
-  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, settled?: SettleResult, policyVersion?: string): void {
+  private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, settled?: SettleResult, policyVersion?: string, instruction?: string): void {
     this.steps.push({
       index: this.episodeSteps,
       timeOffsetMs: Math.round(elapsedMs),
@@ -555,6 +558,7 @@ export class EpisodeRun {
       ...(policyVersion !== undefined ? { policyVersion } : {}),
       policyMs: Math.round(phasesMs.policy * 10) / 10,
       ...(settled ? { settleMs: Math.round(settled.ms * 1000) / 1000, ...(settled.capped ? { settleCapped: true } : {}) } : {}),
+      ...(instruction !== undefined ? { instruction } : {}),
     });
     const p = this.port;
     const uiAction = ui ? uiOpOf(ui) : undefined;

@@ -21,6 +21,7 @@ import { createCampaignMetrics } from "./groups/campaigns.ts";
 import { createCommitMetrics } from "./groups/commits.ts";
 import { createDeviceMetrics } from "./groups/devices.ts";
 import { createEpisodeMetrics } from "./groups/episodes.ts";
+import { createOperatorMetrics } from "./groups/operators.ts";
 import { createScoreMetrics } from "./groups/scores.ts";
 import { createOpenEnvMetrics } from "./groups/openenv.ts";
 import { createPolicyMetrics } from "./groups/policy.ts";
@@ -54,6 +55,7 @@ export function createFarmMetrics(opts: FarmMetricsOptions) {
     ...createCampaignMetrics(ctx),
     ...createCommitMetrics(ctx),
     ...createVersionMetrics(ctx),
+    ...createOperatorMetrics(ctx),
   };
   // The metrics' own health goes last: it waits for this scrape's async collections (queue depth).
   ctx.registerHealth();

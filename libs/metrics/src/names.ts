@@ -60,6 +60,10 @@ export const METRIC = {
   buildInfo: "farm_build_info",
   episodesStale: "farm_episodes_stale_total",
   episodeVersionSpan: "farm_episode_policy_version_span",
+  operatorSessions: "farm_operator_sessions",
+  operatorLeases: "farm_operator_leases_total",
+  operatorAbandons: "farm_operator_abandons_total",
+  operatorActions: "farm_operator_actions_total",
 } as const;
 
 export type MetricName = (typeof METRIC)[keyof typeof METRIC];

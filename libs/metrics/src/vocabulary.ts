@@ -82,6 +82,7 @@ const policyCodes = {
   closed: true,
   url_not_allowed: true,
   server_error: true,
+  operator_abandoned: true,
 } satisfies Record<PolicyErrorCode, true>;
 export const POLICY_ERROR_CODES = Object.keys(policyCodes) as PolicyErrorCode[];
 
@@ -94,7 +95,7 @@ export const COMMIT_RESULTS = ["committed", "duplicate_prevented", "completed_fr
 export type CommitResult = (typeof COMMIT_RESULTS)[number];
 
 /** Why an episode job is tried again (farm_episode_retries_total{cause}): the worker's retryable codes, lower-cased, and stalls. */
-export const RETRY_CAUSES = ["device_trouble", "device_unusable", "policy_failed", "cancelled", "lock_lost", "stalled"] as const;
+export const RETRY_CAUSES = ["device_trouble", "device_unusable", "policy_failed", "cancelled", "lock_lost", "stalled", "operator_abandoned"] as const;
 
 /** How a device's actions travel (farm_device_transports{transport}): the emulator's gRPC or the adb server. */
 export const TRANSPORTS = ["grpc", "adb"] as const;

@@ -10,7 +10,7 @@ import { looksLikeUiAction, parseUiAction, type UiAction } from "./ui-action.ts"
 /** Longest `given` text kept with a step (a model's answer can be long). */
 export const GIVEN_MAX_CHARS = 4000;
 
-export type ReadAnswer = { given: string; usage?: PolicyUsage; version?: string } & ({ kind: "touch"; action: Action } | { kind: "ui"; ui: UiAction } | { kind: "invalid"; reason: string });
+export type ReadAnswer = { given: string; usage?: PolicyUsage; version?: string; instruction?: string } & ({ kind: "touch"; action: Action } | { kind: "ui"; ui: UiAction } | { kind: "invalid"; reason: string });
 
 function isDecision(v: unknown): v is Record<string, unknown> {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
@@ -49,7 +49,8 @@ export function readAnswer(value: unknown): ReadAnswer {
   const usage = readUsage(value.usage);
   const version = readPolicyVersion(value.version);
   const given = typeof value.given === "string" ? clip(value.given) : jsonText(value.action ?? null);
-  const withUsage = { ...(usage ? { usage } : {}), ...(version !== undefined ? { version } : {}) };
+  const instruction = typeof value.instruction === "string" && value.instruction ? value.instruction.slice(0, 2000) : undefined;
+  const withUsage = { ...(usage ? { usage } : {}), ...(version !== undefined ? { version } : {}), ...(instruction !== undefined ? { instruction } : {}) };
   if (value.action === undefined || value.action === null) {
     const reason = typeof value.invalid === "string" && value.invalid ? value.invalid.slice(0, 500) : "the policy gave no action";
     return { kind: "invalid", reason, given, ...withUsage };

@@ -29,7 +29,9 @@ export type PolicyErrorCode =
   /** `act` was called after `close`. */
   | "closed"
   /** A batched remote policy answered the batch but reported an error for this device's item. */
-  | "server_error";
+  | "server_error"
+  /** The `human` policy's operator left past the grace period, idled past the limit, or none came in time. */
+  | "operator_abandoned";
 
 export class PolicyError extends FarmError<PolicyErrorCode> {
   override readonly name = "PolicyError";

@@ -19,4 +19,5 @@ export { llmPolicy, LLM_API_KEY_ENV, llmApiKeyProblem, loadPromptTemplate, type 
 export { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS } from "./llm/bounds.ts";
 export { PROMPT_TEMPLATE_MAX_CHARS } from "./llm/prompt.ts";
 export { policyFromSpec, type PolicySpecOptions, type ParsedPolicySpec } from "./spec.ts";
+export { humanPolicy, OPERATOR_ID_PATTERN, INSTRUCTION_MAX_CHARS, type HumanPolicyOptions, type OperatorChannel, type OperatorView, type OperatorAnswer } from "./human-policy.ts";
 export { shownScreenSize } from "./screen-size.ts";

@@ -6,6 +6,7 @@
  *   http:<url> | <http(s) URL>   a remote policy; `http:https://host/act` and `https://host/act` both work
  *   http-batch:<url>             a remote policy whose steps travel in host-level batches (http-batcher.ts)
  *   llm:<model>@<endpoint>       a model behind an OpenAI-compatible API; endpoint = base URL ending in /v1 (llm/)
+ *   human                        a person in the browser drives the device (human-policy.ts; the host supplies the relay)
  * Relative files resolve against `opts.baseDir` (default: the current directory).
  */
 import { resolve } from "node:path";
@@ -13,6 +14,7 @@ import { PolicyError } from "./errors.ts";
 import { PolicyBatcher } from "./http-batcher.ts";
 import { httpPolicy, type HttpPolicyOptions } from "./http-policy.ts";
 import { llmPolicy, LLM_MODEL_PATTERN, type LlmPolicyOptions } from "./llm/index.ts";
+import { humanPolicy, type HumanPolicyOptions } from "./human-policy.ts";
 import { modulePolicy } from "./module-policy.ts";
 import { randomPolicy, type RandomPolicyOptions } from "./random-policy.ts";
 import { scriptedPolicy, type ScriptedPolicyOptions } from "./scripted-policy.ts";
@@ -29,9 +31,11 @@ export interface PolicySpecOptions {
   batcher?: PolicyBatcher;
   /** Options of `llm:` policies (the spec names model and endpoint). */
   llm?: Omit<LlmPolicyOptions, "endpoint" | "model">;
+  /** The operator relay of a `human` policy (a host that relays none refuses the spec). */
+  human?: HumanPolicyOptions;
 }
 
-export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>, http-batch:<url>, llm:<model>@<endpoint URL ending in /v1>";
+export const POLICY_SPEC_FORMS = "random, random:<seed>, scripted:<file>, module:<file>, http:<url>, http-batch:<url>, llm:<model>@<endpoint URL ending in /v1>, human";
 
 export type ParsedPolicySpec =
   | { kind: "random"; seed?: number }
@@ -39,7 +43,8 @@ export type ParsedPolicySpec =
   | { kind: "module"; file: string }
   | { kind: "http"; url: string }
   | { kind: "http-batch"; url: string }
-  | { kind: "llm"; model: string; endpoint: string };
+  | { kind: "llm"; model: string; endpoint: string }
+  | { kind: "human" };
 
 export function parsePolicySpec(spec: string): ParsedPolicySpec {
   const s = spec.trim();
@@ -71,6 +76,9 @@ export function parsePolicySpec(spec: string): ParsedPolicySpec {
       if (!LLM_MODEL_PATTERN.test(m[1]!)) throw bad("llm: the model name must be 1-128 letters, digits and . _ : / + -");
       return { kind: "llm", model: m[1]!, endpoint: m[2]! };
     }
+    case "human":
+      if (arg !== "") throw bad("human takes no argument");
+      return { kind: "human" };
     default:
       throw bad(`unknown kind ${JSON.stringify(kind)}`);
   }
@@ -92,5 +100,8 @@ export async function policyFromSpec(spec: string, opts: PolicySpecOptions = {})
       return (opts.batcher ?? new PolicyBatcher()).policy(p.url, opts.http);
     case "llm":
       return llmPolicy({ ...opts.llm, model: p.model, endpoint: p.endpoint });
+    case "human":
+      if (!opts.human) throw new PolicyError("bad_spec", "policy human: this host relays no operators (run it on a farm worker, with the scheduler's operator page)");
+      return humanPolicy(opts.human);
   }
 }

@@ -30,7 +30,7 @@ const taskHashSchema = z.string().regex(/^[0-9a-f]{64}$/, "task hash: 64 lowerca
  * `llm:<model>@<endpoint>` (a model behind an OpenAI-compatible API; its settings in `llm`).
  */
 export const POLICY_SPEC_PATTERN = new RegExp(
-  `^(random|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?://[^\\s]{1,2000}|llm:${LLM_MODEL_PATTERN.source.slice(1, -1)}@https?://[^\\s]{1,2000})$`,
+  `^(random|human|scripted:[A-Za-z0-9_.-]{1,64}|module:[A-Za-z0-9_.-]{1,64}|http(?:-batch)?:https?://[^\\s]{1,2000}|llm:${LLM_MODEL_PATTERN.source.slice(1, -1)}@https?://[^\\s]{1,2000})$`,
 );
 
 /**
@@ -52,7 +52,7 @@ export const llmPolicySettingsSchema = z.strictObject({
 export const policyRefSchema = z.strictObject({
   spec: z
     .string()
-    .regex(POLICY_SPEC_PATTERN, "policy spec: random | scripted:<name> | module:<name> | http:<http(s) url> | http-batch:<http(s) url> | llm:<model>@<http(s) endpoint>")
+    .regex(POLICY_SPEC_PATTERN, "policy spec: random | human | scripted:<name> | module:<name> | http:<http(s) url> | http-batch:<http(s) url> | llm:<model>@<http(s) endpoint>")
     // Jobs are readable by anyone who can read the queue (UI, status): no credentials in them.
     .refine((s) => !/^(?:http(?:-batch)?:|llm:[^@]*@)https?:\/\/[^/?#]*@/i.test(s), "policy spec: an http policy URL must not carry user:password@ (the job is readable by every queue reader)"),
   /** Display name for logs and trajectories; defaults to the spec on the worker side. */
@@ -100,6 +100,15 @@ export const episodeOptionsSchema = z.strictObject({
     .string()
     .max(SETTLE_SPEC_MAX_CHARS)
     .refine((v) => settleSpecProblem(v) === undefined, { error: (iss) => `settle: ${settleSpecProblem(iss.input) ?? "invalid"}` })
+    .optional(),
+  /** `human` policy: how long a lease outlives the operator's closed page, the longest idle on one step, the longest wait for any operator, and what an abandoned episode becomes (`retry`: back to the queue, nothing recorded; `record`: committed as operator_abandoned). */
+  operator: z
+    .strictObject({
+      graceSec: z.number().min(0.2).max(3600).optional(),
+      idleSec: z.number().min(0.5).max(86_400).optional(),
+      waitSec: z.number().min(1).max(86_400).optional(),
+      onAbandon: z.enum(["retry", "record"]).optional(),
+    })
     .optional(),
 });
 

@@ -32,6 +32,8 @@ export type QueueErrorCode =
   | "POLICY_INVALID"
   /** The task cannot run on any device (e.g. an APK of an install step is in no APK folder). Not retried. */
   | "TASK_NOT_RUNNABLE"
+  /** A `human` episode's operator left or idled (campaign setting onAbandon: retry): retried for another operator. */
+  | "OPERATOR_ABANDONED"
   /** The episode was truncated by device trouble (reset/action/observation failed, hung, lost). Retried. */
   | "DEVICE_TROUBLE"
   /** The device cannot run episodes (recovery budget spent, or being unbound). Retried, elsewhere. */

@@ -26,6 +26,22 @@ export {
   type ConnectionRole,
   type RedisConnectionOptions,
 } from "./connection.ts";
+export {
+  operatorKeys,
+  waitingEpisodeSchema,
+  operatorActionBodySchema,
+  LEASE_SCRIPT,
+  RELEASE_SCRIPT,
+  OPERATOR_NAME_PATTERN,
+  OPERATOR_EPISODE_PATTERN,
+  MAX_WAITING_LISTED,
+  MAX_ACTION_MESSAGE_CHARS,
+  OPERATOR_STATE_TTL_MS,
+  type WaitingEpisode,
+  type OperatorActionBody,
+  type OperatorActionMessage,
+  type OperatorEvent,
+} from "./operator-relay.ts";
 export { CAMPAIGN_ID_PATTERN, episodeJobId, parseEpisodeJobId, type EpisodeJobRef } from "./ids.ts";
 export {
   EPISODE_JOB_VERSION,

@@ -43,7 +43,7 @@ export interface LocalFarmOptions {
   /** Wait for every device to be bound (setup done) before returning, at most this long. Default 0: do not wait. */
   bindTimeoutMs?: number;
   /** `http: true` runs the scheduler service with its HTTP API on a free loopback port (own /metrics). */
-  scheduler?: { windowSize?: number; tickMs?: number; http?: boolean };
+  scheduler?: { windowSize?: number; tickMs?: number; http?: boolean; token?: string; operatorTokens?: string };
   /** Told what started, in order: `("redis", "started on port 6390")`. */
   onStarted?(what: string, detail: string): void;
 }
@@ -162,7 +162,7 @@ async function waitUntilBound(worker: WorkerService, count: number, timeoutMs: n
 async function startScheduler(o: LocalFarmOptions, redisUrl: string, worker: WorkerService, releasers: Releasers): Promise<{ scheduler: Scheduler; service?: RunningScheduler }> {
   const s = o.scheduler ?? {};
   if (s.http) {
-    const flags = { redisUrl, prefix: o.queuePrefix, port: 0, tasks: o.taskPaths, trajectories: [o.outDir], ...(s.tickMs ? { tickMs: s.tickMs } : {}), ...(s.windowSize ? { windowSize: s.windowSize } : {}) };
+    const flags = { redisUrl, prefix: o.queuePrefix, port: 0, tasks: o.taskPaths, trajectories: [o.outDir], ...(s.tickMs ? { tickMs: s.tickMs } : {}), ...(s.windowSize ? { windowSize: s.windowSize } : {}), ...(s.token ? { token: s.token } : {}), ...(s.operatorTokens ? { operatorTokens: s.operatorTokens } : {}) };
     const service = await runScheduler(loadSchedulerConfig(flags, {}), { log: o.logger });
     releasers.add("scheduler", () => service.close());
     return { scheduler: service.scheduler, service };

@@ -14,12 +14,14 @@
  *   FARM_LLM_KEY_HOSTS     the workers' key hosts: an llm campaign naming another endpoint fails at submit (default: no check)
  *   FARM_LOG_LEVEL         trace, debug, info, warn, error, fatal or silent (default info)
  *   FARM_TRAJECTORIES      trajectory folders the workers write, comma-separated: the episode viewer and reports read them (default none)
+ *   FARM_OPERATOR_TOKENS   name:token,… — the operator role: drives `human` episodes at /operate, nothing more (needs FARM_API_TOKEN)
  */
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
 import { isReservedPort } from "@farm/net-ports";
 import { LLM_KEY_HOSTS_ENV, parseKeyHosts } from "@farm/policy";
-import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, OPERATOR_NAME_PATTERN, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
+import { coerceError } from "@farm/errors";
 
 export const DEFAULT_SCHEDULER_PORT = 8420;
 
@@ -38,6 +40,8 @@ export interface SchedulerFlags {
   logLevel?: string;
   trajectories?: string[] | string;
   seriesSampleMs?: number | string;
+  /** `name:token,…` (FARM_OPERATOR_TOKENS): operators who may drive `human` episodes at /operate and nothing more. */
+  operatorTokens?: string;
 }
 
 export interface SchedulerConfig {
@@ -59,6 +63,8 @@ export interface SchedulerConfig {
   trajectories: string[];
   /** How often the fleet page's charts sample Redis. */
   seriesSampleMs: number;
+  /** The operator role's tokens (FARM_OPERATOR_TOKENS; needs FARM_API_TOKEN). */
+  operators: { name: string; token: string }[];
 }
 
 /** Ports other services of a farm host own: binding one of them is a mistake worth stopping at. */
@@ -99,5 +105,30 @@ export function loadSchedulerConfig(flags: SchedulerFlags = {}, env: Environment
     logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: flags.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
     trajectories: r.list("trajectories", { flag: flags.trajectories, env: "FARM_TRAJECTORIES", default: [] }),
     seriesSampleMs: r.int("seriesSampleMs", { flag: flags.seriesSampleMs, default: 10_000, min: 100, max: 600_000 }),
+    operators: parseOperatorTokens(
+      r.check("operatorTokens", "FARM_OPERATOR_TOKENS", r.string("operatorTokens", { flag: flags.operatorTokens, env: "FARM_OPERATOR_TOKENS", default: undefined }), (v) => {
+        if (parseOperatorTokens(v).length && !(flags.token || env.FARM_API_TOKEN)) throw new Error("needs FARM_API_TOKEN too (the operator role exists only beside the admin token)");
+      }),
+    ),
   };
+}
+
+/** `alice:token1,bob:token2` → operators; names as OPERATOR_NAME_PATTERN, tokens as FARM_API_TOKEN's. Throws naming the entry. */
+export function parseOperatorTokens(v: string | undefined): { name: string; token: string }[] {
+  if (!v) return [];
+  const out: { name: string; token: string }[] = [];
+  for (const [i, part] of v.split(",").entries()) {
+    const colon = part.indexOf(":");
+    const name = part.slice(0, colon).trim();
+    const token = part.slice(colon + 1).trim();
+    if (colon < 0 || !OPERATOR_NAME_PATTERN.test(name)) throw new Error(`entry ${i + 1}: write name:token (a name of 1-64 letters, digits, '.', '_', '-')`);
+    try {
+      checkToken(token);
+    } catch (e) {
+      throw new Error(`entry ${i + 1} (${name}): the token ${coerceError(e).message}`);
+    }
+    if (out.some((o) => o.name === name)) throw new Error(`entry ${i + 1}: operator ${name} is named twice`);
+    out.push({ name, token });
+  }
+  return out;
 }

@@ -15,8 +15,8 @@
  * page (http-login.ts); this module decides which a request needs.
  */
 import type { NextFunction, Request, Response, Router } from "express";
-import { TokenAuth } from "./http-auth.ts";
-import { loginRoutes } from "./http-login.ts";
+import { OperatorTokens, TokenAuth } from "./http-auth.ts";
+import { isOperatorPath, loginRoutes } from "./http-login.ts";
 import { foreignOrigin, Sessions } from "./http-sessions.ts";
 
 export { SESSION_COOKIE } from "./http-sessions.ts";
@@ -30,7 +30,12 @@ export interface AccessOptions {
   allowedHosts?: readonly string[];
   /** Require the token for /metrics too when exposed (default false: Prometheus scrapes it). */
   protectMetrics?: boolean;
+  /** The operator role's tokens (FARM_OPERATOR_TOKENS): /operate and /api/operator/* only. */
+  operators?: readonly { name: string; token: string }[];
 }
+
+/** Who made the request (`res.locals.principal`): the admin token (or no token on loopback), or a named operator. */
+export type Principal = { role: "admin" } | { role: "operator"; operator: string };
 
 export type SendError = (res: Response, status: number, code: string, message: string) => void;
 
@@ -59,6 +64,7 @@ export interface Access {
 
 export function createAccess(opts: AccessOptions, sendError: SendError): Access {
   const auth = new TokenAuth(opts.token);
+  const operators = new OperatorTokens(opts.operators ?? []);
   const sessions = new Sessions();
   const exposed = auth.configured && !isLoopbackAddress(opts.host) && opts.host !== "localhost";
   const allowedHosts = new Set([...LOOPBACK_NAMES, opts.host, ...(opts.allowedHosts ?? [])].map((h) => h.toLowerCase().replace(/^\[(.*)\]$/, "$1")));
@@ -76,17 +82,28 @@ export function createAccess(opts: AccessOptions, sendError: SendError): Access 
       if (foreign) return sendError(res, 403, "FOREIGN_ORIGIN", `${foreign} may not change state here`);
     }
     if (open(req.path)) return next();
-    if (auth.configured && !(auth.headerOk(req) || sessions.valid(req))) {
-      if (wantsHtml(req)) return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl.slice(0, 1000))}`);
-      return sendError(res, 401, "UNAUTHORIZED", "an API token is configured, so every request needs it: send Authorization: Bearer <FARM_API_TOKEN> (browsers: log in at /login)");
+    let principal: Principal = { role: "admin" };
+    if (auth.configured && !auth.headerOk(req)) {
+      const session = sessions.lookup(req);
+      const operator = session ? session.operator : operators.fromHeader(req);
+      if (!session && !operator) {
+        if (wantsHtml(req)) return res.redirect(303, `/login?next=${encodeURIComponent(req.originalUrl.slice(0, 1000))}`);
+        return sendError(res, 401, "UNAUTHORIZED", "an API token is configured, so every request needs it: send Authorization: Bearer <FARM_API_TOKEN> (browsers: log in at /login)");
+      }
+      if (operator) principal = { role: "operator", operator };
     }
+    // The operator role drives human episodes and nothing more: no campaigns, queue, fleet, viewer or tokens.
+    if (principal.role === "operator" && !isOperatorPath(req.path)) {
+      return sendError(res, 403, "ROLE_FORBIDDEN", "the operator role may use only the operator page (/operate) and /api/operator/*");
+    }
+    res.locals.principal = principal;
     if (!auth.configured && !isSafeMethod(req.method) && !isLoopbackAddress(req.socket.remoteAddress)) {
       return sendError(res, 403, "FORBIDDEN", "no API token is configured, so state changes are accepted from loopback only");
     }
     next();
   };
 
-  return { guard, loginRoutes: () => loginRoutes(auth, sessions), exposed };
+  return { guard, loginRoutes: () => loginRoutes(auth, sessions, operators), exposed };
 }
 
 const wantsHtml = (req: Request) => req.method === "GET" && /text\/html/.test(req.get("accept") ?? "");

@@ -10,6 +10,38 @@ export function digest(s: string): Buffer {
   return createHash("sha256").update(s).digest();
 }
 
+/** The operator role's tokens (FARM_OPERATOR_TOKENS): a token → the operator's name, compared by digest in constant time. */
+export class OperatorTokens {
+  private readonly entries: { name: string; digest: Buffer }[];
+  constructor(operators: readonly { name: string; token: string }[]) {
+    this.entries = operators.map((o) => ({ name: o.name, digest: digest(o.token) }));
+  }
+
+  get configured(): boolean {
+    return this.entries.length > 0;
+  }
+
+  /** The operator the token belongs to (every entry is compared, so the time does not tell which). */
+  nameOf(given: string): string | undefined {
+    const d = digest(given);
+    let found: string | undefined;
+    for (const e of this.entries) if (timingSafeEqual(d, e.digest)) found ??= e.name;
+    return found;
+  }
+
+  /** The operator whose token the request's Authorization header carries (bearer or basic). */
+  fromHeader(req: Request): string | undefined {
+    const h = req.get("authorization") ?? "";
+    const bearer = /^Bearer ([!-~]{1,4096})$/.exec(h);
+    if (bearer?.[1]) return this.nameOf(bearer[1]);
+    const basic = /^Basic ([A-Za-z0-9+/=]{1,6000})$/.exec(h);
+    if (!basic?.[1]) return undefined;
+    const decoded = Buffer.from(basic[1], "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    return colon >= 0 ? this.nameOf(decoded.slice(colon + 1)) : undefined;
+  }
+}
+
 export class TokenAuth {
   constructor(private readonly token: string | undefined) {}
 

@@ -22,28 +22,33 @@ export function cookieValue(req: Request, name: string): string | undefined {
 }
 
 export class Sessions {
-  /** session id digest (hex) → expiry */
-  private readonly byDigest = new Map<string, number>();
+  /** session id digest (hex) → expiry, and the operator's name for an operator's session (absent: the admin token's). */
+  private readonly byDigest = new Map<string, { expires: number; operator?: string }>();
 
   /** The request's session cookie names a live session. */
   valid(req: Request): boolean {
-    const id = cookieValue(req, SESSION_COOKIE);
-    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return false;
-    const key = digest(id).toString("hex");
-    const expires = this.byDigest.get(key);
-    if (expires === undefined) return false;
-    if (expires < Date.now()) {
-      this.byDigest.delete(key);
-      return false;
-    }
-    return true;
+    return this.lookup(req) !== undefined;
   }
 
-  /** A new session; returns the id for the cookie. */
-  open(): string {
+  /** The request's live session: `{}` for the admin token's, `{ operator }` for an operator's. */
+  lookup(req: Request): { operator?: string } | undefined {
+    const id = cookieValue(req, SESSION_COOKIE);
+    if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+    const key = digest(id).toString("hex");
+    const s = this.byDigest.get(key);
+    if (s === undefined) return undefined;
+    if (s.expires < Date.now()) {
+      this.byDigest.delete(key);
+      return undefined;
+    }
+    return s.operator ? { operator: s.operator } : {};
+  }
+
+  /** A new session (an operator's when named); returns the id for the cookie. */
+  open(operator?: string): string {
     const id = randomBytes(32).toString("base64url");
     if (this.byDigest.size >= MAX_SESSIONS) this.byDigest.delete(this.byDigest.keys().next().value!); // oldest first
-    this.byDigest.set(digest(id).toString("hex"), Date.now() + SESSION_TTL_MS);
+    this.byDigest.set(digest(id).toString("hex"), { expires: Date.now() + SESSION_TTL_MS, ...(operator ? { operator } : {}) });
     return id;
   }
 

@@ -38,6 +38,8 @@ import { readFileSync } from "node:fs";
 
 const FARM_VERSION = (JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string }).version;
 import { mountWebPages, WEB_PAGE_ROUTES } from "./web-pages.ts";
+import { OPERATOR_ROUTES, operatorRoutes } from "./operator-routes.ts";
+import type { FarmMetrics } from "@farm/metrics";
 import type { Scheduler } from "./scheduler.ts";
 
 export interface SchedulerHttpOptions {
@@ -57,6 +59,10 @@ export interface SchedulerHttpOptions {
   trajectories?: readonly string[];
   /** How often the fleet page's charts sample Redis (default 10 s). */
   seriesSampleMs?: number;
+  /** The operator role's tokens (FARM_OPERATOR_TOKENS): drive `human` episodes at /operate, nothing more. */
+  operators?: readonly { name: string; token: string }[];
+  /** Where the operator metrics go (the scheduler's FarmMetrics). */
+  farmMetrics?: FarmMetrics;
 }
 
 export interface SchedulerHttp {
@@ -86,6 +92,7 @@ export const ROUTE_METHODS: [string, string][] = [
   ["/devices", "GET, HEAD"],
   ["/devices/:worker/:serial/screen", "GET, HEAD"],
   ...WEB_PAGE_ROUTES,
+  ...OPERATOR_ROUTES,
 ];
 
 /** Every route of the API and its pages (tests walk this list). `/ui/*` is bull-board's. */
@@ -105,12 +112,14 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
   const { scheduler } = opts;
   const app = express();
   app.disable("x-powered-by");
-  const access = createAccess({ token, host, allowedHosts: opts.allowedHosts ?? [], protectMetrics: opts.protectMetrics ?? false }, sendError);
+  const access = createAccess({ token, host, allowedHosts: opts.allowedHosts ?? [], protectMetrics: opts.protectMetrics ?? false, ...(opts.operators ? { operators: opts.operators } : {}) }, sendError);
   app.use(access.guard);
   app.use(access.loginRoutes());
 
   const pages = await mountWebPages({ scheduler, sendError, login: !!token, log, ...(opts.trajectories ? { trajectories: opts.trajectories } : {}), ...(opts.seriesSampleMs ? { seriesSampleMs: opts.seriesSampleMs } : {}) });
   app.use(pages.router);
+  const operate = operatorRoutes({ redis: scheduler.operatorRedis, prefix: scheduler.prefix, sendError, log, ...(opts.farmMetrics ? { metrics: opts.farmMetrics } : {}) });
+  app.use(operate.router);
   app.get("/healthz", (_req, res) => {
     res.type("text/plain").send("ok\n");
   });
@@ -188,6 +197,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     const s = app.listen(opts.port, host, (err?: Error) => (err ? reject(new Error(`scheduler API: cannot listen on ${host}:${opts.port}: ${err.message}`)) : resolve(s)));
   }).catch((e: unknown) => {
     pages.close();
+    operate.close();
     throw e;
   });
   // Slow clients (slow-loris) cannot hold sockets for long: headers within 10 s, a whole request within 30 s.
@@ -202,6 +212,7 @@ export async function startSchedulerHttp(opts: SchedulerHttpOptions): Promise<Sc
     url,
     close() {
       pages.close();
+      operate.close();
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

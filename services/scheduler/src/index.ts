@@ -9,6 +9,7 @@
 export { Scheduler, DEFAULT_WINDOW_SIZE, ENQUEUE_BATCH, type SchedulerOptions, type SubmitResult, type CampaignPolicyVersion } from "./scheduler.ts";
 export { startSchedulerHttp, type SchedulerHttp, type SchedulerHttpOptions } from "./http.ts";
 export { HttpCampaignClient, type CampaignClient } from "./campaign-client.ts";
+export { SCHEDULER_ROUTES } from "./http.ts";
 export { runScheduler, runSchedulerUntilSignal, type RunningScheduler } from "./main.ts";
 export { loadSchedulerConfig, DEFAULT_SCHEDULER_PORT, type SchedulerConfig, type SchedulerFlags } from "./config.ts";
 export {

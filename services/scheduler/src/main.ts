@@ -40,7 +40,7 @@ export async function runScheduler(config: SchedulerConfig, opts: { log?: Logger
   let http: SchedulerHttp;
   try {
     await scheduler.start();
-    http = await startSchedulerHttp({ scheduler, metrics, port: config.port, host: config.host, token: config.token, allowedHosts: config.allowedHosts, protectMetrics: config.protectMetrics, log, trajectories: config.trajectories, seriesSampleMs: config.seriesSampleMs });
+    http = await startSchedulerHttp({ scheduler, metrics, port: config.port, host: config.host, token: config.token, allowedHosts: config.allowedHosts, protectMetrics: config.protectMetrics, log, trajectories: config.trajectories, seriesSampleMs: config.seriesSampleMs, operators: config.operators, farmMetrics: metrics });
   } catch (e) {
     await scheduler.close();
     throw e;

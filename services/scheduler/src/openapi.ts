@@ -9,6 +9,7 @@ import { z } from "zod";
 import { campaignInputSchema, campaignListQuerySchema } from "./campaign-spec.ts";
 import { webPagesOpenApi } from "./web-pages.ts";
 import { raiseVersionInputSchema } from "@farm/queue";
+import { operatorOpenApi } from "./operator-routes.ts";
 
 const errorSchema = z.strictObject({
   error: z.strictObject({ code: z.string().describe("stable error code, e.g. SPEC_INVALID, TASK_UNKNOWN, NOT_FOUND"), message: z.string() }),
@@ -139,6 +140,7 @@ export function openApiDocument(version: string): Record<string, unknown> {
       "/favicon.ico": { get: { operationId: "favicon", summary: "the fleet page's icon", responses: { "200": { description: "icon" }, "204": { description: "no icon" } } } },
       "/fleet/fleet.js": { get: { operationId: "fleetScript", summary: "the fleet page's script", responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: { type: "string" } } } } } } },
       ...webPagesOpenApi(),
+      ...operatorOpenApi(),
       "/devices": {
         get: {
           operationId: "listDevices",

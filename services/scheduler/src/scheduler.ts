@@ -207,6 +207,11 @@ export class Scheduler {
     return this.cfg.prefix;
   }
 
+  /** The scheduler's Redis connection and a new one for pub/sub (the operator relay, operator-routes.ts). */
+  get operatorRedis(): { command: Redis; subscriber(): Redis } {
+    return { command: this.redis, subscriber: () => createRedisClient(this.cfg.redisUrl ?? DEFAULT_REDIS_URL, "blocking") };
+  }
+
   /** False while this process cannot reach Redis. */
   get redisUp(): boolean {
     return this.health.up;

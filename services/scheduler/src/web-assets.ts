@@ -29,6 +29,7 @@ export const WEB_ASSETS: Readonly<Record<string, Asset>> = Object.freeze({
   "viewer.js": own("viewer.js", "application/javascript"),
   "report.js": own("report.js", "application/javascript"),
   "fleet-charts.js": own("fleet-charts.js", "application/javascript"),
+  "operate.js": own("operate.js", "application/javascript"),
   "vendor/uPlot.iife.min.js": { file: require.resolve("uplot/dist/uPlot.iife.min.js"), type: "application/javascript" },
   "vendor/uPlot.min.css": { file: require.resolve("uplot/dist/uPlot.min.css"), type: "text/css" },
 });
@@ -61,6 +62,7 @@ export const SCHEDULER_PAGES: readonly PageLink[] = [
   { id: "fleet", href: "/", title: "fleet" },
   { id: "episodes", href: "/view/", title: "episodes" },
   { id: "reports", href: "/report", title: "reports" },
+  { id: "operate", href: "/operate", title: "operate" },
   { id: "queue", href: "/ui", title: "queue" },
   { id: "metrics", href: "/metrics", title: "metrics" },
 ];

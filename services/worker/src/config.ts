@@ -103,6 +103,8 @@ export interface WorkerConfigInput {
   advertiseUrl?: string;
   /** How often device heartbeats are written (TTL: 5×). Env FARM_HEARTBEAT_MS. Default 2000. */
   heartbeatMs?: number;
+  /** `human` episodes: the fastest the screen is looked at for the operator's page (ms). Env FARM_OPERATOR_FRAME_MS. Default 33. */
+  operatorFrameMs?: number;
   /** trace … fatal, or silent. Env FARM_LOG_LEVEL. Default info. */
   logLevel?: LogLevel;
 }
@@ -169,6 +171,8 @@ export interface WorkerConfig {
   openEnv: OpenEnvConfig | undefined;
   advertiseUrl: string | undefined;
   heartbeatMs: number;
+  /** The relay of `human` episodes (operator-relay.ts). */
+  operatorRelay: { frameIntervalMs: number };
   logLevel: LogLevel;
 }
 
@@ -234,6 +238,7 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     openEnv: openEnvConfig(r, input),
     advertiseUrl: r.check("advertiseUrl", "FARM_WORKER_URL", r.string("advertiseUrl", { flag: input.advertiseUrl, env: "FARM_WORKER_URL", default: undefined }), checkAdvertiseUrl)?.replace(/\/$/, ""),
     heartbeatMs: r.int("heartbeatMs", { flag: input.heartbeatMs, env: "FARM_HEARTBEAT_MS", default: 2000, min: 100, max: 60_000 }),
+    operatorRelay: { frameIntervalMs: r.int("operatorFrameMs", { flag: input.operatorFrameMs, env: "FARM_OPERATOR_FRAME_MS", default: 33, min: 5, max: 10_000 }) },
     logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: input.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
   };
 }

@@ -40,6 +40,7 @@ import type { EpisodeStore } from "./episode-store.ts";
 import type { FaultHooks } from "./fault-hooks.ts";
 import { frameEncodingOf } from "./frame-encoding.ts";
 import { policyForJob } from "./policy-resolver.ts";
+import type { OperatorEpisode } from "./operator-relay.ts";
 import type { PolicyTransport } from "./policy-transport.ts";
 import { attemptsLeft, decideAttempt, type AttemptDecision, type AttemptFacts } from "./retry-decision.ts";
 import { DEVICE_UNUSABLE_CODE, sessionFailureCode } from "./failure-codes.ts";
@@ -122,6 +123,16 @@ function agentOptionsOf(d: EpisodeJobData): { goal?: string; gameConfig?: Record
     ...(d.gameConfig !== undefined ? { gameConfig: d.gameConfig } : {}),
     ...(d.options.a11yEvery !== undefined ? { a11yEvery: d.options.a11yEvery } : {}),
   };
+}
+
+/** What the operator page shows of a `human` episode, and its grace, idle and wait limits (absent: the worker's). */
+function operatorEpisodeOf(d: EpisodeJobData, task: LoadedTask, episodeId: string, serial: string): OperatorEpisode | undefined {
+  if (d.policy.spec !== "human") return undefined;
+  const o = d.options.operator;
+  const ms = (sec: number | undefined) => (sec === undefined ? undefined : Math.round(sec * 1000));
+  const limits = { graceMs: ms(o?.graceSec), idleMs: ms(o?.idleSec), waitMs: ms(o?.waitSec), maxSteps: d.options.maxEpisodeSteps ?? task.task.maxEpisodeSteps, maxSec: d.options.maxEpisodeSec ?? task.task.maxEpisodeSec };
+  const defined = Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined && v > 0)) as Partial<OperatorEpisode>;
+  return { episodeId, campaignId: d.campaignId, episodeIndex: d.episodeIndex, taskId: task.task.id, goal: d.goal ?? task.task.description ?? "", serial, ...defined };
 }
 
 /** The processor of a device: `process` is what BullMQ calls with each of the device's jobs. */
@@ -304,7 +315,7 @@ class EpisodeProcessor {
     const adopted = localFile ? await this.adoptUnclaimedFile(r, localFile, owner, log, episodeId) : undefined;
     if (adopted) return adopted;
 
-    const policy = await policyForJob(data.policy, this.ctx.policyDir, this.ctx.policyAllowedHosts, this.ctx.policyTransport).catch((e: unknown) => {
+    const policy = await policyForJob(data.policy, this.ctx.policyDir, this.ctx.policyAllowedHosts, this.ctx.policyTransport, operatorEpisodeOf(data, task, episodeId, this.ctx.serial)).catch((e: unknown) => {
       if (e instanceof UnrecoverableError) log.warn({ event: "job:rejected", reason: e.message }, "job rejected");
       throw e;
     });
@@ -322,6 +333,7 @@ class EpisodeProcessor {
         drained: this.ctx.drainSignal.aborted,
         lockLost: bullSignal?.aborted === true && bullSignal.reason === LOCK_LOST_REASON,
         needsRecovery: (session.state as string) === "needs_recovery",
+        ...(data.options.operator?.onAbandon ? { onAbandon: data.options.operator.onAbandon } : {}),
       });
       // With a retry the job goes back to BullMQ at once (to another device) while this device recovers,
       // paused. A commit waits for recovery (the last attempt keeps the truncated episode as data).

@@ -17,7 +17,7 @@ import { DEVICE_TROUBLE, EpisodeError, type EndCause } from "@farm/episode";
 import { isPolicyError } from "@farm/policy";
 import type { QueueErrorCode } from "@farm/queue";
 
-export type RetryCode = Extract<QueueErrorCode, "DEVICE_TROUBLE" | "POLICY_FAILED" | "CANCELLED">;
+export type RetryCode = Extract<QueueErrorCode, "DEVICE_TROUBLE" | "POLICY_FAILED" | "CANCELLED" | "OPERATOR_ABANDONED">;
 
 /** A job whose device cannot run it (now): retried on another device. */
 export const DEVICE_UNUSABLE_CODE = "DEVICE_UNUSABLE" satisfies QueueErrorCode;

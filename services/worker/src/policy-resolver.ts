@@ -12,6 +12,7 @@ import { JobRejectedError, type PolicyRef } from "@farm/queue";
 import { policyFromSpec, redactUrl, type Policy } from "@farm/policy";
 import { coerceError } from "@farm/errors";
 import type { PolicyTransport } from "./policy-transport.ts";
+import type { OperatorEpisode } from "./operator-relay.ts";
 import { POLICY_UNKNOWN_CODE, policyFailureCode } from "./failure-codes.ts";
 
 /** The spec for messages: a remote URL without credentials or query values. */
@@ -20,8 +21,13 @@ export function shownSpec(spec: string): string {
   return m ? `${m[1] ?? ""}${redactUrl(m[2]!)}` : spec.slice(0, 200);
 }
 
-export async function policyForJob(ref: PolicyRef, policyDir: string | undefined, allowedHosts?: readonly string[], transport?: PolicyTransport): Promise<Policy> {
+export async function policyForJob(ref: PolicyRef, policyDir: string | undefined, allowedHosts?: readonly string[], transport?: PolicyTransport, episode?: OperatorEpisode): Promise<Policy> {
   const spec = ref.spec;
+  if (spec === "human") {
+    // A person drives the device through the scheduler's operator page; the relay is this host's.
+    if (!transport?.operators || !episode) throw new JobRejectedError(POLICY_UNKNOWN_CODE, "policy human: this worker relays no operators");
+    return policyFromSpec("human", { human: { channel: transport.operators.channel(episode), actDeadlineMs: transport.operators.deadlineFor(episode) } });
+  }
   const shown = shownSpec(spec);
   const reject = (detail: string) => new JobRejectedError(POLICY_UNKNOWN_CODE, detail);
   let cliSpec = spec;

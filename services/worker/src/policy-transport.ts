@@ -6,6 +6,7 @@ import type { Logger } from "@farm/log";
 import { PolicyBatcher, type ForeignBody, type ForeignBodyListener } from "@farm/policy";
 import type { FarmMetrics } from "@farm/metrics";
 import type { WorkerConfig } from "./config.ts";
+import type { OperatorRelay } from "./operator-relay.ts";
 
 export interface PolicyTransport {
   batcher: PolicyBatcher;
@@ -21,6 +22,8 @@ export interface PolicyTransport {
   llmApiKey?: string;
   /** For `llm:` policies: the only hosts the key goes to (FARM_LLM_KEY_HOSTS; default loopback). */
   llmKeyHosts?: readonly string[];
+  /** For `human` policies: the host's relay to the operators' browsers (through Redis and the scheduler). */
+  operators?: OperatorRelay;
 }
 
 export function hostPolicyTransport(config: Pick<WorkerConfig, "policyBatchWindowMs" | "policyMaxBatch" | "policyPixels"> & Partial<Pick<WorkerConfig, "llmApiKey" | "llmKeyHosts">>, metrics: FarmMetrics, logger?: Logger): PolicyTransport {

@@ -6,6 +6,8 @@
  *   cancelled by a drain → hand back (no attempt used)
  *   cancelled otherwise  → retry CANCELLED
  *   device trouble / policy failure with attempts left → retry DEVICE_TROUBLE / POLICY_FAILED
+ *   operator abandoned (human policy) → retry OPERATOR_ABANDONED (never committed; past the attempts the job
+ *                          fails), unless the campaign says onAbandon: record (then committed as data)
  *   anything else        → commit (the last attempt keeps a device-trouble truncation: it is data)
  *
  * A session that needs recovery recovers in the background (the job goes back at once, to another
@@ -28,6 +30,8 @@ export interface AttemptFacts {
   lockLost: boolean;
   /** The session was left `needs_recovery`. */
   needsRecovery: boolean;
+  /** What an operator_abandoned episode becomes (the campaign's operator.onAbandon; default retry). */
+  onAbandon?: "retry" | "record";
 }
 
 export type Recovery = "none" | "inline" | "background";
@@ -46,6 +50,7 @@ export function decideAttempt(f: AttemptFacts): AttemptDecision {
   const recovery = (commit: boolean): Recovery => (!f.needsRecovery ? "none" : commit ? "inline" : "background");
   if (f.lockLost) return { kind: "abandon", recovery: recovery(false) };
   if (f.cause === "cancelled") return f.drained ? { kind: "hand-back", recovery: recovery(false) } : { kind: "retry", code: "CANCELLED", recovery: recovery(false) };
+  if (f.cause === "operator_abandoned" && f.onAbandon !== "record") return { kind: "retry", code: "OPERATOR_ABANDONED", recovery: recovery(false) };
   const code = retryCodeOfCause(f.cause);
   if (code && attemptsLeft(f)) return { kind: "retry", code, recovery: recovery(false) };
   return { kind: "commit", recovery: recovery(true) };

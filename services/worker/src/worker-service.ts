@@ -25,6 +25,7 @@ import { adbCallsToMetrics, episodeEventsToMetrics } from "./metrics-wiring.ts";
 import { startLaunchedEmulators } from "./launched-emulators.ts";
 import { DeviceTransports } from "./device-transports.ts";
 import type { EmulatorSupervisor } from "@farm/emulator-launcher";
+import { OperatorRelay } from "./operator-relay.ts";
 import { hostPolicyTransport, type PolicyTransport } from "./policy-transport.ts";
 import { DeviceHeartbeats } from "./device-heartbeat.ts";
 import { deviceScreenRoute } from "./device-screen.ts";
@@ -67,6 +68,8 @@ export class WorkerService {
   readonly redisHealth: RedisHealth;
   private readonly commitDeps: CommitDeps;
   private readonly policyTransport: PolicyTransport;
+  /** The host's relay of `human` episodes to the operators' browsers (operator-relay.ts). */
+  private readonly operators: OperatorRelay;
   /** The host's one BullMQ Worker and its device pool (Redis connections per host, not per device). */
   readonly pump: HostJobPump;
   private remoteEnv: RemoteEnvServer | undefined;
@@ -100,7 +103,8 @@ export class WorkerService {
     }).watch(redis);
     this.commitDeps = { store, arbiter: this.arbiter, metrics, logger, workerName: config.workerName };
     this.transports = new DeviceTransports(driver, metrics);
-    this.policyTransport = hostPolicyTransport(config, metrics, logger);
+    this.operators = new OperatorRelay(redis, config.redisUrl, config.queuePrefix, driver, config.workerName, metrics, logger.child({ component: "operator-relay" }), config.operatorRelay);
+    this.policyTransport = { ...hostPolicyTransport(config, metrics, logger), operators: this.operators };
     this.pump = new HostJobPump({ redisUrl: config.redisUrl, queuePrefix: config.queuePrefix, workerName: config.workerName, lockDurationMs: config.lockDurationMs, stalledIntervalMs: config.stalledIntervalMs, redisHealth: this.redisHealth, logger, onFetchBurst: (n) => metrics.jobFetchBurst(n) });
     this.heartbeats = new DeviceHeartbeats({
       redis,
@@ -344,6 +348,7 @@ export class WorkerService {
       await this.resolvePendingFiles();
       await this.store.close();
       this.policyTransport.batcher.close();
+      await this.operators.close();
       await this.heartbeats.close();
       this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());

@@ -41,3 +41,10 @@ test("a lost lock abandons the attempt whatever the episode did (the job's new o
   }
   assert.deepEqual(d({ cause: "device_hung", lockLost: true, needsRecovery: true }), { kind: "abandon", recovery: "background" });
 });
+
+test("an operator_abandoned episode is retried for another operator and never committed, unless the campaign records abandons", () => {
+  assert.deepEqual(d({ cause: "operator_abandoned" }), { kind: "retry", code: "OPERATOR_ABANDONED", recovery: "none" });
+  assert.deepEqual(d({ cause: "operator_abandoned", attemptsMade: 4 }), { kind: "retry", code: "OPERATOR_ABANDONED", recovery: "none" });
+  assert.deepEqual(d({ cause: "operator_abandoned", onAbandon: "retry" }), { kind: "retry", code: "OPERATOR_ABANDONED", recovery: "none" });
+  assert.deepEqual(d({ cause: "operator_abandoned", onAbandon: "record" }), { kind: "commit", recovery: "none" });
+});

@@ -29,7 +29,19 @@ interface SubmitOptions extends AccessOptions, AgentFlags, LlmFlags {
   policyTimeoutMs?: string;
   groupSize?: string;
   resampleUniformGroups?: string;
+  onAbandon?: string;
+  operatorGraceSec?: string;
+  operatorIdleSec?: string;
   json?: boolean;
+}
+
+/** `--policy human`: what an abandoned episode becomes, and the operator's grace and idle limits (job options.operator). */
+function operatorOptions(o: SubmitOptions): { operator?: { onAbandon?: "retry" | "record"; graceSec?: number; idleSec?: number } } {
+  if (o.onAbandon !== undefined && o.onAbandon !== "retry" && o.onAbandon !== "record") throw new Error(`--on-abandon must be retry or record, got '${o.onAbandon.slice(0, 40)}'`);
+  const graceSec = parsePositiveNumberOption("operator-grace-sec", o.operatorGraceSec, 3600);
+  const idleSec = parsePositiveNumberOption("operator-idle-sec", o.operatorIdleSec, 86_400);
+  const op = { ...(o.onAbandon ? { onAbandon: o.onAbandon as "retry" | "record" } : {}), ...(graceSec !== undefined ? { graceSec } : {}), ...(idleSec !== undefined ? { idleSec } : {}) };
+  return Object.keys(op).length ? { operator: op } : {};
 }
 
 /** One line per campaign, for `farm status` without an id. */
@@ -73,7 +85,7 @@ export const campaignCommands: CommandModule = {
         .description("submit a campaign: N episodes of a task with a policy; prints the campaign id (re-submitting the same campaign adds nothing)")
         .argument("<task>", "task file (its id and hash are used) or task id")
         .requiredOption("--episodes <n>", "number of episodes")
-        .option("--policy <spec>", "random | scripted:<name> | module:<name> | http:<url> | llm (with --llm-endpoint, --llm-model) | llm:<model>@<endpoint>", "random")
+        .option("--policy <spec>", "random | scripted:<name> | module:<name> | http:<url> | llm (with --llm-endpoint, --llm-model) | llm:<model>@<endpoint> | human (operators at the scheduler's /operate)", "random")
         .option("--seed <n>", "base seed; episode i gets seed + i (default 0)")
         .option("--priority <p>", "0 (lowest) … 1000 (highest), default 500")
         .option("--id <id>", "campaign id (default: derived from task, policy, episodes, seed and options)")
@@ -87,6 +99,9 @@ export const campaignCommands: CommandModule = {
         .option("--policy-timeout-ms <ms>", "policy deadline: one act() of the policy (default: the worker's, else what the policy needs, e.g. the llm policy's request timeout × tries + backoff)")
         .option("--group-size <k>", "GRPO-style groups: each task instance (seed, params, goal) runs K times, concurrently where devices allow; --episodes counts every run (groups × K)")
         .option("--resample-uniform-groups <n>", "with --group-size: a completed group whose K rewards are all equal is followed by a new instance, at most N times (the uniform group stays in the data)")
+        .option("--on-abandon <what>", "--policy human: an episode its operator left becomes retry (back to the queue, nothing recorded; default) | record (committed as operator_abandoned)")
+        .option("--operator-grace-sec <s>", "--policy human: how long a closed operator page keeps its episode (default 30)")
+        .option("--operator-idle-sec <s>", "--policy human: the longest an operator may idle on one step (default 300)")
         .option("--json", "print the whole result as JSON instead of the id"),
     ));
     addAgentOptions(submit, "submit").action(async (taskArg: string, o: SubmitOptions) => {
@@ -109,6 +124,7 @@ export const campaignCommands: CommandModule = {
         ...resetOptions(o),
         ...(o.stepTimeoutMs !== undefined ? { stepTimeoutMs: parseIntOption("step-timeout-ms", o.stepTimeoutMs, 1) } : {}),
         ...(o.policyTimeoutMs !== undefined ? { policyTimeoutMs: parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100) } : {}),
+        ...operatorOptions(o),
       };
       const goals = await goalsOf(o, loaded); // a task file: its goals lines are checked against it here
       const input = {
