@@ -49,6 +49,8 @@ export interface OperatorEpisode {
 }
 
 const TICK_MS = 100;
+/** How often an episode nobody drives yet is looked at. */
+const IDLE_FRAME_MS = 500;
 
 export class OperatorRelay {
   private sub: RedisClient | undefined;
@@ -268,7 +270,9 @@ class RedisOperatorChannel implements OperatorChannel {
         this.relay.log.debug({ event: "operator:frame-failed", episodeId: this.e.episodeId, error: coerceError(e).message }, "a frame for the operator failed");
         await sleep(500, this.stop.signal);
       }
-      await sleep(Math.max(0, s.frameIntervalMs - (performance.now() - t0)), this.stop.signal);
+      // Full pace once an operator drives; a slow look while the episode waits for one (watchers see 2 frames/s).
+      const interval = this.leasedBy ? s.frameIntervalMs : Math.max(s.frameIntervalMs, IDLE_FRAME_MS);
+      await sleep(Math.max(0, interval - (performance.now() - t0)), this.stop.signal);
     }
   }
 
