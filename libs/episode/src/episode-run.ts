@@ -39,6 +39,8 @@ import { settleScreen, type A11yEventClock, type SettleResult } from "./settle.t
 export interface RunEpisodeOptions {
   /** Seeds the policy (via reset) and the task's random choices. */
   seed: number;
+  /** Seeds the policy alone when given (a GRPO group's members: one instance seed, each member its own sampling). */
+  policySeed?: number;
   /** Episode index, for events and the trajectory. */
   index: number;
   policy: Policy;
@@ -268,7 +270,7 @@ export class EpisodeRun {
   private async resetPolicy(obs: Observation): Promise<End | undefined> {
     const ms = this.limits.policyTimeoutMs;
     try {
-      const r = await withDeadline(this.policy.reset({ seed: this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() }, goal: this.goal }), ms);
+      const r = await withDeadline(this.policy.reset({ seed: this.opts.policySeed ?? this.opts.seed, episodeIndex: this.opts.index, screen: { ...this.port.screen() }, goal: this.goal }), ms);
       if (r.timedOut) return trunc("policy_failed", `policy.reset did not finish in ${ms} ms (the policy deadline)`);
     } catch (e) {
       return trunc("policy_failed", `policy.reset: ${coerceError(e).message}`);

@@ -220,6 +220,8 @@ class EpisodeProcessor {
       // deferRecovery: device trouble returns at once with the session needing recovery; we choose when.
       return await session.runEpisode({
         seed: data.seed,
+        // A group's members share the instance (seed: params, set-up, reset) and sample apart: member m > 0 seeds its policy anew.
+        ...(data.group && data.group.member > 0 ? { policySeed: memberPolicySeed(data.seed, data.group.member) } : {}),
         index: data.episodeIndex,
         policy,
         signal: ac.signal,
@@ -354,4 +356,9 @@ class EpisodeProcessor {
       await policy.close().catch(() => undefined);
     }
   }
+}
+
+/** The policy seed of member `member` of a group whose instance seed is `seed` (member 0 keeps the seed). */
+export function memberPolicySeed(seed: number, member: number): number {
+  return (seed + Math.imul(member, 0x9e3779b1)) >>> 0;
 }

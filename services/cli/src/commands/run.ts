@@ -161,6 +161,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         const instance = taskInstanceFor(loaded, { campaignId, index: i, seed: episodeSeed(seed0, g), ...(fixedParams ? { fixedParams } : {}), ...(ep.goal !== undefined ? { goal: ep.goal } : {}) });
         const t = await session.runEpisode({
           seed: episodeSeed(seed0, g),
+          // Members share the instance and sample apart (as the worker: member m > 0 seeds its policy anew).
+          ...(groupSize !== undefined && i % groupSize > 0 ? { policySeed: (episodeSeed(seed0, g) + Math.imul(i % groupSize, 0x9e3779b1)) >>> 0 } : {}),
           index: i,
           policy,
           signal: stop,

@@ -210,7 +210,7 @@ async function followCommand(campaign: string, opts: { consumer: string; group: 
         const entries = await consumer.read(Math.min(100, max - printed), finished ? 0 : 1000);
         if (entries.length === 0 && finished) break;
         for (const e of entries) {
-          if (!(await writeOut(`${JSON.stringify({ id: e.id, ...(e.message ?? { invalid: true }) })}\n`))) return;
+          if (!(await writeOut(`${terminalSafeJson(JSON.stringify({ id: e.id, ...(e.message ?? { invalid: true }) }))}\n`))) return;
           // Acknowledged once printed: a restart resumes after it (a kill between the two repeats this one entry, same id).
           await consumer.ack([e.id]);
           printed++;
