@@ -1,6 +1,6 @@
 /**
  * Farm devices as OpenEnv environments, driven from Python: Debian's /usr/bin/python3 runs
- * clients/python/tests/test_openenv_device.py (farm_client.openenv_client, a standard-library client written from
+ * clients/python/tests/device_openenv.py (farm_client.openenv_client, a standard-library client written from
  * OpenEnv's protocol) against a worker with `--openenv-port`. A whole episode of the todo_note_create family is
  * solved from the goal and the elements with reward 1 and success 1 at the end; that episode is committed with the
  * same reward and success; after the client closes, both devices are back in the campaign pool.
@@ -34,8 +34,8 @@ after(async () => {
   await h?.close();
 });
 
-test("python3 test_openenv_device.py: a family episode over OpenEnv's WebSocket, reward and success 1, committed, devices back", async () => {
-  const r = await run("/usr/bin/python3", ["-m", "unittest", "-v", "tests.test_openenv_device"], {
+test("python3 tests/device_openenv.py: a family episode over OpenEnv's WebSocket, reward and success 1, committed, devices back", async () => {
+  const r = await run("/usr/bin/python3", ["-m", "unittest", "-v", "tests.device_openenv"], {
     cwd: path.join(REPO, "clients/python"),
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", FARM_OPENENV_URL: worker.openEnvUrl! },
     timeout: 150_000, // three Python tests; generous for a busy machine

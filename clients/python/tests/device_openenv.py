@@ -3,7 +3,7 @@ a whole episode of the todo_note_create family solved from the goal and the elem
 (reward and success at the end), and the protocol's answers to touches, invalid actions and bad messages.
 
 Runs against a worker started with --openenv-port (FARM_OPENENV_URL=http://host:port), e.g. from
-services/worker/test/openenv.python.test.ts; skipped without it. Prints one `OPENENV_RESULT {json}` line per
+services/worker/test/openenv.python.test.ts (its name keeps it out of `unittest discover`); skipped without it. Prints one `OPENENV_RESULT {json}` line per
 solved episode for the caller to compare with the committed trajectory."""
 
 import base64
