@@ -9,11 +9,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createLogger } from "@farm/log";
-import { startLocalFarm, type LocalFarm } from "@farm/local-farm";
+import type { LocalFarm } from "@farm/local-farm";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
 import { pollUntil } from "@farm/time";
 import { REPO, runFarm } from "./fixtures.ts";
+import { startFamilyFarm } from "./family-farm.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-family-campaign-"));
 const out = path.join(dir, "out");
@@ -21,17 +21,7 @@ const FAMILY = path.join(REPO, "tasks/families/settings_wifi_set.family.yaml");
 let farm: LocalFarm;
 
 before(async () => {
-  farm = await startLocalFarm({
-    devices: 2,
-    taskPaths: [FAMILY],
-    outDir: out,
-    queuePrefix: "{family-campaign}",
-    logger: createLogger({ service: "family-campaign-test", level: "error" }),
-    environment: {},
-    worker: { policyDir: path.join(REPO, "tasks/solutions"), episode: { settleMs: 20 } },
-    bindTimeoutMs: 90_000,
-    scheduler: { http: true, tickMs: 100 },
-  });
+  farm = await startFamilyFarm({ familyPath: FAMILY, devices: 2, outDir: out, queuePrefix: "{family-campaign}", service: "family-campaign-test" });
 });
 
 after(async () => {

@@ -12,11 +12,11 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { createLogger } from "@farm/log";
-import { startLocalFarm, type LocalFarm } from "@farm/local-farm";
+import type { LocalFarm } from "@farm/local-farm";
 import { readTrajectories, type StoredEpisode } from "@farm/trajectory";
 import { pollUntil } from "@farm/time";
 import { REPO, runFarm } from "./fixtures.ts";
+import { startFamilyFarm } from "./family-farm.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-groups-"));
 const out = path.join(dir, "out");
@@ -25,17 +25,7 @@ const PREFIX = "{groups-test}";
 let farm: LocalFarm;
 
 before(async () => {
-  farm = await startLocalFarm({
-    devices: 3,
-    taskPaths: [FAMILY],
-    outDir: out,
-    queuePrefix: PREFIX,
-    logger: createLogger({ service: "groups-test", level: "error" }),
-    environment: {},
-    worker: { policyDir: path.join(REPO, "tasks/solutions"), episode: { settleMs: 20 } },
-    bindTimeoutMs: 90_000,
-    scheduler: { http: true, tickMs: 100 },
-  });
+  farm = await startFamilyFarm({ familyPath: FAMILY, devices: 3, outDir: out, queuePrefix: PREFIX, service: "groups-test" });
 });
 
 after(async () => {
