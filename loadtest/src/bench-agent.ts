@@ -20,9 +20,10 @@ import { createLogger } from "@farm/log";
 import { sleep } from "@farm/time";
 import { startLlmChild } from "./llm-child.ts";
 import { intOpt, profileOpt } from "./options.ts";
+import { procCpuSec } from "./stats.ts";
 import { REPO } from "./policy-farm.ts";
 import type { BenchOptions, Scenario } from "./scenario.ts";
-import { simChildDevices } from "./sim-child.ts";
+import { simChildDevices, type SimChild } from "./sim-child.ts";
 
 /** What the stand-in does on the notes task: the first rule whose element is on the screen. */
 const NOTES_SOLVER = [{ click_text: "NEW NOTE" }, { type_into: "title_input", text: "milk" }, { type_into: "body_input", text: "2 litres" }, { click_text: "SAVE" }];
@@ -78,8 +79,9 @@ export const scenario: Scenario = {
     const tmp = mkdtempSync(path.join(os.tmpdir(), "farm-bench-agent-"));
     const llm = await startLlmChild({ solver: NOTES_SOLVER, delayMs });
     try {
+      let sims: SimChild | undefined;
       const farm = await startLocalFarm({
-        devices: simChildDevices(devices, profile),
+        devices: simChildDevices(devices, profile, [], (s) => (sims = s)),
         taskPaths: [path.join(REPO, "tasks/todo_create_note.textproto")],
         outDir: path.join(tmp, "out"),
         queuePrefix: "{agent}",
@@ -95,6 +97,7 @@ export const scenario: Scenario = {
         const api = farm.schedulerService!.http.url;
         const t0 = performance.now();
         const cpu0 = process.cpuUsage();
+        const simCpu0 = procCpuSec(sims?.child.pid);
         const spec = `llm:stand-in@${llm.endpoint}`;
         const body = { id: "bench-agent", taskId: "todo_create_note", episodes, policy: { spec, llm: { screenshot, concurrency: devices } }, options: { maxEpisodeSteps: maxSteps, a11yEvery } };
         const post = await fetch(`${api}/campaigns`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -107,6 +110,7 @@ export const scenario: Scenario = {
         }
         const wallSec = (performance.now() - t0) / 1000;
         const cpu = process.cpuUsage(cpu0);
+        const simCpuSec = procCpuSec(sims?.child.pid) - simCpu0;
         const after = readPhases(await (await fetch(metricsUrl)).text());
         const steps = st.summary?.totalSteps ?? 0;
         const llm1 = await llm.stats();
@@ -130,6 +134,8 @@ export const scenario: Scenario = {
         out("");
         const cpuMsPerStep = steps > 0 ? (cpu.user + cpu.system) / 1000 / steps : 0;
         out(`the farm's process (worker host and scheduler; devices and the model run in child processes): ${f(cpuMsPerStep)} ms CPU per step`);
+        // The simulated devices share the machine's cores with the farm: their CPU is what a real emulator would spend.
+        out(`the devices' process (the simulated emulators): ${f(steps > 0 ? (simCpuSec * 1000) / steps : NaN)} ms CPU per step`);
         out(`episodes ${st.completed} in ${f(wallSec, 1)} s, ${steps} steps, ${f(requestsPerStep, 2)} model requests per step, ${invalid} invalid answers`);
         out(`devices=${devices} episodes_s=${f(st.completed / wallSec, 2)} steps_s=${f(steps / wallSec, 1)} farm_overhead_ms_per_step=${f(overhead)} a11y_ms_per_step=${f(read + derive)} invalid_actions=${invalid}`);
       } finally {

@@ -14,9 +14,15 @@ export function startFarmChild(args: string[], ready: (line: string) => boolean)
   return startNodeChild([FARM, ...args], `farm ${args[0]}`, ready);
 }
 
+/** With FARM_BENCH_PROF_DIR set, each child writes a V8 CPU profile there (node's --cpu-prof is refused in NODE_OPTIONS). */
+function profileArgs(): string[] {
+  const dir = process.env.FARM_BENCH_PROF_DIR;
+  return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
+}
+
 /** `node <nodeArgs>` as a managed child, logging at warn, ready once `ready` accepts a line of its stdout. */
 export async function startNodeChild(nodeArgs: string[], what: string, ready: (line: string) => boolean): Promise<ManagedChild> {
-  const c = startManagedChild(process.execPath, nodeArgs, { ...process.env, FARM_LOG_LEVEL: "warn" });
+  const c = startManagedChild(process.execPath, [...profileArgs(), ...nodeArgs], { ...process.env, FARM_LOG_LEVEL: "warn" });
   const lines = createInterface({ input: c.process.stdout! });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -84,6 +84,31 @@ const ROW_DP = 56;
 /** The notes a Todo process last read, by the file bytes they came from (outside the app's fields: snapshots copy those). */
 const readCache = new WeakMap<object, { bytes: Uint8Array | undefined; notes: Note[] }>();
 
+/** How many of the schema's tables a database has (CREATE TABLE IF NOT EXISTS costs a statement even when they exist). */
+const SCHEMA_PROBE = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('android_metadata', 'notes')";
+
+/** The schema and the locale row, for a database with `tables` of the schema's tables. */
+function createSchema(db: Database, tables: number): void {
+  if (tables < SCHEMA.length) for (const sql of SCHEMA) db.run(sql);
+  if (db.exec("SELECT count(*) FROM android_metadata")[0]?.values[0]?.[0] === 0) db.run("INSERT INTO android_metadata VALUES ('en_US')");
+}
+
+let emptyDb: Uint8Array | undefined;
+
+/** A database file with the schema and no notes, built once per process (each app start opens a copy). */
+function emptyTodoDb(): Uint8Array {
+  if (!emptyDb) {
+    const db = openDatabase();
+    try {
+      createSchema(db, 0);
+      emptyDb = db.export();
+    } finally {
+      db.close();
+    }
+  }
+  return emptyDb;
+}
+
 function rowsToNotes(db: Database): Note[] {
   const r = db.exec("SELECT id, title, body, done FROM notes ORDER BY id DESC");
   return (r[0]?.values ?? []).map((v: SqlValue[]) => ({ id: Number(v[0]), title: String(v[1] ?? ""), body: String(v[2] ?? ""), done: Number(v[3]) !== 0 }));
@@ -152,16 +177,17 @@ class Todo extends UiApp {
   private write(change: (db: Database) => void, fresh = false): number {
     const bytes = fresh ? undefined : this.host.files.read(TODO_DB);
     let db: Database;
+    let tables: number;
     try {
-      db = openDatabase(bytes);
-      db.exec("SELECT count(*) FROM sqlite_master");
+      db = openDatabase(bytes ?? emptyTodoDb());
+      tables = Number(db.exec(SCHEMA_PROBE)[0]?.values[0]?.[0] ?? 0);
     } catch {
-      db = openDatabase(); // not a database: the app starts over, as SQLiteOpenHelper deletes a corrupt file
+      db = openDatabase(emptyTodoDb()); // not a database: the app starts over, as SQLiteOpenHelper deletes a corrupt file
+      tables = SCHEMA.length;
     }
     try {
       db.run("BEGIN");
-      for (const sql of SCHEMA) db.run(sql);
-      if (db.exec("SELECT count(*) FROM android_metadata")[0]?.values[0]?.[0] === 0) db.run("INSERT INTO android_metadata VALUES ('en_US')");
+      createSchema(db, tables);
       change(db);
       const id = Number(db.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0);
       db.run("COMMIT");
