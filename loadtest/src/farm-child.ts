@@ -7,6 +7,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { startManagedChild, type ManagedChild } from "@farm/local-services";
+import { childProfileDir } from "./settings.ts";
 
 const FARM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../services/cli/bin/farm.js");
 
@@ -16,7 +17,7 @@ export function startFarmChild(args: string[], ready: (line: string) => boolean)
 
 /** With FARM_BENCH_PROF_DIR set, each child writes a V8 CPU profile there (node's --cpu-prof is refused in NODE_OPTIONS). */
 function profileArgs(): string[] {
-  const dir = process.env.FARM_BENCH_PROF_DIR;
+  const dir = childProfileDir();
   return dir ? ["--cpu-prof", `--cpu-prof-dir=${dir}`] : [];
 }
 

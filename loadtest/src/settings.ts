@@ -17,6 +17,11 @@ export function adbBin(): string {
   return reader.string("adbBin", { env: "ADB_BIN", default: "adb" });
 }
 
+/** FARM_BENCH_PROF_DIR: a folder where each child of a benchmark writes its V8 CPU profile (unset: none). */
+export function childProfileDir(): string | undefined {
+  return reader.string("childProfDir", { env: "FARM_BENCH_PROF_DIR", default: undefined });
+}
+
 /** For digging into `farm bench scale`: SCALE_PROF (a CPU profile folder per host), SCALE_HOST_LOG (each host's stderr). */
 export function scaleDebug(): { profDir: string | undefined; hostLog: string | undefined } {
   return {
