@@ -23,7 +23,7 @@ export type { GrpcEndpoint, GrpcMode, GrpcTransportConfig } from "./grpc/endpoin
 export { SNAPSHOT_NAME, type SnapshotOp } from "./snapshots.ts";
 /** An in-memory Device for fast unit tests above the driver; passes the driver's conformance suite. */
 export { FakeDevice, type FakeApp, type FakeAppContext, type FakeDeviceOptions } from "./fake-device.ts";
-export { A11yForwarderHub, type ForestSource, type ForwarderHubOptions, type ForwarderRefusal } from "./a11y/forwarder-hub.ts";
+export { A11yForwarderHub, FORWARDER_PACKAGE, type ForestSource, type ForwarderHubOptions, type ForwarderRefusal } from "./a11y/forwarder-hub.ts";
 export type { A11yConfig, ScreenTreeRequest } from "./a11y/read-tree.ts";
 export { XmlRefused, type XmlRefusalCode } from "./a11y/xml.ts";
 export { isScreenTree, type A11yNodeInfo, type A11yWindowInfo, type ProtoRect, type ScreenTree, type ScreenTreeEvent, type ScreenTreeFailure, type ScreenTreeOutcome, type ScreenTreeSourceName, type TreeLimits } from "./a11y/types.ts";

@@ -17,6 +17,7 @@ export const METRIC = {
   settlesCapped: "farm_step_settles_capped_total",
   screenTreeReads: "farm_screen_tree_reads_total",
   a11yForwarderRefusals: "farm_a11y_forwarder_refusals_total",
+  a11yForwarderFallbacks: "farm_a11y_forwarder_fallbacks_total",
   policyErrors: "farm_policy_errors_total",
   policyRequests: "farm_policy_requests_total",
   policyForeignBodies: "farm_policy_foreign_bodies_total",

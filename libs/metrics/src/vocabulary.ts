@@ -124,6 +124,12 @@ export const SCREEN_TREE_SOURCES = ["uiautomator", "forwarder"] as const;
 export const SCREEN_TREE_OUTCOMES = ["ok", "not_idle", "refused", "timeout", "adb_error", "failed"] as const;
 /** Why the accessibility hub refused a forwarder stream (@farm/adb ForwarderRefusal). */
 export const A11Y_FORWARDER_REFUSALS = ["unknown_port", "bad_token", "token_missing", "duplicate"] as const satisfies readonly ForwarderRefusal[];
+/**
+ * Why a device's trees came from uiautomator although the worker was set to read them from the forwarder
+ * (`--trees`): the package absent (`auto` installs nothing), no APK to install, the install or the enabling
+ * broadcasts failed, no stream came, a stream that dropped did not come back.
+ */
+export const A11Y_FORWARDER_FALLBACKS = ["not_installed", "apk_missing", "install_failed", "enable_failed", "no_stream", "stream_lost"] as const;
 
 /** farm_groups_total{result}: how a group of a grouped campaign finished (issue 38). */
 export const GROUP_RESULTS = ["complete", "uniform", "resampled", "failed"] as const;

@@ -13,6 +13,7 @@ import { LOG_LEVELS, type LogLevel } from "@farm/log";
 import { DEFAULT_LLM_KEY_HOSTS, hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
 import { launchConfig, type LaunchInput, type WorkerLaunchConfig } from "./launch-config.ts";
+import { DEFAULT_FORWARDER_APK, TREE_SOURCES, type DeviceTreesConfig, type TreeSourceSetting } from "./a11y-trees.ts";
 
 export interface WorkerConfigInput {
   /** redis:// URL. Env REDIS_URL. */
@@ -105,6 +106,16 @@ export interface WorkerConfigInput {
   heartbeatMs?: number;
   /** `human` episodes: the fastest the screen is looked at for the operator's page (ms). Env FARM_OPERATOR_FRAME_MS. Default 33. */
   operatorFrameMs?: number;
+  /**
+   * Where screen trees come from: `uiautomator` (default: `uiautomator dump`), `forwarder` (AndroidEnv's
+   * accessibility forwarder on every device, installed from `forwarderApk` where missing; uiautomator where it
+   * cannot be had) or `auto` (the forwarder where the device has it). Env FARM_TREES.
+   */
+  trees?: TreeSourceSetting;
+  /** The forwarder APK `trees: forwarder` installs on a device without it. Env FARM_FORWARDER_APK. Default: tasks/apks/accessibility_forwarder.apk of this checkout. */
+  forwarderApk?: string;
+  /** How long a device's forwarder stream may take after the enabling broadcasts (100…120000). Env FARM_FORWARDER_CONNECT_MS. Default 5000. */
+  forwarderConnectMs?: number;
   /** trace … fatal, or silent. Env FARM_LOG_LEVEL. Default info. */
   logLevel?: LogLevel;
 }
@@ -173,6 +184,8 @@ export interface WorkerConfig {
   heartbeatMs: number;
   /** The relay of `human` episodes (operator-relay.ts). */
   operatorRelay: { frameIntervalMs: number };
+  /** Where screen trees come from (a11y-trees.ts). */
+  a11y: DeviceTreesConfig;
   logLevel: LogLevel;
 }
 
@@ -239,8 +252,23 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
     advertiseUrl: r.check("advertiseUrl", "FARM_WORKER_URL", r.string("advertiseUrl", { flag: input.advertiseUrl, env: "FARM_WORKER_URL", default: undefined }), checkAdvertiseUrl)?.replace(/\/$/, ""),
     heartbeatMs: r.int("heartbeatMs", { flag: input.heartbeatMs, env: "FARM_HEARTBEAT_MS", default: 2000, min: 100, max: 60_000 }),
     operatorRelay: { frameIntervalMs: r.int("operatorFrameMs", { flag: input.operatorFrameMs, env: "FARM_OPERATOR_FRAME_MS", default: 33, min: 5, max: 10_000 }) },
+    a11y: treesConfig(r, input),
     logLevel: r.oneOf("logLevel", LOG_LEVELS, { flag: input.logLevel, env: "FARM_LOG_LEVEL", default: "info" }),
   };
+}
+
+/** `--trees`, `--forwarder-apk` and their environment (FARM_TREES, FARM_FORWARDER_APK, FARM_FORWARDER_CONNECT_MS). */
+function treesConfig(r: SettingsReader, input: Pick<WorkerConfigInput, "trees" | "forwarderApk" | "forwarderConnectMs">): DeviceTreesConfig {
+  return {
+    trees: r.oneOf("trees", TREE_SOURCES, { flag: input.trees, env: "FARM_TREES", default: "uiautomator" }),
+    forwarderApk: path.resolve(r.string("forwarderApk", { flag: input.forwarderApk, env: "FARM_FORWARDER_APK", default: DEFAULT_FORWARDER_APK })),
+    forwarderConnectMs: r.int("forwarderConnectMs", { flag: input.forwarderConnectMs, env: "FARM_FORWARDER_CONNECT_MS", default: 5000, min: 100, max: 120_000 }),
+  };
+}
+
+/** The same settings for another command that drives devices (`farm run`), validated the same way; `who` names it in errors. */
+export function resolveTreesConfig(who: string, input: Pick<WorkerConfigInput, "trees" | "forwarderApk" | "forwarderConnectMs"> = {}, env: Environment = process.env): DeviceTreesConfig {
+  return treesConfig(new SettingsReader(who, env), input);
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);

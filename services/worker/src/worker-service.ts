@@ -35,6 +35,7 @@ import { coerceError } from "@farm/errors";
 import { hostDevicePool } from "./device-lease.ts";
 import { startRemoteEnv, type RemoteEnvServer } from "./remote-env/index.ts";
 import { startOpenEnv, type OpenEnvServer } from "./openenv/index.ts";
+import { createDeviceTrees, type DeviceTrees } from "./a11y-trees.ts";
 
 export interface WorkerServiceOptions {
   logger?: Logger;
@@ -89,6 +90,8 @@ export class WorkerService {
     private readonly serveMetrics: boolean,
     private readonly redis: Redis,
     private readonly faults: FaultHooks,
+    /** The accessibility forwarder set-up (config `a11y.trees`); undefined: trees by uiautomator only. */
+    private readonly trees: DeviceTrees | undefined,
   ) {
     this.metrics = metrics;
     metrics.setDeviceStateSource(() => this.deviceStateCounts());
@@ -134,7 +137,13 @@ export class WorkerService {
         onCollectError: (o) => logger.warn({ event: "metrics:collect_error", source: o.source, err: o.error.message }, "metric collection failed"),
       });
     const catalog = loadTaskCatalog(config.taskPaths, config.apkDirs, logger);
-    const driver = opts.deviceSource ?? new AdbDriver({ host: config.adbHost, port: config.adbPort, adbBin: config.adbBin, logger, events: { onCall: adbCallsToMetrics(metrics), onScreenTree: (t) => metrics.screenTreeRead(t.source, t.outcome) }, grpc: config.grpc });
+    // Trees from AndroidEnv's accessibility forwarder (`--trees`): one hub for the host, given to the driver.
+    const trees = opts.deviceSource
+      ? undefined
+      : createDeviceTrees(config.a11y, { logger: logger.child({ component: "a11y" }), onRefused: (reason) => metrics.a11yForwarderRefused(reason), onFallback: (reason) => metrics.a11yForwarderFallback(reason) });
+    const driver =
+      opts.deviceSource ??
+      new AdbDriver({ host: config.adbHost, port: config.adbPort, adbBin: config.adbBin, logger, events: { onCall: adbCallsToMetrics(metrics), onScreenTree: (t) => metrics.screenTreeRead(t.source, t.outcome) }, grpc: config.grpc, ...(trees ? { a11y: { forwarder: trees } } : {}) });
     const store = new EpisodeStore(config.outDir, config.codec);
     const faults = faultHooksFrom(config.faultInject);
     if (faults.armed.length > 0) logger.warn({ event: "worker:faults-armed", faults: faults.armed }, "FAULT INJECTION ENABLED (FARM_FAULT_INJECT): this process will crash on purpose");
@@ -145,9 +154,10 @@ export class WorkerService {
     } catch (e) {
       redis.disconnect();
       await driver.close();
+      await trees?.close();
       throw e;
     }
-    return new WorkerService(config, catalog, driver, store, logger, metrics, !opts.noMetricsServer, redis, faults);
+    return new WorkerService(config, catalog, driver, store, logger, metrics, !opts.noMetricsServer, redis, faults, trees);
   }
 
   /** Where /metrics is served, once started (undefined when not served). */
@@ -196,6 +206,7 @@ export class WorkerService {
       { event: "worker:start", adb: `${this.config.adbHost}:${this.config.adbPort}`, devices: this.config.devices ?? "all", tasks: [...this.catalog.byId.keys()], out: this.config.outDir, metrics: this.metricsUrl },
       "worker started",
     );
+    if (this.trees) this.logger.info({ event: "worker:trees", trees: this.config.a11y.trees, forwarderApk: this.config.a11y.forwarderApk }, "screen trees from the accessibility forwarder where it can be had, else uiautomator");
     const swept = await this.store.sweepAbandonedTempFiles(10 * 60_000);
     if (swept > 0) this.logger.warn({ event: "worker:temp-files-swept", files: swept }, "removed temporary episode files abandoned by crashed workers");
     await this.resolvePendingFiles();
@@ -253,6 +264,7 @@ export class WorkerService {
       if (!this.launchedBooting(ev.serial)) void this.bind(ev.serial);
     } else {
       this.online.delete(ev.serial);
+      this.trees?.forget(ev.serial);
       const slot = this.slots.get(ev.serial);
       if (slot) {
         this.logger.warn({ event: "device:lost", serial: ev.serial, state: ev.state }, "device went away; it stops taking jobs");
@@ -284,6 +296,11 @@ export class WorkerService {
     this.heartbeats.slotState(serial, slot.state);
     await this.stopping.get(serial);
     if (this.slots.get(serial) !== slot) return;
+    // The forwarder before the first episode (never throws: a device without one reads trees by uiautomator).
+    if (this.trees) {
+      await this.trees.prepare(this.driver.device(serial));
+      if (this.slots.get(serial) !== slot || this.closing) return;
+    }
     try {
       await slot.start();
     } catch (e) {
@@ -353,6 +370,7 @@ export class WorkerService {
       this.redisHealth.close();
       await this.redis.quit().catch(() => this.redis.disconnect());
       await this.driver.close();
+      await this.trees?.close();
       await this.metricsServer?.close();
       this.logger.info({ event: "worker:closed" }, "worker closed");
     })();

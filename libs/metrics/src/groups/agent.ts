@@ -5,7 +5,7 @@ import { boundHistogramPerLabel } from "../bound-metrics.ts";
 import { closedLabel } from "../bounded-label.ts";
 import type { MetricContext } from "../metric-context.ts";
 import { METRIC } from "../names.ts";
-import { A11Y_FORWARDER_REFUSALS, SETTLE_POLICY_KINDS, SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
+import { A11Y_FORWARDER_FALLBACKS, A11Y_FORWARDER_REFUSALS, SETTLE_POLICY_KINDS, SCREEN_TREE_OUTCOMES, SCREEN_TREE_SOURCES, STEP_PHASES, UI_ACTION_OPS, type StepPhase } from "../vocabulary.ts";
 
 export function createStepMetrics({ registers, report, valid }: MetricContext) {
   const stepPhaseDuration = new Histogram({
@@ -70,6 +70,14 @@ export function createAgentMetrics({ registers, report }: MetricContext) {
   });
   const refusalReason = closedLabel(METRIC.a11yForwarderRefusals, "reason", A11Y_FORWARDER_REFUSALS, report);
   for (const reason of A11Y_FORWARDER_REFUSALS) forwarderRefusals.inc({ reason }, 0);
+  const forwarderFallbacks = new Counter({
+    name: METRIC.a11yForwarderFallbacks,
+    help: "Devices whose screen trees fell back to uiautomator although the worker reads them from the accessibility forwarder, by reason (one per device and fall, never per retry)",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const fallbackReason = closedLabel(METRIC.a11yForwarderFallbacks, "reason", A11Y_FORWARDER_FALLBACKS, report);
+  for (const reason of A11Y_FORWARDER_FALLBACKS) forwarderFallbacks.inc({ reason }, 0);
   const treeSource = closedLabel(METRIC.screenTreeReads, "source", SCREEN_TREE_SOURCES, report);
   const treeOutcome = closedLabel(METRIC.screenTreeReads, "outcome", SCREEN_TREE_OUTCOMES, report);
   return {
@@ -80,6 +88,10 @@ export function createAgentMetrics({ registers, report }: MetricContext) {
     /** One forwarder stream the accessibility hub refused (wire it to A11yForwarderHub.onRefused). */
     a11yForwarderRefused(reason: string): void {
       forwarderRefusals.inc({ reason: refusalReason(reason) });
+    },
+    /** A device's trees fell back to uiautomator (the worker's forwarder set-up; one per device and fall). */
+    a11yForwarderFallback(reason: string): void {
+      forwarderFallbacks.inc({ reason: fallbackReason(reason) });
     },
     /** One agent answer that was a UI action (its resolved op) or invalid. */
     uiAction(op: string): void {

@@ -5,6 +5,7 @@ import { addLlmOptions, llmPolicyChoice, type LlmFlags } from "./llm-options.ts"
 import { collect, parseIntOption, parseResetModeOption } from "./options.ts";
 import { addAgentOptions, agentRunOptions, type AgentFlags } from "./agent-options.ts";
 import type { CommandModule } from "./types.ts";
+import type { TreeSourceSetting } from "@farm/worker";
 
 interface RunOptions extends AgentFlags, LlmFlags {
   episodes: string;
@@ -21,6 +22,8 @@ interface RunOptions extends AgentFlags, LlmFlags {
   frameEncoding?: string;
   reset?: string;
   policyTimeoutMs?: string;
+  trees?: string;
+  forwarderApk?: string;
 }
 
 /**
@@ -46,6 +49,8 @@ export const runCommand: CommandModule = {
       .option("--policy-timeout-ms <ms>", "policy deadline: one act() (default: what the policy needs, e.g. the llm policy's request timeout × tries + backoff, else 30000)")
       .option("--frame-every <k>", "with --out: keep a frame every k steps (0 = none)")
       .option("--frame-encoding <spec>", "how frames are stored: png (default), jpeg[:Q], webp[:Q], optionally @WxH")
+      .option("--trees <source>", "where screen trees come from: uiautomator (default), forwarder (AndroidEnv's accessibility forwarder, installed from --forwarder-apk where missing; else uiautomator) or auto (the forwarder where the device has it) (FARM_TREES)")
+      .option("--forwarder-apk <file>", "the forwarder APK --trees forwarder installs where the package is missing (FARM_FORWARDER_APK)")
       .option("--reset <mode>", "how each episode starts: steps (default) | setup-snapshot | start-snapshot (snapshots need an emulator; --sim then starts a simulated emulator)");
     addLlmOptions(run).action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
@@ -64,7 +69,9 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { policyFromSpec, loadPromptTemplate, llmSpecKeyProblem } = await import("@farm/policy");
   const { createLogger } = await import("@farm/log");
   const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
-  const { taskInstanceFor, jobParams } = await import("@farm/worker");
+  const { taskInstanceFor, jobParams, resolveTreesConfig, createDeviceTrees } = await import("@farm/worker");
+  // The worker's --trees, validated as the worker does (FARM_TREES, FARM_FORWARDER_APK).
+  const treesConfig = resolveTreesConfig("run", { ...(o.trees !== undefined ? { trees: o.trees as TreeSourceSetting } : {}), ...(o.forwarderApk ? { forwarderApk: o.forwarderApk } : {}) });
 
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
@@ -118,9 +125,22 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         serial = sim.devices[0]!.serial;
         logger.info({ serial, adbPort }, "simulated device started");
       }
-      const driver = new AdbDriver({ host: "127.0.0.1", port: adbPort, adbBin: cliConfig().adbBin, logger, ...(grpcEndpoints ? { grpc: { mode: "config", endpoints: grpcEndpoints } } : {}) });
+      const trees = createDeviceTrees(treesConfig, { logger });
+      if (trees) releasers.add("accessibility hub", () => trees.close());
+      const treeReads: Record<string, number> = {};
+      const driver = new AdbDriver({
+        host: "127.0.0.1",
+        port: adbPort,
+        adbBin: cliConfig().adbBin,
+        logger,
+        events: { onScreenTree: (t) => void (treeReads[t.source] = (treeReads[t.source] ?? 0) + 1) },
+        ...(grpcEndpoints ? { grpc: { mode: "config", endpoints: grpcEndpoints } } : {}),
+        ...(trees ? { a11y: { forwarder: trees } } : {}),
+      });
       releasers.add("adb driver", () => driver.close());
       const device = driver.device(serial);
+      if (trees) await device.waitBootComplete(60_000);
+      await trees?.prepare(device);
 
       let writer: import("@farm/trajectory").TrajectoryWriter | undefined;
       const campaignId = `run-${new Date().toISOString().replace(/[-:.]/g, "").slice(0, 15)}-${process.pid}`;
@@ -203,6 +223,8 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
         device: serial,
         policy: `${policy.name}@${policy.version}`,
       };
+      // Screen trees read, by where they came from (--trees).
+      if (Object.keys(treeReads).length > 0 || trees) summary.trees = { setting: treesConfig.trees, reads: treeReads };
       if (groupSize !== undefined) {
         const whole = groupRewards.filter((r) => r.length === groupSize);
         const stds = whole.map((r) => {

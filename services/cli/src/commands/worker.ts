@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
+import type { TreeSourceSetting } from "@farm/worker";
 
 interface WorkerOptions {
   advertiseUrl?: string;
@@ -41,6 +42,8 @@ interface WorkerOptions {
   emulator?: string;
   snapshot?: string;
   bootTimeoutMs?: string;
+  trees?: string;
+  forwarderApk?: string;
 }
 
 /**
@@ -86,6 +89,8 @@ export const workerCommand: CommandModule = {
       .option("--openenv-idle-ms <ms>", "an OpenEnv session with no message for this long ends and gives its device back (default 300000)")
       .option("--openenv-max-sessions <n>", "most OpenEnv sessions at once, each holding a device (default 64)")
       .option("--openenv-task <id>", "the task or family a reset without 'task' runs (default: FARM_OPENENV_TASK, else 'task' is required)")
+      .option("--trees <source>", "where screen trees come from: uiautomator (default: `uiautomator dump`), forwarder (AndroidEnv's accessibility forwarder on every device, installed from --forwarder-apk where missing; a device without one falls back to uiautomator, logged once) or auto (the forwarder where the device has it) (FARM_TREES)")
+      .option("--forwarder-apk <file>", "the forwarder APK --trees forwarder installs where the package is missing (FARM_FORWARDER_APK; default tasks/apks/accessibility_forwarder.apk)")
       .option("--launch <n>", "launch N emulators of --avd and run on them (relaunched when they exit, hang or fail to boot; shut down on drain)")
       .option("--avd <name>", "the AVD launched emulators run (read-only, shared by all)")
       .option("--emulator <path>", "emulator executable (default: $ANDROID_SDK_ROOT/emulator/emulator, else emulator on PATH)")
@@ -121,6 +126,8 @@ export const workerCommand: CommandModule = {
           ...(openenvIdleTimeoutMs !== undefined ? { openenvIdleTimeoutMs } : {}),
           ...(openenvMaxSessions !== undefined ? { openenvMaxSessions } : {}),
           ...(o.openenvTask ? { openenvTask: o.openenvTask } : {}),
+          ...(o.trees !== undefined ? { trees: o.trees as TreeSourceSetting } : {}),
+          ...(o.forwarderApk ? { forwarderApk: o.forwarderApk } : {}),
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { queuePrefix: o.prefix } : {}),
           ...(o.adbHost ? { adbHost: o.adbHost } : {}),
