@@ -10,8 +10,7 @@ import { fileURLToPath } from "node:url";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTree } from "@farm/adb";
-import { FORWARDER_PACKAGE } from "@farm/adb/testing";
-import { a11yGrpc, grpc, type ServerToClientMsg } from "@farm/a11y-grpc";
+import { FORWARDER_PACKAGE, forgeForwarderStream } from "@farm/adb/testing";
 import { sleep } from "@farm/time";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
@@ -79,26 +78,7 @@ test("a forged forwarder stream for the device's port is refused and the device 
   // Another device's port named in the authority (a second port on the same server: the client's word), and the
   // real port itself; without the token, and with a wrong one.
   const other = await hub.portFor("emulator-forged");
-  const forge = async (dialPort: number, token?: string): Promise<string> => {
-    const { A11yService } = a11yGrpc();
-    const client = new A11yService(`127.0.0.1:${dialPort}`, grpc.credentials.createInsecure(), { "grpc.default_authority": `10.0.2.2:${port}` }) as unknown as grpc.Client & {
-      Bidi(md: grpc.Metadata): grpc.ClientDuplexStream<unknown, ServerToClientMsg>;
-    };
-    const md = new grpc.Metadata();
-    if (token !== undefined) md.set("farm-a11y-token", token);
-    const call = client.Bidi(md);
-    // A forged forest, should the stream be taken.
-    call.write({ forest: { windows: [] } });
-    try {
-      return await new Promise<string>((resolve) => {
-        call.on("error", (e: grpc.ServiceError) => resolve(`${grpc.status[e.code]}: ${e.details}`));
-        call.on("data", () => undefined);
-        call.on("end", () => resolve("ended"));
-      });
-    } finally {
-      client.close();
-    }
-  };
+  const forge = (dialPort: number, token?: string): Promise<string> => forgeForwarderStream(dialPort, { authorityPort: port, ...(token === undefined ? {} : { token }) });
   assert.match(await forge(other), /^PERMISSION_DENIED: not this device's forwarder \(token_missing\)/);
   assert.match(await forge(port, "00".repeat(16)), /^PERMISSION_DENIED: not this device's forwarder \(bad_token\)/);
   assert.match(await forge(port, "not hex"), /bad_token/);

@@ -8,10 +8,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { promisify } from "node:util";
 import { startRedis } from "@farm/local-services";
-import { createLogger } from "@farm/log";
+import { capturedLogger } from "@farm/log/testing";
 import { loadSchedulerConfig } from "../src/config.ts";
 import { runScheduler } from "../src/main.ts";
 import { uniquePrefix, waitFor } from "./helpers.ts";
@@ -23,14 +22,7 @@ const TASK = path.join(REPO, "tasks/classic_2048.textproto");
 
 test("while Redis is down the API answers 503 within seconds, logs one line down and one up, and recovers by itself", async () => {
   const redis = await startRedis();
-  const lines: Record<string, unknown>[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split("\n").filter(Boolean)) lines.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  const log = createLogger({ service: "scheduler", level: "info", destination: sink as unknown as Parameters<typeof createLogger>[0]["destination"] });
+  const { logger: log, lines } = capturedLogger("scheduler");
   const service = await runScheduler(loadSchedulerConfig({ redisUrl: redis.url, prefix: uniquePrefix(), port: 0, tasks: [TASK], tickMs: 100, reconcileMs: 200 }, {}), { log });
   try {
     const get = async () => {

@@ -11,24 +11,14 @@ import os from "node:os";
 import path from "node:path";
 import { AdbDriver, isScreenTree, type AdbDevice, type Device, type ShellResult, type StepResult } from "@farm/adb";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
-import { createLogger, type Logger } from "@farm/log";
+import type { Logger } from "@farm/log";
+import { capturedLogger } from "@farm/log/testing";
 import { startSimulatedDevices, type SimFleet } from "@farm/simulator";
 import { pollUntil, sleep } from "@farm/time";
-import { Writable } from "node:stream";
 import { createDeviceTrees, type DeviceTrees, type ForwarderFallback } from "../src/index.ts";
 
 function capture(): { logger: Logger; events: () => string[] } {
-  const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({
-    service: "t",
-    level: "info",
-    destination: new Writable({
-      write(chunk: Buffer, _e, cb) {
-        for (const l of chunk.toString().split("\n")) if (l.trim()) lines.push(JSON.parse(l) as Record<string, unknown>);
-        cb();
-      },
-    }),
-  });
+  const { logger, lines } = capturedLogger("t");
   return { logger, events: () => lines.map((l) => String(l.event)) };
 }
 

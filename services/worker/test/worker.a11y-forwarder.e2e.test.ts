@@ -7,10 +7,9 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { AdbDriver } from "@farm/adb";
-import { a11yGrpc, grpc, type ServerToClientMsg } from "@farm/a11y-grpc";
-import { createLogger } from "@farm/log";
+import { forgeForwarderStream } from "@farm/adb/testing";
+import { capturedLogger } from "@farm/log/testing";
 import { defaultEpisodeJobOptions, EPISODE_JOB_VERSION, episodeJobId, type EpisodeJobData } from "@farm/queue";
 import { loadTaskFile } from "@farm/task";
 import { resolveWorkerConfig, WorkerService } from "../src/index.ts";
@@ -22,7 +21,7 @@ let h: Harness;
 let worker: WorkerService;
 let driver: AdbDriver;
 let out: string;
-const logLines: Record<string, unknown>[] = [];
+let logLines: Record<string, unknown>[] = [];
 /** The device whose forwarder cannot reach the host (airplane mode on before the worker binds it). */
 let offline: string;
 
@@ -33,16 +32,8 @@ before(async () => {
   offline = h.sims.devices[2]!.serial;
   for (const d of h.sims.devices) assert.equal((await driver.device(d.serial).waitBootComplete(20_000)).status, "ok");
   assert.equal((await driver.device(offline).shell("settings put global airplane_mode_on 1")).status, "ok");
-  const logger = createLogger({
-    service: "worker",
-    level: "info",
-    destination: new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        for (const line of chunk.toString().split("\n")) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
-        cb();
-      },
-    }),
-  });
+  const { logger, lines } = capturedLogger("worker");
+  logLines = lines;
   const config = resolveWorkerConfig({
     redisUrl: h.redis.url,
     queuePrefix: h.prefix,
@@ -120,23 +111,7 @@ test("episodes read their trees from the forwarder; a device whose stream never 
 test("a forged stream for a device's port is refused, counted in /metrics, and the device keeps its own trees", async () => {
   const serial = h.sims.devices[0]!.serial;
   const port = await forwarderPort(serial);
-  const forge = async (token?: string): Promise<string> => {
-    const { A11yService } = a11yGrpc();
-    const client = new A11yService(`127.0.0.1:${port}`, grpc.credentials.createInsecure()) as unknown as grpc.Client & { Bidi(md: grpc.Metadata): grpc.ClientDuplexStream<unknown, ServerToClientMsg> };
-    const md = new grpc.Metadata();
-    if (token !== undefined) md.set("farm-a11y-token", token);
-    const call = client.Bidi(md);
-    call.write({ forest: { windows: [] } }); // an empty screen, should the stream be taken
-    try {
-      return await new Promise<string>((resolve) => {
-        call.on("error", (e: grpc.ServiceError) => resolve(`${grpc.status[e.code]}: ${e.details}`));
-        call.on("data", () => undefined);
-        call.on("end", () => resolve("ended"));
-      });
-    } finally {
-      client.close();
-    }
-  };
+  const forge = (token?: string): Promise<string> => forgeForwarderStream(port, token === undefined ? {} : { token });
   const before = { bad: await metric("farm_a11y_forwarder_refusals_total", { reason: "bad_token" }), missing: await metric("farm_a11y_forwarder_refusals_total", { reason: "token_missing" }) };
   assert.match(await forge("00".repeat(16)), /^PERMISSION_DENIED: .*bad_token/);
   assert.match(await forge(), /^PERMISSION_DENIED: .*token_missing/);

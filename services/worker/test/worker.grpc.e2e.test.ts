@@ -8,11 +8,10 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Writable } from "node:stream";
 import { after, before, test } from "node:test";
 import { Queue } from "bullmq";
 import sharp from "sharp";
-import { createLogger } from "@farm/log";
+import { capturedLogger } from "@farm/log/testing";
 import { startAdbServer, startRedis, type LocalAdbServer, type LocalRedis } from "@farm/local-services";
 import { QUEUE_NAMES } from "@farm/queue";
 import { startSimulatedDevices } from "@farm/simulator";
@@ -28,7 +27,7 @@ let worker: WorkerService;
 let queue: Queue;
 let runDir: string;
 let out: string;
-const logLines: Array<Record<string, unknown>> = [];
+let logLines: Array<Record<string, unknown>> = [];
 const savedXdg = process.env.XDG_RUNTIME_DIR;
 
 before(async () => {
@@ -42,16 +41,8 @@ before(async () => {
   bare = await startSimulatedDevices({ adbPort: adb.port, count: 1, seed: 21 });
   const prefix = `{wg${process.pid}}`;
   queue = new Queue(QUEUE_NAMES.episodes, { connection: conn(redis.url), prefix });
-  const logger = createLogger({
-    service: "worker",
-    level: "info",
-    destination: new Writable({
-      write(chunk: Buffer, _enc, cb) {
-        for (const line of chunk.toString().split("\n")) if (line.trim()) logLines.push(JSON.parse(line) as Record<string, unknown>);
-        cb();
-      },
-    }),
-  });
+  const { logger, lines } = capturedLogger("worker");
+  logLines = lines;
   const config = resolveWorkerConfig({
     redisUrl: redis.url,
     queuePrefix: prefix,
