@@ -10,10 +10,11 @@
  *   const client = new A11yService("127.0.0.1:P", grpc.credentials.createInsecure(), CLIENT_CHANNEL_OPTIONS);
  *   const bidi = client.Bidi(); bidi.on("data", (m: ServerToClientMsg) => …); bidi.write({ forest });
  */
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import type * as protoLoader from "@grpc/proto-loader";
 
 export { grpc };
 export * from "./messages.ts";
@@ -64,12 +65,17 @@ export interface A11yGrpc {
   service: grpc.ServiceDefinition;
 }
 
+/** @grpc/proto-loader (and protobufjs) when the protos are first loaded, not at import. */
+function loadProtoLoader(): typeof protoLoader {
+  return createRequire(import.meta.url)("@grpc/proto-loader") as typeof protoLoader;
+}
+
 let loaded: A11yGrpc | undefined;
 
 /** Loads the protos once per process and returns the client constructor and service definition. */
 export function a11yGrpc(): A11yGrpc {
   if (loaded) return loaded;
-  const def = protoLoader.loadSync(path.join(PROTO_DIR, SERVICE_PROTO), LOADER_OPTIONS);
+  const def = loadProtoLoader().loadSync(path.join(PROTO_DIR, SERVICE_PROTO), LOADER_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as { android_env: Record<string, grpc.ServiceClientConstructor> };
   const A11yService = pkg.android_env["A11yService"]!;
   loaded = { A11yService, service: A11yService.service };

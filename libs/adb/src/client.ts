@@ -2,15 +2,14 @@
  * The adbkit client (its public API only: the sync service for push/pull/stat) and the deadline every driver call
  * runs under. Everything else on the adb server's wire goes through @farm/adb-wire on connections the driver owns.
  */
-import adbkit from "@devicefarmer/adbkit";
+import type adbkit from "@devicefarmer/adbkit";
+import { createRequire } from "node:module";
 import type { Duplex } from "node:stream";
 import type { ResolvedAdbConfig } from "./config.ts";
 import { DeadlineError } from "./result.ts";
 import { withDeadline } from "@farm/time";
 
-const { Adb } = adbkit;
-
-export type AdbClient = ReturnType<typeof Adb.createClient>;
+export type AdbClient = ReturnType<typeof adbkit.Adb.createClient>;
 export type AdbDeviceClient = ReturnType<AdbClient["getDevice"]>;
 
 /**
@@ -19,8 +18,16 @@ export type AdbDeviceClient = ReturnType<AdbClient["getDevice"]>;
  */
 const NEVER_START_SERVER_BIN = "false";
 
+let adbkitLoaded: typeof adbkit | undefined;
+
+/** adbkit (with bluebird and node-forge) when the first client is made, not at import: most importers make none. */
+function loadAdbkit(): typeof adbkit {
+  adbkitLoaded ??= createRequire(import.meta.url)("@devicefarmer/adbkit") as typeof adbkit;
+  return adbkitLoaded;
+}
+
 export function createAdbClient(cfg: Pick<ResolvedAdbConfig, "host" | "port">): AdbClient {
-  return Adb.createClient({ host: cfg.host, port: cfg.port, bin: NEVER_START_SERVER_BIN });
+  return loadAdbkit().Adb.createClient({ host: cfg.host, port: cfg.port, bin: NEVER_START_SERVER_BIN });
 }
 
 export type AdbSync = Awaited<ReturnType<AdbDeviceClient["syncService"]>>;

@@ -3,10 +3,10 @@
  * `steps` (or `trajectories`) and `episodes`, as `farm trajectories query` makes them.
  */
 import path from "node:path";
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import { FarmError } from "@farm/errors";
 import { readManifest, type Manifest } from "./manifest.ts";
-import { jsonSafeRow } from "./query.ts";
+import { duckdb, jsonSafeRow } from "./query.ts";
 import { dataConfigName, GROUPS_VIEW_SQL } from "./tables.ts";
 
 export type DatasetReadErrorCode = "not_a_dataset" | "empty_dataset" | "unsupported_layout";
@@ -39,6 +39,7 @@ export async function openDatasetDb(dir: string): Promise<DatasetDb> {
   const manifest = await readManifest(dir);
   if (!manifest) throw new DatasetReadError("not_a_dataset", `${dir}: no manifest.json, not a data set written by 'farm trajectories export --format parquet'`);
   if (manifest.shards.length === 0) throw new DatasetReadError("empty_dataset", `${dir}: the data set has no shards yet`);
+  const { DuckDBInstance } = await duckdb();
   const instance = await DuckDBInstance.create(":memory:");
   let conn: DuckDBConnection | undefined;
   try {

@@ -6,11 +6,20 @@
 import { createRequire } from "node:module";
 import { open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
-import * as arrow from "apache-arrow";
+import type * as arrow from "apache-arrow";
+import { apacheArrow } from "./arrow-table.ts";
 
 type ParquetWasm = typeof import("parquet-wasm/node");
-// The Node build is CommonJS that instantiates its wasm synchronously on require.
-const pq = createRequire(import.meta.url)("parquet-wasm/node") as ParquetWasm;
+let pqLoaded: ParquetWasm | undefined;
+
+/**
+ * parquet-wasm on first use, not at import: most processes that import `@farm/dataset` never write Parquet.
+ * The Node build is CommonJS that instantiates its wasm synchronously on require.
+ */
+export function parquetWasm(): ParquetWasm {
+  pqLoaded ??= createRequire(import.meta.url)("parquet-wasm/node") as ParquetWasm;
+  return pqLoaded;
+}
 
 export type ParquetCompression = "zstd" | "snappy" | "none";
 
@@ -20,14 +29,20 @@ export interface ParquetWriteOptions {
   rowGroupRows: number;
 }
 
-export const CODECS: Record<ParquetCompression, number> = { zstd: pq.Compression.ZSTD, snappy: pq.Compression.SNAPPY, none: pq.Compression.UNCOMPRESSED };
+/** parquet-wasm's `Compression` value of a codec. */
+export function codec(c: ParquetCompression): number {
+  const pq = parquetWasm();
+  const codecs: Record<ParquetCompression, number> = { zstd: pq.Compression.ZSTD, snappy: pq.Compression.SNAPPY, none: pq.Compression.UNCOMPRESSED };
+  return codecs[c];
+}
 
 /** The complete Parquet file of `table`. Deterministic: no timestamps, `created_by` is the library's. */
 export function parquetBytes(table: arrow.Table, o: ParquetWriteOptions): Uint8Array {
+  const pq = parquetWasm();
   // The IPC copy is only needed until it is in wasm memory (a temporary: collectable right after).
-  const wasmTable = pq.Table.fromIPCStream(arrow.tableToIPC(table, "stream"));
+  const wasmTable = pq.Table.fromIPCStream(apacheArrow().tableToIPC(table, "stream"));
   const props = new pq.WriterPropertiesBuilder()
-    .setCompression(CODECS[o.compression] as never)
+    .setCompression(codec(o.compression) as never)
     .setMaxRowGroupSize(o.rowGroupRows)
     // Dictionary encoding stays on for every column, frames included: identical PNGs (a screen that did
     // not change) are then stored once per row group — 3.7 MB → 0.4 MB on the synthetic 2048 episodes.

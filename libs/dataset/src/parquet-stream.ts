@@ -7,14 +7,11 @@
  *   await w.write(tableOf512Rows);   // returns once the row group is encoded and its bytes counted
  *   const bytes = await w.close();   // footer written, file fsync'd
  */
-import { createRequire } from "node:module";
 import { open, type FileHandle } from "node:fs/promises";
-import * as arrow from "apache-arrow";
-import { buildTable } from "./arrow-table.ts";
-import { CODECS, parquetBytes, writeFileSynced, type ParquetWriteOptions } from "./parquet-file.ts";
+import type * as arrow from "apache-arrow";
+import { apacheArrow, buildTable } from "./arrow-table.ts";
+import { codec, parquetBytes, parquetWasm, writeFileSynced, type ParquetWriteOptions } from "./parquet-file.ts";
 
-type ParquetWasm = typeof import("parquet-wasm/node");
-const pq = createRequire(import.meta.url)("parquet-wasm/node") as ParquetWasm;
 type WasmBatch = import("parquet-wasm/node").RecordBatch;
 
 export class ParquetStreamWriter {
@@ -34,9 +31,10 @@ export class ParquetStreamWriter {
     private readonly file: FileHandle,
     o: ParquetWriteOptions,
   ) {
+    const pq = parquetWasm();
     const source = new ReadableStream<WasmBatch>({ pull: (c) => this.pull(c) }, { highWaterMark: 0 });
     const props = new pq.WriterPropertiesBuilder()
-      .setCompression(CODECS[o.compression] as never)
+      .setCompression(codec(o.compression) as never)
       .setMaxRowGroupSize(o.rowGroupRows)
       // Min/max of frame bytes are useless and, per page and row group, make the footer grow with the file.
       .setColumnStatisticsEnabled("screenshot.bytes", pq.EnabledStatistics.None)
@@ -68,7 +66,7 @@ export class ParquetStreamWriter {
   /** Hands one row group to the writer and waits until it is encoded and its bytes are counted. */
   async write(table: arrow.Table): Promise<void> {
     if (table.numRows === 0) return;
-    const wasm = pq.Table.fromIPCStream(arrow.tableToIPC(table, "stream"));
+    const wasm = parquetWasm().Table.fromIPCStream(apacheArrow().tableToIPC(table, "stream"));
     for (let i = 0; i < wasm.numBatches; i++) this.queue.push(wasm.recordBatch(i)!);
     this.wake?.();
     await this.settle();

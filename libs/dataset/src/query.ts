@@ -1,6 +1,5 @@
 /** `farm trajectories query`: SQL over an exported data set with DuckDB; views `steps` (or `trajectories`) and `episodes`. */
 import path from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
 import { readManifest } from "./manifest.ts";
 import { dataConfigName, GROUPS_VIEW_SQL } from "./tables.ts";
 
@@ -14,11 +13,20 @@ function sqlString(s: string): string {
   return `'${s.replaceAll("'", "''")}'`;
 }
 
+let duckdbLoaded: Promise<typeof import("@duckdb/node-api")> | undefined;
+
+/** @duckdb/node-api (and its native binding) on first query, not at import: most importers never query. */
+export function duckdb(): Promise<typeof import("@duckdb/node-api")> {
+  duckdbLoaded ??= import("@duckdb/node-api");
+  return duckdbLoaded;
+}
+
 /** Runs `sql` with the data set's tables as views. Throws a clear error for a folder without a data set. */
 export async function queryDataset(dir: string, sql: string): Promise<QueryResult> {
   const manifest = await readManifest(dir);
   if (!manifest) throw new Error(`${dir}: no manifest.json, not a data set written by 'farm trajectories export --format parquet'`);
   if (manifest.shards.length === 0) throw new Error(`${dir}: the data set has no shards yet`);
+  const { DuckDBInstance } = await duckdb();
   const instance = await DuckDBInstance.create(":memory:");
   const conn = await instance.connect();
   try {

@@ -8,10 +8,11 @@
  *   server.addService(service, { Process: (call) => … });
  *   const stream = new Environment("127.0.0.1:P", grpc.credentials.createInsecure()).Process();
  */
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import type * as protoLoader from "@grpc/proto-loader";
 
 export { grpc };
 export * from "./messages.ts";
@@ -46,11 +47,16 @@ export interface DmEnvRpc {
   service: grpc.ServiceDefinition;
 }
 
+/** @grpc/proto-loader (and protobufjs) when the protos are first loaded, not at import. */
+function loadProtoLoader(): typeof protoLoader {
+  return createRequire(import.meta.url)("@grpc/proto-loader") as typeof protoLoader;
+}
+
 let loaded: DmEnvRpc | undefined;
 
 export function dmEnvRpc(): DmEnvRpc {
   if (loaded) return loaded;
-  const def = protoLoader.loadSync(PROTO_FILE, LOADER_OPTIONS);
+  const def = loadProtoLoader().loadSync(PROTO_FILE, LOADER_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as { dm_env_rpc: { v1: { Environment: grpc.ServiceClientConstructor } } };
   const original = pkg.dm_env_rpc.v1.Environment.service;
   const process = original.Process!;

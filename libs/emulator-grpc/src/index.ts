@@ -11,10 +11,11 @@
  *   const server = new grpc.Server();
  *   server.addService(emulatorGrpc().services.emulatorController, handlers); // missing handlers → UNIMPLEMENTED
  */
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import * as protoLoader from "@grpc/proto-loader";
+import type * as protoLoader from "@grpc/proto-loader";
 
 export { grpc };
 export * from "./messages.ts";
@@ -61,12 +62,17 @@ export const CLIENT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc-node.flow_control_window": 32 * 1024 * 1024,
 };
 
+/** @grpc/proto-loader (and protobufjs) when the protos are first loaded, not at import. */
+function loadProtoLoader(): typeof protoLoader {
+  return createRequire(import.meta.url)("@grpc/proto-loader") as typeof protoLoader;
+}
+
 let loaded: EmulatorGrpc | undefined;
 
 /** Loads the protos once per process (a few ms) and returns the client constructors and service definitions. */
 export function emulatorGrpc(): EmulatorGrpc {
   if (loaded) return loaded;
-  const def = protoLoader.loadSync(PROTO_FILES.map((f) => path.join(PROTO_DIR, f)), LOADER_OPTIONS);
+  const def = loadProtoLoader().loadSync(PROTO_FILES.map((f) => path.join(PROTO_DIR, f)), LOADER_OPTIONS);
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
     android: { emulation: { control: Record<string, grpc.ServiceClientConstructor> } };
   };

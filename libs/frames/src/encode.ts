@@ -3,7 +3,7 @@
  * compiler, no system library). The encoders (libspng/zlib-ng PNG, mozjpeg JPEG, libwebp WebP) run on
  * libuv's thread pool, so encoding a frame never blocks the event loop that drives the devices.
  */
-import sharp from "sharp";
+import type Sharp from "sharp";
 import { DEFAULT_LOSSY_QUALITY, type FrameSpec } from "./spec.ts";
 
 /** Raw pixels as a device hands them over: row-major, 3 (RGB) or 4 (RGBA) bytes per pixel. */
@@ -14,11 +14,24 @@ export interface RawFrame {
   data: Uint8Array;
 }
 
-// One libvips worker per encode: frames from many devices are encoded in parallel by the thread pool
-// instead, which keeps every core busy without oversubscribing them.
-sharp.concurrency(1);
-// The encoders keep no state between frames; libvips' operation cache would only hold memory.
-sharp.cache(false);
+let sharpLoaded: Promise<typeof Sharp> | undefined;
+
+/**
+ * sharp (libvips and its native binding) on first encode, not at import: most processes that import the
+ * farm's libs never encode a frame. Settings are applied once, as it loads.
+ */
+function loadSharp(): Promise<typeof Sharp> {
+  sharpLoaded ??= import("sharp").then((m) => {
+    const sharp = m.default;
+    // One libvips worker per encode: frames from many devices are encoded in parallel by the thread pool
+    // instead, which keeps every core busy without oversubscribing them.
+    sharp.concurrency(1);
+    // The encoders keep no state between frames; libvips' operation cache would only hold memory.
+    sharp.cache(false);
+    return sharp;
+  });
+  return sharpLoaded;
+}
 
 /** Checks a raw frame's shape; returns what is wrong or undefined. */
 export function rawFrameProblem(f: RawFrame): string | undefined {
@@ -36,6 +49,7 @@ export function rawFrameProblem(f: RawFrame): string | undefined {
 export async function encodeFrame(f: RawFrame, spec: FrameSpec): Promise<Buffer> {
   const bad = rawFrameProblem(f);
   if (bad) throw new Error(bad);
+  const sharp = await loadSharp();
   let img = sharp(f.data, { raw: { width: f.width, height: f.height, channels: f.channels } });
   if (f.channels === 4) img = img.removeAlpha();
   if (spec.size && (spec.size.width !== f.width || spec.size.height !== f.height)) img = img.resize(spec.size.width, spec.size.height, { fit: "fill" });
