@@ -6,10 +6,11 @@
  * unknown or the hash differs (see task-check.ts). Every field is bounded so a hostile or buggy producer
  * cannot make a worker run unbounded episodes.
  */
-import { SETTLE_SPEC_MAX_CHARS, settleSpecProblem } from "@farm/episode";
-import { parseFrameSpec } from "@farm/frames";
+// Subpaths: the spec parsers and bounds only, so the queue's users do not load the episode runner, the policies or sharp.
+import { SETTLE_SPEC_MAX_CHARS, settleSpecProblem } from "@farm/episode/settle-spec";
+import { parseFrameSpec } from "@farm/frames/spec";
 import { terminalSafe } from "@farm/terminal-text";
-import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS as LLM, PROMPT_TEMPLATE_MAX_CHARS } from "@farm/policy";
+import { LLM_MODEL_PATTERN, LLM_SETTING_BOUNDS as LLM, PROMPT_TEMPLATE_MAX_CHARS } from "@farm/policy/settings";
 import { z } from "zod";
 import { QueueError } from "./errors.ts";
 import { CAMPAIGN_ID_PATTERN } from "./ids.ts";

@@ -14,8 +14,6 @@ export { QUEUE_NAMES, DEFAULT_QUEUE_PREFIX, resolveQueuePrefix, type QueueName }
 export { QueueError, JobRejectedError, formatFailureReason, failureCodeOf, type QueueErrorCode } from "./errors.ts";
 export {
   DEFAULT_REDIS_URL,
-  redactRedisUrl,
-  redactCredentials,
   redisConnection,
   createRedisClient,
   bullConnection,
@@ -26,6 +24,7 @@ export {
   type ConnectionRole,
   type RedisConnectionOptions,
 } from "./connection.ts";
+export { redactRedisUrl, redactCredentials } from "./credentials.ts";
 export {
   operatorKeys,
   waitingEpisodeSchema,

@@ -17,8 +17,8 @@
  *   FARM_DEBUG       1: print the stack of a fatal error
  */
 import { SettingsReader, type Environment } from "@farm/config";
-import { LOG_LEVELS, type LogLevel } from "@farm/log";
-import { hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy";
+import { LOG_LEVELS, type LogLevel } from "@farm/log/levels";
+import { hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy/settings";
 
 export interface CliConfig {
   redisUrl: string | undefined;

@@ -8,7 +8,7 @@ import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
 import { addLlmOptions, llmPolicyChoice, type LlmFlags, type LlmSettings } from "./llm-options.ts";
 import { parseIntOption, parsePositiveNumberOption, parseResetModeOption } from "./options.ts";
-import { addAgentOptions, goalsOf, observationOptions, type AgentFlags } from "./agent-options.ts";
+import { addAgentOptions, type AgentFlags } from "./agent-flags.ts";
 import type { ResetMode } from "@farm/task";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
@@ -109,6 +109,7 @@ export const campaignCommands: CommandModule = {
       let taskId = taskArg;
       let taskHash: string | undefined;
       let loaded: import("@farm/task").LoadedTask | undefined;
+      const { goalsOf, observationOptions } = await import("./agent-options.ts");
       if (isFile) {
         const { loadTaskFile } = await import("@farm/task");
         const t = (loaded = loadTaskFile(taskArg));

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
 import { addLlmOptions, llmPolicyChoice, type LlmFlags } from "./llm-options.ts";
 import { collect, parseIntOption, parseResetModeOption } from "./options.ts";
-import { addAgentOptions, agentRunOptions, type AgentFlags } from "./agent-options.ts";
+import { addAgentOptions, type AgentFlags } from "./agent-flags.ts";
 import type { CommandModule } from "./types.ts";
 import type { TreeSourceSetting } from "@farm/worker";
 
@@ -55,7 +55,7 @@ export const runCommand: CommandModule = {
     addLlmOptions(run).action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
-    // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-options.ts).
+    // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-flags.ts).
     addAgentOptions(program.commands.find((c) => c.name() === "run")!, "run");
   },
 };
@@ -70,6 +70,7 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const { createLogger } = await import("@farm/log");
   const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
   const { taskInstanceFor, jobParams, resolveTreesConfig, createDeviceTrees } = await import("@farm/worker");
+  const { agentRunOptions } = await import("./agent-options.ts");
   // The worker's --trees, validated as the worker does (FARM_TREES, FARM_FORWARDER_APK).
   const treesConfig = resolveTreesConfig("run", { ...(o.trees !== undefined ? { trees: o.trees as TreeSourceSetting } : {}), ...(o.forwarderApk ? { forwarderApk: o.forwarderApk } : {}) });
 
