@@ -49,6 +49,13 @@ export {
   type LlmPolicySettings,
   episodeOptionsSchema,
   parseEpisodeJobResult,
+  MAX_GROUP_SIZE,
+  type EpisodeJobData,
+  type EpisodeJobResult,
+  type EpisodeOptions,
+  type PolicyRef,
+} from "./episode-job.ts";
+export {
   goalSchema,
   gameConfigSchema,
   gameConfigProblem,
@@ -57,13 +64,8 @@ export {
   PARAMS_MAX,
   PARAM_VALUE_MAX_CHARS,
   goalForEpisode,
-  MAX_GROUP_SIZE,
   type EpisodeGoal,
-  type EpisodeJobData,
-  type EpisodeJobResult,
-  type EpisodeOptions,
-  type PolicyRef,
-} from "./episode-job.ts";
+} from "./goals.ts";
 export {
   defaultEpisodeJobOptions,
   CAMPAIGN_PRIORITY_MAX,

@@ -13,8 +13,8 @@
  */
 import { readFile, stat } from "node:fs/promises";
 import { FarmError, coerceError } from "@farm/errors";
-import { gameConfigProblem, goalForEpisode, goalSchema, paramsProblem, type EpisodeGoal } from "@farm/queue";
-import { fixedParamsProblem } from "@farm/scoring";
+import { gameConfigProblem, goalForEpisode, goalSchema, paramsProblem, type EpisodeGoal } from "@farm/queue/goals";
+import { fixedParamsProblem } from "@farm/scoring/params";
 import type { TaskFamily, TaskParams } from "@farm/task";
 import { terminalSafe } from "@farm/terminal-text";
 import { parseIntOption, shown } from "./options.ts";
