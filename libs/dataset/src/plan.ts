@@ -5,7 +5,7 @@
  */
 import type { Schema } from "avsc";
 import { episodeIdOf, episodeSchema, listTrajectoryFiles, openTrajectoryFile, type StoredEpisode } from "@farm/trajectory";
-import { POLICY_USAGE_EXTRAS } from "@farm/episode";
+import { POLICY_USAGE_EXTRAS } from "@farm/episode/policy-usage";
 import { ExtrasSpec, columnFor } from "./extras-spec.ts";
 import { coerceError } from "@farm/errors";
 

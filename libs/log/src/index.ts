@@ -10,9 +10,7 @@ import { pino, type Logger, type DestinationStream } from "pino";
 
 export type { Logger };
 
-/** The levels FARM_LOG_LEVEL takes (pino's, and "silent"). */
-export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export { LOG_LEVELS, type LogLevel } from "./levels.ts";
 
 export interface LoggerOptions {
   service: string;

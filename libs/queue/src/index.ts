@@ -14,8 +14,6 @@ export { QUEUE_NAMES, DEFAULT_QUEUE_PREFIX, resolveQueuePrefix, type QueueName }
 export { QueueError, JobRejectedError, formatFailureReason, failureCodeOf, type QueueErrorCode } from "./errors.ts";
 export {
   DEFAULT_REDIS_URL,
-  redactRedisUrl,
-  redactCredentials,
   redisConnection,
   createRedisClient,
   bullConnection,
@@ -26,6 +24,7 @@ export {
   type ConnectionRole,
   type RedisConnectionOptions,
 } from "./connection.ts";
+export { redactRedisUrl, redactCredentials } from "./credentials.ts";
 export {
   operatorKeys,
   waitingEpisodeSchema,
@@ -50,6 +49,13 @@ export {
   type LlmPolicySettings,
   episodeOptionsSchema,
   parseEpisodeJobResult,
+  MAX_GROUP_SIZE,
+  type EpisodeJobData,
+  type EpisodeJobResult,
+  type EpisodeOptions,
+  type PolicyRef,
+} from "./episode-job.ts";
+export {
   goalSchema,
   gameConfigSchema,
   gameConfigProblem,
@@ -58,13 +64,8 @@ export {
   PARAMS_MAX,
   PARAM_VALUE_MAX_CHARS,
   goalForEpisode,
-  MAX_GROUP_SIZE,
   type EpisodeGoal,
-  type EpisodeJobData,
-  type EpisodeJobResult,
-  type EpisodeOptions,
-  type PolicyRef,
-} from "./episode-job.ts";
+} from "./goals.ts";
 export {
   defaultEpisodeJobOptions,
   CAMPAIGN_PRIORITY_MAX,

@@ -7,7 +7,7 @@
 import type { EventEmitter } from "node:events";
 import type { RedisClient as Redis } from "./connection.ts";
 import type { Logger } from "@farm/log";
-import { redactRedisUrl } from "./connection.ts";
+import { redactRedisUrl } from "./credentials.ts";
 import { QueueError } from "./errors.ts";
 import { withDeadline } from "@farm/time";
 import { coerceError } from "@farm/errors";

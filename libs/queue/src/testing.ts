@@ -4,5 +4,6 @@
  * (`@farm/queue`), and imported by no production code (`.ci/test-subpaths.test.ts`).
  */
 export { parseRedisUrl, isClusterUrl, parseRedisClusterUrl } from "./connection.ts";
-export { parseEpisodeJob, GOAL_MAX_CHARS, GAME_CONFIG_MAX_CHARS } from "./episode-job.ts";
+export { parseEpisodeJob } from "./episode-job.ts";
+export { GOAL_MAX_CHARS, GAME_CONFIG_MAX_CHARS } from "./goals.ts";
 export { MAX_BEAT_CHARS, deviceBeatKeys } from "./device-heartbeats.ts";

@@ -14,11 +14,13 @@
  *                    also checked by `farm submit` against Redis when set (the workers' value)
  *   FARM_TRAJECTORY_READ_BUDGET_MB  memory budget per trajectory file read by `farm trajectories …` (MiB, default 256)
  *   ADB_BIN          the adb executable (`farm run`; default adb)
+ *   FARM_TREES, FARM_FORWARDER_APK, FARM_FORWARDER_CONNECT_MS  `farm run`'s screen trees, as the worker's (runTreesConfig)
  *   FARM_DEBUG       1: print the stack of a fatal error
  */
 import { SettingsReader, type Environment } from "@farm/config";
-import { LOG_LEVELS, type LogLevel } from "@farm/log";
-import { hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy";
+import { LOG_LEVELS, type LogLevel } from "@farm/log/levels";
+import { treesConfig, type DeviceTreesConfig, type TreesConfigInput } from "@farm/worker/trees-config";
+import { hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy/settings";
 
 export interface CliConfig {
   redisUrl: string | undefined;
@@ -69,4 +71,12 @@ export function loadCliConfig(env: Environment = process.env): CliConfig {
 export function cliConfig(): CliConfig {
   cached ??= loadCliConfig();
   return cached;
+}
+
+/**
+ * `farm run`'s screen-tree settings (--trees, FARM_TREES, FARM_FORWARDER_APK, FARM_FORWARDER_CONNECT_MS), checked as
+ * the worker checks its own; compiled when `farm run` starts, so a bad value fails only the command that uses it.
+ */
+export function runTreesConfig(input: TreesConfigInput, env: Environment = process.env): DeviceTreesConfig {
+  return treesConfig(new SettingsReader("run", env), input);
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
-import { redactCredentials } from "@farm/queue";
+import { redactCredentials } from "@farm/queue/credentials";
 import { terminalSafe } from "@farm/terminal-text";
 import { commandModules } from "./commands/index.ts";
 import { cliConfig } from "./config.ts";

@@ -21,7 +21,7 @@ import {
   type PolicyRef,
 } from "@farm/queue";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
-import { fixedParamsProblem } from "@farm/scoring";
+import { fixedParamsProblem } from "@farm/scoring/params";
 import { canonicalJson, type CatalogTask } from "@farm/task";
 import { SchedulerError } from "./errors.ts";
 

@@ -19,7 +19,7 @@
 import { SettingsReader, type Environment } from "@farm/config";
 import { LOG_LEVELS, type LogLevel } from "@farm/log";
 import { isReservedPort } from "@farm/net-ports";
-import { LLM_KEY_HOSTS_ENV, parseKeyHosts } from "@farm/policy";
+import { LLM_KEY_HOSTS_ENV, parseKeyHosts } from "@farm/policy/settings";
 import { DEFAULT_QUEUE_PREFIX, DEFAULT_REDIS_URL, OPERATOR_NAME_PATTERN, validateRedisUrl, resolveQueuePrefix } from "@farm/queue";
 import { coerceError } from "@farm/errors";
 

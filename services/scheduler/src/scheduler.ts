@@ -19,7 +19,7 @@
  * counting and finishing.
  */
 import { Queue, QueueEvents, type JobsOptions } from "bullmq";
-import { llmSpecKeyProblem } from "@farm/policy";
+import { llmSpecKeyProblem } from "@farm/policy/settings";
 import {
   EpisodeQueue,
   QUEUE_NAMES,

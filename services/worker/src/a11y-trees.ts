@@ -19,23 +19,10 @@ import { coerceError } from "@farm/errors";
 import type { Logger } from "@farm/log";
 import { pollUntil } from "@farm/time";
 import { terminalSafe } from "@farm/terminal-text";
-
-export const TREE_SOURCES = ["auto", "uiautomator", "forwarder"] as const;
-export type TreeSourceSetting = (typeof TREE_SOURCES)[number];
+import type { DeviceTreesConfig } from "./trees-config.ts";
 
 /** Why a device's trees come from uiautomator (farm_a11y_forwarder_fallbacks_total's reasons). */
 export type ForwarderFallback = "not_installed" | "apk_missing" | "install_failed" | "enable_failed" | "no_stream" | "stream_lost";
-
-/** The repo's forwarder APK (`tasks/apks`), the default of `--forwarder-apk`. */
-export const DEFAULT_FORWARDER_APK = path.resolve(import.meta.dirname, "../../../tasks/apks/accessibility_forwarder.apk");
-
-export interface DeviceTreesConfig {
-  trees: TreeSourceSetting;
-  /** The forwarder APK installed on a device without the package (`forwarder` only). */
-  forwarderApk: string;
-  /** How long a device's stream may take to come after the enabling broadcasts. */
-  forwarderConnectMs: number;
-}
 
 export interface DeviceTreesHooks {
   logger: Logger;

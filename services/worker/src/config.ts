@@ -13,7 +13,7 @@ import { LOG_LEVELS, type LogLevel } from "@farm/log";
 import { DEFAULT_LLM_KEY_HOSTS, hostAllowList, LLM_API_KEY_ENV, LLM_KEY_HOSTS_ENV, llmApiKeyProblem, parseKeyHosts } from "@farm/policy";
 import type { CodecName } from "@farm/trajectory";
 import { launchConfig, type LaunchInput, type WorkerLaunchConfig } from "./launch-config.ts";
-import { DEFAULT_FORWARDER_APK, TREE_SOURCES, type DeviceTreesConfig, type TreeSourceSetting } from "./a11y-trees.ts";
+import { treesConfig, type DeviceTreesConfig, type TreeSourceSetting } from "./trees-config.ts";
 
 export interface WorkerConfigInput {
   /** redis:// URL. Env REDIS_URL. */
@@ -258,19 +258,6 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
 }
 
 /** `--trees`, `--forwarder-apk` and their environment (FARM_TREES, FARM_FORWARDER_APK, FARM_FORWARDER_CONNECT_MS). */
-function treesConfig(r: SettingsReader, input: Pick<WorkerConfigInput, "trees" | "forwarderApk" | "forwarderConnectMs">): DeviceTreesConfig {
-  return {
-    trees: r.oneOf("trees", TREE_SOURCES, { flag: input.trees, env: "FARM_TREES", default: "uiautomator" }),
-    forwarderApk: path.resolve(r.string("forwarderApk", { flag: input.forwarderApk, env: "FARM_FORWARDER_APK", default: DEFAULT_FORWARDER_APK })),
-    forwarderConnectMs: r.int("forwarderConnectMs", { flag: input.forwarderConnectMs, env: "FARM_FORWARDER_CONNECT_MS", default: 5000, min: 100, max: 120_000 }),
-  };
-}
-
-/** The same settings for another command that drives devices (`farm run`), validated the same way; `who` names it in errors. */
-export function resolveTreesConfig(who: string, input: Pick<WorkerConfigInput, "trees" | "forwarderApk" | "forwarderConnectMs"> = {}, env: Environment = process.env): DeviceTreesConfig {
-  return treesConfig(new SettingsReader(who, env), input);
-}
-
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 function llmApiKey(r: SettingsReader): string | undefined {

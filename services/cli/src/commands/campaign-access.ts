@@ -32,10 +32,10 @@ export function addAccessOptions(cmd: Command): Command {
 export async function openCampaignClient(o: AccessOptions, extraTaskPaths: string[] = []): Promise<CampaignClient> {
   const api = o.api ?? cliConfig().apiUrl;
   if (api) {
-    const { HttpCampaignClient } = await import("@farm/scheduler");
+    const { HttpCampaignClient } = await import("@farm/scheduler/client");
     return new HttpCampaignClient(api, o.token ?? cliConfig().apiToken);
   }
-  const { Scheduler } = await import("@farm/scheduler");
+  const { Scheduler } = await import("@farm/scheduler/campaigns");
   const taskPaths = [...(o.tasks.length ? o.tasks : ["tasks"]), ...extraTaskPaths];
   const redisUrl = o.redis ?? cliConfig().redisUrl;
   const prefix = o.prefix ?? cliConfig().queuePrefix;

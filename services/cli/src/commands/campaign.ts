@@ -8,7 +8,7 @@ import type { CampaignStatus } from "@farm/scheduler";
 import { addAccessOptions, withCampaignClient, type AccessOptions } from "./campaign-access.ts";
 import { addLlmOptions, llmPolicyChoice, type LlmFlags, type LlmSettings } from "./llm-options.ts";
 import { parseIntOption, parsePositiveNumberOption, parseResetModeOption } from "./options.ts";
-import { addAgentOptions, goalsOf, observationOptions, type AgentFlags } from "./agent-options.ts";
+import { addAgentOptions, type AgentFlags } from "./agent-flags.ts";
 import type { ResetMode } from "@farm/task";
 import type { CommandModule } from "./types.ts";
 import { registerWatch } from "./watch.ts";
@@ -109,6 +109,7 @@ export const campaignCommands: CommandModule = {
       let taskId = taskArg;
       let taskHash: string | undefined;
       let loaded: import("@farm/task").LoadedTask | undefined;
+      const { goalsOf, observationOptions } = await import("./agent-options.ts");
       if (isFile) {
         const { loadTaskFile } = await import("@farm/task");
         const t = (loaded = loadTaskFile(taskArg));
@@ -156,7 +157,7 @@ export const campaignCommands: CommandModule = {
         .option("--json", "print JSON"),
     ).action(async (id: string | undefined, o: AccessOptions & { json?: boolean }) => {
       // Stored specs may hold a policy URL with a token in its query; ids and causes come from Redis.
-      const { redactCredentials } = await import("@farm/queue");
+      const { redactCredentials } = await import("@farm/queue/credentials");
       // Lines and tab-separated columns are our layout; control characters inside the values are escaped.
       const safeLine = (l: string) => l.split("\t").map((col) => terminalSafe(redactCredentials(col))).join("\t");
       const out = (text: string) => process.stdout.write(`${text.split("\n").map(safeLine).join("\n")}\n`);
@@ -228,7 +229,7 @@ function resetOptions(o: SubmitOptions): { resetMode?: ResetMode; resetFromSnaps
 
 /** `--policy` as the campaign carries it: a spec, or for `llm` the spec with its settings (never the API key). */
 async function submittedPolicy(o: SubmitOptions): Promise<string | { spec: string; llm: LlmSettings }> {
-  const { loadPromptTemplate } = await import("@farm/policy");
+  const { loadPromptTemplate } = await import("@farm/policy/settings");
   const c = llmPolicyChoice(o.policy, o, loadPromptTemplate);
   return c.llm ? { spec: c.spec, llm: c.llm } : c.spec;
 }

@@ -3,7 +3,7 @@
  * (or `--policy llm:<model>@<endpoint>`) and how the model is asked. The API key is never a flag: FARM_LLM_API_KEY.
  */
 import type { Command } from "commander";
-import { LLM_SETTING_BOUNDS as B } from "@farm/policy";
+import { LLM_SETTING_BOUNDS as B } from "@farm/policy/settings";
 import { parseIntOption, shown } from "./options.ts";
 
 export interface LlmFlags {

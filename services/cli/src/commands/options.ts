@@ -1,7 +1,7 @@
 /** Option parsing shared by the subcommands: strict numbers with bounds, and values shown safely in messages. */
 import { intInRange } from "@farm/config";
 import { terminalSafe } from "@farm/terminal-text";
-import { isResetMode, RESET_MODES, type ResetMode } from "@farm/task";
+import { isResetMode, RESET_MODES, type ResetMode } from "@farm/task/reset-modes";
 
 /** Commander's accumulator for a repeatable option: `--x a --x b` → ["a", "b"]. */
 export const collect = (v: string, prev: string[]) => [...prev, v];

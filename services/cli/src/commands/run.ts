@@ -1,11 +1,11 @@
-import { cliConfig } from "../config.ts";
+import { cliConfig, runTreesConfig } from "../config.ts";
 import type { Command } from "commander";
 import { episodeSeed, MAX_SEED } from "@farm/seeded-random";
 import { addLlmOptions, llmPolicyChoice, type LlmFlags } from "./llm-options.ts";
 import { collect, parseIntOption, parseResetModeOption } from "./options.ts";
-import { addAgentOptions, agentRunOptions, type AgentFlags } from "./agent-options.ts";
+import { addAgentOptions, type AgentFlags } from "./agent-flags.ts";
 import type { CommandModule } from "./types.ts";
-import type { TreeSourceSetting } from "@farm/worker";
+import type { TreeSourceSetting } from "@farm/worker/trees-config";
 
 interface RunOptions extends AgentFlags, LlmFlags {
   episodes: string;
@@ -55,7 +55,7 @@ export const runCommand: CommandModule = {
     addLlmOptions(run).action(async (taskPath: string, o: RunOptions) => {
         await runAction(taskPath, o);
       });
-    // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-options.ts).
+    // Added apart from the chain above (goals, --observe, --a11y-every, --max-invalid-actions: agent-flags.ts).
     addAgentOptions(program.commands.find((c) => c.name() === "run")!, "run");
   },
 };
@@ -63,15 +63,9 @@ export const runCommand: CommandModule = {
 async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const path = await import("node:path");
   const os = await import("node:os");
-  const { loadTaskFile, startSnapshotRefusal, gameConfigRefusal } = await import("@farm/task");
-  const { AdbDriver } = await import("@farm/adb");
-  const { DeviceSession } = await import("@farm/episode");
-  const { policyFromSpec, loadPromptTemplate, llmSpecKeyProblem } = await import("@farm/policy");
-  const { createLogger } = await import("@farm/log");
-  const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
-  const { taskInstanceFor, jobParams, resolveTreesConfig, createDeviceTrees } = await import("@farm/worker");
+  // The flags are checked before the task, device, episode and policy code loads (a bad command line fails at once).
   // The worker's --trees, validated as the worker does (FARM_TREES, FARM_FORWARDER_APK).
-  const treesConfig = resolveTreesConfig("run", { ...(o.trees !== undefined ? { trees: o.trees as TreeSourceSetting } : {}), ...(o.forwarderApk ? { forwarderApk: o.forwarderApk } : {}) });
+  const treesConfig = runTreesConfig({ ...(o.trees !== undefined ? { trees: o.trees as TreeSourceSetting } : {}), ...(o.forwarderApk ? { forwarderApk: o.forwarderApk } : {}) });
 
   const episodes = parseIntOption("episodes", o.episodes, 1)!;
   const seed0 = parseIntOption("seed", o.seed, 0, MAX_SEED)!;
@@ -80,11 +74,20 @@ async function runAction(taskPath: string, o: RunOptions): Promise<void> {
   const settleMs = parseIntOption("settle-ms", o.settleMs, 0);
   const policyTimeoutMs = parseIntOption("policy-timeout-ms", o.policyTimeoutMs, 100);
   const resetMode = parseResetModeOption(o.reset) ?? "steps";
+  const { loadPromptTemplate, llmSpecKeyProblem } = await import("@farm/policy/settings");
   const choice = llmPolicyChoice(o.policy, o, loadPromptTemplate);
   // Before any device or request: with a key, the endpoint must be one of the key hosts.
   const keyRefused = cliConfig().llmApiKey ? llmSpecKeyProblem(choice.spec, cliConfig().llmKeyHosts) : undefined;
   if (keyRefused) throw new Error(`--policy llm: ${keyRefused}`);
   if (o.device && o.sim) throw new Error("use either --device or --sim, not both");
+  const { loadTaskFile, startSnapshotRefusal, gameConfigRefusal } = await import("@farm/task");
+  const { AdbDriver } = await import("@farm/adb");
+  const { DeviceSession } = await import("@farm/episode");
+  const { policyFromSpec } = await import("@farm/policy");
+  const { createLogger } = await import("@farm/log");
+  const { Releasers, runUntilSignal } = await import("@farm/lifecycle");
+  const { taskInstanceFor, jobParams, createDeviceTrees } = await import("@farm/worker");
+  const { agentRunOptions } = await import("./agent-options.ts");
   const logger = createLogger({ service: "farm-run", level: cliConfig().logLevel ?? "info" });
   const out = (line: string) => process.stdout.write(`${line}\n`);
 

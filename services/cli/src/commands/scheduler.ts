@@ -31,8 +31,8 @@ export const schedulerCommand: CommandModule = {
       .option("--window <n>", "most in-flight episodes per campaign (default: FARM_WINDOW_SIZE or 1000)")
       .option("--trajectories <dir>", "trajectory folder the workers write, for the episode viewer and reports (repeatable; default: FARM_TRAJECTORIES)", collect, [] as string[])
       .action(async (o: SchedulerCliOptions) => {
-        const { loadSchedulerConfig, runSchedulerUntilSignal } = await import("@farm/scheduler");
-        const config = loadSchedulerConfig({
+        // The flags are checked before the service loads (a bad command line fails at once).
+        const flags = {
           ...(o.redis ? { redisUrl: o.redis } : {}),
           ...(o.prefix ? { prefix: o.prefix } : {}),
           ...(o.host ? { host: o.host } : {}),
@@ -40,7 +40,9 @@ export const schedulerCommand: CommandModule = {
           ...(o.tasks.length ? { tasks: o.tasks } : {}),
           ...(o.window !== undefined ? { windowSize: parseIntOption("window", o.window, 1) } : {}),
           ...(o.trajectories.length ? { trajectories: o.trajectories } : {}),
-        });
+        };
+        const { loadSchedulerConfig, runSchedulerUntilSignal } = await import("@farm/scheduler");
+        const config = loadSchedulerConfig(flags);
         await runSchedulerUntilSignal(config, (r) => {
           process.stdout.write(`${JSON.stringify({ event: "scheduler:ready", api: r.http.url, ui: `${r.http.url}/ui`, metrics: `${r.http.url}/metrics` })}\n`);
         });

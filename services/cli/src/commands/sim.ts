@@ -43,8 +43,7 @@ export const simCommand: CommandModule = {
       .option("--grpc-base-port <port>", "gRPC port of the first device, then +1 each (default: base-port + 3000 + 2i with --base-port, else free ports)")
       .option("--no-discovery", "do not write the emulator discovery files (pid_<pid>.ini under the running-AVD folder)")
       .action(async (o: SimOptions) => {
-        const { adbServerAnswers, startAdbServer } = await import("@farm/local-services");
-        const { startSimulatedDevices, consolePortsFrom } = await import("@farm/simulator");
+        // The flags are checked before the simulator and the adb helpers load (a bad command line fails at once).
         if (o.devices === undefined) throw new Error("farm sim needs --devices <n> (or a subcommand: farm sim avd create NAME)");
         const count = parseIntOption("devices", o.devices, 1)!;
         const seed = parseIntOption("seed", o.seed, Number.MIN_SAFE_INTEGER) ?? 1;
@@ -55,8 +54,10 @@ export const simCommand: CommandModule = {
         const screen = parseScreen(o.screen);
         const adbHost = o.adbHost ?? "127.0.0.1";
         const basePort = o.basePort === undefined ? undefined : parseIntOption("base-port", o.basePort, 1024);
+        const { startSimulatedDevices, consolePortsFrom } = await import("@farm/simulator");
         if (basePort !== undefined) consolePortsFrom(basePort, count); // checks evenness and range before anything starts
         const grpcBasePort = o.grpcBasePort === undefined ? undefined : parseIntOption("grpc-base-port", o.grpcBasePort, 1024);
+        const { adbServerAnswers, startAdbServer } = await import("@farm/local-services");
 
         // Use the server answering on --adb-port; otherwise start a private one (on that port if given).
         const wanted = o.adbPort === undefined ? undefined : parseIntOption("adb-port", o.adbPort, 1);

@@ -53,7 +53,7 @@ export const trajectoriesCommand: CommandModule = {
       .option("--json", "print the report as JSON", false)
       .action(async (folders: string[], opts: { campaign: string; redis?: string; prefix?: string; quarantine: boolean; json: boolean }) => {
         const { RedisCommitArbiter, campaignKeys, checkRedisAccess, createRedisClient, resolveQueuePrefix, DEFAULT_REDIS_URL } = await import("@farm/queue");
-        const { reconcileFolders, formatReconcile } = await import("@farm/worker");
+        const { reconcileFolders, formatReconcile } = await import("@farm/worker/reconcile");
         const url = opts.redis ?? cliConfig().redisUrl ?? DEFAULT_REDIS_URL;
         const prefix = resolveQueuePrefix(opts.prefix ?? cliConfig().queuePrefix);
         const redis = createRedisClient(url);

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { collect, parseIntOption } from "./options.ts";
 import type { CommandModule } from "./types.ts";
-import type { TreeSourceSetting } from "@farm/worker";
+import type { TreeSourceSetting } from "@farm/worker/trees-config";
 
 interface WorkerOptions {
   advertiseUrl?: string;
@@ -97,7 +97,6 @@ export const workerCommand: CommandModule = {
       .option("--snapshot <name>", "boot launched emulators from this snapshot")
       .option("--boot-timeout-ms <ms>", "a launched emulator not booted after this long is relaunched (default 120000)")
       .action(async (o: WorkerOptions) => {
-        const { runWorkerMain } = await import("@farm/worker");
         const lockDurationMs = parseIntOption("lock-ms", o.lockMs);
         const stalledIntervalMs = parseIntOption("stalled-ms", o.stalledMs);
         const drainTimeoutMs = parseIntOption("drain-ms", o.drainMs);
@@ -115,6 +114,8 @@ export const workerCommand: CommandModule = {
         const launchCount = parseIntOption("launch", o.launch);
         const bootTimeoutMs = parseIntOption("boot-timeout-ms", o.bootTimeoutMs);
         const heartbeatMs = parseIntOption("heartbeat-ms", o.heartbeatMs);
+        // The flags above are checked before the worker loads (a bad command line fails at once).
+        const { runWorkerMain } = await import("@farm/worker");
         await runWorkerMain({
           ...(envPort !== undefined ? { envPort } : {}),
           ...(o.envHost ? { envHost: o.envHost } : {}),
