@@ -77,13 +77,18 @@ before(async () => {
     FARM_API_URL: "",
     FARM_API_TOKEN: "",
   };
-  await startFarm(["sim", "--adb-port", String(adb.port), "--devices", String(DEVICES)], new RegExp(`ready devices=${DEVICES}`));
-  const sched = await startFarm(["scheduler", "--port", "0", "--tasks", "tasks"], /"event":"scheduler:ready","api":"(http:\/\/[^"]+)"/);
+  const adbPort = String(adb.port);
+  // The scheduler needs only Redis: it starts beside the devices and the worker (which waits for the devices).
+  const [sched, worker] = await Promise.all([
+    startFarm(["scheduler", "--port", "0", "--tasks", "tasks"], /"event":"scheduler:ready","api":"(http:\/\/[^"]+)"/),
+    startFarm(["sim", "--adb-port", adbPort, "--devices", String(DEVICES)], new RegExp(`ready devices=${DEVICES}`)).then(() =>
+      startFarm(
+        ["worker", "--adb-port", adbPort, "--metrics-port", "0", "--tasks", "tasks", "--out", path.join(tmp, "trajectories"), "--settle-ms", "20", "--name", "deploy-e2e"],
+        /"event":"worker:ready","metrics":"http:\/\/([^"/]+)/,
+      ),
+    ),
+  ]);
   apiUrl = sched[1] ?? "";
-  const worker = await startFarm(
-    ["worker", "--adb-port", String(adb.port), "--metrics-port", "0", "--tasks", "tasks", "--out", path.join(tmp, "trajectories"), "--settle-ms", "20", "--name", "deploy-e2e"],
-    /"event":"worker:ready","metrics":"http:\/\/([^"/]+)/,
-  );
   const workerTarget = worker[1] ?? "";
   const schedTarget = new URL(apiUrl).host;
 

@@ -16,7 +16,7 @@ import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
 import { AdbDriver, type AdbDevice } from "@farm/adb";
 import { pyRegex, type CheckSource, type CheckSpec, type Comparison, type FamilyChecks, type TaskFamily } from "@farm/task";
-import { closeSqlThreads, createFamilyInstance, runCheck, scoreChecks, type DeviceCalls } from "@farm/scoring";
+import { closeSqlThreads, createFamilyInstance, runCheck, scoreChecks, type DeviceCalls, type ScoreLimits } from "@farm/scoring";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");
 const T = (text: string) => ({ text, line: 1 });
@@ -31,8 +31,8 @@ function check(source: CheckSource, compare: Comparison, extra: Partial<CheckSpe
   return { name: extra.name ?? `checks[0] ${source.kind}`, source, compare, timeoutSec: extra.timeoutSec ?? 10, line: 7 };
 }
 
-async function verdict(spec: CheckSpec, params: Record<string, string | number | boolean> = {}, answer?: string) {
-  return runCheck(spec, { device: calls, params, ...(answer !== undefined ? { answer } : {}) });
+async function verdict(spec: CheckSpec, params: Record<string, string | number | boolean> = {}, answer?: string, limits?: Partial<ScoreLimits>) {
+  return runCheck(spec, { device: calls, params, ...(answer !== undefined ? { answer } : {}), ...(limits ? { limits } : {}) });
 }
 
 before(async () => {
@@ -163,8 +163,11 @@ test("sql: a missing database, a query that writes, ATTACHes, runs two statement
   const forever = await verdict(check(sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"), eq, { timeoutSec: 1.5 }));
   assert.match(forever.error ?? "", /did not finish in \d+ ms/);
   assert.ok(performance.now() - t0 < 6000, "the runaway query was stopped at its deadline");
-  const big = await verdict(check(sql("SELECT length(group_concat(printf('%0100d', x))) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 20000000) SELECT x FROM c)"), eq, { timeoutSec: 20 }));
-  assert.match(big.error ?? "", /out of memory|did not finish/);
+  // A query whose value outgrows SQLite's heap bound fails as out of memory. (SQLite reports it once the aggregate has
+  // seen every row, so the bound is 8 MB here and the rows 10 MB of text: with the default 256 MB it would need
+  // ~2.6 M rows, far past any deadline a test can wait.)
+  const big = await verdict(check(sql("SELECT length(group_concat(printf('%0100d', x))) FROM (WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) SELECT x FROM c)"), eq, { timeoutSec: 20 }), {}, undefined, { sqlHeapBytes: 8 * 1024 * 1024 });
+  assert.match(big.error ?? "", /out of memory/);
   // The table is still there: nothing was written.
   assert.equal((await verdict(check(sql("SELECT count(*) FROM notes"), { kind: "equals", value: T("3") }))).passed, true);
   const checks: FamilyChecks = { combine: "all", everySteps: 0, reward: 1, items: [check(sql("SELECT 1"), eq, { name: "ok" }), check({ kind: "sql", db: T("/data/data/none/x.db"), query: "SELECT 1", rows: "first" }, eq, { name: "missing db" })] };

@@ -94,15 +94,18 @@ test("farm run --goals: episode i gets line i mod N, and each game config decide
 test("bad agent flags fail before anything starts, naming the flag, the file:line and the field", async () => {
   const bad = path.join(dir, "bad.jsonl");
   fs.writeFileSync(bad, `{"goal": "fine"}\n{"goal": "x", "game_config": [1]}\n`);
-  let r = await farm(["run", TODO, "--sim", "--goals", bad]);
-  assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /bad\.jsonl:2: field game_config: must be a JSON object/);
-  r = await farm(["run", TODO, "--sim", "--observe", "pixels,sound"]);
-  assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /--observe takes a comma-separated list of pixels, a11y \(each optional\), got 'sound'/);
   const withConfig = path.join(dir, "config.jsonl");
   fs.writeFileSync(withConfig, `{"goal": "x", "game_config": {"title": "x"}}\n`);
-  r = await farm(["run", TODO, "--sim", "--goals", withConfig, "--reset", "start-snapshot"]);
-  assert.notEqual(r.code, 0);
-  assert.match(r.stderr, /--goals with game_config is refused: .*start-snapshot/);
+  // Each is refused before anything starts: side by side.
+  const [badGoals, badObserve, refused] = await Promise.all([
+    farm(["run", TODO, "--sim", "--goals", bad]),
+    farm(["run", TODO, "--sim", "--observe", "pixels,sound"]),
+    farm(["run", TODO, "--sim", "--goals", withConfig, "--reset", "start-snapshot"]),
+  ]);
+  assert.notEqual(badGoals.code, 0);
+  assert.match(badGoals.stderr, /bad\.jsonl:2: field game_config: must be a JSON object/);
+  assert.notEqual(badObserve.code, 0);
+  assert.match(badObserve.stderr, /--observe takes a comma-separated list of pixels, a11y \(each optional\), got 'sound'/);
+  assert.notEqual(refused.code, 0);
+  assert.match(refused.stderr, /--goals with game_config is refused: .*start-snapshot/);
 });

@@ -12,17 +12,17 @@ test("farm run --sim: a line per episode, trajectories in --out, a JSON summary 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-run-"));
   try {
     const taskFile = path.join(dir, "run_2048.textproto");
-    fs.writeFileSync(taskFile, taskText({ id: "run_2048", app: "twozero", maxEpisodeSteps: 25 }));
+    fs.writeFileSync(taskFile, taskText({ id: "run_2048", app: "twozero", maxEpisodeSteps: 5 }));
     const out = path.join(dir, "out");
     const r = await farm(["run", taskFile, "--episodes", "2", "--policy", "random", "--seed", "3", "--sim", "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks"), "--out", out]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split("\n");
     assert.equal(lines.length, 3, r.stdout);
-    assert.match(lines[0]!, /^episode=0 steps=26 reward=\d+(\.\d+)? outcome=truncated cause=step_limit/);
-    assert.match(lines[1]!, /^episode=1 steps=26 /);
+    assert.match(lines[0]!, /^episode=0 steps=6 reward=\d+(\.\d+)? outcome=truncated cause=step_limit/);
+    assert.match(lines[1]!, /^episode=1 steps=6 /);
     const summary = JSON.parse(lines[2]!);
     assert.equal(summary.episodes, 2);
-    assert.equal(summary.steps, 52);
+    assert.equal(summary.steps, 12);
     assert.equal(typeof summary.reward_mean, "number");
     assert.deepEqual(summary.outcomes, { truncated: 2 });
     const files: string[] = [];
@@ -45,13 +45,16 @@ test("farm run --device <serial> --adb-port <port>: an existing device on a give
   try {
     const taskFile = path.join(dir, "run_notes.textproto");
     fs.writeFileSync(taskFile, taskText({ id: "run_notes", app: "notes", maxEpisodeSteps: 3 }));
-    const r = await farm(["run", taskFile, "--episodes", "1", "--device", sim.devices[0]!.serial, "--adb-port", String(adb.port), "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks")]);
+    // The bad task fails before it reaches the device: it runs beside the good one.
+    const [r, bad] = await Promise.all([
+      farm(["run", taskFile, "--episodes", "1", "--device", sim.devices[0]!.serial, "--adb-port", String(adb.port), "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks")]),
+      farm(["run", path.join(dir, "missing.textproto"), "--device", sim.devices[0]!.serial, "--adb-port", String(adb.port)]),
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split("\n");
     assert.equal(lines.length, 2);
     assert.match(lines[0]!, /^episode=0 steps=\d+ reward=-?[\d.]+ outcome=(terminated|truncated) cause=\w+/);
     assert.equal(JSON.parse(lines[1]!).device, sim.devices[0]!.serial);
-    const bad = await farm(["run", path.join(dir, "missing.textproto"), "--device", sim.devices[0]!.serial, "--adb-port", String(adb.port)]);
     assert.notEqual(bad.code, 0);
     assert.equal(bad.stdout, "");
     assert.match(bad.stderr, /missing\.textproto/);

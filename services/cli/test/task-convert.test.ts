@@ -46,9 +46,12 @@ test("what the target dialect cannot hold is refused with its reason; exit code 
 });
 
 test("one file without --out goes to stdout; a bad --to and several files without --out are errors", async () => {
-  const r = await farm("task", "convert", "--to", "current", "tasks/classic_2048.textproto");
+  // Three independent commands (none writes a file): side by side.
+  const [r] = await Promise.all([
+    farm("task", "convert", "--to", "current", "tasks/classic_2048.textproto"),
+    assert.rejects(farm("task", "convert", "--to", "yaml", "tasks/classic_2048.textproto"), (e: { code: number; stderr: string }) => e.code === 2 && /--to must be current or legacy/.test(e.stderr)),
+    assert.rejects(farm("task", "convert", "--to", "current", "tasks"), (e: { code: number; stderr: string }) => e.code === 2 && /need --out DIR/.test(e.stderr)),
+  ]);
   assert.match(r.stdout, /^# converted by farm task convert --to current/);
   assert.match(r.stdout, /\nmax_episode_steps: 500\n/);
-  await assert.rejects(farm("task", "convert", "--to", "yaml", "tasks/classic_2048.textproto"), (e: { code: number; stderr: string }) => e.code === 2 && /--to must be current or legacy/.test(e.stderr));
-  await assert.rejects(farm("task", "convert", "--to", "current", "tasks"), (e: { code: number; stderr: string }) => e.code === 2 && /need --out DIR/.test(e.stderr));
 });

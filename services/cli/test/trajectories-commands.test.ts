@@ -49,17 +49,18 @@ async function dataset(): Promise<string> {
 describe("farm trajectories inspect / export --jsonl", () => {
   it("inspect prints counts and duplicates (JSON and text); export --jsonl writes one episode per line", async () => {
     const dir = await dataset();
-    const s = JSON.parse((await farm(["trajectories", "inspect", "--json", dir])).stdout) as TrajectorySummary;
-    assert.equal(s.episodes, 5);
-    assert.equal(s.duplicates.length, 1);
-    const human = await farm(["trajectories", "inspect", dir]);
-    assert.match(human.stdout, /episodes: 5 \(unique 4\)/);
-    assert.match(human.stdout, /duplicates: 1/);
-
     const { files } = await listTrajectoryFiles([dir]);
     const only = path.join(await tempDir(), "only.avro");
     await copyFile(files[0]!, only);
-    const lines = (await farm(["trajectories", "export", "--jsonl", only])).stdout.trim().split("\n").map((l) => JSON.parse(l) as { episodeId: string; startedAt: string; steps: { frame?: string }[] });
+    // The commands only read: side by side.
+    const [json, human, exported] = await Promise.all([farm(["trajectories", "inspect", "--json", dir]), farm(["trajectories", "inspect", dir]), farm(["trajectories", "export", "--jsonl", only])]);
+    const s = JSON.parse(json.stdout) as TrajectorySummary;
+    assert.equal(s.episodes, 5);
+    assert.equal(s.duplicates.length, 1);
+    assert.match(human.stdout, /episodes: 5 \(unique 4\)/);
+    assert.match(human.stdout, /duplicates: 1/);
+
+    const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { episodeId: string; startedAt: string; steps: { frame?: string }[] });
     assert.equal(lines.length, 3);
     const rec = syntheticEpisode(0, { steps: 4, frames: true });
     assert.equal(lines[0]!.episodeId, rec.episodeId);
@@ -72,15 +73,16 @@ describe("farm trajectories inspect / export --jsonl", () => {
     const dir = await tempDir();
     const recs = [0, 1, 3, 4].map((i) => ({ ...syntheticEpisode(i, { steps: 5, frames: true, agent: true }), frameEvery: 1 }));
     await writeAvro(dir, "agent", recs, { frameEvery: 1 });
-    const s = JSON.parse((await farm(["trajectories", "inspect", "--json", dir])).stdout) as TrajectorySummary;
+    const [json, inspected, exported] = await Promise.all([farm(["trajectories", "inspect", "--json", dir]), farm(["trajectories", "inspect", dir]), farm(["trajectories", "export", "--jsonl", dir])]);
+    const s = JSON.parse(json.stdout) as TrajectorySummary;
     assert.equal(Object.values(s.goals).reduce((a, b) => a + b, 0), 4);
     assert.equal(s.invalidActions, recs.reduce((n, r) => n + r.invalidActions!, 0));
-    const human = (await farm(["trajectories", "inspect", dir])).stdout;
+    const human = inspected.stdout;
     assert.ok(human.includes(`"${recs[0]!.goal}"`), human);
     assert.match(human, new RegExp(`agent status: .*; invalid actions: ${s.invalidActions}; answers: ${recs.filter((r) => r.answer).length}`));
 
     type Line = { episodeId: string; goal: string; agentStatus?: string; answer?: string; invalidActions: number; initialFrame: string; initialA11y: { elements: unknown[] }; steps: { a11y: { tree: string }; ui: { given: string; invalid?: string } }[] };
-    const lines = (await farm(["trajectories", "export", "--jsonl", dir])).stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
+    const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as Line);
     assert.deepEqual(lines.map((l) => [l.episodeId, l.goal, l.agentStatus, l.answer, l.invalidActions]), recs.map((r) => [r.episodeId, r.goal, r.agentStatus, r.answer, r.invalidActions]));
     assert.equal(lines[0]!.initialFrame, Buffer.from(recs[0]!.initialFrame!).toString("base64"));
     assert.deepEqual(lines[0]!.initialA11y.elements, recs[0]!.initialA11y!.elements);
@@ -115,11 +117,10 @@ describe("farm trajectories export --format parquet / query", () => {
     assert.ok(exp.stdout.includes(`unreadable file skipped: ${bad}`), exp.stdout);
 
     const sql = "SELECT count(*) AS episodes, sum(step_count) AS steps FROM episodes";
-    const row = JSON.parse((await farm(["trajectories", "query", sql, out, "--json"])).stdout.trim()) as { episodes: number; steps: number };
+    const [json, steps, table] = await Promise.all([farm(["trajectories", "query", sql, out, "--json"]), farm(["trajectories", "query", "SELECT count(*) AS n FROM steps", out, "--json"]), farm(["trajectories", "query", sql, out])]);
+    const row = JSON.parse(json.stdout.trim()) as { episodes: number; steps: number };
     assert.equal(row.episodes, 5);
-    const steps = await farm(["trajectories", "query", "SELECT count(*) AS n FROM steps", out, "--json"]);
     assert.deepEqual(JSON.parse(steps.stdout.trim()), { n: row.steps });
-    const table = await farm(["trajectories", "query", sql, out]);
     assert.match(table.stdout, /^episodes\s+steps\n-+\s+-+\n5\s+\d+\n\(1 row\)\n$/);
   });
 
@@ -128,17 +129,20 @@ describe("farm trajectories export --format parquet / query", () => {
     const recs = [0, 1, 2, 3].map((i) => ({ ...syntheticEpisode(i, { campaignId: "camp-g", episodeIndex: i, steps: 4, frames: true, agent: true }), frameEvery: 1 }));
     await writeAvro(src, "g", recs, { frameEvery: 1 });
     const nested = path.join(await tempDir(), "nested");
-    const exp = await farmExit(["trajectories", "export", "--format", "parquet", "--layout", "episodes-nested", src, "--out", nested]);
-    assert.equal(exp.code, 0, exp.stderr);
-    assert.match(exp.stderr, /"layout":"episodes-nested"/, "the one log line names the layout");
-    const rows = (await farm(["trajectories", "query", "SELECT episode_id, len(screenshots) AS screens, len(actions) AS actions FROM trajectories ORDER BY 1", nested, "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
-    assert.deepEqual(rows, recs.map((r) => ({ episode_id: r.episodeId, screens: 5, actions: 4 })));
-
     const flat = path.join(await tempDir(), "flat");
-    await farm(["trajectories", "export", "--format", "parquet", src, "--out", flat]);
     const printed = exportCommands(src).find((c) => c.includes("success_rate"))!;
     const sql = /query "([^"]+)"/.exec(printed)![1]!;
-    const goals = (await farm(["trajectories", "query", sql, flat, "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l) as { goal: string; episodes: number; success_rate: number; invalid_action_rate: number });
+    // Two exports of one source to two folders, each then queried: two lanes side by side.
+    const [[exp, nestedRows], goalRows] = await Promise.all([
+      farmExit(["trajectories", "export", "--format", "parquet", "--layout", "episodes-nested", src, "--out", nested]).then(async (e) => [e, e.code === 0 ? await farm(["trajectories", "query", "SELECT episode_id, len(screenshots) AS screens, len(actions) AS actions FROM trajectories ORDER BY 1", nested, "--json"]) : undefined] as const),
+      farm(["trajectories", "export", "--format", "parquet", src, "--out", flat]).then(() => farm(["trajectories", "query", sql, flat, "--json"])),
+    ]);
+    assert.equal(exp.code, 0, exp.stderr);
+    assert.match(exp.stderr, /"layout":"episodes-nested"/, "the one log line names the layout");
+    const rows = nestedRows!.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(rows, recs.map((r) => ({ episode_id: r.episodeId, screens: 5, actions: 4 })));
+
+    const goals = goalRows.stdout.trim().split("\n").map((l) => JSON.parse(l) as { goal: string; episodes: number; success_rate: number; invalid_action_rate: number });
     assert.equal(goals.reduce((n, g) => n + g.episodes, 0), 4);
     for (const g of goals) {
       const of = recs.filter((r) => r.goal === g.goal);
@@ -155,10 +159,10 @@ describe("farm trajectories export --format parquet / query", () => {
       [["trajectories", "export", "--format", "orc", empty], /--format must be jsonl or parquet/],
       [["trajectories", "export", "--format", "parquet", "--layout", "rows", empty, "--out", path.join(empty, "ds")], /--layout must be steps or episodes-nested, got "rows"/],
     ];
-    for (const [args, message] of cases) {
-      const r = await farmExit(args);
-      assert.notEqual(r.code, 0, args.join(" "));
-      assert.match(r.stderr, message);
-    }
+    const results = await Promise.all(cases.map(([args]) => farmExit(args)));
+    cases.forEach(([args, message], i) => {
+      assert.notEqual(results[i]!.code, 0, args.join(" "));
+      assert.match(results[i]!.stderr, message);
+    });
   });
 });

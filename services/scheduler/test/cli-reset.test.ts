@@ -26,21 +26,14 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const farm = (...args: string[]) => run(process.execPath, [FARM, ...args], { env, cwd: REPO, timeout: 30_000 });
+const farm = (...args: string[]) => run(process.execPath, [FARM, ...args], { env, cwd: REPO, timeout: 120_000 });
 const failing = (...args: string[]) => farm(...args).then(
   (r) => assert.fail(`expected a failure, got ${r.stdout}`),
   (e: { code: number; stderr: string }) => e,
 );
 
 test("farm submit --reset: the mode in the campaign's options; --reset steps is the default campaign; a bad or refused mode is an error", async () => {
-  const start = JSON.parse((await farm("submit", "tasks/classic_2048.textproto", "--episodes", "2", "--reset", "start-snapshot", "--json")).stdout);
-  assert.equal(start.campaign.spec.options.resetMode, "start-snapshot");
-  const plain = (await farm("submit", "tasks/classic_2048.textproto", "--episodes", "3")).stdout.trim();
-  assert.equal((await farm("submit", "tasks/classic_2048.textproto", "--episodes", "3", "--reset", "steps")).stdout.trim(), plain);
-  const bad = await failing("submit", "tasks/classic_2048.textproto", "--episodes", "1", "--reset", "fast");
-  assert.match(bad.stderr, /--reset must be one of steps, setup-snapshot, start-snapshot, got 'fast'/);
-  const both = await failing("submit", "tasks/classic_2048.textproto", "--episodes", "1", "--reset", "start-snapshot", "--reset-from-snapshot");
-  assert.match(both.stderr, /--reset-from-snapshot means --reset setup-snapshot; it contradicts --reset start-snapshot/);
+  // The commands are independent (distinct specs, or the same spec submitted twice in order): run side by side.
   const seeded = path.join(dir, "seeded_reset.textproto");
   fs.writeFileSync(
     seeded,
@@ -53,6 +46,19 @@ max_num_steps: 5
 log_parsing_config: { filters: ["AndroidRLTask:V"] log_regexps: { reward: "^[Rr]eward: ([-+]?[0-9]*)$" } }
 `,
   );
-  const refused = await failing("submit", seeded, "--episodes", "1", "--reset", "start-snapshot");
+  const [start, [plain, steps], bad, both, refused] = await Promise.all([
+    farm("submit", "tasks/classic_2048.textproto", "--episodes", "2", "--reset", "start-snapshot", "--json").then((r) => JSON.parse(r.stdout)),
+    (async () => {
+      const p = (await farm("submit", "tasks/classic_2048.textproto", "--episodes", "3")).stdout.trim();
+      return [p, (await farm("submit", "tasks/classic_2048.textproto", "--episodes", "3", "--reset", "steps")).stdout.trim()];
+    })(),
+    failing("submit", "tasks/classic_2048.textproto", "--episodes", "1", "--reset", "fast"),
+    failing("submit", "tasks/classic_2048.textproto", "--episodes", "1", "--reset", "start-snapshot", "--reset-from-snapshot"),
+    failing("submit", seeded, "--episodes", "1", "--reset", "start-snapshot"),
+  ]);
+  assert.equal(start.campaign.spec.options.resetMode, "start-snapshot");
+  assert.equal(steps, plain);
+  assert.match(bad.stderr, /--reset must be one of steps, setup-snapshot, start-snapshot, got 'fast'/);
+  assert.match(both.stderr, /--reset-from-snapshot means --reset setup-snapshot; it contradicts --reset start-snapshot/);
   assert.match(refused.stderr, /options\.resetMode: start-snapshot is refused: task 'seeded_reset' reset_steps\[0\] \(line 4\): start_random_activity/);
 });

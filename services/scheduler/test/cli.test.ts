@@ -37,24 +37,24 @@ after(async () => {
 });
 
 // From the checkout: the task paths below are relative to it (the tests pass from any folder).
-const farm = (...args: string[]) => run(process.execPath, [FARM, ...args], { cwd: REPO, env, timeout: 30_000 });
+const farm = (...args: string[]) => run(process.execPath, [FARM, ...args], { cwd: REPO, env, timeout: 120_000 });
 
 test("farm submit (task file, Redis directly) prints the id; re-submit prints the same; watch prints the summary; status lists it", async () => {
   const a = await farm("submit", "tasks/classic_2048.textproto", "--episodes", "12", "--seed", "5");
   const id = a.stdout.trim();
   assert.match(id, /^c[0-9a-f]{16}$/);
-  const b = await farm("submit", "tasks/classic_2048.textproto", "--episodes", "12", "--seed", "5");
+  // The re-submit adds nothing: it runs beside the watch.
+  const [b, w] = await Promise.all([farm("submit", "tasks/classic_2048.textproto", "--episodes", "12", "--seed", "5"), farm("watch", id, "--interval-ms", "100")]);
   assert.equal(b.stdout.trim(), id);
   assert.match(b.stderr, /exists already; nothing added/);
-  const w = await farm("watch", id, "--interval-ms", "100");
   const summary = JSON.parse(w.stdout) as { state: string; completed: number; meanReward: number };
   assert.equal(summary.state, "completed");
   assert.equal(summary.completed, 12);
   assert.equal(summary.meanReward, 3);
   assert.match(w.stderr, /12\/12 100\.0% .* ep\/s ETA - .*completed/);
-  const list = await farm("status");
+  const [list, oneOut] = await Promise.all([farm("status"), farm("status", id, "--json")]);
   assert.match(list.stdout, new RegExp(`^${id}\\tcompleted\\tclassic_2048\\t12/12`, "m"));
-  const one = JSON.parse((await farm("status", id, "--json")).stdout) as { enqueued: number };
+  const one = JSON.parse(oneOut.stdout) as { enqueued: number };
   assert.equal(one.enqueued, 12);
 });
 
@@ -64,10 +64,13 @@ test("farm submit/cancel over --api with the token; unknown task fails with the 
   try {
     const id = (await farm("submit", "classic_2048", "--episodes", "50", "--id", "api-cancel", ...api)).stdout.trim();
     assert.equal(id, "api-cancel");
-    const c = await farm("cancel", id, ...api);
+    // The refusals change nothing: side by side with the cancel.
+    const [c] = await Promise.all([
+      farm("cancel", id, ...api),
+      assert.rejects(farm("cancel", id, "--api", service.http.url), /every request needs it: send Authorization: Bearer/),
+      assert.rejects(farm("submit", "no_such_task", "--episodes", "1"), (e: { stderr: string }) => /unknown task 'no_such_task'/.test(e.stderr)),
+    ]);
     assert.match(c.stdout, /^api-cancel: cancelled/);
-    await assert.rejects(farm("cancel", id, "--api", service.http.url), /every request needs it: send Authorization: Bearer/);
-    await assert.rejects(farm("submit", "no_such_task", "--episodes", "1"), (e: { stderr: string }) => /unknown task 'no_such_task'/.test(e.stderr));
   } finally {
     worker.resume();
   }
