@@ -70,15 +70,24 @@ export function withDeadline<T>(work: PromiseLike<T>, ms: number, timeoutError: 
  *   const forest = await orTimeout(nextForest, 2000, () => failure("timeout"));
  */
 export function orTimeout<T, U>(work: PromiseLike<T>, ms: number, onTimeout: () => U): Promise<T | U> {
-  let timer: NodeJS.Timeout | undefined;
-  const expiry = new Promise<U>((resolve, reject) => {
-    timer = setTimeout(() => {
+  // One promise, no race/finally: this wraps every device call and policy act, thousands per second on a host.
+  return new Promise<T | U>((resolve, reject) => {
+    const timer = setTimeout(() => {
       try {
         resolve(onTimeout());
       } catch (e) {
         reject(e);
       }
     }, Math.max(0, ms));
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
   });
-  return Promise.race([work, expiry]).finally(() => clearTimeout(timer));
 }
