@@ -26,5 +26,5 @@ fi
 # Node pairs reporters with destinations: a reporter given without one writes to stdout, as it would alone.
 while ((destinations < reporters)); do options+=(--test-reporter-destination=stdout); destinations=$((destinations + 1)); done
 options+=(--test-reporter=./.ci/root-skips-reporter.mjs --test-reporter-destination=stderr)
-# tsx/esm: our sources are ES modules; tsx's CommonJS hook only scanned every required package file (~4 % of the CPU).
-exec node --import tsx/esm --test --test-concurrency=2 --test-timeout=300000 "${options[@]}" "${files[@]}"
+# The whole tsx (its CommonJS hook too): a policy module written in TypeScript outside any package (module-policy tests) loads as CommonJS.
+exec node --import tsx --test --test-concurrency=2 --test-timeout=300000 "${options[@]}" "${files[@]}"

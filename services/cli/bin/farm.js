@@ -11,4 +11,7 @@ const { register } = await import("tsx/esm/api").catch((e) => {
 });
 
 register();
+// TypeScript that loads as CommonJS too: a policy module (`module:<file>.ts`) outside any "type": "module" package.
+const { register: registerCjs } = await import("tsx/cjs/api");
+registerCjs();
 await import("../src/main.ts");

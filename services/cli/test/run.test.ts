@@ -8,13 +8,16 @@ import { REPO, taskText, runFarm } from "./fixtures.ts";
 
 const farm = (args: string[], timeoutMs = 60_000) => runFarm(args, { timeoutMs });
 
-test("farm run --sim: a line per episode, trajectories in --out, a JSON summary as the last line", async () => {
+test("farm run --sim with a TypeScript policy module: a line per episode, trajectories in --out, a JSON summary as the last line", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "farm-run-"));
   try {
     const taskFile = path.join(dir, "run_2048.textproto");
     fs.writeFileSync(taskFile, taskText({ id: "run_2048", app: "twozero", maxEpisodeSteps: 5 }));
+    // A policy module in TypeScript outside any package (so it loads as CommonJS): the farm command runs it as it is.
+    const policyFile = path.join(dir, "corner.ts");
+    fs.writeFileSync(policyFile, 'type Touch = { actionType: "TOUCH"; touchPosition: [number, number] };\nexport function createPolicy(): { name: string; act(): Touch } {\n  return { name: "corner", act: (): Touch => ({ actionType: "TOUCH", touchPosition: [0.1, 0.9] }) };\n}\n');
     const out = path.join(dir, "out");
-    const r = await farm(["run", taskFile, "--episodes", "2", "--policy", "random", "--seed", "3", "--sim", "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks"), "--out", out]);
+    const r = await farm(["run", taskFile, "--episodes", "2", "--policy", `module:${policyFile}`, "--seed", "3", "--sim", "--settle-ms", "20", "--apk-dir", path.join(REPO, "tasks/apks"), "--out", out]);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split("\n");
     assert.equal(lines.length, 3, r.stdout);
