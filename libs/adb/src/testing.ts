@@ -16,7 +16,6 @@ export { framebufferToRgba } from "./screenshot.ts";
 export { INPUT_LIVENESS_MS } from "./grpc/input-stream.ts";
 export { readDiscoveryFiles } from "./grpc/endpoints.ts";
 export { grpcKeyOf } from "./grpc/keys.ts";
-export { FORWARDER_PACKAGE } from "./a11y/forwarder-hub.ts";
 export { forgeForwarderStream } from "./a11y/forged-stream.ts";
 export { parseUiautomatorXml, splitDumpOutput } from "./a11y/uiautomator-dump.ts";
 export { DEFAULT_TREE_LIMITS } from "./a11y/types.ts";

@@ -9,8 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startAdbServer, type LocalAdbServer } from "@farm/local-services";
 import { startSimulatedDevices } from "@farm/simulator";
-import { A11yForwarderHub, AdbDriver, isScreenTree, type AdbDevice, type ScreenTree } from "@farm/adb";
-import { FORWARDER_PACKAGE, forgeForwarderStream } from "@farm/adb/testing";
+import { A11yForwarderHub, AdbDriver, FORWARDER_PACKAGE, isScreenTree, type AdbDevice, type ScreenTree } from "@farm/adb";
+import { forgeForwarderStream } from "@farm/adb/testing";
 import { sleep } from "@farm/time";
 
 const APKS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../tasks/apks");

@@ -257,7 +257,6 @@ export function resolveWorkerConfig(input: WorkerConfigInput = {}, env: Environm
   };
 }
 
-/** `--trees`, `--forwarder-apk` and their environment (FARM_TREES, FARM_FORWARDER_APK, FARM_FORWARDER_CONNECT_MS). */
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 function llmApiKey(r: SettingsReader): string | undefined {
