@@ -1,18 +1,14 @@
 /** Deadlines for device calls: a late answer is data (`timedOut`), never an exception. */
-import { orTimeout } from "@farm/time";
+import { timed, type Timed } from "@farm/time";
 
-export type Timed<T> = { timedOut: false; value: T } | { timedOut: true };
+export type { Timed };
 
 /**
  * Races `work` against `ms`. The work is not cancelled (adb calls cannot be), but its late result or
  * rejection is swallowed. A rejection inside the deadline is rethrown.
  */
 export function withDeadline<T>(work: Promise<T>, ms: number): Promise<Timed<T>> {
-  return orTimeout(
-    work.then((value): Timed<T> => ({ timedOut: false, value })),
-    ms,
-    (): Timed<T> => ({ timedOut: true }),
-  );
+  return timed(work, ms);
 }
 
 /** Milliseconds since `t0` (from performance.now()). */

@@ -15,7 +15,7 @@ import type { StepResult } from "@farm/adb";
 import { DEVICE_TROUBLE, causeOf, transitionEnd, trunc, type End } from "./episode-end.ts";
 import { effectiveLimits, type EffectiveEpisodeLimits, type EpisodeLimitOverrides } from "./episode-limits.ts";
 import { adbErrorResult, coerceError } from "./errors.ts";
-import type { StepPhasesMs } from "./events.ts";
+import type { EpisodeEvent, StepPhasesMs } from "./events.ts";
 import { decideTransition } from "./limits.ts";
 import type { EpisodeFrames } from "./episode-frames.ts";
 import { ObservationBudget } from "./observation-budget.ts";
@@ -155,6 +155,9 @@ export class EpisodeRun {
   private lastA11y: A11yObservation | undefined;
   /** The latest tree read's timing, for the step's phases. */
   private a11yTiming: { read: number; derive: number } | undefined;
+  /** The current step's deadline for its device work (performance.now() ms), and the time left to it: one bound function, not a closure per step. */
+  private stepDeadline = 0;
+  private readonly stepLeft = (): number => Math.max(0, this.stepDeadline - performance.now());
 
   private constructor(
     private readonly port: SessionPort,
@@ -353,8 +356,8 @@ export class EpisodeRun {
     phases.policy = since(t0);
 
     // The per-step deadline covers the device work: action, observation and the app-screen check.
-    const stepDeadline = performance.now() + this.limits.stepTimeoutMs;
-    const left = () => Math.max(0, stepDeadline - performance.now());
+    this.stepDeadline = performance.now() + this.limits.stepTimeoutMs;
+    const left = this.stepLeft;
     t0 = performance.now();
     const actedAt = Date.now();
     const elements = this.obs!.elements;
@@ -365,10 +368,12 @@ export class EpisodeRun {
     if (answer.kind === "touch") this.previous = { given: answer.given };
     this.episodeSteps++;
 
-    const settled = await this.settleAfter(answer.kind === "touch" ? undefined : done.ui, left);
+    // No await without a settle policy: each is a promise and a turn of the microtask queue, thousands per second.
+    const settled = this.settleSpec.kind === "none" ? undefined : await this.settleAfter(answer.kind === "touch" ? undefined : done.ui, left);
 
     t0 = performance.now();
     const view = await this.look(left);
+    view.actedAt = actedAt;
     phases.observation = since(t0);
 
     t0 = performance.now();
@@ -383,16 +388,16 @@ export class EpisodeRun {
     const elapsedMs = performance.now() - this.taskStart;
     if (answer.usage) taken.extras.push(...usageExtras(answer.usage));
     this.versions.note(answer.version);
-    this.record(action, taken, { ...view, actedAt }, elapsedMs, phases, done.ui, answer.usage, settled, answer.version, answer.instruction);
+    this.record(action, taken, view, elapsedMs, phases, done.ui, answer.usage, settled, answer.version, answer.instruction);
     if (view.fail) return this.stop(view.fail);
     this.obs!.extras = extrasByName(taken.extras);
     markMid(this.obs!, taken.reward);
     const facts = { episodeSteps: this.episodeSteps, elapsedMs, appLeft: view.verdict?.left ?? false, episodeEnd: this.port.log.episodeEnd };
     const tr = decideTransition(facts, this.limits);
     if (!tr.last) {
-      const agentEnd = this.agentEnd(done.ui) ?? this.budget.end() ?? (await this.staleEnd());
+      const agentEnd = this.agentEnd(done.ui) ?? this.budget.end() ?? (this.versions.checked ? await this.staleEnd() : undefined);
       if (agentEnd) return this.stop(agentEnd);
-      const goal = await this.scoring?.midEpisode(this.episodeSteps, this.answerText, this.ac.signal);
+      const goal = this.scoring ? await this.scoring.midEpisode(this.episodeSteps, this.answerText, this.ac.signal) : undefined;
       return goal?.reached ? this.stop({ outcome: "terminated", cause: "goal_reached", detail: goal.detail }) : true;
     }
     const expectedActivity = this.port.task.task.expectedAppScreen?.activity;
@@ -550,23 +555,33 @@ export class EpisodeRun {
   }
 
   private record(action: Action, taken: { reward: number; extras: StepExtra[] }, view: StepView, elapsedMs: number, phasesMs: StepPhasesMs, ui?: UiStepRecord, usage?: PolicyUsage, settled?: SettleResult, policyVersion?: string, instruction?: string): void {
-    this.steps.push({
+    // Optional fields assigned one by one, not spread in: this runs every step, and each spread is an object more.
+    const step: StepRecord = {
       index: this.episodeSteps,
       timeOffsetMs: Math.round(elapsedMs),
       action: { actionType: action.actionType, touchPosition: [action.touchPosition[0], action.touchPosition[1]] },
       reward: taken.reward,
       extras: taken.extras,
-      ...(view.a11y ? { a11y: view.a11y } : {}),
-      ...(ui ? { ui: this.budget.answer(ui) } : {}),
-      ...(view.verdict ? { appScreen: view.verdict.match } : {}),
-      ...(policyVersion !== undefined ? { policyVersion } : {}),
       policyMs: Math.round(phasesMs.policy * 10) / 10,
-      ...(settled ? { settleMs: Math.round(settled.ms * 1000) / 1000, ...(settled.capped ? { settleCapped: true } : {}) } : {}),
-      ...(instruction !== undefined ? { instruction } : {}),
-    });
+    };
+    if (view.a11y) step.a11y = view.a11y;
+    if (ui) step.ui = this.budget.answer(ui);
+    if (view.verdict) step.appScreen = view.verdict.match;
+    if (policyVersion !== undefined) step.policyVersion = policyVersion;
+    if (settled) {
+      step.settleMs = Math.round(settled.ms * 1000) / 1000;
+      if (settled.capped) step.settleCapped = true;
+    }
+    if (instruction !== undefined) step.instruction = instruction;
+    this.steps.push(step);
     const p = this.port;
-    const uiAction = ui ? uiOpOf(ui) : undefined;
-    p.emit({ type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs, ...(uiAction ? { uiAction } : {}), ...(usage ? { policyUsage: usage } : {}), ...(settled ? { settle: { kind: this.settleSpec.kind, ms: settled.ms, capped: settled.capped } } : {}), ...(view.actedAt !== undefined ? { actedAt: view.actedAt } : {}), ...(view.observedAt !== undefined ? { observedAt: view.observedAt } : {}) });
+    const event: Extract<EpisodeEvent, { type: "step" }> = { type: "step", serial: p.serial, taskId: p.task.task.id, episodeIndex: this.opts.index, step: this.episodeSteps, reward: taken.reward, phasesMs };
+    if (ui) event.uiAction = uiOpOf(ui);
+    if (usage) event.policyUsage = usage;
+    if (settled) event.settle = { kind: this.settleSpec.kind, ms: settled.ms, capped: settled.capped };
+    if (view.actedAt !== undefined) event.actedAt = view.actedAt;
+    if (view.observedAt !== undefined) event.observedAt = view.observedAt;
+    p.emit(event);
   }
 
   // ---- finish ----

@@ -139,6 +139,11 @@ export class EpisodePolicyVersions {
     return this.verdict;
   }
 
+  /** Whether staleness is checked at all (without options versions are only recorded: no check to await). */
+  get checked(): boolean {
+    return this.opts !== undefined;
+  }
+
   /** Whether a stale episode ends (`onStale: "end"`). */
   get ends(): boolean {
     return this.opts?.onStale === "end";

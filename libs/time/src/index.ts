@@ -50,6 +50,35 @@ export async function pollUntil<T>(
   }
 }
 
+/** A wait's answer when running out is data, not an error: the value, or that the time ran out. */
+export type Timed<T> = { timedOut: false; value: T } | { timedOut: true };
+
+const TIMED_OUT: Timed<never> = Object.freeze({ timedOut: true });
+
+/**
+ * `work`'s value as `{ timedOut: false, value }`, or `{ timedOut: true }` once `ms` pass first; a late value or
+ * rejection of `work` is dropped, a rejection in time is passed on. The timer is cleared either way.
+ *
+ *   const r = await timed(device.sendAction(a), 2000);
+ *   if (r.timedOut) return hung();
+ */
+export function timed<T>(work: PromiseLike<T>, ms: number): Promise<Timed<T>> {
+  // One promise and no closure for the timer: this wraps every step's policy call, action and observation.
+  return new Promise<Timed<T>>((resolve, reject) => {
+    const timer = setTimeout(resolve, Math.max(0, ms), TIMED_OUT);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve({ timedOut: false, value });
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
+  });
+}
+
 /**
  * `work`, unless `ms` pass first: then rejects with `timeoutError()` (the caller's own error type; this
  * library sits below them). The timer is cleared either way; `work` itself is not cancelled.

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { orTimeout, pollUntil, withDeadline } from "../src/index.ts";
+import { orTimeout, pollUntil, timed, withDeadline } from "../src/index.ts";
 
 test("pollUntil resolves with the first value that is not undefined or false", async () => {
   let calls = 0;
@@ -47,4 +47,14 @@ test("orTimeout answers with the work's value, or with onTimeout's once late, an
   fail(new Error("after the deadline")); // no unhandled rejection follows
   await new Promise((r) => setImmediate(r));
   await assert.rejects(orTimeout(new Promise(() => undefined), 5, () => { throw new RangeError("thrown"); }), RangeError);
+});
+
+test("timed gives the value, or that the time ran out; a rejection in time passes on, a late one is dropped", async () => {
+  assert.deepEqual(await timed(Promise.resolve(7), 1000), { timedOut: false, value: 7 });
+  await assert.rejects(timed(Promise.reject(new Error("own")), 1000), /own/);
+  let fail!: (e: Error) => void;
+  const late = new Promise<number>((_, reject) => (fail = reject));
+  assert.deepEqual(await timed(late, 5), { timedOut: true });
+  fail(new Error("too late"));
+  await new Promise((r) => setImmediate(r));
 });
