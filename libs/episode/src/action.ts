@@ -6,8 +6,13 @@ import type { ActionChannel, StepResult } from "@farm/adb";
 import type { Action } from "@farm/policy";
 
 export function toPixel(pos: readonly [number, number], screen: { width: number; height: number }): [number, number] {
-  const clamp = (v: number) => (Number.isFinite(v) ? Math.min(Math.max(v, 0), 1) : 0);
-  return [Math.min(Math.trunc(clamp(pos[0]) * screen.width), screen.width - 1), Math.min(Math.trunc(clamp(pos[1]) * screen.height), screen.height - 1)];
+  return [Math.min(Math.trunc(clampUnit(pos[0]) * screen.width), screen.width - 1), Math.min(Math.trunc(clampUnit(pos[1]) * screen.height), screen.height - 1)];
+}
+
+// A module function, not a closure in toPixel: tsx's esbuild keepNames wraps each named closure in a property
+// definition every time it is made (measured: ~3 µs per step).
+function clampUnit(v: number): number {
+  return Number.isFinite(v) ? Math.min(Math.max(v, 0), 1) : 0;
 }
 
 const OK: StepResult = { status: "ok", message: "", output: "", durationMs: 0 };

@@ -177,90 +177,23 @@ export function run(prog: Program, text: string, captures = true): Int32Array | 
   });
   let { clist, nlist } = sc;
   /** Generation stamps: a pc is added at most once per text position. */
-  const { seen, stackPc, stackCaps } = sc;
   if (sc.generation > 0xf0000000) {
-    seen.fill(0);
+    sc.seen.fill(0);
     sc.generation = 0;
   }
-  let generation = sc.generation;
   clist.size = 0;
   nlist.size = 0;
   const len = text.length;
-
-  const assertHolds = (kind: AssertKind, pos: number): boolean => {
-    switch (kind) {
-      case "start":
-        return pos === 0;
-      case "end_text":
-        return pos === len;
-      case "end_python":
-        return pos === len || (pos === len - 1 && text.charCodeAt(pos) === 10);
-      case "word_boundary":
-      case "not_word_boundary": {
-        const before = pos > 0 && isWordCodePoint(codePointBefore(text, pos));
-        const after = pos < len && isWordCodePoint(text.codePointAt(pos)!);
-        return (before !== after) === (kind === "word_boundary");
-      }
-    }
-  };
-
-  /** Adds pc and everything reachable through non-consuming instructions, depth-first in priority order. */
-  const add = (list: ThreadList, pc0: number, caps0: Int32Array | null, pos: number): void => {
-    let sp = 0;
-    stackPc[sp] = pc0;
-    stackCaps[sp++] = caps0;
-    while (sp > 0) {
-      const pc = stackPc[--sp]!;
-      let caps = stackCaps[sp]!;
-      stackCaps[sp] = null;
-      if (seen[pc] === generation) continue;
-      seen[pc] = generation;
-      const inst = insts[pc]!;
-      switch (inst.op) {
-        case "jmp":
-          stackPc[sp] = inst.to;
-          stackCaps[sp++] = caps;
-          break;
-        case "split":
-          stackPc[sp] = inst.y;
-          stackCaps[sp++] = caps;
-          stackPc[sp] = inst.x;
-          stackCaps[sp++] = caps;
-          break;
-        case "save":
-          if (captures && caps) {
-            caps = caps.slice();
-            caps[inst.slot] = pos;
-          }
-          stackPc[sp] = pc + 1;
-          stackCaps[sp++] = caps;
-          break;
-        case "progress":
-          // Without captures (test) positions are not tracked; the loop exit is reachable through the split anyway.
-          stackPc[sp] = caps && caps[inst.slot] === pos ? inst.exit : pc + 1;
-          stackCaps[sp++] = caps;
-          break;
-        case "assert":
-          if (assertHolds(inst.kind, pos)) {
-            stackPc[sp] = pc + 1;
-            stackCaps[sp++] = caps;
-          }
-          break;
-        default:
-          list.pcs[list.size] = pc;
-          list.caps[list.size++] = caps;
-      }
-    }
-  };
+  const step: Step = { insts, sc, text, captures };
 
   let matched: Int32Array | null = null;
-  generation++;
-  add(clist, 0, captures ? new Int32Array(slots).fill(-1) : null, 0);
+  sc.generation++;
+  add(step, clist, 0, captures ? new Int32Array(slots).fill(-1) : null, 0);
   let pos = 0;
   while (clist.size > 0) {
     const cp = pos < len ? text.codePointAt(pos)! : -1;
     const next = pos + (cp > 0xffff ? 2 : 1);
-    generation++;
+    sc.generation++;
     nlist.size = 0;
     for (let k = 0; k < clist.size; k++) {
       const inst = insts[clist.pcs[k]!]!;
@@ -268,7 +201,7 @@ export function run(prog: Program, text: string, captures = true): Int32Array | 
         matched = clist.caps[k] ?? new Int32Array(0);
         break; // lower-priority threads can no longer win
       }
-      if (inst.op === "char" && cp >= 0 && inst.set.has(cp)) add(nlist, clist.pcs[k]! + 1, clist.caps[k]!, next);
+      if (inst.op === "char" && cp >= 0 && inst.set.has(cp)) add(step, nlist, clist.pcs[k]! + 1, clist.caps[k]!, next);
     }
     for (let k = 0; k < clist.size; k++) clist.caps[k] = null;
     if (cp < 0) break;
@@ -278,8 +211,88 @@ export function run(prog: Program, text: string, captures = true): Int32Array | 
     pos = next;
   }
   for (let k = 0; k < clist.size; k++) clist.caps[k] = null;
-  sc.generation = generation;
   return matched && matched.length > prog.groupSlots ? matched.slice(0, prog.groupSlots) : matched;
+}
+
+/**
+ * What `add` and `assertHolds` read of one run. They are module functions, not closures in `run`: tsx compiles
+ * with esbuild's keepNames, which wraps every named closure in a property definition each time it is made, and
+ * `run` runs for every log line.
+ */
+interface Step {
+  insts: Program["insts"];
+  sc: Scratch;
+  text: string;
+  captures: boolean;
+}
+
+function assertHolds(kind: AssertKind, text: string, pos: number): boolean {
+  const len = text.length;
+  switch (kind) {
+    case "start":
+      return pos === 0;
+    case "end_text":
+      return pos === len;
+    case "end_python":
+      return pos === len || (pos === len - 1 && text.charCodeAt(pos) === 10);
+    case "word_boundary":
+    case "not_word_boundary": {
+      const before = pos > 0 && isWordCodePoint(codePointBefore(text, pos));
+      const after = pos < len && isWordCodePoint(text.codePointAt(pos)!);
+      return (before !== after) === (kind === "word_boundary");
+    }
+  }
+}
+
+/** Adds pc and everything reachable through non-consuming instructions, depth-first in priority order. */
+function add(step: Step, list: ThreadList, pc0: number, caps0: Int32Array | null, pos: number): void {
+  const { insts, sc, captures } = step;
+  const { seen, stackPc, stackCaps, generation } = sc;
+  let sp = 0;
+  stackPc[sp] = pc0;
+  stackCaps[sp++] = caps0;
+  while (sp > 0) {
+    const pc = stackPc[--sp]!;
+    let caps = stackCaps[sp]!;
+    stackCaps[sp] = null;
+    if (seen[pc] === generation) continue;
+    seen[pc] = generation;
+    const inst = insts[pc]!;
+    switch (inst.op) {
+      case "jmp":
+        stackPc[sp] = inst.to;
+        stackCaps[sp++] = caps;
+        break;
+      case "split":
+        stackPc[sp] = inst.y;
+        stackCaps[sp++] = caps;
+        stackPc[sp] = inst.x;
+        stackCaps[sp++] = caps;
+        break;
+      case "save":
+        if (captures && caps) {
+          caps = caps.slice();
+          caps[inst.slot] = pos;
+        }
+        stackPc[sp] = pc + 1;
+        stackCaps[sp++] = caps;
+        break;
+      case "progress":
+        // Without captures (test) positions are not tracked; the loop exit is reachable through the split anyway.
+        stackPc[sp] = caps && caps[inst.slot] === pos ? inst.exit : pc + 1;
+        stackCaps[sp++] = caps;
+        break;
+      case "assert":
+        if (assertHolds(inst.kind, step.text, pos)) {
+          stackPc[sp] = pc + 1;
+          stackCaps[sp++] = caps;
+        }
+        break;
+      default:
+        list.pcs[list.size] = pc;
+        list.caps[list.size++] = caps;
+    }
+  }
 }
 
 function codePointBefore(text: string, pos: number): number {
