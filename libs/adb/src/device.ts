@@ -248,7 +248,7 @@ export class AdbDevice implements Device {
     });
     try {
       const got = await job.captured;
-      return { ...got, ...(job.encoded ? { encoded: job.encoded } : {}) };
+      return job.encoded ? Object.assign(got, { encoded: job.encoded }) : got;
     } catch (e) {
       const status = e instanceof CaptureError ? e.status : "internal_error";
       return stepResult(status, e instanceof Error ? e.message : String(e), "", performance.now() - t0);

@@ -94,7 +94,7 @@ export class A11yForwarderHub implements ForestSource {
       ...service,
       Bidi: {
         ...bidi,
-        requestDeserialize: (buf: Buffer): Incoming => (buf.length > this.maxBytes ? { tooLarge: buf.length } : { ...(bidi.requestDeserialize(buf) as ClientToServerMsg), size: buf.length }),
+        requestDeserialize: (buf: Buffer): Incoming => (buf.length > this.maxBytes ? { tooLarge: buf.length } : Object.assign(bidi.requestDeserialize(buf) as ClientToServerMsg, { size: buf.length })),
       },
       // Reads ask on Bidi; forests pushed by tree logging are acknowledged, not decoded.
       SendForest: { ...service["SendForest"]!, requestDeserialize: () => ({}) },

@@ -45,7 +45,7 @@ export async function readScreenTree(ctx: DeviceCtx, a11y: A11yConfig | undefine
   if (useForwarder) r = fw ? await fw.read(ctx.serial, timeoutMs, limits) : failure("forwarder", "failed", "failed_precondition", "no accessibility forwarder hub is configured (a11y.forwarder)");
   else r = await viaUiautomator(ctx, timeoutMs, limits);
   const durationMs = performance.now() - t0;
-  const done = { ...r, durationMs };
+  const done = Object.assign(r, { durationMs }); // r is ours; a spread-first literal that adds a key is ~1 µs on Node 20
   const ok = "windows" in done;
   try {
     ctx.cfg.events.onScreenTree?.({ serial: ctx.serial, source: done.source, outcome: ok ? "ok" : done.outcome, durationMs, nodes: ok ? done.nodeCount : 0, bytes: ok ? done.bytes : 0 });
@@ -68,7 +68,7 @@ async function viaUiautomator(ctx: DeviceCtx, timeoutMs: number, limits: TreeLim
     const split = splitDumpOutput(bytes);
     if (split.kind === "not_idle") return failure("uiautomator", "not_idle", "internal_error", `uiautomator on '${ctx.serial}': the screen did not settle (ERROR: could not get idle state.); try again once animations end`);
     if (split.kind === "tool_error") return failure("uiautomator", "failed", "internal_error", `uiautomator on '${ctx.serial}' failed: ${split.message}`);
-    return { ...parseUiautomatorXml(split.xml, limits), bytes: bytes.length };
+    return Object.assign(parseUiautomatorXml(split.xml, limits), { bytes: bytes.length });
   } catch (e) {
     if (e instanceof XmlRefused) return failure("uiautomator", "refused", "internal_error", `uiautomator dump of '${ctx.serial}' refused (${e.code}): ${e.message}`);
     return failure("uiautomator", "failed", "internal_error", `uiautomator dump of '${ctx.serial}': ${e instanceof Error ? e.message : String(e)}`);

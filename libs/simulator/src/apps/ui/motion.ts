@@ -75,7 +75,7 @@ export function offset(w: Widget, dx: number, dy: number, clip: Box): Widget {
 /** The widget as plain data (no handlers): what a field may hold. */
 export function strip(w: Widget): Widget {
   const { on: _on, children, ...rest } = w;
-  return children ? { ...rest, children: children.map(strip) } : rest;
+  return children ? Object.assign(rest, { children: children.map(strip) }) : rest;
 }
 
 /** Replaces every widget `pick` accepts by what `fn` makes of it. */
