@@ -248,7 +248,7 @@ export class AndroidSystem {
   displayFrame(into?: Canvas): { width: number; height: number; rgba: Uint8Array; version: number; rotation: number } {
     const c = this.render(into);
     const rotation = this.rotation();
-    return { ...rotateFrame(c.rgba, c.width, c.height, rotation), version: c.version, rotation };
+    return Object.assign(rotateFrame(c.rgba, c.width, c.height, rotation), { version: c.version, rotation });
   }
 
   close(): void {

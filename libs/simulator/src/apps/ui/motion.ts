@@ -69,7 +69,7 @@ export function offset(w: Widget, dx: number, dy: number, clip: Box): Widget {
   const b = w.bounds;
   const cx = (v: number): number => Math.min(clip[2], Math.max(clip[0], Math.round(v + dx)));
   const cy = (v: number): number => Math.min(clip[3], Math.max(clip[1], Math.round(v + dy)));
-  return { ...w, bounds: [cx(b[0]), cy(b[1]), cx(b[2]), cy(b[3])], children: w.children?.map((c) => offset(c, dx, dy, clip)) };
+  return Object.assign({}, w, { bounds: [cx(b[0]), cy(b[1]), cx(b[2]), cy(b[3])] as Box, children: w.children?.map((c) => offset(c, dx, dy, clip)) });
 }
 
 /** The widget as plain data (no handlers): what a field may hold. */

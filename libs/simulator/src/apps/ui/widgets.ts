@@ -45,7 +45,7 @@ export function button(key: string, bounds: Box, text: string, click: () => void
 
 /** A button with a glyph and no text: what it does is in its content description, as on Android. */
 export function iconButton(key: string, bounds: Box, glyph: string, desc: string, click: () => void, opts: Common = {}): Widget {
-  return { ...button(key, bounds, "", click, { ...opts, desc }), cls: "android.widget.ImageButton", paint: { fg: COLORS.text, align: "center", look: "text", glyph, ...opts.paint } };
+  return Object.assign(button(key, bounds, "", click, { ...opts, desc }), { cls: "android.widget.ImageButton" as const, paint: { fg: COLORS.text, align: "center", look: "text", glyph, ...opts.paint } });
 }
 
 function toggle(cls: string, look: "check" | "switch", key: string, bounds: Box, text: string, checked: boolean, flip: () => void, opts: Common): Widget {
