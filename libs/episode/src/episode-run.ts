@@ -644,7 +644,7 @@ export class EpisodeRun {
     if (!DEVICE_TROUBLE.has(end.cause) || end.cause === "device_lost") return end;
     try {
       const r = await withDeadline(this.port.deviceGone(), 2500);
-      if (!r.timedOut && r.value) return { ...end, cause: "device_lost", detail: `device ${r.value} (${end.detail})` };
+      if (!r.timedOut && r.value) return Object.assign({}, end, { cause: "device_lost" as const, detail: `device ${r.value} (${end.detail})` });
     } catch {
       /* keep the cause */
     }

@@ -53,7 +53,7 @@ export class ObservationBudget {
   /** A step's answer as recorded: whole while the budget lasts, else without the model's text (`given` empty, counted). */
   answer(ui: UiStepRecord): UiStepRecord {
     if (!this.spec || ui.given === "") return ui;
-    if (!this.admit("answers")) return { ...ui, given: "" };
+    if (!this.admit("answers")) return Object.assign({}, ui, { given: "" });
     this.bytes += ui.given.length;
     return ui;
   }

@@ -151,10 +151,10 @@ export class EpisodePolicyVersions {
 
   /** The trajectory's fields: first and last version, and the stale reason. */
   fields(): { firstPolicyVersion?: string; lastPolicyVersion?: string; stale?: string } {
-    return {
-      ...(this.first !== undefined ? { firstPolicyVersion: this.first } : {}),
-      ...(this.last !== undefined ? { lastPolicyVersion: this.last } : {}),
-      ...(this.verdict ? { stale: this.verdict.reason } : {}),
-    };
+    const out: { firstPolicyVersion?: string; lastPolicyVersion?: string; stale?: string } = {};
+    if (this.first !== undefined) out.firstPolicyVersion = this.first;
+    if (this.last !== undefined) out.lastPolicyVersion = this.last;
+    if (this.verdict) out.stale = this.verdict.reason;
+    return out;
   }
 }

@@ -166,7 +166,7 @@ function asBuffer(f: Uint8Array): Buffer {
 
 function a11yToAvro(a: A11yObservation): AvroA11y {
   // Only the schema's fields, bounds as a plain array: extra keys a policy left on an element are not stored.
-  return { tree: a.tree, elements: a.elements.map((e) => ({ ...pickElement(e), bounds: [...e.bounds] as UiElement["bounds"] })) };
+  return { tree: a.tree, elements: a.elements.map((e) => Object.assign(pickElement(e), { bounds: [...e.bounds] as UiElement["bounds"] })) };
 }
 
 const ELEMENT_KEYS = [
@@ -181,7 +181,7 @@ function pickElement(e: UiElement): UiElement {
 }
 
 function a11yFromAvro(a: AvroA11y): A11yObservation {
-  return { tree: a.tree, elements: a.elements.map((e) => ({ ...e, bounds: [...e.bounds] as UiElement["bounds"] })) };
+  return { tree: a.tree, elements: a.elements.map((e) => Object.assign({}, e, { bounds: [...e.bounds] as UiElement["bounds"] })) };
 }
 
 /** The resolved UI action's JSON as written by stepToAvro; anything else is an error naming the step. */

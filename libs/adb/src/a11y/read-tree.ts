@@ -30,7 +30,7 @@ export interface ScreenTreeRequest {
 }
 
 export function resolveLimits(c: A11yConfig | undefined): TreeLimits {
-  const l = { ...DEFAULT_TREE_LIMITS, ...(c?.limits ?? {}) };
+  const l: TreeLimits = Object.assign({}, DEFAULT_TREE_LIMITS, c?.limits);
   for (const [k, v] of Object.entries(l)) if (!(Number.isSafeInteger(v) && v > 0)) throw new RangeError(`adb config: a11y.limits.${k} must be a positive integer, got ${String(v)}`);
   return l;
 }

@@ -81,7 +81,7 @@ export function strip(w: Widget): Widget {
 /** Replaces every widget `pick` accepts by what `fn` makes of it. */
 export function mapWidgets(w: Widget, pick: (w: Widget) => boolean, fn: (w: Widget) => Widget): Widget {
   if (pick(w)) return fn(w);
-  return w.children ? { ...w, children: w.children.map((c) => mapWidgets(c, pick, fn)) } : w;
+  return w.children ? Object.assign({}, w, { children: w.children.map((c) => mapWidgets(c, pick, fn)) }) : w;
 }
 
 /** How far a fling has travelled at `now` (pixels). */

@@ -22,7 +22,7 @@ export function label(key: string, bounds: Box, text: string, opts: Common = {})
 export function appBar(bounds: Box, title: string, up?: () => void): Widget {
   const h = bounds[3] - bounds[1];
   const children: Widget[] = [];
-  if (up) children.push({ ...iconButton("up", [bounds[0], bounds[1], bounds[0] + h, bounds[3]], "<", "Navigate up", up), paint: { fg: COLORS.barText, scale: 3, look: "text", align: "center", glyph: "<" } });
+  if (up) children.push(Object.assign(iconButton("up", [bounds[0], bounds[1], bounds[0] + h, bounds[3]], "<", "Navigate up", up), { paint: { fg: COLORS.barText, scale: 3, look: "text", align: "center", glyph: "<" } as const }));
   children.push(label("toolbar_title", [bounds[0] + (up ? h : Math.round(h / 4)), bounds[1], bounds[2], bounds[3]], title, { id: "app:id/toolbar_title", paint: { fg: COLORS.barText, scale: 2 } }));
   return panel("toolbar", bounds, children, { id: "app:id/toolbar", cls: "android.view.ViewGroup", paint: { bg: COLORS.bar } });
 }
@@ -45,7 +45,7 @@ export function button(key: string, bounds: Box, text: string, click: () => void
 
 /** A button with a glyph and no text: what it does is in its content description, as on Android. */
 export function iconButton(key: string, bounds: Box, glyph: string, desc: string, click: () => void, opts: Common = {}): Widget {
-  return Object.assign(button(key, bounds, "", click, { ...opts, desc }), { cls: "android.widget.ImageButton" as const, paint: { fg: COLORS.text, align: "center", look: "text", glyph, ...opts.paint } });
+  return Object.assign(button(key, bounds, "", click, Object.assign({}, opts, { desc })), { cls: "android.widget.ImageButton" as const, paint: { fg: COLORS.text, align: "center", look: "text", glyph, ...opts.paint } });
 }
 
 function toggle(cls: string, look: "check" | "switch", key: string, bounds: Box, text: string, checked: boolean, flip: () => void, opts: Common): Widget {
