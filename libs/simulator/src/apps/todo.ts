@@ -84,6 +84,9 @@ const ROW_DP = 56;
 /** The notes a Todo process last read, by the file bytes they came from (outside the app's fields: snapshots copy those). */
 const readCache = new WeakMap<object, { bytes: Uint8Array | undefined; notes: Note[] }>();
 
+/** The file bytes a Todo process last wrote itself: their schema is known, so the next change checks nothing. */
+const ownWrites = new WeakMap<object, Uint8Array>();
+
 /** How many of the schema's tables a database has (CREATE TABLE IF NOT EXISTS costs a statement even when they exist). */
 const SCHEMA_PROBE = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('android_metadata', 'notes')";
 
@@ -171,31 +174,36 @@ class Todo extends UiApp {
 
   /**
    * Runs `change` on the database and writes the file back; `fresh`: a new database instead of the file's.
-   * Returns the row id of the last INSERT. One transaction, as SQLiteDatabase's own (each statement on its own
+   * Returns the row id of the last INSERT when `wantId` (else 0). One transaction, as SQLiteDatabase's own (each statement on its own
    * commits through a journal: a fresh database with its samples took ~5× as long). The notes just written are
    * what the next read finds, unless the write was muted (a reviving process): then the file is read again.
    */
-  private write(change: (db: Database) => void, fresh = false): number {
+  private write(change: (db: Database) => void, fresh = false, wantId = false): number {
     const bytes = fresh ? undefined : this.host.files.read(TODO_DB);
+    // The empty database's copy, or what this process wrote last, has the schema: no statements to check it.
+    let known = bytes === undefined || ownWrites.get(this) === bytes;
     let db: Database;
-    let tables: number;
+    let tables = SCHEMA.length;
     try {
       db = openDatabase(bytes ?? emptyTodoDb());
-      tables = Number(db.exec(SCHEMA_PROBE)[0]?.values[0]?.[0] ?? 0);
+      if (!known) tables = Number(db.exec(SCHEMA_PROBE)[0]?.values[0]?.[0] ?? 0);
     } catch {
       db = openDatabase(emptyTodoDb()); // not a database: the app starts over, as SQLiteOpenHelper deletes a corrupt file
-      tables = SCHEMA.length;
+      known = true;
     }
     try {
       db.run("BEGIN");
-      createSchema(db, tables);
+      if (!known) createSchema(db, tables);
       change(db);
-      const id = Number(db.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0);
+      const id = wantId ? Number(db.exec("SELECT last_insert_rowid()")[0]?.values[0]?.[0] ?? 0) : 0;
       db.run("COMMIT");
       const out = db.export();
       this.host.files.write(TODO_DB, out);
       const stored = this.host.files.read(TODO_DB);
-      if (stored !== undefined && Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).equals(out)) readCache.set(this, { bytes: stored, notes: rowsToNotes(db) });
+      if (stored !== undefined && Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength).equals(out)) {
+        readCache.set(this, { bytes: stored, notes: rowsToNotes(db) });
+        ownWrites.set(this, stored);
+      }
       return id;
     } finally {
       db.close();
@@ -327,7 +335,7 @@ class Todo extends UiApp {
       id = existing.id;
       this.write((db) => db.run("UPDATE notes SET title = ?, body = ?, modified = ? WHERE id = ?", [title, body, now, id]));
     } else {
-      id = this.write((db) => db.run("INSERT INTO notes (title, body, done, created, modified) VALUES (?, ?, 0, ?, ?)", [title, body, now, now]));
+      id = this.write((db) => db.run("INSERT INTO notes (title, body, done, created, modified) VALUES (?, ?, 0, ?, ?)", [title, body, now, now]), false, true);
       this.first = 0;
     }
     this.closeEditor();
