@@ -35,6 +35,8 @@ export class SimAndroid {
   /** Device internals, for tests and tools in this library. */
   readonly system: AndroidSystem;
   private readonly shell: ShellInterpreter;
+  /** Each stream's stop signal (stopSignal), while the stream lives. */
+  private readonly stops = new WeakMap<AbortSignal, AbortSignal>();
 
   constructor(opts: SimAndroidOptions) {
     const screen = opts.screen ?? { width: 360, height: 640 };
@@ -52,28 +54,42 @@ export class SimAndroid {
 
   /** Runs one shell command line (an empty line reads commands from stdin); resolves with the exit code. */
   async run(commandLine: string, io: ShellIO): Promise<number> {
-    // The stream ends when the host closes it or when the device shuts down (close()).
-    const stop = new AbortController();
-    const abort = (): void => stop.abort();
-    const closed = this.system.closedSignal;
-    if (io.signal.aborted || closed.aborted) stop.abort();
-    io.signal.addEventListener("abort", abort, { once: true });
-    closed.addEventListener("abort", abort, { once: true });
     try {
       return await this.shell.run(commandLine, {
-        out: (c) => io.write(c),
-        err: (c) => io.writeErr(c),
+        out: io.write.bind(io),
+        err: io.writeErr.bind(io),
         stdin: io.stdin,
-        signal: stop.signal,
+        signal: this.stopSignal(io.signal),
       });
     } catch (e) {
       // A bug in a simulated command must not take the transport down: report it like a crashing tool.
       io.writeErr(`/system/bin/sh: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
       return 255;
-    } finally {
-      io.signal.removeEventListener("abort", abort);
-      closed.removeEventListener("abort", abort);
     }
+  }
+
+  /**
+   * What stops a command: its stream ends (the host closed it) or the device shuts down (close()). One per stream,
+   * not per command: an interactive shell runs every line with its stream's signal, and a controller with two
+   * listeners costs ~7 µs a line.
+   */
+  private stopSignal(stream: AbortSignal): AbortSignal {
+    const known = this.stops.get(stream);
+    if (known) return known;
+    const stop = new AbortController();
+    const closed = this.system.closedSignal;
+    if (stream.aborted || closed.aborted) stop.abort();
+    else {
+      const onClosed = (): void => stop.abort();
+      // The device listener goes when the stream ends, so streams by the thousand leave none behind.
+      stream.addEventListener("abort", () => {
+        closed.removeEventListener("abort", onClosed);
+        stop.abort();
+      }, { once: true });
+      closed.addEventListener("abort", onClosed, { once: true });
+    }
+    this.stops.set(stream, stop.signal);
+    return stop.signal;
   }
 
   /**

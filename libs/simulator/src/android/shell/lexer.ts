@@ -55,51 +55,73 @@ function readParam(line: string, i: number): { name: string; end: number } | und
   return undefined;
 }
 
-export function tokenize(line: string): Token[] {
-  const tokens: Token[] = [];
-  let parts: WordPart[] = [];
-  let inWord = false;
-  let anyQuoted = false;
-  const addLit = (text: string, quoted: boolean): void => {
-    inWord = true;
-    if (quoted) anyQuoted = true;
-    const last = parts[parts.length - 1];
+/**
+ * The words and operators of one line as they are read. A class, not closures in tokenize: tsx compiles with
+ * esbuild's keepNames, which defines a name on each named closure as it is made, and every shell line is tokenized.
+ */
+class TokenSink {
+  readonly tokens: Token[] = [];
+  private parts: WordPart[] = [];
+  private inWord = false;
+  private anyQuoted = false;
+
+  get wordStarted(): boolean {
+    return this.inWord;
+  }
+
+  addLit(text: string, quoted: boolean): void {
+    this.inWord = true;
+    if (quoted) this.anyQuoted = true;
+    const last = this.parts[this.parts.length - 1];
     if (last?.kind === "lit" && last.quoted === quoted) last.text += text;
-    else parts.push({ kind: "lit", text, quoted });
-  };
-  const addParam = (name: string, quoted: boolean): void => {
-    inWord = true;
-    if (quoted) anyQuoted = true;
-    parts.push({ kind: "param", name, quoted });
-  };
-  const endWord = (): void => {
-    if (inWord) {
-      const text = parts.map((p) => (p.kind === "lit" ? p.text : `$${p.name.length > 1 ? `{${p.name}}` : p.name}`)).join("");
-      tokens.push({ kind: "word", text, quoted: anyQuoted, parts });
+    else this.parts.push({ kind: "lit", text, quoted });
+  }
+
+  addParam(name: string, quoted: boolean): void {
+    this.inWord = true;
+    if (quoted) this.anyQuoted = true;
+    this.parts.push({ kind: "param", name, quoted });
+  }
+
+  endWord(): void {
+    if (this.inWord) {
+      const text = this.parts.map((p) => (p.kind === "lit" ? p.text : `$${p.name.length > 1 ? `{${p.name}}` : p.name}`)).join("");
+      this.tokens.push({ kind: "word", text, quoted: this.anyQuoted, parts: this.parts });
     }
-    parts = [];
-    inWord = false;
-    anyQuoted = false;
-  };
+    this.dropWord();
+  }
+
+  /** Forgets the word so far (it was a redirection's file descriptor). */
+  dropWord(): void {
+    this.parts = [];
+    this.inWord = false;
+    this.anyQuoted = false;
+  }
+
   /** The word so far is unquoted literal digits only (`2` of `2>/dev/null`). */
-  const pendingFd = (): number | undefined => {
-    if (!inWord || anyQuoted || parts.length !== 1) return undefined;
-    const p = parts[0]!;
+  pendingFd(): number | undefined {
+    if (!this.inWord || this.anyQuoted || this.parts.length !== 1) return undefined;
+    const p = this.parts[0]!;
     return p.kind === "lit" && /^[0-9]+$/.test(p.text) ? Number(p.text) : undefined;
-  };
+  }
+}
+
+export function tokenize(line: string): Token[] {
+  const w = new TokenSink();
+  const tokens = w.tokens;
   let i = 0;
   const n = line.length;
   while (i < n) {
     const c = line[i]!;
     if (c === " " || c === "\t" || c === "\r") {
-      endWord();
+      w.endWord();
       i++;
     } else if (c === "\n" || c === ";") {
-      endWord();
+      w.endWord();
       tokens.push({ kind: "op", op: ";" });
       i++;
     } else if (c === "&" || c === "|") {
-      endWord();
+      w.endWord();
       if (line[i + 1] === c) {
         tokens.push({ kind: "op", op: c === "&" ? "&&" : "||" });
         i += 2;
@@ -109,12 +131,11 @@ export function tokenize(line: string): Token[] {
       }
     } else if (c === ">" || c === "<") {
       // A word made only of digits right before the operator is the file descriptor (`2>/dev/null`).
-      const fd = pendingFd();
+      const fd = w.pendingFd();
       if (fd !== undefined) {
-        parts = [];
-        inWord = false;
+        w.dropWord();
       } else {
-        endWord();
+        w.endWord();
       }
       const next = line[i + 1];
       let op: RedirOp;
@@ -123,50 +144,50 @@ export function tokenize(line: string): Token[] {
       else op = c;
       tokens.push({ kind: "redir", fd, op });
       i += op.length;
-    } else if (c === "#" && !inWord) {
+    } else if (c === "#" && !w.wordStarted) {
       const nl = line.indexOf("\n", i);
       i = nl < 0 ? n : nl;
     } else if (c === "'") {
       const end = line.indexOf("'", i + 1);
       if (end < 0) throw new ShellSyntaxError("unterminated single quote");
-      addLit(line.slice(i + 1, end), true);
+      w.addLit(line.slice(i + 1, end), true);
       i = end + 1;
     } else if (c === '"') {
       i++;
-      addLit("", true); // `""` is a word of its own, even when empty
+      w.addLit("", true); // `""` is a word of its own, even when empty
       for (;;) {
         if (i >= n) throw new ShellSyntaxError("unterminated double quote");
         const d = line[i]!;
         if (d === '"') break;
         if (d === "\\" && i + 1 < n && DQ_ESCAPABLE.has(line[i + 1]!)) {
-          if (line[i + 1] !== "\n") addLit(line[i + 1]!, true);
+          if (line[i + 1] !== "\n") w.addLit(line[i + 1]!, true);
           i += 2;
         } else if (d === "$" && readParam(line, i)) {
           const p = readParam(line, i)!;
-          addParam(p.name, true);
+          w.addParam(p.name, true);
           i = p.end;
         } else {
-          addLit(d, true);
+          w.addLit(d, true);
           i++;
         }
       }
       i++;
     } else if (c === "\\") {
       if (i + 1 < n) {
-        if (line[i + 1] !== "\n") addLit(line[i + 1]!, true);
+        if (line[i + 1] !== "\n") w.addLit(line[i + 1]!, true);
         i += 2;
       } else {
         i++;
       }
     } else if (c === "$" && readParam(line, i)) {
       const p = readParam(line, i)!;
-      addParam(p.name, false);
+      w.addParam(p.name, false);
       i = p.end;
     } else {
-      addLit(c, false);
+      w.addLit(c, false);
       i++;
     }
   }
-  endWord();
+  w.endWord();
   return tokens;
 }
