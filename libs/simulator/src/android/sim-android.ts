@@ -78,13 +78,14 @@ export class SimAndroid {
     if (known) return known;
     const stop = new AbortController();
     const closed = this.system.closedSignal;
-    if (stream.aborted || closed.aborted) stop.abort();
+    // The reason passed on: abort() without one makes a DOMException (and its stack) per stream.
+    if (stream.aborted || closed.aborted) stop.abort(stream.aborted ? stream.reason : closed.reason);
     else {
-      const onClosed = (): void => stop.abort();
+      const onClosed = (): void => stop.abort(closed.reason);
       // The device listener goes when the stream ends, so streams by the thousand leave none behind.
       stream.addEventListener("abort", () => {
         closed.removeEventListener("abort", onClosed);
-        stop.abort();
+        stop.abort(stream.reason);
       }, { once: true });
       closed.addEventListener("abort", onClosed, { once: true });
     }
