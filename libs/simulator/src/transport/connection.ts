@@ -75,9 +75,24 @@ export class AdbConnection implements StreamSink {
 
   private send(packet: Buffer): void {
     if (this.dead) return;
-    if (this.paused) this.held.push(packet);
-    else this.socket.write(packet);
+    if (this.paused) {
+      this.held.push(packet);
+      return;
+    }
+    // The packets of one turn (an OKAY and the WRTE after it, a WRTE and its CLSE) leave in one write.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(this.uncork);
+    }
+    this.socket.write(packet);
   }
+
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
 
   private onChunk(chunk: Buffer): void {
     let packets: Packet[];
