@@ -55,7 +55,7 @@ test("a skip without the mark passes even where root is required", () => {
 test("the network-lab tests declare themselves root-only, and every run checks it", () => {
   const netns = fs.readFileSync(path.join(REPO, "loadtest/src/net-lab/netns.ts"), "utf8");
   assert.match(netns, /export const ROOT_ONLY = "\[root-only\]"/);
-  for (const file of ["loadtest/test/net-lab.test.ts", "loadtest/test/net-lab-cluster.test.ts"]) {
+  for (const file of ["loadtest/test/net-lab.test.ts"]) {
     assert.match(fs.readFileSync(path.join(REPO, file), "utf8"), /skip = await labUnavailableReason\(\)/, file);
   }
   assert.match(fs.readFileSync(path.join(REPO, ".ci/test-files.sh"), "utf8"), /--test-reporter=\.\/\.ci\/root-skips-reporter\.mjs/);

@@ -1,7 +1,9 @@
 /**
  * The network lab (issue 30): hosts in their own namespaces reach Redis by a lab address; the delay relay
  * adds latency; a cut link is silent (a command times out, no reset arrives) and a healed one carries the
- * same connection again. Needs root and iproute2; skipped with the reason elsewhere.
+ * same connection again; a host, then a Redis Cluster master, cut off while a campaign runs. Needs root and
+ * iproute2; skipped with the reason elsewhere. One file: a lab holds the machine's lab lock (lab-lock.ts), so
+ * labs in two files would run one after the other anyway, the second holding a test slot while it waits.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -14,6 +16,8 @@ import { sleep } from "@farm/time";
 import { NetLab, labUnavailableReason, listNamespaces } from "../src/net-lab/index.ts";
 import { LabFarm } from "../src/net-lab/lab-farm.ts";
 import { runPartition } from "../src/net-lab/partition-run.ts";
+import { LabCluster } from "../src/net-lab/lab-cluster.ts";
+import { runMasterPartition } from "../src/net-lab/cluster-partition-run.ts";
 
 const LAB_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "../src/net-lab");
 const skip = await labUnavailableReason();
@@ -122,4 +126,35 @@ test("partition: a host cut off for longer than its lock notices, its jobs run e
   } finally {
     await lab.close();
   }
+});
+
+/** The lab with a Redis Cluster: every node in a namespace of its own, reached by lab addresses. */
+test("a cluster master cut off from the rest: its replica takes over, the campaign ends exactly once, the old master rejoins as a replica", { skip, timeout: 300_000 }, async () => {
+  const lab = await NetLab.create({ hosts: 2 });
+  let runId = "";
+  try {
+    runId = lab.runId;
+    const cluster = await LabCluster.start(lab, { nodeTimeoutMs: 2000 });
+    try {
+      const farm = await LabFarm.start(lab, { devicesPerHost: 3, rttMs: 0, stepMs: 50, jitterPct: 50, hostLogLevel: "info", redisUrl: cluster.url });
+      try {
+        const r = await runMasterPartition(farm, cluster, { campaignId: "master-cut", episodes: 200, maxSteps: 10, cutAfterMs: 2000, cutMs: 15_000, timeoutMs: 240_000 });
+        assert.equal(r.state, "completed");
+        assert.deepEqual({ duplicates: r.duplicates, missing: r.missing }, { duplicates: 0, missing: 0 }, "exactly once across both hosts' folders");
+        assert.notEqual(r.newMaster, r.oldMaster);
+        assert.equal(r.newMasterRole, "master", "the promoted replica says role:master");
+        // cluster-node-timeout 2 s: not before it passed, and in seconds, not minutes (generous for a busy machine).
+        assert.ok(r.failoverS > 1 && r.failoverS < 60, `failover took ${r.failoverS} s`);
+        // The hosts follow the promoted replica while the old master is still silent, not only after the heal.
+        assert.ok(r.finishedBeforeHeal > 0, `no episode finished between the failover and the heal (longest stall ${r.stallS} s)`);
+      } finally {
+        await farm.close();
+      }
+    } finally {
+      await cluster.close();
+    }
+  } finally {
+    await lab.close();
+  }
+  assert.deepEqual((await listNamespaces()).filter((n) => n.startsWith(runId)), [], "the lab and its cluster removed their namespaces");
 });
