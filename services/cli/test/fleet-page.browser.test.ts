@@ -87,12 +87,16 @@ async function waitFor<T>(what: string, get: () => Promise<T | undefined>, timeo
 const farmDevices = async (...extra: string[]) =>
   (await run(process.execPath, [FARM, "devices", "--redis", redis.url, "--prefix", prefix, ...extra], { cwd: REPO, timeout: 60_000 })).stdout;
 
-/** The campaign both tests look at: 9 episodes of 2048 on the 3 devices, submitted once; while it runs, a heartbeat of a busy device. */
+/**
+ * The campaign both tests look at: 9 episodes of 2048 on the 3 devices, submitted once; while it runs, a heartbeat of a
+ * busy device. Long enough (50 steps an episode, ~2 s a device) that the charts' 500 ms samples catch heartbeats of busy
+ * devices: with 15 steps it could end between two samples on a fast run, and steps/s never showed.
+ */
 let campaignDone: Promise<{ campaign: { id: string }; client: HttpCampaignClient; busySeen: DeviceBeat | undefined }> | undefined;
 function finishedCampaign() {
   campaignDone ??= (async () => {
     const client = new HttpCampaignClient(scheduler.http.url, TOKEN);
-    const { campaign } = await client.submit({ taskId: "classic_2048", episodes: 9, id: "fleet-page", policy: "random", baseSeed: 7, options: { maxEpisodeSteps: 15 } });
+    const { campaign } = await client.submit({ taskId: "classic_2048", episodes: 9, id: "fleet-page", policy: "random", baseSeed: 7, options: { maxEpisodeSteps: 50 } });
     // While it runs, heartbeats show busy devices on its episodes and steps.
     const beats = createRedisClient(redis.url);
     let busySeen: DeviceBeat | undefined;
