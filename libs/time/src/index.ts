@@ -54,6 +54,12 @@ export async function pollUntil<T>(
 export type Timed<T> = { timedOut: false; value: T } | { timedOut: true };
 
 const TIMED_OUT: Timed<never> = Object.freeze({ timedOut: true });
+function inTime<T>(value: T): Timed<T> {
+  return { timedOut: false, value };
+}
+function timedOut(): Timed<never> {
+  return TIMED_OUT;
+}
 
 /**
  * `work`'s value as `{ timedOut: false, value }`, or `{ timedOut: true }` once `ms` pass first; a late value or
@@ -63,20 +69,8 @@ const TIMED_OUT: Timed<never> = Object.freeze({ timedOut: true });
  *   if (r.timedOut) return hung();
  */
 export function timed<T>(work: PromiseLike<T>, ms: number): Promise<Timed<T>> {
-  // One promise and no closure for the timer: this wraps every step's policy call, action and observation.
-  return new Promise<Timed<T>>((resolve, reject) => {
-    const timer = setTimeout(resolve, Math.max(0, ms), TIMED_OUT);
-    work.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve({ timedOut: false, value });
-      },
-      (e: unknown) => {
-        clearTimeout(timer);
-        reject(e);
-      },
-    );
-  });
+  // Mapped inside the race, not by a `.then` on `work`: one promise per call, and it wraps every step's device work.
+  return race(work, ms, inTime, timedOut);
 }
 
 /**
@@ -99,8 +93,20 @@ export function withDeadline<T>(work: PromiseLike<T>, ms: number, timeoutError: 
  *   const forest = await orTimeout(nextForest, 2000, () => failure("timeout"));
  */
 export function orTimeout<T, U>(work: PromiseLike<T>, ms: number, onTimeout: () => U): Promise<T | U> {
-  // One promise, no race/finally: this wraps every device call and policy act, thousands per second on a host.
-  return new Promise<T | U>((resolve, reject) => {
+  return race<T, T | U>(work, ms, same, onTimeout);
+}
+
+function same<T>(value: T): T {
+  return value;
+}
+
+/**
+ * The one timer race (`timed`, `orTimeout`): `onValue(value)` when `work` settles first, `onTimeout()` (or its
+ * error) when `ms` pass first; a rejection in time is passed on, anything late is dropped. One promise, no
+ * race/finally: it wraps every device call and policy act, thousands per second on a host.
+ */
+function race<T, R>(work: PromiseLike<T>, ms: number, onValue: (value: T) => R, onTimeout: () => R): Promise<R> {
+  return new Promise<R>((resolve, reject) => {
     const timer = setTimeout(() => {
       try {
         resolve(onTimeout());
@@ -111,7 +117,7 @@ export function orTimeout<T, U>(work: PromiseLike<T>, ms: number, onTimeout: () 
     work.then(
       (value) => {
         clearTimeout(timer);
-        resolve(value);
+        resolve(onValue(value));
       },
       (e: unknown) => {
         clearTimeout(timer);

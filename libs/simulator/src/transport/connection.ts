@@ -29,6 +29,12 @@ export class AdbConnection implements StreamSink {
   private paused = false;
   private held: Buffer[] = [];
   private dead = false;
+  /** Corked until the next tick (send): the packets of one turn go out in one write. */
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
 
   constructor(
     private readonly socket: net.Socket,
@@ -87,12 +93,6 @@ export class AdbConnection implements StreamSink {
     }
     this.socket.write(packet);
   }
-
-  private corked = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.socket.uncork();
-  };
 
   private onChunk(chunk: Buffer): void {
     let packets: Packet[];

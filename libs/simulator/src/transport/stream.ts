@@ -2,15 +2,15 @@
  * One multiplexed ADB stream on the device side. Outgoing bytes are split to the negotiated maxdata
  * and sent one WRTE at a time (the next only after the host's OKAY, §3 flow control).
  */
-/** The reason a service's signal reports once its stream ended (one object: streams end by the thousand). */
-const STREAM_ENDED = Object.freeze(new Error("the adb stream ended"));
-
 export interface StreamSink {
   /** Sends a WRTE/CLSE for this stream on the connection. */
   sendWrite(localId: number, remoteId: number, data: Uint8Array): void;
   sendClose(localId: number, remoteId: number): void;
   readonly maxData: number;
 }
+
+/** The reason a service's signal reports once its stream ended (one object: streams end by the thousand). */
+const STREAM_ENDED = Object.freeze(new Error("the adb stream ended"));
 
 export class AdbStream {
   private queue: Uint8Array[] = [];

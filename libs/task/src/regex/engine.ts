@@ -176,7 +176,7 @@ export function run(prog: Program, text: string, captures = true): Int32Array | 
     stackCaps: new Array<Int32Array | null>(n * 2 + 2).fill(null),
   });
   let { clist, nlist } = sc;
-  /** Generation stamps: a pc is added at most once per text position. */
+  // Generation stamps (sc.seen): a pc is added at most once per text position; start over before they wrap.
   if (sc.generation > 0xf0000000) {
     sc.seen.fill(0);
     sc.generation = 0;
